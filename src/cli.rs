@@ -1,0 +1,62 @@
+//! The rules-core commands behind the CLI (`perft`, `moves`, `show`), as library functions
+//! so that tests and other tools call exactly what the binary runs.
+
+use std::io::Write;
+
+use crate::game::turns::distinct_turns;
+use crate::game::{GameKind, GameState, NotationError, RulesConfig};
+use crate::with_game;
+
+/// The position given on the command line, or the start position when none is given.
+pub fn position<S: GameState>(
+    kind: GameKind,
+    text: Option<&str>,
+    rules: RulesConfig,
+) -> Result<S, NotationError> {
+    match text {
+        Some(text) => S::from_notation(kind, text, rules),
+        None => Ok(S::start(kind, rules)),
+    }
+}
+
+/// Writes `<d> <count>` for each depth d in 1..=depth, each line as soon as it is known.
+pub fn perft(
+    kind: GameKind,
+    text: Option<&str>,
+    depth: u32,
+    out: &mut impl Write,
+) -> Result<(), anyhow::Error> {
+    with_game!(kind, S => {
+        let state: S = position(kind, text, RulesConfig::default())?;
+        for d in 1..=depth {
+            writeln!(out, "{d} {}", state.perft(d))?;
+            out.flush()?;
+        }
+    });
+    Ok(())
+}
+
+/// The legal whole turns, one per distinct resulting position (its smallest path), sorted.
+pub fn moves(kind: GameKind, text: Option<&str>) -> Result<Vec<String>, NotationError> {
+    with_game!(kind, S => {
+        let state: S = position(kind, text, RulesConfig::default())?;
+        Ok(distinct_turns(&state).into_iter().map(|t| t.path).collect())
+    })
+}
+
+/// The board drawn for a terminal, followed by the position's notation and state.
+pub fn show(kind: GameKind, text: Option<&str>) -> Result<String, NotationError> {
+    with_game!(kind, S => {
+        let state: S = position(kind, text, RulesConfig::default())?;
+        let mut shown = state.render();
+        shown.push_str(&format!("position: {}\n", state.to_notation()));
+        match state.outcome() {
+            Some(outcome) => shown.push_str(&format!("game over: {outcome:?}\n")),
+            None => shown.push_str(&format!(
+                "to move: {}\n",
+                state.to_notation().split_whitespace().next().unwrap_or("?")
+            )),
+        }
+        Ok(shown)
+    })
+}

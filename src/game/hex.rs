@@ -1,0 +1,193 @@
+//! Axial hex geometry shared by ReMATCH (radius 2, 19 cells) and HexDame (radius 4, 61 cells).
+//!
+//! Cell (f, r) — 0-based file and rank — exists iff |f − r| ≤ radius, with f, r in
+//! 0..=2·radius. Neighbours differ by one of [`DIRECTIONS`]. The board embeds in a
+//! (2r+1)x(2r+1) square grid, which is what the net sees.
+
+use super::Coord;
+
+/// The six directions as (file, rank) offsets, in rotation order: direction `d + 1` is
+/// direction `d` turned by 60°, and `d + 3` is its opposite.
+pub const DIRECTIONS: [(i8, i8); 6] = [(1, 0), (1, 1), (0, 1), (-1, 0), (-1, -1), (0, -1)];
+
+/// The direction opposite to `d`.
+pub const fn opposite(d: usize) -> usize {
+    (d + 3) % 6
+}
+
+/// Sentinel for "no cell" in neighbour tables.
+pub const NONE: u8 = u8::MAX;
+
+/// Precomputed tables for a hex board of one radius: cell list, coordinate lookup and
+/// neighbours.
+#[derive(Debug, Clone)]
+pub struct HexGrid {
+    /// The board's radius (2 for ReMATCH, 4 for HexDame).
+    pub radius: u8,
+    /// Grid side, 2·radius + 1.
+    pub side: u8,
+    /// The cells, ordered by rank then file (a1 first); a cell's index is its position here.
+    pub cells: Vec<Coord>,
+    /// Cell index for every square of the side x side grid, `NONE` off the board
+    /// (indexed by rank · side + file).
+    pub index: Vec<u8>,
+    /// `neighbour[cell][d]`: the adjacent cell in direction d, or `NONE`.
+    pub neighbour: Vec<[u8; 6]>,
+}
+
+impl HexGrid {
+    /// Builds the tables for a board of `radius`.
+    pub fn new(radius: u8) -> HexGrid {
+        let side = 2 * radius + 1;
+        let mut cells = Vec::new();
+        let mut index = vec![NONE; side as usize * side as usize];
+        for rank in 0..side {
+            for file in 0..side {
+                if (file as i32 - rank as i32).unsigned_abs() <= radius as u32 {
+                    index[rank as usize * side as usize + file as usize] = cells.len() as u8;
+                    cells.push(Coord::new(file, rank));
+                }
+            }
+        }
+        let mut grid = HexGrid {
+            radius,
+            side,
+            cells,
+            index,
+            neighbour: Vec::new(),
+        };
+        grid.neighbour = (0..grid.cells.len())
+            .map(|i| {
+                let c = grid.cells[i];
+                let mut n = [NONE; 6];
+                for (d, (df, dr)) in DIRECTIONS.iter().enumerate() {
+                    let f = c.file as i32 + *df as i32;
+                    let r = c.rank as i32 + *dr as i32;
+                    n[d] = grid.lookup(f, r).unwrap_or(NONE);
+                }
+                n
+            })
+            .collect();
+        grid
+    }
+
+    /// Number of cells on the board.
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// Always false: a board has cells.
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    /// The cell index at signed (file, rank), if it is on the board.
+    pub fn lookup(&self, file: i32, rank: i32) -> Option<u8> {
+        let side = self.side as i32;
+        if !(0..side).contains(&file) || !(0..side).contains(&rank) {
+            return None;
+        }
+        let i = self.index[(rank * side + file) as usize];
+        (i != NONE).then_some(i)
+    }
+
+    /// The cell index of a coordinate, if it is on the board.
+    pub fn cell_of(&self, c: Coord) -> Option<u8> {
+        self.lookup(c.file as i32, c.rank as i32)
+    }
+
+    /// The cells along direction `d` from `cell`, nearest first (the cell itself excluded).
+    pub fn ray(&self, cell: u8, d: usize) -> impl Iterator<Item = u8> + '_ {
+        let mut at = cell;
+        std::iter::from_fn(move || {
+            at = self.neighbour[at as usize][d];
+            (at != NONE).then_some(at)
+        })
+    }
+
+    /// Draws the board as a hexagon, ranks from the top, with file letters and rank numbers.
+    /// `cell_text` gives each cell's contents, at most `width` characters (padded).
+    pub fn render(&self, width: usize, cell_text: impl Fn(u8) -> String) -> String {
+        // Cell (f, r) sits at column 2f − r (+ offset) on row r, so each of its six
+        // neighbours is at horizontal distance 1 or 2 "half-cells".
+        let half = width.div_ceil(2) + 1;
+        let side = self.side as i32;
+        let mut out = String::new();
+        for rank in (0..side).rev() {
+            let mut line = format!("{:>2} ", rank + 1);
+            let mut col = 0;
+            for file in 0..side {
+                let Some(cell) = self.lookup(file, rank) else {
+                    continue;
+                };
+                let target = (2 * file - rank + side) as usize * half;
+                while col < target {
+                    line.push(' ');
+                    col += 1;
+                }
+                let text = cell_text(cell);
+                line.push_str(&format!("{text:<width$}"));
+                col += width.max(text.chars().count());
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        // File letters under the cells of the lowest row each file reaches.
+        let mut line = String::from("   ");
+        let mut col = 0;
+        for file in 0..side {
+            let rank = (file - self.radius as i32).max(0);
+            let target = (2 * file - rank + side) as usize * half + half;
+            while col < target {
+                line.push(' ');
+                col += 1;
+            }
+            line.push((b'a' + file as u8) as char);
+            col += 1;
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cell_counts_and_neighbours() {
+        let small = HexGrid::new(2);
+        assert_eq!(small.len(), 19);
+        let big = HexGrid::new(4);
+        assert_eq!(big.len(), 61);
+        // The centre has six neighbours, a corner three.
+        let centre = big.cell_of(Coord::parse("e5").unwrap()).unwrap();
+        assert_eq!(
+            big.neighbour[centre as usize]
+                .iter()
+                .filter(|&&n| n != NONE)
+                .count(),
+            6
+        );
+        let corner = big.cell_of(Coord::parse("a1").unwrap()).unwrap();
+        assert_eq!(
+            big.neighbour[corner as usize]
+                .iter()
+                .filter(|&&n| n != NONE)
+                .count(),
+            3
+        );
+        // Neighbour relation is symmetric through opposite directions.
+        for c in 0..big.len() as u8 {
+            for d in 0..6 {
+                let n = big.neighbour[c as usize][d];
+                if n != NONE {
+                    assert_eq!(big.neighbour[n as usize][opposite(d)], c);
+                }
+            }
+        }
+        assert!(big.cell_of(Coord::parse("a6").unwrap()).is_none());
+        assert_eq!(big.ray(corner, 1).count(), 8);
+    }
+}
