@@ -79,7 +79,7 @@ impl Outcome {
 /// Switches for the rules marked \[project\] in CLARIFICATIONS.md (on by default).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct RulesConfig {
-    /// Plies (steps) after which the game is an adjudicated draw; 0 disables the cap.
+    /// Whole turns (plies) after which the game is an adjudicated draw; 0 disables the cap.
     pub ply_cap: u32,
     /// Whether the project's extra draw rules (e.g. HexDame's 50-turn no-progress draw) apply.
     pub project_draws: bool,
@@ -222,8 +222,10 @@ pub trait GameState: Clone + Send + Sync + fmt::Debug + 'static {
     /// The result, once the game is over.
     fn outcome(&self) -> Option<Outcome>;
 
-    /// A hash of everything that makes two positions the same for the rules (pieces, seat to
-    /// move, counters that matter, the unfinished turn). Equal positions hash equally.
+    /// A hash of what makes two positions the same for repetition and for perft's "distinct
+    /// positions": pieces, seat/colour to move, rule state such as ReMATCH's colour due, and
+    /// the unfinished part of a turn. Move counters (plies, quiet turns) are left out.
+    /// Incrementally maintained where the game allows; must equal a from-scratch recomputation.
     fn position_hash(&self) -> u64;
 
     /// How the legal step `action` is written, in the current position.
