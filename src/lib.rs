@@ -5,3 +5,5 @@
 
 pub mod cli;
 pub mod game;
+pub mod net;
+pub mod util;

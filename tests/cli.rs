@@ -36,7 +36,11 @@ fn unknown_game_is_a_clear_error() {
 fn perft_prints_one_line_per_depth() {
     for game in GAMES {
         let out = run(&["perft", "--game", game, "--depth", "3"]);
-        assert!(out.status.success(), "{game}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{game}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let text = String::from_utf8(out.stdout).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3, "{game}: {text}");

@@ -1,0 +1,64 @@
+//! The neural net: model (residual tower, policy and W/D/L heads), and the batched
+//! evaluator that serves many concurrent searches.
+
+pub mod evaluator;
+pub mod model;
+
+use std::path::{Path, PathBuf};
+
+/// Everything that can go wrong building, saving, loading or running a model.
+#[derive(Debug, thiserror::Error)]
+pub enum NetError {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The metadata record is missing fields or malformed.
+    #[error("model metadata {path} is unreadable: {reason}")]
+    Metadata {
+        /// The metadata file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The weights file is missing, corrupted or does not fit the metadata.
+    #[error("model weights {path} cannot be loaded: {reason}")]
+    Weights {
+        /// The weights file.
+        path: PathBuf,
+        /// What libtorch said.
+        reason: String,
+    },
+    /// A model made for another game, encoding or shape.
+    #[error("model mismatch: {what} is {found}, expected {expected}")]
+    Mismatch {
+        /// The property that differs.
+        what: &'static str,
+        /// What the caller needs.
+        expected: String,
+        /// What the file has.
+        found: String,
+    },
+    /// Sizes that cannot make a model.
+    #[error("bad model shape: {0}")]
+    Shape(String),
+    /// An error from libtorch.
+    #[error("libtorch: {0}")]
+    Torch(#[from] tch::TchError),
+    /// The evaluator thread has stopped.
+    #[error("the evaluator has shut down")]
+    EvaluatorGone,
+}
+
+impl NetError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> NetError {
+        NetError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}

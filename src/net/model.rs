@@ -1,0 +1,399 @@
+//! The network: a residual tower of 3x3 convolutions (hex-masked on hex boards), a policy
+//! head with one logit per step action, and a win/draw/loss value head from the view of the
+//! side to move. Saved as safetensors plus a JSON metadata record that loading checks.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use tch::nn::{self, ModuleT};
+use tch::{Device, Kind, Tensor};
+
+use super::NetError;
+
+/// Version of the on-disk model format (metadata layout and tensor names).
+pub const MODEL_FORMAT_VERSION: u32 = 1;
+
+/// The size of the tower and heads; chosen per run in the config.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetConfig {
+    /// Residual blocks (two convolutions each).
+    pub blocks: usize,
+    /// Channels of the tower.
+    pub channels: i64,
+    /// Channels of the policy head's 1x1 convolution.
+    pub policy_channels: i64,
+    /// Hidden units of the value head.
+    pub value_hidden: i64,
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        NetConfig {
+            blocks: 6,
+            channels: 64,
+            policy_channels: 32,
+            value_hidden: 128,
+        }
+    }
+}
+
+/// What the net reads and writes, fixed by the game and its encoding.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetShape {
+    /// Game name (`rematch`, `rematch3`, `hexdame`, `eximo`).
+    pub game: String,
+    /// Version of the input encoding; a model only loads with the encoding it was trained on.
+    pub encoding_version: u32,
+    /// Input planes.
+    pub planes: i64,
+    /// Grid height.
+    pub height: i64,
+    /// Grid width.
+    pub width: i64,
+    /// Policy outputs (the game's action-space size).
+    pub num_actions: i64,
+    /// Board cells of the grid, row-major (`height * width`); false cells are off the board.
+    /// Empty means every square is a cell.
+    pub board_mask: Vec<bool>,
+    /// Whether the 3x3 kernels drop the two corners that are not hex neighbours.
+    pub hex: bool,
+}
+
+/// The metadata record saved beside the weights.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelMeta {
+    /// [`MODEL_FORMAT_VERSION`] at save time.
+    pub format_version: u32,
+    /// Inputs and outputs.
+    pub shape: NetShape,
+    /// Tower and head sizes.
+    pub config: NetConfig,
+}
+
+/// A 3x3 convolution whose kernel may be masked to the hex neighbourhood.
+#[derive(Debug)]
+struct Conv3 {
+    weight: Tensor,
+    kernel_mask: Option<Tensor>,
+}
+
+impl Conv3 {
+    fn new(path: &nn::Path, in_channels: i64, out_channels: i64, hex: bool) -> Conv3 {
+        let weight = path.var(
+            "weight",
+            &[out_channels, in_channels, 3, 3],
+            nn::init::DEFAULT_KAIMING_UNIFORM,
+        );
+        // Axial neighbours are (±1,0), (0,±1), ±(1,1) in (file, rank) = (x, y): the kernel
+        // taps at (dx, dy) = (1, -1) and (-1, 1) are not neighbours.
+        let kernel_mask = hex.then(|| {
+            let mut m = [1.0f32; 9];
+            m[2] = 0.0; // dy = -1, dx = +1
+            m[6] = 0.0; // dy = +1, dx = -1
+            Tensor::from_slice(&m)
+                .reshape([1, 1, 3, 3])
+                .to_device(path.device())
+        });
+        Conv3 {
+            weight,
+            kernel_mask,
+        }
+    }
+
+    fn forward(&self, x: &Tensor) -> Tensor {
+        let weight = match &self.kernel_mask {
+            Some(mask) => &self.weight * mask.to_kind(self.weight.kind()),
+            None => self.weight.shallow_clone(),
+        };
+        x.conv2d(&weight, None::<Tensor>, [1, 1], [1, 1], [1, 1], 1)
+    }
+}
+
+#[derive(Debug)]
+struct ResBlock {
+    conv1: Conv3,
+    bn1: nn::BatchNorm,
+    conv2: Conv3,
+    bn2: nn::BatchNorm,
+}
+
+/// The network and its variables. One thread owns a model (tensors are not `Sync`).
+#[derive(Debug)]
+pub struct Model {
+    vs: nn::VarStore,
+    meta: ModelMeta,
+    board_mask: Tensor,
+    stem: Conv3,
+    stem_bn: nn::BatchNorm,
+    blocks: Vec<ResBlock>,
+    policy_conv: nn::Conv2D,
+    policy_bn: nn::BatchNorm,
+    policy_fc: nn::Linear,
+    value_conv: nn::Conv2D,
+    value_bn: nn::BatchNorm,
+    value_fc1: nn::Linear,
+    value_fc2: nn::Linear,
+}
+
+impl Model {
+    /// A freshly initialised model (weights from the global torch seed).
+    pub fn new(shape: NetShape, config: NetConfig, device: Device) -> Result<Model, NetError> {
+        let cells = (shape.height * shape.width) as usize;
+        if !shape.board_mask.is_empty() && shape.board_mask.len() != cells {
+            return Err(NetError::Shape(format!(
+                "board mask has {} entries for a {}x{} grid",
+                shape.board_mask.len(),
+                shape.height,
+                shape.width
+            )));
+        }
+        if config.blocks == 0
+            || config.channels <= 0
+            || config.policy_channels <= 0
+            || config.value_hidden <= 0
+        {
+            return Err(NetError::Shape(format!(
+                "net sizes must be positive: {config:?}"
+            )));
+        }
+        let vs = nn::VarStore::new(device);
+        let root = vs.root();
+        let c = config.channels;
+        let bn = |p: nn::Path, n| nn::batch_norm2d(p, n, Default::default());
+        let stem = Conv3::new(&(&root / "stem"), shape.planes, c, shape.hex);
+        let stem_bn = bn(&root / "stem_bn", c);
+        let blocks = (0..config.blocks)
+            .map(|i| {
+                let p = &root / format!("block{i}");
+                ResBlock {
+                    conv1: Conv3::new(&(&p / "conv1"), c, c, shape.hex),
+                    bn1: bn(&p / "bn1", c),
+                    conv2: Conv3::new(&(&p / "conv2"), c, c, shape.hex),
+                    bn2: bn(&p / "bn2", c),
+                }
+            })
+            .collect();
+        let no_bias = nn::ConvConfig {
+            bias: false,
+            ..Default::default()
+        };
+        let pc = config.policy_channels;
+        let policy_conv = nn::conv2d(&root / "policy_conv", c, pc, 1, no_bias);
+        let policy_bn = bn(&root / "policy_bn", pc);
+        let policy_fc = nn::linear(
+            &root / "policy_fc",
+            pc * cells as i64,
+            shape.num_actions,
+            Default::default(),
+        );
+        let value_conv = nn::conv2d(&root / "value_conv", c, 4, 1, no_bias);
+        let value_bn = bn(&root / "value_bn", 4);
+        let value_fc1 = nn::linear(
+            &root / "value_fc1",
+            4 * cells as i64,
+            config.value_hidden,
+            Default::default(),
+        );
+        let value_fc2 = nn::linear(
+            &root / "value_fc2",
+            config.value_hidden,
+            3,
+            Default::default(),
+        );
+        let mask: Vec<f32> = if shape.board_mask.is_empty() {
+            vec![1.0; cells]
+        } else {
+            shape
+                .board_mask
+                .iter()
+                .map(|&b| if b { 1.0 } else { 0.0 })
+                .collect()
+        };
+        let board_mask = Tensor::from_slice(&mask)
+            .reshape([1, 1, shape.height, shape.width])
+            .to_device(device);
+        Ok(Model {
+            vs,
+            meta: ModelMeta {
+                format_version: MODEL_FORMAT_VERSION,
+                shape,
+                config,
+            },
+            board_mask,
+            stem,
+            stem_bn,
+            blocks,
+            policy_conv,
+            policy_bn,
+            policy_fc,
+            value_conv,
+            value_bn,
+            value_fc1,
+            value_fc2,
+        })
+    }
+
+    /// The metadata this model was built with.
+    pub fn meta(&self) -> &ModelMeta {
+        &self.meta
+    }
+
+    /// The variables (for optimizers and checkpoints).
+    pub fn var_store(&self) -> &nn::VarStore {
+        &self.vs
+    }
+
+    /// The variables, mutably (kind and device changes, loading).
+    pub fn var_store_mut(&mut self) -> &mut nn::VarStore {
+        &mut self.vs
+    }
+
+    /// The floating-point kind of the weights (Float or BFloat16).
+    pub fn kind(&self) -> Kind {
+        self.vs.kind()
+    }
+
+    /// Switches the weights to `kind` (e.g. BFloat16 for fast CPU inference).
+    pub fn set_kind(&mut self, kind: Kind) {
+        self.vs.set_kind(kind);
+    }
+
+    /// Policy logits `[N, num_actions]` and W/D/L logits `[N, 3]` for inputs
+    /// `[N, planes, height, width]`. `train` selects batch statistics in batch norm.
+    pub fn forward_t(&self, input: &Tensor, train: bool) -> (Tensor, Tensor) {
+        let mask = self.board_mask.to_kind(input.kind());
+        let mut x = self
+            .stem_bn
+            .forward_t(&self.stem.forward(input), train)
+            .relu()
+            * &mask;
+        for block in &self.blocks {
+            let y = block.bn1.forward_t(&block.conv1.forward(&x), train).relu() * &mask;
+            let y = block.bn2.forward_t(&block.conv2.forward(&y), train) * &mask;
+            x = (x + y).relu();
+        }
+        let p = self
+            .policy_bn
+            .forward_t(&x.apply(&self.policy_conv), train)
+            .relu()
+            * &mask;
+        let policy = p.flatten(1, -1).apply(&self.policy_fc);
+        let v = self
+            .value_bn
+            .forward_t(&x.apply(&self.value_conv), train)
+            .relu()
+            * &mask;
+        let value = v
+            .flatten(1, -1)
+            .apply(&self.value_fc1)
+            .relu()
+            .apply(&self.value_fc2);
+        (policy, value)
+    }
+
+    /// Writes the weights to `path` (a `.safetensors` file) and the metadata beside it
+    /// (`path` with extension `.json`), each atomically (temp file + rename).
+    pub fn save(&self, path: &Path) -> Result<(), NetError> {
+        let meta_path = meta_path(path);
+        let tmp_weights = tmp_path(path);
+        self.vs.save(&tmp_weights).map_err(|e| NetError::Weights {
+            path: tmp_weights.clone(),
+            reason: e.to_string(),
+        })?;
+        let json = serde_json::to_string_pretty(&self.meta).map_err(|e| NetError::Metadata {
+            path: meta_path.clone(),
+            reason: e.to_string(),
+        })?;
+        crate::util::write_atomic(&meta_path, json.as_bytes())
+            .map_err(|e| NetError::io(&meta_path, e))?;
+        std::fs::rename(&tmp_weights, path).map_err(|e| NetError::io(path, e))?;
+        Ok(())
+    }
+
+    /// Reads the metadata saved beside `path`.
+    pub fn read_meta(path: &Path) -> Result<ModelMeta, NetError> {
+        let meta_path = meta_path(path);
+        let text = std::fs::read_to_string(&meta_path).map_err(|e| NetError::io(&meta_path, e))?;
+        let meta: ModelMeta = serde_json::from_str(&text).map_err(|e| NetError::Metadata {
+            path: meta_path.clone(),
+            reason: e.to_string(),
+        })?;
+        if meta.format_version != MODEL_FORMAT_VERSION {
+            return Err(NetError::Mismatch {
+                what: "model format version",
+                expected: MODEL_FORMAT_VERSION.to_string(),
+                found: meta.format_version.to_string(),
+            });
+        }
+        Ok(meta)
+    }
+
+    /// Loads a model saved by [`Model::save`], checking that it was made for `expected`
+    /// (same game, encoding version and input/output shape).
+    pub fn load(path: &Path, expected: &NetShape, device: Device) -> Result<Model, NetError> {
+        let meta = Model::read_meta(path)?;
+        check_shape(expected, &meta.shape)?;
+        let mut model = Model::new(meta.shape, meta.config, device)?;
+        model.vs.load(path).map_err(|e| NetError::Weights {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        Ok(model)
+    }
+}
+
+/// Checks that a saved model's shape is the one a caller needs, naming the first difference.
+pub fn check_shape(expected: &NetShape, found: &NetShape) -> Result<(), NetError> {
+    let fields: [(&'static str, String, String); 6] = [
+        ("game", expected.game.clone(), found.game.clone()),
+        (
+            "encoding version",
+            expected.encoding_version.to_string(),
+            found.encoding_version.to_string(),
+        ),
+        (
+            "input planes",
+            expected.planes.to_string(),
+            found.planes.to_string(),
+        ),
+        (
+            "board grid",
+            format!("{}x{}", expected.height, expected.width),
+            format!("{}x{}", found.height, found.width),
+        ),
+        (
+            "action space",
+            expected.num_actions.to_string(),
+            found.num_actions.to_string(),
+        ),
+        (
+            "board mask",
+            format!("{:?}", expected.board_mask),
+            format!("{:?}", found.board_mask),
+        ),
+    ];
+    for (what, e, f) in fields {
+        if e != f {
+            return Err(NetError::Mismatch {
+                what,
+                expected: e,
+                found: f,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The metadata file that belongs to a weights file.
+pub fn meta_path(weights: &Path) -> PathBuf {
+    weights.with_extension("json")
+}
+
+fn tmp_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".{}.tmp.safetensors", std::process::id()));
+    path.with_file_name(name)
+}

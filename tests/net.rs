@@ -1,0 +1,250 @@
+//! The model and the batched evaluator: shapes, save/load with metadata checks, clear
+//! errors on bad files, batching under many producers, bf16 against fp32.
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use checkers_zero::net::evaluator::{evaluate_batch, Evaluator, EvaluatorConfig, Request};
+use checkers_zero::net::model::{Model, NetConfig, NetShape};
+use checkers_zero::net::NetError;
+use tch::Device;
+
+fn hex_shape() -> NetShape {
+    let side = 5i64;
+    let board_mask = (0..side * side)
+        .map(|i| ((i % side) - (i / side)).abs() <= 2)
+        .collect();
+    NetShape {
+        game: "rematch".into(),
+        encoding_version: 1,
+        planes: 6,
+        height: side,
+        width: side,
+        num_actions: 456,
+        board_mask,
+        hex: true,
+    }
+}
+
+fn small_config() -> NetConfig {
+    NetConfig {
+        blocks: 2,
+        channels: 16,
+        policy_channels: 4,
+        value_hidden: 16,
+    }
+}
+
+fn request(seed: u64, shape: &NetShape) -> Request {
+    let n = (shape.planes * shape.height * shape.width) as usize;
+    let input = (0..n)
+        .map(|i| (((i as u64 * 2654435761 + seed * 97) % 7) == 0) as u8 as f32)
+        .collect();
+    let legal = (0..shape.num_actions as u16)
+        .filter(|a| (*a as u64 + seed) % 5 == 0)
+        .collect();
+    Request { input, legal }
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cz-net-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn forward_shapes_and_masked_policy() {
+    tch::manual_seed(1);
+    let shape = hex_shape();
+    let model = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
+    let r = request(3, &shape);
+    let out = evaluate_batch(&model, &[&r]).unwrap();
+    assert_eq!(out[0].policy.len(), r.legal.len());
+    assert!((out[0].policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+    assert!((out[0].wdl.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+}
+
+#[test]
+fn outputs_do_not_depend_on_batch_company() {
+    tch::manual_seed(2);
+    let shape = hex_shape();
+    let model = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
+    let requests: Vec<Request> = (0..9).map(|s| request(s, &shape)).collect();
+    let alone = evaluate_batch(&model, &[&requests[4]]).unwrap();
+    let all: Vec<&Request> = requests.iter().collect();
+    let together = evaluate_batch(&model, &all).unwrap();
+    for (a, b) in alone[0].policy.iter().zip(&together[4].policy) {
+        assert!((a - b).abs() < 1e-5);
+    }
+}
+
+#[test]
+fn save_and_load_round_trip() {
+    tch::manual_seed(3);
+    let dir = temp_dir("roundtrip");
+    let shape = hex_shape();
+    let model = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
+    let path = dir.join("model.safetensors");
+    model.save(&path).unwrap();
+    assert!(path.with_extension("json").exists());
+    let loaded = Model::load(&path, &shape, Device::Cpu).unwrap();
+    assert_eq!(loaded.meta(), model.meta());
+    let r = request(5, &shape);
+    assert_eq!(
+        evaluate_batch(&model, &[&r]).unwrap(),
+        evaluate_batch(&loaded, &[&r]).unwrap()
+    );
+    // No temp files left behind.
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn loading_a_model_of_another_game_or_shape_fails_clearly() {
+    let dir = temp_dir("mismatch");
+    let shape = hex_shape();
+    let path = dir.join("model.safetensors");
+    Model::new(shape.clone(), small_config(), Device::Cpu)
+        .unwrap()
+        .save(&path)
+        .unwrap();
+
+    let mut other_game = shape.clone();
+    other_game.game = "hexdame".into();
+    let err = Model::load(&path, &other_game, Device::Cpu).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "model mismatch: game is rematch, expected hexdame"
+    );
+
+    let mut other_encoding = shape.clone();
+    other_encoding.encoding_version = 2;
+    let err = Model::load(&path, &other_encoding, Device::Cpu).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("encoding version is 1, expected 2"),
+        "{err}"
+    );
+
+    let mut other_planes = shape.clone();
+    other_planes.planes = 7;
+    assert!(matches!(
+        Model::load(&path, &other_planes, Device::Cpu),
+        Err(NetError::Mismatch {
+            what: "input planes",
+            ..
+        })
+    ));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn missing_or_corrupted_files_are_errors_not_panics() {
+    let dir = temp_dir("corrupt");
+    let shape = hex_shape();
+    let path = dir.join("model.safetensors");
+    assert!(matches!(
+        Model::load(&path, &shape, Device::Cpu),
+        Err(NetError::Io { .. })
+    ));
+
+    Model::new(shape.clone(), small_config(), Device::Cpu)
+        .unwrap()
+        .save(&path)
+        .unwrap();
+    // Truncated weights.
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    assert!(matches!(
+        Model::load(&path, &shape, Device::Cpu),
+        Err(NetError::Weights { .. })
+    ));
+    // Garbage metadata.
+    std::fs::write(path.with_extension("json"), "{not json").unwrap();
+    assert!(matches!(
+        Model::load(&path, &shape, Device::Cpu),
+        Err(NetError::Metadata { .. })
+    ));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn evaluator_serves_many_producers_without_deadlock() {
+    tch::manual_seed(4);
+    let shape = hex_shape();
+    let model = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
+    let expected: Vec<_> = (0..8u64)
+        .map(|s| {
+            evaluate_batch(&model, &[&request(s, &shape)])
+                .unwrap()
+                .remove(0)
+        })
+        .collect();
+    let config = EvaluatorConfig {
+        max_batch: 16,
+        max_wait: Duration::from_millis(1),
+        torch_threads: 1,
+        bf16: false,
+    };
+    let evaluator = Evaluator::spawn(model, config);
+    let expected = Arc::new(expected);
+    let threads: Vec<_> = (0..8u64)
+        .map(|t| {
+            let handle = evaluator.handle();
+            let shape = shape.clone();
+            let expected = Arc::clone(&expected);
+            std::thread::spawn(move || {
+                for round in 0..40u64 {
+                    // Jobs of one to three positions.
+                    let seeds: Vec<u64> = (0..=(round % 3)).map(|k| (t + round + k) % 8).collect();
+                    let requests = seeds.iter().map(|&s| request(s, &shape)).collect();
+                    let answers = handle.evaluate(requests).unwrap();
+                    for (s, a) in seeds.iter().zip(answers) {
+                        let e = &expected[*s as usize];
+                        for (x, y) in a.policy.iter().zip(&e.policy) {
+                            assert!((x - y).abs() < 1e-4);
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let stats = evaluator.stats();
+    let positions = stats.positions.load(std::sync::atomic::Ordering::Relaxed);
+    let batches = stats.batches.load(std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(positions, 8 * (14 * 1 + 13 * 2 + 13 * 3));
+    assert!(
+        batches < positions,
+        "requests were batched: {batches} batches"
+    );
+    evaluator.shutdown();
+}
+
+#[test]
+fn bf16_agrees_with_fp32() {
+    tch::manual_seed(5);
+    let shape = hex_shape();
+    let fp32 = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
+    let requests: Vec<Request> = (0..4).map(|s| request(s, &shape)).collect();
+    let refs: Vec<&Request> = requests.iter().collect();
+    let expected = evaluate_batch(&fp32, &refs).unwrap();
+    let mut bf16 = fp32;
+    bf16.set_kind(tch::Kind::BFloat16);
+    let got = evaluate_batch(&bf16, &refs).unwrap();
+    for (e, g) in expected.iter().zip(&got) {
+        for (x, y) in e.policy.iter().zip(&g.policy) {
+            assert!((x - y).abs() < 0.02, "{x} vs {y}");
+        }
+        for (x, y) in e.wdl.iter().zip(&g.wdl) {
+            assert!((x - y).abs() < 0.03, "{x} vs {y}");
+        }
+    }
+}
