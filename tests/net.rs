@@ -38,10 +38,10 @@ fn small_config() -> NetConfig {
 fn request(seed: u64, shape: &NetShape) -> Request {
     let n = (shape.planes * shape.height * shape.width) as usize;
     let input = (0..n)
-        .map(|i| (((i as u64 * 2654435761 + seed * 97) % 7) == 0) as u8 as f32)
+        .map(|i| (i as u64 * 2654435761 + seed * 97).is_multiple_of(7) as u8 as f32)
         .collect();
     let legal = (0..shape.num_actions as u16)
-        .filter(|a| (*a as u64 + seed) % 5 == 0)
+        .filter(|a| (*a as u64 + seed).is_multiple_of(5))
         .collect();
     Request { input, legal }
 }
@@ -220,7 +220,7 @@ fn evaluator_serves_many_producers_without_deadlock() {
     let stats = evaluator.stats();
     let positions = stats.positions.load(std::sync::atomic::Ordering::Relaxed);
     let batches = stats.batches.load(std::sync::atomic::Ordering::Relaxed);
-    assert_eq!(positions, 8 * (14 * 1 + 13 * 2 + 13 * 3));
+    assert_eq!(positions, 8 * (14 + 13 * 2 + 13 * 3));
     assert!(
         batches < positions,
         "requests were batched: {batches} batches"
