@@ -151,6 +151,59 @@ impl HexGrid {
     }
 }
 
+/// One of the 12 symmetries of the hexagon: a rotation by `rotation` × 60° about the
+/// centre, preceded by the mirror that swaps file and rank when `mirror` is set.
+/// (The swap maps the direction set onto itself: it is HexDame's mirror, since it fixes the
+/// men's forward directions, the start position and the promotion lines.)
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct HexSymmetry {
+    /// Sixths of a full turn, 0..6.
+    pub rotation: u8,
+    /// Swap file and rank before rotating.
+    pub mirror: bool,
+}
+
+impl HexSymmetry {
+    /// All 12 symmetries; the identity first.
+    pub fn all() -> impl Iterator<Item = HexSymmetry> {
+        (0..12).map(|i| HexSymmetry {
+            rotation: i % 6,
+            mirror: i >= 6,
+        })
+    }
+
+    /// The image of direction `d` (an index into [`DIRECTIONS`]).
+    pub fn direction(self, d: usize) -> usize {
+        // The swap maps direction d to (2 − d) mod 6: (1,0)↔(0,1), (1,1) fixed, and so on.
+        let d = if self.mirror { (8 - d) % 6 } else { d };
+        (d + self.rotation as usize) % 6
+    }
+
+    /// The image of an offset (x, y) from the centre.
+    pub fn offset(self, x: i32, y: i32) -> (i32, i32) {
+        let (mut x, mut y) = if self.mirror { (y, x) } else { (x, y) };
+        for _ in 0..self.rotation {
+            (x, y) = (x - y, x);
+        }
+        (x, y)
+    }
+}
+
+impl HexGrid {
+    /// Where each cell goes under `sym`: `map[cell]` is the image cell.
+    pub fn cell_permutation(&self, sym: HexSymmetry) -> Vec<u8> {
+        let r = self.radius as i32;
+        self.cells
+            .iter()
+            .map(|c| {
+                let (x, y) = sym.offset(c.file as i32 - r, c.rank as i32 - r);
+                self.lookup(x + r, y + r)
+                    .expect("hex symmetries map the board onto itself")
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,5 +242,40 @@ mod tests {
         }
         assert!(big.cell_of(Coord::parse("a6").unwrap()).is_none());
         assert_eq!(big.ray(corner, 1).count(), 8);
+    }
+
+    #[test]
+    fn symmetries_preserve_adjacency_and_directions() {
+        for grid in [HexGrid::new(2), HexGrid::new(4)] {
+            let mut seen = std::collections::HashSet::new();
+            for sym in HexSymmetry::all() {
+                let map = grid.cell_permutation(sym);
+                seen.insert(map.clone());
+                let mut image = map.clone();
+                image.sort_unstable();
+                image.dedup();
+                assert_eq!(image.len(), grid.len(), "a permutation");
+                for c in 0..grid.len() {
+                    for d in 0..6 {
+                        let n = grid.neighbour[c][d];
+                        if n != NONE {
+                            let moved = grid.neighbour[map[c] as usize][sym.direction(d)];
+                            assert_eq!(moved, map[n as usize], "{sym:?} cell {c} dir {d}");
+                        }
+                    }
+                }
+            }
+            assert_eq!(seen.len(), 12, "12 distinct symmetries");
+        }
+        // The mirror swaps file and rank: a1 stays, b1 <-> a2.
+        let grid = HexGrid::new(4);
+        let mirror = HexSymmetry {
+            rotation: 0,
+            mirror: true,
+        };
+        let map = grid.cell_permutation(mirror);
+        let b1 = grid.cell_of(Coord::parse("b1").unwrap()).unwrap();
+        let a2 = grid.cell_of(Coord::parse("a2").unwrap()).unwrap();
+        assert_eq!(map[b1 as usize], a2);
     }
 }
