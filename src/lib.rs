@@ -6,4 +6,5 @@
 pub mod cli;
 pub mod game;
 pub mod net;
+pub mod search;
 pub mod util;

@@ -1,0 +1,418 @@
+//! PUCT Monte-Carlo tree search over steps, with values per *side*.
+//!
+//! Several steps in a row may belong to one side (capture sequences, drops, the Team's two
+//! seats), so the backup never flips signs by depth: each edge stores its value from the
+//! view of the side that chose it. The tree is an arena of nodes; re-rooting after a step
+//! keeps the chosen subtree (tree reuse) and compacts the arena.
+//!
+//! Evaluation is split from selection so that many trees (many games) can send their leaves
+//! to the batched evaluator together: [`Mcts::select_leaf`] returns a leaf to evaluate,
+//! [`Mcts::expand_and_backup`] takes the evaluation back.
+
+use rand::Rng;
+use rand_distr::{Distribution, Gamma};
+
+use crate::game::{Action, GameState, Side, StepList};
+
+/// Search settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MctsConfig {
+    /// Exploration constant of PUCT.
+    pub c_puct: f32,
+    /// First-play urgency: an unvisited child is valued at the parent's value minus this
+    /// times the square root of the prior mass already visited (lc0's reduction).
+    pub fpu_reduction: f32,
+    /// Dirichlet noise concentration at the root (0 disables noise).
+    pub dirichlet_alpha: f32,
+    /// Share of the root prior replaced by noise.
+    pub dirichlet_fraction: f32,
+}
+
+impl Default for MctsConfig {
+    fn default() -> Self {
+        MctsConfig {
+            c_puct: 1.5,
+            fpu_reduction: 0.25,
+            dirichlet_alpha: 0.3,
+            dirichlet_fraction: 0.25,
+        }
+    }
+}
+
+/// An evaluation of one position: priors over its legal steps (in `legal_steps` order) and
+/// the value for the side to move in [-1, 1].
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeafEval {
+    /// Prior probabilities aligned with the position's legal steps.
+    pub priors: Vec<f32>,
+    /// Expected result for the side to move: +1 win, 0 draw, −1 loss.
+    pub value: f32,
+}
+
+const NO_CHILDREN: u32 = u32::MAX;
+
+#[derive(Clone, Debug)]
+struct Node {
+    /// The step that leads here from the parent.
+    action: Action,
+    /// The parent's prior for that step.
+    prior: f32,
+    /// Completed simulations through this node.
+    visits: u32,
+    /// Sum of values, each from the view of the side that chose this node's step.
+    value_sum: f32,
+    /// Index of the first child, or `NO_CHILDREN` while unexpanded.
+    first_child: u32,
+    /// Number of children.
+    num_children: u32,
+    /// The side that chose this node's step (the root: its own side to move). Values in
+    /// `value_sum` are from this side's view.
+    chooser: Side,
+    /// The side to move in this node's position (set at expansion).
+    side: Side,
+    /// Exact values for both sides if the position is terminal.
+    terminal: Option<[f32; 2]>,
+}
+
+impl Node {
+    fn new(action: Action, prior: f32, chooser: Side) -> Node {
+        Node {
+            action,
+            prior,
+            chooser,
+            visits: 0,
+            value_sum: 0.0,
+            first_child: NO_CHILDREN,
+            num_children: 0,
+            side: Side(0),
+            terminal: None,
+        }
+    }
+
+    fn q(&self) -> f32 {
+        if self.visits == 0 {
+            0.0
+        } else {
+            self.value_sum / self.visits as f32
+        }
+    }
+
+    fn children(&self) -> std::ops::Range<usize> {
+        if self.first_child == NO_CHILDREN {
+            0..0
+        } else {
+            self.first_child as usize..(self.first_child + self.num_children) as usize
+        }
+    }
+}
+
+/// A leaf chosen by selection: the path from the root and the position to evaluate.
+#[derive(Clone, Debug)]
+pub struct Leaf<S> {
+    path: Vec<u32>,
+    /// The leaf's position.
+    pub state: S,
+    /// True when the position is terminal: no evaluation is needed.
+    pub terminal: bool,
+}
+
+/// The statistics of one root child after a search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChildStats {
+    /// The step.
+    pub action: Action,
+    /// Its prior (with any root noise).
+    pub prior: f32,
+    /// Its visit count.
+    pub visits: u32,
+    /// Its mean value for the side to move at the root.
+    pub q: f32,
+}
+
+/// One search tree, rooted at a position.
+#[derive(Clone, Debug)]
+pub struct Mcts<S: GameState> {
+    config: MctsConfig,
+    nodes: Vec<Node>,
+    root_state: S,
+    scratch: StepList,
+}
+
+/// The value of an outcome for each side, in [-1, 1].
+pub fn terminal_values<S: GameState>(state: &S) -> Option<[f32; 2]> {
+    state
+        .outcome()
+        .map(|o| [0, 1].map(|s| 2.0 * o.score(Side(s)) - 1.0))
+}
+
+impl<S: GameState> Mcts<S> {
+    /// A new tree at `state`.
+    pub fn new(state: S, config: MctsConfig) -> Mcts<S> {
+        Mcts {
+            config,
+            nodes: vec![Node::new(0, 1.0, state.side_to_move())],
+            root_state: state,
+            scratch: StepList::new(),
+        }
+    }
+
+    /// The root position.
+    pub fn root_state(&self) -> &S {
+        &self.root_state
+    }
+
+    /// Simulations completed through the root.
+    pub fn root_visits(&self) -> u32 {
+        self.nodes[0].visits
+    }
+
+    /// True once the root has been evaluated and expanded.
+    pub fn root_expanded(&self) -> bool {
+        self.nodes[0].first_child != NO_CHILDREN || self.nodes[0].terminal.is_some()
+    }
+
+    /// The root's mean value for the side to move at the root.
+    pub fn root_value(&self) -> f32 {
+        let root = &self.nodes[0];
+        if let Some(t) = root.terminal {
+            return t[self.root_state.side_to_move().0 as usize];
+        }
+        self.value_for(0, self.root_state.side_to_move())
+    }
+
+    /// Walks down by PUCT to a node that is unexpanded or terminal.
+    pub fn select_leaf(&self) -> Leaf<S> {
+        let mut path = vec![0u32];
+        let mut state = self.root_state.clone();
+        let mut at = 0usize;
+        loop {
+            let node = &self.nodes[at];
+            if node.terminal.is_some() || node.first_child == NO_CHILDREN {
+                let terminal = node.terminal.is_some() || state.outcome().is_some();
+                return Leaf {
+                    path,
+                    state,
+                    terminal,
+                };
+            }
+            let child = self.best_child(at);
+            state.apply_step(self.nodes[child].action);
+            path.push(child as u32);
+            at = child;
+        }
+    }
+
+    fn best_child(&self, at: usize) -> usize {
+        let node = &self.nodes[at];
+        let sqrt_n = (node.visits.max(1) as f32).sqrt();
+        let visited_mass: f32 = node
+            .children()
+            .filter(|&c| self.nodes[c].visits > 0)
+            .map(|c| self.nodes[c].prior)
+            .sum();
+        let parent_q = if node.visits > 0 {
+            // The parent's value from its own side to move's view.
+            self.value_for(at, node.side)
+        } else {
+            0.0
+        };
+        let fpu = parent_q - self.config.fpu_reduction * visited_mass.sqrt();
+        let mut best = node.first_child as usize;
+        let mut best_score = f32::NEG_INFINITY;
+        for c in node.children() {
+            let child = &self.nodes[c];
+            let q = if child.visits > 0 { child.q() } else { fpu };
+            let u = self.config.c_puct * child.prior * sqrt_n / (1.0 + child.visits as f32);
+            if q + u > best_score {
+                best_score = q + u;
+                best = c;
+            }
+        }
+        best
+    }
+
+    /// Mean value of node `at` for `side` (two sides: one's gain is the other's loss).
+    fn value_for(&self, at: usize, side: Side) -> f32 {
+        let node = &self.nodes[at];
+        if node.chooser == side {
+            node.q()
+        } else {
+            -node.q()
+        }
+    }
+
+    /// Expands the leaf with its evaluation (ignored for terminal leaves) and backs the value
+    /// up the path.
+    pub fn expand_and_backup(&mut self, leaf: Leaf<S>, eval: Option<&LeafEval>) {
+        let at = *leaf.path.last().expect("non-empty path") as usize;
+        let values: [f32; 2] = if let Some(t) = terminal_values(&leaf.state) {
+            self.nodes[at].terminal = Some(t);
+            t
+        } else if let Some(t) = self.nodes[at].terminal {
+            t
+        } else {
+            let eval = eval.expect("a non-terminal leaf needs an evaluation");
+            let side = leaf.state.side_to_move();
+            if self.nodes[at].first_child == NO_CHILDREN {
+                self.expand(at, &leaf.state, &eval.priors);
+            }
+            let mut v = [0.0; 2];
+            v[side.0 as usize] = eval.value;
+            v[side.opponent().0 as usize] = -eval.value;
+            v
+        };
+        for &n in &leaf.path {
+            let node = &mut self.nodes[n as usize];
+            node.visits += 1;
+            node.value_sum += values[node.chooser.0 as usize];
+        }
+    }
+
+    fn expand(&mut self, at: usize, state: &S, priors: &[f32]) {
+        let mut steps = std::mem::take(&mut self.scratch);
+        state.legal_steps(&mut steps);
+        debug_assert_eq!(steps.len(), priors.len(), "priors match legal steps");
+        let first = self.nodes.len() as u32;
+        let side = state.side_to_move();
+        for (i, &a) in steps.iter().enumerate() {
+            self.nodes
+                .push(Node::new(a, priors.get(i).copied().unwrap_or(0.0), side));
+        }
+        let node = &mut self.nodes[at];
+        node.first_child = first;
+        node.num_children = steps.len() as u32;
+        node.side = side;
+        self.scratch = steps;
+    }
+
+    /// Mixes Dirichlet noise into the root's priors (call once the root is expanded).
+    pub fn add_root_noise(&mut self, rng: &mut impl Rng) {
+        let alpha = self.config.dirichlet_alpha;
+        let frac = self.config.dirichlet_fraction;
+        let range = self.nodes[0].children();
+        if alpha <= 0.0 || frac <= 0.0 || range.len() < 2 {
+            return;
+        }
+        let gamma = Gamma::new(alpha, 1.0).expect("positive alpha");
+        let noise: Vec<f32> = range.clone().map(|_| gamma.sample(rng)).collect();
+        let total: f32 = noise.iter().sum();
+        if total <= 0.0 {
+            return;
+        }
+        for (c, n) in range.zip(noise) {
+            let prior = &mut self.nodes[c].prior;
+            *prior = (1.0 - frac) * *prior + frac * n / total;
+        }
+    }
+
+    /// Visit counts and values of the root's children.
+    pub fn root_children(&self) -> Vec<ChildStats> {
+        self.nodes[0]
+            .children()
+            .map(|c| {
+                let n = &self.nodes[c];
+                ChildStats {
+                    action: n.action,
+                    prior: n.prior,
+                    visits: n.visits,
+                    q: n.q(),
+                }
+            })
+            .collect()
+    }
+
+    /// Moves the root to the child reached by `action`, keeping its subtree (tree reuse).
+    /// An action that is not a root child starts a fresh tree.
+    pub fn advance(&mut self, action: Action) {
+        let mut next_state = self.root_state.clone();
+        next_state.apply_step(action);
+        let child = self.nodes[0]
+            .children()
+            .find(|&c| self.nodes[c].action == action);
+        let mut nodes = vec![Node::new(0, 1.0, self.root_state.side_to_move())];
+        if let Some(child) = child {
+            // Copy the subtree breadth-first so children stay contiguous.
+            nodes[0] = self.nodes[child].clone();
+            let mut queue = vec![(child, 0usize)];
+            while let Some((old, new)) = queue.pop() {
+                let range = self.nodes[old].children();
+                if range.is_empty() {
+                    continue;
+                }
+                let first = nodes.len();
+                for c in range.clone() {
+                    nodes.push(self.nodes[c].clone());
+                }
+                nodes[new].first_child = first as u32;
+                for (k, c) in range.enumerate() {
+                    queue.push((c, first + k));
+                }
+            }
+        }
+        self.nodes = nodes;
+        self.root_state = next_state;
+    }
+
+    /// Nodes in the arena (for tests and memory accounting).
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+}
+
+/// Something that evaluates positions in batches (the net through the batched evaluator,
+/// or a stand-in such as [`UniformEvaluator`]).
+pub trait Evaluate<S: GameState> {
+    /// One evaluation per state, in order. States are never terminal.
+    fn evaluate(&mut self, states: &[&S]) -> Vec<LeafEval>;
+}
+
+/// Uniform priors and a value of 0: search driven by terminal positions alone.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UniformEvaluator;
+
+impl<S: GameState> Evaluate<S> for UniformEvaluator {
+    fn evaluate(&mut self, states: &[&S]) -> Vec<LeafEval> {
+        let mut steps = StepList::new();
+        states
+            .iter()
+            .map(|s| {
+                s.legal_steps(&mut steps);
+                let n = steps.len().max(1);
+                LeafEval {
+                    priors: vec![1.0 / n as f32; steps.len()],
+                    value: 0.0,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Runs simulations on many trees at once until each root has `simulations` visits: every
+/// round takes one leaf per unfinished tree and evaluates all of them in one batch.
+pub fn run_simulations<S: GameState, E: Evaluate<S>>(
+    trees: &mut [&mut Mcts<S>],
+    evaluator: &mut E,
+    simulations: u32,
+) {
+    loop {
+        let leaves: Vec<(usize, Leaf<S>)> = trees
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.root_visits() < simulations)
+            .map(|(i, t)| (i, t.select_leaf()))
+            .collect();
+        if leaves.is_empty() {
+            return;
+        }
+        let to_evaluate: Vec<&S> = leaves
+            .iter()
+            .filter(|(_, l)| !l.terminal)
+            .map(|(_, l)| &l.state)
+            .collect();
+        let mut evals = evaluator.evaluate(&to_evaluate).into_iter();
+        for (i, leaf) in leaves {
+            let eval = if leaf.terminal { None } else { evals.next() };
+            trees[i].expand_and_backup(leaf, eval.as_ref());
+        }
+    }
+}
