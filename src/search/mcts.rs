@@ -182,9 +182,24 @@ impl<S: GameState> Mcts<S> {
 
     /// Walks down by PUCT to a node that is unexpanded or terminal.
     pub fn select_leaf(&self) -> Leaf<S> {
+        self.select_leaf_via(None)
+    }
+
+    /// Like [`Mcts::select_leaf`], but the first step goes through root child number
+    /// `root_child` (an index into [`Mcts::root_children`]) when one is given and the root is
+    /// expanded. This is how the Gumbel root directs its simulations.
+    pub fn select_leaf_via(&self, root_child: Option<usize>) -> Leaf<S> {
         let mut path = vec![0u32];
         let mut state = self.root_state.clone();
         let mut at = 0usize;
+        if let Some(k) = root_child {
+            let root = &self.nodes[0];
+            if root.first_child != NO_CHILDREN && k < root.num_children as usize {
+                at = root.first_child as usize + k;
+                state.apply_step(self.nodes[at].action);
+                path.push(at as u32);
+            }
+        }
         loop {
             let node = &self.nodes[at];
             if node.terminal.is_some() || node.first_child == NO_CHILDREN {

@@ -1,3 +1,4 @@
 //! Search: PUCT Monte-Carlo tree search over steps, batched across many trees.
 
+pub mod gumbel;
 pub mod mcts;

@@ -1,0 +1,264 @@
+//! The Gumbel root ("Policy improvement by planning with Gumbel", Danihelka et al., ICLR
+//! 2022): Gumbel-top-k sampling of the root steps, sequential halving of the simulation
+//! budget among them, and the improved policy target from completed Q-values. Below the
+//! root the tree search is the ordinary PUCT of [`super::mcts`].
+//!
+//! A [`GumbelRoot`] is a schedule: it says which root child the next simulation goes
+//! through, so many trees can run it in lockstep and batch their leaves.
+
+use rand::Rng;
+
+use super::mcts::{ChildStats, Evaluate, Leaf, Mcts};
+use crate::game::{Action, GameState};
+
+/// Gumbel root settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GumbelConfig {
+    /// Root steps considered (k of Gumbel-top-k); 16 in the paper.
+    pub considered: usize,
+    /// σ's visit offset: σ(q) = (c_visit + max visits) · c_scale · q.
+    pub c_visit: f32,
+    /// σ's scale.
+    pub c_scale: f32,
+}
+
+impl Default for GumbelConfig {
+    fn default() -> Self {
+        GumbelConfig {
+            considered: 16,
+            c_visit: 50.0,
+            c_scale: 1.0,
+        }
+    }
+}
+
+/// The sequential-halving schedule of one root.
+#[derive(Clone, Debug)]
+pub struct GumbelRoot {
+    config: GumbelConfig,
+    budget: u32,
+    /// Gumbel noise plus log prior, per root child (filled once the root is expanded).
+    scores: Vec<f32>,
+    /// Root-child indices still in the running.
+    remaining: Vec<usize>,
+    /// Simulations each remaining child gets in the current phase.
+    per_child: u32,
+    /// Simulations each remaining child has had in the current phase.
+    given: Vec<u32>,
+    /// Simulations used so far (root expansion included).
+    used: u32,
+    phases_left: u32,
+}
+
+/// What a finished Gumbel search gives: the step to play and the policy target.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GumbelOutcome {
+    /// The chosen step.
+    pub action: Action,
+    /// The improved policy over every root step (sums to one).
+    pub policy: Vec<(Action, f32)>,
+}
+
+impl GumbelRoot {
+    /// A schedule for `budget` simulations (at least one).
+    pub fn new(config: GumbelConfig, budget: u32) -> GumbelRoot {
+        GumbelRoot {
+            config,
+            budget: budget.max(1),
+            scores: Vec::new(),
+            remaining: Vec::new(),
+            per_child: 0,
+            given: Vec::new(),
+            used: 0,
+            phases_left: 0,
+        }
+    }
+
+    /// Samples the Gumbel noise and the top-k root steps; call once the root is expanded.
+    fn start<S: GameState>(&mut self, tree: &Mcts<S>, rng: &mut impl Rng) {
+        let children = tree.root_children();
+        self.scores = children
+            .iter()
+            .map(|c| {
+                let u: f32 = rng.gen_range(f32::EPSILON..1.0);
+                -(-u.ln()).ln() + c.prior.max(1e-12).ln()
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..children.len()).collect();
+        order.sort_by(|&a, &b| self.scores[b].total_cmp(&self.scores[a]));
+        let left = self.budget.saturating_sub(self.used).max(1) as usize;
+        order.truncate(self.config.considered.max(1).min(children.len()).min(left));
+        self.remaining = order;
+        self.phases_left = (self.remaining.len() as f32).log2().ceil().max(1.0) as u32;
+        self.plan_phase();
+    }
+
+    fn plan_phase(&mut self) {
+        let left = self.budget.saturating_sub(self.used);
+        let share = left / (self.phases_left.max(1) * self.remaining.len() as u32).max(1);
+        self.per_child = share.max(1);
+        self.given = vec![0; self.remaining.len()];
+    }
+
+    /// The root child the next simulation must go through; `None` when the budget is spent.
+    /// `Some(None)` asks for the root itself to be evaluated.
+    pub fn next<S: GameState>(
+        &mut self,
+        tree: &Mcts<S>,
+        rng: &mut impl Rng,
+    ) -> Option<Option<usize>> {
+        if self.used >= self.budget {
+            return None;
+        }
+        if !tree.root_expanded() {
+            return Some(None);
+        }
+        if self.remaining.is_empty() {
+            self.start(tree, rng);
+            if self.remaining.is_empty() {
+                return None; // terminal root
+            }
+        }
+        if let Some(i) = (0..self.remaining.len()).find(|&i| self.given[i] < self.per_child) {
+            self.given[i] += 1;
+            return Some(Some(self.remaining[i]));
+        }
+        // Phase over: keep the better half by g + logits + σ(q̂).
+        if self.remaining.len() > 1 {
+            let children = tree.root_children();
+            let keep = self.remaining.len().div_ceil(2);
+            let sigma = self.sigma_scale(&children);
+            self.remaining.sort_by(|&a, &b| {
+                let sa = self.scores[a] + sigma * normalised(children[a].q);
+                let sb = self.scores[b] + sigma * normalised(children[b].q);
+                sb.total_cmp(&sa)
+            });
+            self.remaining.truncate(keep);
+        }
+        self.phases_left = self.phases_left.saturating_sub(1).max(1);
+        self.plan_phase();
+        self.given[0] += 1;
+        Some(Some(self.remaining[0]))
+    }
+
+    /// Records that one simulation scheduled by [`GumbelRoot::next`] has run.
+    pub fn record(&mut self) {
+        self.used += 1;
+    }
+
+    fn sigma_scale(&self, children: &[ChildStats]) -> f32 {
+        let max_visits = children.iter().map(|c| c.visits).max().unwrap_or(0) as f32;
+        (self.config.c_visit + max_visits) * self.config.c_scale
+    }
+
+    /// The step to play and the improved policy target, from the tree's root statistics.
+    pub fn finish<S: GameState>(&self, tree: &Mcts<S>) -> Option<GumbelOutcome> {
+        let children = tree.root_children();
+        if children.is_empty() {
+            return None;
+        }
+        let sigma = self.sigma_scale(&children);
+        let completed = completed_q(&children, tree.root_value());
+        // Improved policy: softmax(log prior + σ(completed q)).
+        let logits: Vec<f32> = children
+            .iter()
+            .zip(&completed)
+            .map(|(c, &q)| c.prior.max(1e-12).ln() + sigma * normalised(q))
+            .collect();
+        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let exps: Vec<f32> = logits.iter().map(|l| (l - max).exp()).collect();
+        let total: f32 = exps.iter().sum();
+        let policy = children
+            .iter()
+            .zip(exps)
+            .map(|(c, e)| (c.action, e / total))
+            .collect();
+        // The step: the best remaining candidate by g + logits + σ(q̂) (the most visited
+        // among the last survivors when the schedule never started).
+        let best = if self.remaining.is_empty() {
+            (0..children.len()).max_by_key(|&i| children[i].visits)?
+        } else {
+            *self.remaining.iter().max_by(|&&a, &&b| {
+                let sa = self.scores[a] + sigma * normalised(completed[a]);
+                let sb = self.scores[b] + sigma * normalised(completed[b]);
+                sa.total_cmp(&sb)
+            })?
+        };
+        Some(GumbelOutcome {
+            action: children[best].action,
+            policy,
+        })
+    }
+}
+
+/// Q in [-1, 1] mapped to [0, 1].
+fn normalised(q: f32) -> f32 {
+    (q + 1.0) / 2.0
+}
+
+/// Completed Q-values: a visited child's own Q; an unvisited child's the mixed value
+/// v_mix = (v̂ + Σ_b N_b / Σ_{b visited} π_b · Σ_{b visited} π_b q_b) / (1 + Σ_b N_b).
+pub fn completed_q(children: &[ChildStats], root_value: f32) -> Vec<f32> {
+    let total_visits: f32 = children.iter().map(|c| c.visits as f32).sum();
+    let visited_prior: f32 = children
+        .iter()
+        .filter(|c| c.visits > 0)
+        .map(|c| c.prior)
+        .sum();
+    let weighted_q: f32 = children
+        .iter()
+        .filter(|c| c.visits > 0)
+        .map(|c| c.prior * c.q)
+        .sum();
+    let v_mix = if visited_prior > 0.0 {
+        (root_value + total_visits / visited_prior * weighted_q) / (1.0 + total_visits)
+    } else {
+        root_value
+    };
+    children
+        .iter()
+        .map(|c| if c.visits > 0 { c.q } else { v_mix })
+        .collect()
+}
+
+/// Runs Gumbel searches on many trees at once, one leaf per tree per batch, and returns each
+/// tree's outcome (`None` for a tree whose root is terminal).
+pub fn run_gumbel<S: GameState, E: Evaluate<S>>(
+    trees: &mut [&mut Mcts<S>],
+    evaluator: &mut E,
+    config: &GumbelConfig,
+    simulations: u32,
+    rng: &mut impl Rng,
+) -> Vec<Option<GumbelOutcome>> {
+    let mut roots: Vec<GumbelRoot> = trees
+        .iter()
+        .map(|_| GumbelRoot::new(config.clone(), simulations))
+        .collect();
+    loop {
+        let mut leaves: Vec<(usize, Leaf<S>)> = Vec::new();
+        for (i, tree) in trees.iter().enumerate() {
+            if let Some(via) = roots[i].next(&**tree, rng) {
+                leaves.push((i, tree.select_leaf_via(via)));
+            }
+        }
+        if leaves.is_empty() {
+            break;
+        }
+        let states: Vec<&S> = leaves
+            .iter()
+            .filter(|(_, l)| !l.terminal)
+            .map(|(_, l)| &l.state)
+            .collect();
+        let mut evals = evaluator.evaluate(&states).into_iter();
+        for (i, leaf) in leaves {
+            let eval = if leaf.terminal { None } else { evals.next() };
+            trees[i].expand_and_backup(leaf, eval.as_ref());
+            roots[i].record();
+        }
+    }
+    roots
+        .iter()
+        .zip(trees.iter())
+        .map(|(root, tree)| root.finish(&**tree))
+        .collect()
+}
