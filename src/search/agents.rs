@@ -1,0 +1,328 @@
+//! Agents: anything that picks the next step. Matches and play use them through one
+//! interface; every agent works for every game, 3-player ReMATCH seats included.
+
+use std::time::{Duration, Instant};
+
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+
+use super::mcts::{run_simulations, terminal_values, Evaluate, LeafEval, Mcts, MctsConfig};
+use crate::game::{Action, GameState, Side, StepList};
+
+/// Picks steps. `choose` is called only on non-terminal positions.
+pub trait Agent<S: GameState>: Send {
+    /// A short description, e.g. `uct:1000`.
+    fn name(&self) -> String;
+    /// The step to play in `state`.
+    fn choose(&mut self, state: &S) -> Action;
+}
+
+/// The legal steps of `state`, or the only one when there is no choice.
+fn legal_steps<S: GameState>(state: &S) -> StepList {
+    let mut steps = StepList::new();
+    state.legal_steps(&mut steps);
+    assert!(
+        !steps.is_empty(),
+        "agents are asked only in positions with a legal step"
+    );
+    steps
+}
+
+/// Uniformly random legal steps.
+pub struct RandomAgent {
+    rng: StdRng,
+}
+
+impl RandomAgent {
+    /// A random agent with its own seed.
+    pub fn new(seed: u64) -> RandomAgent {
+        RandomAgent {
+            rng: StdRng::seed_from_u64(seed),
+        }
+    }
+}
+
+impl<S: GameState> Agent<S> for RandomAgent {
+    fn name(&self) -> String {
+        "random".into()
+    }
+    fn choose(&mut self, state: &S) -> Action {
+        *legal_steps(state)
+            .choose(&mut self.rng)
+            .expect("a legal step")
+    }
+}
+
+/// Evaluates a leaf by one uniformly random playout to the end of the game.
+pub struct RolloutEvaluator {
+    rng: StdRng,
+}
+
+impl RolloutEvaluator {
+    /// A rollout evaluator with its own seed.
+    pub fn new(seed: u64) -> RolloutEvaluator {
+        RolloutEvaluator {
+            rng: StdRng::seed_from_u64(seed),
+        }
+    }
+
+    /// Plays random steps from `state` to the end; the result for each side in [-1, 1].
+    pub fn playout<S: GameState>(&mut self, state: &S) -> [f32; 2] {
+        let mut state = state.clone();
+        let mut steps = StepList::new();
+        loop {
+            if let Some(values) = terminal_values(&state) {
+                return values;
+            }
+            state.legal_steps(&mut steps);
+            let step = steps[self.rng.gen_range(0..steps.len())];
+            state.apply_step(step);
+        }
+    }
+}
+
+impl<S: GameState> Evaluate<S> for RolloutEvaluator {
+    fn evaluate(&mut self, states: &[&S]) -> Vec<LeafEval> {
+        let mut steps = StepList::new();
+        states
+            .iter()
+            .map(|s| {
+                s.legal_steps(&mut steps);
+                let values = self.playout(*s);
+                LeafEval {
+                    priors: vec![1.0 / steps.len().max(1) as f32; steps.len()],
+                    value: values[s.side_to_move().0 as usize],
+                }
+            })
+            .collect()
+    }
+}
+
+/// The budget of a searching agent.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Budget {
+    /// A fixed number of simulations (or playouts, or plies of depth for alpha-beta).
+    Count(u32),
+    /// A time limit per step.
+    Time(Duration),
+}
+
+/// Tree search with an evaluator: PUCT over steps. With [`RolloutEvaluator`] it is UCT with
+/// random playouts; with the net it is the AlphaZero agent.
+pub struct SearchAgent<E> {
+    label: String,
+    evaluator: E,
+    config: MctsConfig,
+    budget: Budget,
+}
+
+impl<E> SearchAgent<E> {
+    /// An agent named `label` searching with `evaluator` under `budget`.
+    pub fn new(label: impl Into<String>, evaluator: E, config: MctsConfig, budget: Budget) -> Self {
+        SearchAgent {
+            label: label.into(),
+            evaluator,
+            config,
+            budget,
+        }
+    }
+}
+
+/// UCT with random playouts: `playouts` simulations per step.
+pub fn rollout_uct(playouts: u32, seed: u64) -> SearchAgent<RolloutEvaluator> {
+    let config = MctsConfig {
+        c_puct: 2.0,
+        fpu_reduction: 0.0,
+        dirichlet_alpha: 0.0,
+        dirichlet_fraction: 0.0,
+    };
+    SearchAgent::new(
+        format!("uct:{playouts}"),
+        RolloutEvaluator::new(seed),
+        config,
+        Budget::Count(playouts),
+    )
+}
+
+impl<S: GameState, E: Evaluate<S> + Send> Agent<S> for SearchAgent<E> {
+    fn name(&self) -> String {
+        self.label.clone()
+    }
+
+    fn choose(&mut self, state: &S) -> Action {
+        let steps = legal_steps(state);
+        if steps.len() == 1 {
+            return steps[0];
+        }
+        let mut tree = Mcts::new(state.clone(), self.config.clone());
+        match self.budget {
+            Budget::Count(n) => run_simulations(&mut [&mut tree], &mut self.evaluator, n.max(1)),
+            Budget::Time(limit) => {
+                let start = Instant::now();
+                let mut n = 0;
+                while start.elapsed() < limit || n < 2 {
+                    n += 8;
+                    run_simulations(&mut [&mut tree], &mut self.evaluator, n);
+                }
+            }
+        }
+        tree.root_children()
+            .iter()
+            .max_by(|a, b| a.visits.cmp(&b.visits).then(a.q.total_cmp(&b.q)))
+            .map(|c| c.action)
+            .expect("an expanded root")
+    }
+}
+
+/// A material count for alpha-beta: positive when `side` is ahead.
+pub trait Material {
+    /// Material balance for `side` (pieces, kings, stacks — the game decides).
+    fn material(&self, side: Side) -> f32;
+}
+
+/// Alpha-beta over whole turns (depth counts turns, steps of one turn are searched
+/// through), with a material evaluation; fixed depth or iterative deepening under a time
+/// limit.
+pub struct AlphaBetaAgent {
+    budget: Budget,
+    rng: StdRng,
+}
+
+impl AlphaBetaAgent {
+    /// An alpha-beta agent; ties between equal steps are broken at random with `seed`.
+    pub fn new(budget: Budget, seed: u64) -> AlphaBetaAgent {
+        AlphaBetaAgent {
+            budget,
+            rng: StdRng::seed_from_u64(seed),
+        }
+    }
+}
+
+const WIN: f32 = 1.0e6;
+
+/// Alpha-beta with values from `me`'s view: the side to move maximises when it
+/// is `me`, minimises otherwise (several steps in a row may belong to one side).
+fn alpha_beta<S: GameState + Material>(
+    state: &S,
+    me: Side,
+    depth: u32,
+    mut alpha: f32,
+    mut beta: f32,
+    deadline: Option<Instant>,
+) -> f32 {
+    if let Some(outcome) = state.outcome() {
+        return match outcome.winner {
+            None => 0.0,
+            Some(w) if w == me => WIN + depth as f32,
+            Some(_) => -WIN - depth as f32,
+        };
+    }
+    if depth == 0 || deadline.is_some_and(|d| Instant::now() >= d) {
+        return state.material(me);
+    }
+    let mut steps = StepList::new();
+    state.legal_steps(&mut steps);
+    let maximise = state.side_to_move() == me;
+    let mut best = if maximise {
+        f32::NEG_INFINITY
+    } else {
+        f32::INFINITY
+    };
+    for &step in &steps {
+        let mut next = state.clone();
+        next.apply_step(step);
+        let next_depth = if next.turn_in_progress() {
+            depth
+        } else {
+            depth - 1
+        };
+        let v = alpha_beta(&next, me, next_depth, alpha, beta, deadline);
+        if maximise {
+            best = best.max(v);
+            alpha = alpha.max(v);
+        } else {
+            best = best.min(v);
+            beta = beta.min(v);
+        }
+        if alpha >= beta {
+            break;
+        }
+    }
+    best
+}
+
+impl AlphaBetaAgent {
+    fn search_depth<S: GameState + Material>(
+        &mut self,
+        state: &S,
+        steps: &[Action],
+        depth: u32,
+        deadline: Option<Instant>,
+    ) -> Option<Action> {
+        let me = state.side_to_move();
+        let mut best: Vec<Action> = Vec::new();
+        let mut best_value = f32::NEG_INFINITY;
+        for &step in steps {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return None;
+            }
+            let mut next = state.clone();
+            next.apply_step(step);
+            let next_depth = if next.turn_in_progress() {
+                depth
+            } else {
+                depth - 1
+            };
+            // Alpha just below the best so far: equal steps get exact values (for tie-breaking).
+            let v = alpha_beta(
+                &next,
+                me,
+                next_depth,
+                best_value - 1e-3,
+                f32::INFINITY,
+                deadline,
+            );
+            if v > best_value {
+                best_value = v;
+                best.clear();
+            }
+            if v >= best_value {
+                best.push(step);
+            }
+        }
+        best.choose(&mut self.rng).copied()
+    }
+}
+
+impl<S: GameState + Material> Agent<S> for AlphaBetaAgent {
+    fn name(&self) -> String {
+        match self.budget {
+            Budget::Count(d) => format!("alphabeta:{d}"),
+            Budget::Time(t) => format!("alphabeta:{}ms", t.as_millis()),
+        }
+    }
+
+    fn choose(&mut self, state: &S) -> Action {
+        let steps = legal_steps(state);
+        if steps.len() == 1 {
+            return steps[0];
+        }
+        match self.budget {
+            Budget::Count(depth) => self
+                .search_depth(state, &steps, depth.max(1), None)
+                .expect("no deadline"),
+            Budget::Time(limit) => {
+                let deadline = Instant::now() + limit;
+                let mut chosen = steps[0];
+                for depth in 1..=64 {
+                    match self.search_depth(state, &steps, depth, Some(deadline)) {
+                        Some(step) => chosen = step,
+                        None => break,
+                    }
+                }
+                chosen
+            }
+        }
+    }
+}
