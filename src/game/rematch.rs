@@ -478,9 +478,10 @@ impl Rematch {
         self.outcome = self.end_check();
     }
 
-    /// The colour the Team moves when `due` is due.
+    /// The colour the Team moves when `due` is due (the due one if it tops a stack, or if
+    /// neither does: then the Team has lost anyway).
     fn effective_team_colour(&self, due: u8) -> u8 {
-        if self.tops[due as usize] != 0 {
+        if self.tops[due as usize] != 0 || self.tops[3 - due as usize] == 0 {
             due
         } else {
             3 - due
@@ -784,11 +785,7 @@ impl GameState for Rematch {
                     });
                 }
             }
-            state.colour = if team_tops {
-                state.effective_team_colour(seat)
-            } else {
-                seat
-            };
+            state.colour = state.effective_team_colour(seat);
             state.team_due = state.colour;
         }
         if state.quiet > 0 && (!red_tops || !team_tops) {
