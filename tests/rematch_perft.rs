@@ -523,9 +523,7 @@ fn random_playout_invariants() {
                         (from.rank as i32 + dr / len * (len - 1)) as u8,
                     );
                     let vcell = (0..19)
-                        .find(|&c| {
-                            checkers_zero::game::rematch::COORDS[c] == victim
-                        })
+                        .find(|&c| checkers_zero::game::rematch::COORDS[c] == victim)
                         .unwrap();
                     let vstack = &mid[&vcell];
                     jumped_tops.push(*vstack.last().unwrap());
@@ -548,15 +546,19 @@ fn random_playout_invariants() {
             assert!(after.values().all(|s| !s.is_empty()));
             // The moving stack: its old contents with the jumped tops below, last jumped lowest.
             let o = (0..19)
-                .find(|&c| checkers_zero::game::rematch::COORDS[c] == {
-                    let o = origin.unwrap();
-                    (o.file, o.rank)
+                .find(|&c| {
+                    checkers_zero::game::rematch::COORDS[c] == {
+                        let o = origin.unwrap();
+                        (o.file, o.rank)
+                    }
                 })
                 .unwrap();
             let t = (0..19)
-                .find(|&c| checkers_zero::game::rematch::COORDS[c] == {
-                    let o = at.unwrap();
-                    (o.file, o.rank)
+                .find(|&c| {
+                    checkers_zero::game::rematch::COORDS[c] == {
+                        let o = at.unwrap();
+                        (o.file, o.rank)
+                    }
                 })
                 .unwrap();
             let mut expected: Vec<u8> = jumped_tops.iter().rev().copied().collect();
@@ -597,9 +599,7 @@ fn random_playout_invariants() {
             assert_eq!(again.position_hash(), state.position_hash());
             if state.outcome().is_none() {
                 assert_eq!(again.outcome(), None);
-            } else if state.outcome().unwrap().reason
-                != checkers_zero::game::EndReason::PlyCap
-            {
+            } else if state.outcome().unwrap().reason != checkers_zero::game::EndReason::PlyCap {
                 assert_eq!(again.outcome(), state.outcome());
             }
         }
@@ -607,7 +607,9 @@ fn random_playout_invariants() {
         let o = state.outcome().unwrap();
         state.legal_steps(&mut steps);
         assert!(steps.is_empty(), "no steps once the game is over");
-        *endings.entry(format!("{:?} {:?}", o.winner, o.reason)).or_default() += 1;
+        *endings
+            .entry(format!("{:?} {:?}", o.winner, o.reason))
+            .or_default() += 1;
     }
     println!("endings: {endings:?}");
     assert!(endings.len() >= 3);

@@ -931,11 +931,19 @@ impl GameState for Rematch {
             COLOUR_NAMES[self.colour as usize]
         );
         if self.colour == RED {
-            let _ = write!(out, " (Team's colour due next: {})", COLOUR_NAMES[self.team_due as usize]);
+            let _ = write!(
+                out,
+                " (Team's colour due next: {})",
+                COLOUR_NAMES[self.team_due as usize]
+            );
         }
         let _ = writeln!(out, ", turns without capture: {}", self.quiet);
         if self.jumper != NONE {
-            let _ = writeln!(out, "capture sequence in progress from {}", coord(self.jumper as usize));
+            let _ = writeln!(
+                out,
+                "capture sequence in progress from {}",
+                coord(self.jumper as usize)
+            );
         }
         out
     }
