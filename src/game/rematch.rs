@@ -1,54 +1,1005 @@
-//! Placeholder: the Rematch rules core is being written.
+//! ReMATCH rules core (2-player `rematch` and 3-player `rematch3`): Red (4 pieces, flying
+//! captures) against the Team (4 White + 4 Orange), on the 19-hex board of radius 2, with
+//! captured pieces stacked under the jumper. The binding reading is
+//! `shared/rules/CLARIFICATIONS.md`, "ReMATCH".
+//!
+//! # Representation
+//! - Cells are indexed like [`HexGrid::new(2)`](super::hex::HexGrid): by rank, then file
+//!   (a1 = 0, b1 = 1, c1 = 2, a2 = 3, ... e5 = 18).
+//! - Each cell holds a stack as one `u32`: bits 0..24 are the pieces, 2 bits each, **bottom
+//!   first** (R = 0, W = 1, O = 2), bits 24..28 the height (0 = empty). All 12 pieces fit.
+//! - `tops[c]` is the bit mask of the cells whose stack is topped by colour `c`.
+//! - The state is `Copy`: no heap, about 130 bytes.
+//!
+//! # Action space (456 actions)
+//! `action = (from_cell * 6 + direction) * 4 + (distance - 1)` with `direction` indexing
+//! [`DIRECTIONS`] and `distance` 1..=4 the distance from the origin to the landing hex along
+//! the line: distance 1 is a simple move to an adjacent empty hex; distance ≥ 2 is a capture
+//! of the first occupied hex at distance − 1 (distance 2 = an ordinary adjacent capture,
+//! 3..4 = Red's flying capture over 1..2 empty hexes). Mid-sequence, `from_cell` is the
+//! hex where the capturing stack stands.
+//!
+//! # Turn state
+//! Red to move: the colour the Team must move next (`team=` in the notation). Team to move:
+//! the colour that actually moves this turn (the colour due, or the other one when no stack
+//! is topped by the colour due); after a Team turn the colour due is always the other one of
+//! the colour that moved, so nothing else is needed. Mid-sequence: the capturing stack's hex
+//! and the hexes of the stacks jumped so far that still stand (a jumped single piece leaves
+//! its hex empty at once; the other stacks never move during the turn, so a hex identifies
+//! a stack).
+//!
+//! # Notation
+//! `SEAT cell:STACK ... [team=white|orange] [quiet=N]`. SEAT is `red`, or for the Team the
+//! colour that moves (`white`/`orange`). When a Team colour is given that tops no stack, it
+//! is read as the colour *due* and the Team moves the other one (the notation written back
+//! names the colour that moves; both mean the same position). `team=` is the colour due next
+//! when Red is to move (default white); when the Team is to move it is accepted only if it
+//! equals the seat token, and never written. `quiet=N` counts whole turns since the last
+//! capture (0..=40, default 0; 40 means the game is already drawn). Stacks are written bottom
+//! to top; tokens are written sorted by cell (file, then rank), counters omitted at default.
+//!
+//! # Ending
+//! After every turn, in this order: a side with no stack topped by its colour(s) has lost
+//! ([`EndReason::NoPieces`]); else 40 consecutive turns without a capture is a draw
+//! ([`EndReason::NoProgress`], a rule of the game, always on); else a seat with no legal step
+//! loses for its side ([`EndReason::Blocked`]); else, \[project\], `ply_cap` whole turns
+//! since the position was set up give a draw ([`EndReason::PlyCap`]). ReMATCH has no other
+//! \[project\] rule, so `RulesConfig::project_draws` has no effect here.
+use std::fmt::Write;
+
+use super::hex::{HexGrid, DIRECTIONS, NONE};
+use super::notation::{parse_counter, PositionTokens};
+use super::zobrist;
 use super::*;
 
-/// Rematch position (placeholder).
-#[derive(Clone, Debug)]
-pub struct Rematch;
+/// Number of hexes.
+pub const CELLS: usize = 19;
+/// Longest move along a line (landing distance).
+pub const MAX_DIST: usize = 4;
+/// Size of the action space.
+pub const NUM_ACTIONS: usize = CELLS * 6 * MAX_DIST;
+/// Total pieces on the board (captured pieces stay inside stacks).
+pub const TOTAL_PIECES: u32 = 12;
+
+/// Colour codes of the pieces.
+pub const RED: u8 = 0;
+/// White (Team, moves first).
+pub const WHITE: u8 = 1;
+/// Orange (Team).
+pub const ORANGE: u8 = 2;
+
+const COLOUR_CHARS: [char; 3] = ['R', 'W', 'O'];
+const COLOUR_NAMES: [&str; 3] = ["red", "white", "orange"];
+
+const fn build_coords() -> [(u8, u8); CELLS] {
+    let mut out = [(0u8, 0u8); CELLS];
+    let mut n = 0;
+    let mut rank = 0;
+    while rank < 5 {
+        let mut file = 0;
+        while file < 5 {
+            let diff = file as i32 - rank as i32;
+            if diff >= -2 && diff <= 2 {
+                out[n] = (file as u8, rank as u8);
+                n += 1;
+            }
+            file += 1;
+        }
+        rank += 1;
+    }
+    out
+}
+
+/// (file, rank) of every cell, 0-based, in cell-index order.
+pub const COORDS: [(u8, u8); CELLS] = build_coords();
+
+const fn cell_at(file: i32, rank: i32) -> u8 {
+    let mut i = 0;
+    while i < CELLS {
+        if COORDS[i].0 as i32 == file && COORDS[i].1 as i32 == rank {
+            return i as u8;
+        }
+        i += 1;
+    }
+    NONE
+}
+
+const fn build_rays() -> [[[u8; MAX_DIST]; 6]; CELLS] {
+    let mut out = [[[NONE; MAX_DIST]; 6]; CELLS];
+    let mut c = 0;
+    while c < CELLS {
+        let mut d = 0;
+        while d < 6 {
+            let mut k = 0;
+            while k < MAX_DIST {
+                let f = COORDS[c].0 as i32 + DIRECTIONS[d].0 as i32 * (k as i32 + 1);
+                let r = COORDS[c].1 as i32 + DIRECTIONS[d].1 as i32 * (k as i32 + 1);
+                out[c][d][k] = cell_at(f, r);
+                k += 1;
+            }
+            d += 1;
+        }
+        c += 1;
+    }
+    out
+}
+
+/// `RAY[cell][dir][k]`: the cell k + 1 steps from `cell` along `dir`, or `NONE`.
+pub const RAY: [[[u8; MAX_DIST]; 6]; CELLS] = build_rays();
+
+const fn build_neighbour_masks() -> [u32; CELLS] {
+    let mut out = [0u32; CELLS];
+    let mut c = 0;
+    while c < CELLS {
+        let mut d = 0;
+        while d < 6 {
+            let n = RAY[c][d][0];
+            if n != NONE {
+                out[c] |= 1 << n;
+            }
+            d += 1;
+        }
+        c += 1;
+    }
+    out
+}
+
+/// Bit mask of the neighbours of each cell.
+pub const NEIGHBOURS: [u32; CELLS] = build_neighbour_masks();
+
+const ALL_CELLS: u32 = (1 << CELLS) - 1;
+
+// Zobrist keys: pieces by (cell, level from the bottom, colour); turn state.
+const PIECE_KEYS: [u64; CELLS * 12 * 3] = zobrist::table(0x5245_4d41_5443_4801);
+const JUMPER_KEYS: [u64; CELLS] = zobrist::table(0x5245_4d41_5443_4802);
+const JUMPED_KEYS: [u64; CELLS] = zobrist::table(0x5245_4d41_5443_4803);
+/// [red to move, team due white], [red, due orange], [team moves white], [team moves orange].
+const TURN_KEYS: [u64; 4] = zobrist::table(0x5245_4d41_5443_4804);
+
+/// Height of a packed stack.
+#[inline(always)]
+pub fn height(s: u32) -> u32 {
+    s >> 24
+}
+
+/// Top colour of a non-empty packed stack.
+#[inline(always)]
+pub fn top(s: u32) -> u8 {
+    ((s >> (2 * (height(s) - 1))) & 3) as u8
+}
+
+/// Colour of the piece at `level` (0 = bottom).
+#[inline(always)]
+pub fn piece_at(s: u32, level: u32) -> u8 {
+    ((s >> (2 * level)) & 3) as u8
+}
+
+#[inline(always)]
+fn pop_top(s: u32) -> u32 {
+    let h = height(s) - 1;
+    if h == 0 {
+        0
+    } else {
+        (s & ((1 << (2 * h)) - 1)) | (h << 24)
+    }
+}
+
+#[inline(always)]
+fn push_bottom(s: u32, colour: u8) -> u32 {
+    let h = height(s) + 1;
+    (((s & 0x00ff_ffff) << 2) | colour as u32) | (h << 24)
+}
+
+#[cfg(test)]
+fn single(colour: u8) -> u32 {
+    colour as u32 | (1 << 24)
+}
+
+#[inline(always)]
+fn stack_hash(cell: usize, s: u32) -> u64 {
+    let mut h = 0;
+    for level in 0..height(s) {
+        h ^= PIECE_KEYS[(cell * 12 + level as usize) * 3 + piece_at(s, level) as usize];
+    }
+    h
+}
+
+#[inline(always)]
+fn encode(from: usize, dir: usize, dist: usize) -> Action {
+    ((from * 6 + dir) * MAX_DIST + dist - 1) as Action
+}
+
+#[inline(always)]
+fn decode(action: Action) -> (usize, usize, usize) {
+    let a = action as usize;
+    (a / (6 * MAX_DIST), (a / MAX_DIST) % 6, a % MAX_DIST + 1)
+}
+
+fn coord(cell: usize) -> Coord {
+    Coord::new(COORDS[cell].0, COORDS[cell].1)
+}
+
+/// Iterates over the set bits of a mask.
+#[inline(always)]
+fn bits(mut m: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            Some(i)
+        }
+    })
+}
+
+/// A ReMATCH position (2- or 3-player), at a turn boundary or in the middle of a capture
+/// sequence.
+#[derive(Copy, Clone, Debug)]
+pub struct Rematch {
+    cells: [u32; CELLS],
+    tops: [u32; 3],
+    /// Colour moving this turn (R when Red is to move).
+    colour: u8,
+    /// Red to move: the Team colour due next. Team to move: equal to `colour`.
+    team_due: u8,
+    /// Hex of the capturing stack mid-sequence, or `NONE`.
+    jumper: u8,
+    /// Hexes of the stacks jumped in this sequence that still stand.
+    jumped: u32,
+    quiet: u32,
+    plies: u32,
+    /// Zobrist key of the pieces (maintained incrementally).
+    piece_hash: u64,
+    outcome: Option<Outcome>,
+    kind: GameKind,
+    rules: RulesConfig,
+}
+
+impl Rematch {
+    /// The packed stack on a cell (0 when empty).
+    pub fn stack(&self, cell: usize) -> u32 {
+        self.cells[cell]
+    }
+
+    /// The stack on a cell as colour codes, bottom first.
+    pub fn stack_colours(&self, cell: usize) -> Vec<u8> {
+        let s = self.cells[cell];
+        (0..height(s)).map(|l| piece_at(s, l)).collect()
+    }
+
+    /// The colour moving this turn (RED, WHITE or ORANGE).
+    pub fn colour_to_move(&self) -> u8 {
+        self.colour
+    }
+
+    /// Whole turns since the last capture.
+    pub fn quiet(&self) -> u32 {
+        self.quiet
+    }
+
+    /// Whole turns played since the position was set up.
+    pub fn plies(&self) -> u32 {
+        self.plies
+    }
+
+    #[inline(always)]
+    fn occupied(&self) -> u32 {
+        self.tops[0] | self.tops[1] | self.tops[2]
+    }
+
+    #[inline(always)]
+    fn set_cell(&mut self, cell: usize, s: u32) {
+        let old = self.cells[cell];
+        self.piece_hash ^= stack_hash(cell, old) ^ stack_hash(cell, s);
+        if old != 0 {
+            self.tops[top(old) as usize] &= !(1 << cell);
+        }
+        if s != 0 {
+            self.tops[top(s) as usize] |= 1 << cell;
+        }
+        self.cells[cell] = s;
+    }
+
+    fn turn_hash(&self) -> u64 {
+        let mut h = if self.colour == RED {
+            TURN_KEYS[(self.team_due - 1) as usize]
+        } else {
+            TURN_KEYS[1 + self.colour as usize]
+        };
+        if self.jumper != NONE {
+            h ^= JUMPER_KEYS[self.jumper as usize];
+            for c in bits(self.jumped) {
+                h ^= JUMPED_KEYS[c];
+            }
+        }
+        h
+    }
+
+    /// The piece part of the hash recomputed from scratch.
+    fn recompute_piece_hash(&self) -> u64 {
+        (0..CELLS).fold(0, |h, c| h ^ stack_hash(c, self.cells[c]))
+    }
+
+    /// [`GameState::position_hash`] recomputed from scratch (for tests of the incremental one).
+    pub fn recompute_position_hash(&self) -> u64 {
+        self.recompute_piece_hash() ^ self.turn_hash()
+    }
+
+    /// Does the stack on `from` (topped by `colour`) have an adjacent capture?
+    #[inline(always)]
+    fn has_adjacent_capture(&self, from: usize, colour: u8, empty: u32, blocked: u32) -> bool {
+        let enemy = self.occupied() & !self.tops[colour as usize] & !blocked;
+        let near = NEIGHBOURS[from] & enemy;
+        if near == 0 {
+            return false;
+        }
+        for d in 0..6 {
+            let n = RAY[from][d][0];
+            if n != NONE && near & (1 << n) != 0 {
+                let b = RAY[from][d][1];
+                if b != NONE && empty & (1 << b) != 0 {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Calls `f(dir, dist)` for every capture open to the stack on `from`: adjacent ones, and
+    /// for Red flying ones too. `jumped` stacks can be neither captured nor passed.
+    #[inline(always)]
+    fn for_each_capture(&self, from: usize, mut f: impl FnMut(usize, usize)) {
+        let colour = self.colour;
+        let occ = self.occupied();
+        let own = self.tops[colour as usize];
+        let flying = colour == RED;
+        for d in 0..6 {
+            let ray = &RAY[from][d];
+            for k in 0..MAX_DIST - 1 {
+                let x = ray[k];
+                if x == NONE {
+                    break;
+                }
+                let xb = 1u32 << x;
+                if occ & xb == 0 {
+                    if flying {
+                        continue;
+                    }
+                    break;
+                }
+                if own & xb == 0 && self.jumped & xb == 0 {
+                    let land = ray[k + 1];
+                    if land != NONE && occ & (1 << land) == 0 {
+                        f(d, k + 2);
+                    }
+                }
+                break;
+            }
+        }
+    }
+
+    /// The captures open to the stack on `from`, collected first (so the caller may recurse).
+    #[inline(always)]
+    fn for_each_opening(&self, from: usize, mut f: impl FnMut(usize, usize)) {
+        let mut openings = [(0u8, 0u8); 6];
+        let mut n = 0;
+        self.for_each_capture(from, |d, k| {
+            openings[n] = (d as u8, k as u8);
+            n += 1;
+        });
+        for &(d, k) in &openings[..n] {
+            f(d as usize, k as usize);
+        }
+    }
+
+    fn any_capture_from(&self, from: usize) -> bool {
+        let mut any = false;
+        self.for_each_capture(from, |_, _| any = true);
+        any
+    }
+
+    /// Does any stack of the colour to move have an adjacent capture (turn start)?
+    fn capture_obligation(&self) -> bool {
+        let empty = ALL_CELLS & !self.occupied();
+        let colour = self.colour;
+        bits(self.tops[colour as usize]).any(|s| self.has_adjacent_capture(s, colour, empty, 0))
+    }
+
+    /// Has the colour to move any legal step at all (turn start)?
+    fn has_any_step(&self) -> bool {
+        let own = self.tops[self.colour as usize];
+        let empty = ALL_CELLS & !self.occupied();
+        if bits(own).any(|s| NEIGHBOURS[s] & empty != 0) {
+            return true;
+        }
+        bits(own).any(|s| self.any_capture_from(s))
+    }
+
+    /// Turn-start steps into `out` (not cleared). Returns true if the turn must capture.
+    fn turn_start_steps(&self, out: &mut StepList) {
+        let own = self.tops[self.colour as usize];
+        let forced = self.capture_obligation();
+        for s in bits(own) {
+            self.for_each_capture(s, |d, k| out.push(encode(s, d, k)));
+        }
+        if forced {
+            return;
+        }
+        // No adjacent capture: any captures listed are Red's optional flying ones.
+        let empty = ALL_CELLS & !self.occupied();
+        for s in bits(own) {
+            let targets = NEIGHBOURS[s] & empty;
+            if targets == 0 {
+                continue;
+            }
+            for d in 0..6 {
+                let n = RAY[s][d][0];
+                if n != NONE && targets & (1 << n) != 0 {
+                    out.push(encode(s, d, 1));
+                }
+            }
+        }
+    }
+
+    /// Applies a step without touching the turn state; returns true if it was a capture.
+    #[inline(always)]
+    fn move_pieces(&mut self, from: usize, d: usize, dist: usize) -> bool {
+        let to = RAY[from][d][dist - 1] as usize;
+        let mut s = self.cells[from];
+        self.set_cell(from, 0);
+        if dist >= 2 {
+            let x = RAY[from][d][dist - 2] as usize;
+            let victim = self.cells[x];
+            s = push_bottom(s, top(victim));
+            let rest = pop_top(victim);
+            self.set_cell(x, rest);
+            if rest != 0 {
+                self.jumped |= 1 << x;
+            }
+        }
+        self.set_cell(to, s);
+        dist >= 2
+    }
+
+    /// Ends the turn: counters, next colour, game end.
+    fn finish_turn(&mut self, captured: bool) {
+        self.jumper = NONE;
+        self.jumped = 0;
+        self.plies += 1;
+        self.quiet = if captured { 0 } else { self.quiet + 1 };
+        if self.colour == RED {
+            self.colour = self.effective_team_colour(self.team_due);
+            self.team_due = self.colour;
+        } else {
+            self.team_due = 3 - self.colour;
+            self.colour = RED;
+        }
+        self.outcome = self.end_check();
+    }
+
+    /// The colour the Team moves when `due` is due (the due one if it tops a stack, or if
+    /// neither does: then the Team has lost anyway).
+    fn effective_team_colour(&self, due: u8) -> u8 {
+        if self.tops[due as usize] != 0 || self.tops[3 - due as usize] == 0 {
+            due
+        } else {
+            3 - due
+        }
+    }
+
+    /// The end conditions, in the binding order, at a turn boundary.
+    fn end_check(&self) -> Option<Outcome> {
+        if self.tops[RED as usize] == 0 {
+            return Some(Outcome {
+                winner: Some(Side(1)),
+                reason: EndReason::NoPieces,
+            });
+        }
+        if self.tops[WHITE as usize] | self.tops[ORANGE as usize] == 0 {
+            return Some(Outcome {
+                winner: Some(Side(0)),
+                reason: EndReason::NoPieces,
+            });
+        }
+        if self.quiet >= 40 {
+            return Some(Outcome {
+                winner: None,
+                reason: EndReason::NoProgress,
+            });
+        }
+        if !self.has_any_step() {
+            let loser = if self.colour == RED { Side(0) } else { Side(1) };
+            return Some(Outcome {
+                winner: Some(loser.opponent()),
+                reason: EndReason::Blocked,
+            });
+        }
+        if self.rules.ply_cap > 0 && self.plies >= self.rules.ply_cap {
+            return Some(Outcome {
+                winner: None,
+                reason: EndReason::PlyCap,
+            });
+        }
+        None
+    }
+
+    fn perft_fast(&self, depth: u32, scratch: &mut Vec<u64>) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        if self.outcome.is_some() {
+            return 0;
+        }
+        let own = self.tops[self.colour as usize];
+        let forced = self.capture_obligation();
+        let mut total = 0u64;
+        // Capture sequences: distinct end boards (by piece hash) are the distinct children.
+        if forced || self.colour == RED {
+            if depth == 1 {
+                let mark = scratch.len();
+                for s in bits(own) {
+                    self.for_each_opening(s, |d, k| {
+                        let mut next = *self;
+                        next.apply_capture_dfs(s, d, k, scratch);
+                    });
+                }
+                let found = &mut scratch[mark..];
+                found.sort_unstable();
+                let mut unique = 0u64;
+                for i in 0..found.len() {
+                    if i == 0 || found[i] != found[i - 1] {
+                        unique += 1;
+                    }
+                }
+                scratch.truncate(mark);
+                total += unique;
+            } else {
+                let mut children: Vec<Rematch> = Vec::new();
+                for s in bits(own) {
+                    self.for_each_opening(s, |d, k| {
+                        let mut next = *self;
+                        next.collect_capture_children(s, d, k, &mut children);
+                    });
+                }
+                children.sort_unstable_by_key(|c| c.piece_hash);
+                children.dedup_by_key(|c| c.piece_hash);
+                for c in &children {
+                    total += c.perft_fast(depth - 1, scratch);
+                }
+            }
+        }
+        if forced {
+            return total;
+        }
+        let empty = ALL_CELLS & !self.occupied();
+        if depth == 1 {
+            for s in bits(own) {
+                total += (NEIGHBOURS[s] & empty).count_ones() as u64;
+            }
+            return total;
+        }
+        for s in bits(own) {
+            let targets = NEIGHBOURS[s] & empty;
+            if targets == 0 {
+                continue;
+            }
+            for d in 0..6 {
+                let n = RAY[s][d][0];
+                if n != NONE && targets & (1 << n) != 0 {
+                    let mut next = *self;
+                    next.move_pieces(s, d, 1);
+                    next.finish_turn(false);
+                    total += next.perft_fast(depth - 1, scratch);
+                }
+            }
+        }
+        total
+    }
+
+    /// Plays a capture and all its continuations; pushes the piece hash of each end board.
+    fn apply_capture_dfs(&mut self, from: usize, d: usize, k: usize, out: &mut Vec<u64>) {
+        self.move_pieces(from, d, k);
+        let at = RAY[from][d][k - 1] as usize;
+        let mut openings = [(0u8, 0u8); 6];
+        let mut n = 0;
+        self.for_each_capture(at, |d, k| {
+            openings[n] = (d as u8, k as u8);
+            n += 1;
+        });
+        if n == 0 {
+            out.push(self.piece_hash);
+            return;
+        }
+        for &(d2, k2) in &openings[..n] {
+            let mut next = *self;
+            next.apply_capture_dfs(at, d2 as usize, k2 as usize, out);
+        }
+    }
+
+    /// Like `apply_capture_dfs`, but collects the finished child positions.
+    fn collect_capture_children(&mut self, from: usize, d: usize, k: usize, out: &mut Vec<Self>) {
+        self.move_pieces(from, d, k);
+        let at = RAY[from][d][k - 1] as usize;
+        let mut openings = [(0u8, 0u8); 6];
+        let mut n = 0;
+        self.for_each_capture(at, |d, k| {
+            openings[n] = (d as u8, k as u8);
+            n += 1;
+        });
+        if n == 0 {
+            let mut done = *self;
+            done.finish_turn(true);
+            out.push(done);
+            return;
+        }
+        for &(d2, k2) in &openings[..n] {
+            let mut next = *self;
+            next.collect_capture_children(at, d2 as usize, k2 as usize, out);
+        }
+    }
+
+    fn empty_state(kind: GameKind, rules: RulesConfig) -> Rematch {
+        Rematch {
+            cells: [0; CELLS],
+            tops: [0; 3],
+            colour: WHITE,
+            team_due: WHITE,
+            jumper: NONE,
+            jumped: 0,
+            quiet: 0,
+            plies: 0,
+            piece_hash: 0,
+            outcome: None,
+            kind,
+            rules,
+        }
+    }
+
+    fn check_kind(kind: GameKind) {
+        assert!(
+            matches!(kind, GameKind::Rematch | GameKind::Rematch3),
+            "Rematch implements rematch and rematch3, not {kind}"
+        );
+    }
+}
+
+fn parse_colour_name(s: &str) -> Option<u8> {
+    COLOUR_NAMES.iter().position(|&n| n == s).map(|i| i as u8)
+}
 
 impl GameState for Rematch {
-    fn start(_: GameKind, _: RulesConfig) -> Self {
-        unimplemented!()
+    fn start(kind: GameKind, rules: RulesConfig) -> Self {
+        Self::from_notation(
+            kind,
+            "white a1:R a2:R b1:R b2:R d2:W d3:W e3:W e4:W b4:O c4:O c5:O d5:O",
+            rules,
+        )
+        .expect("the start position parses")
     }
-    fn from_notation(_: GameKind, _: &str, _: RulesConfig) -> Result<Self, NotationError> {
-        unimplemented!()
+
+    fn from_notation(
+        kind: GameKind,
+        text: &str,
+        rules: RulesConfig,
+    ) -> Result<Self, NotationError> {
+        Self::check_kind(kind);
+        let tokens = PositionTokens::split(text)?;
+        let seat = parse_colour_name(tokens.seat).ok_or_else(|| NotationError::BadSeat {
+            token: tokens.seat.to_string(),
+            expected: "red, white or orange",
+        })?;
+        let mut state = Rematch::empty_state(kind, rules);
+        let mut counts = [0u32; 3];
+        for &(cell, contents) in &tokens.pieces {
+            let index = (0..CELLS)
+                .find(|&i| COORDS[i] == (cell.file, cell.rank))
+                .ok_or(NotationError::OffBoard(cell))?;
+            let bad = |reason| NotationError::BadContents {
+                cell,
+                contents: contents.to_string(),
+                reason,
+            };
+            if contents.len() > TOTAL_PIECES as usize {
+                return Err(bad(
+                    "a stack has at most 12 pieces (the whole set), written bottom to top in R W O",
+                ));
+            }
+            let mut s = 0u32;
+            for (level, ch) in contents.chars().enumerate() {
+                let colour = COLOUR_CHARS
+                    .iter()
+                    .position(|&c| c == ch)
+                    .ok_or_else(|| bad("expected a stack bottom to top in the letters R W O"))?;
+                s |= (colour as u32) << (2 * level);
+                counts[colour] += 1;
+            }
+            s |= (contents.len() as u32) << 24;
+            state.set_cell(index, s);
+        }
+        let mut team_counter: Option<u8> = None;
+        for &(key, value) in &tokens.counters {
+            match key {
+                "team" => {
+                    let c = match value {
+                        "white" => WHITE,
+                        "orange" => ORANGE,
+                        _ => {
+                            return Err(NotationError::BadCounter {
+                                key: key.to_string(),
+                                value: value.to_string(),
+                                reason: "expected white or orange",
+                            })
+                        }
+                    };
+                    team_counter = Some(c);
+                }
+                "quiet" => {
+                    state.quiet = parse_counter(key, value, 40)?;
+                }
+                _ => {
+                    return Err(NotationError::UnknownCounter {
+                        key: key.to_string(),
+                        known: "team, quiet",
+                    })
+                }
+            }
+        }
+        let total: u32 = counts.iter().sum();
+        if total != TOTAL_PIECES || counts.iter().any(|&n| n != 4) {
+            return Err(NotationError::Impossible(format!(
+                "ReMATCH always has its 12 pieces on the board, 4 of each colour (captured \
+                 pieces stay inside stacks); found {} red, {} white, {} orange",
+                counts[0], counts[1], counts[2]
+            )));
+        }
+        let red_tops = state.tops[RED as usize] != 0;
+        let team_tops = state.tops[WHITE as usize] | state.tops[ORANGE as usize] != 0;
+        if seat == RED {
+            if !team_tops {
+                return Err(NotationError::Impossible(
+                    "Red is to move but the Team tops no stack: the Team's own last turn \
+                     cannot have left it without stacks (the game ended when Red took the \
+                     last top)"
+                        .to_string(),
+                ));
+            }
+            state.colour = RED;
+            state.team_due = team_counter.unwrap_or(WHITE);
+        } else {
+            if !red_tops {
+                return Err(NotationError::Impossible(
+                    "the Team is to move but Red tops no stack: Red's own last turn cannot \
+                     have left it without stacks (the game ended when the Team took the \
+                     last top)"
+                        .to_string(),
+                ));
+            }
+            if let Some(c) = team_counter {
+                if c != seat {
+                    return Err(NotationError::BadCounter {
+                        key: "team".to_string(),
+                        value: COLOUR_NAMES[c as usize].to_string(),
+                        reason: "when the Team is to move, the seat token already names its \
+                                 colour; team= may only repeat it",
+                    });
+                }
+            }
+            state.colour = state.effective_team_colour(seat);
+            state.team_due = state.colour;
+        }
+        if state.quiet > 0 && (!red_tops || !team_tops) {
+            return Err(NotationError::Impossible(
+                "a side has just lost its last top, so the last turn was a capture: quiet must \
+                 be 0"
+                    .to_string(),
+            ));
+        }
+        state.outcome = state.end_check();
+        Ok(state)
     }
+
     fn to_notation(&self) -> String {
-        unimplemented!()
+        let mut out = String::from(COLOUR_NAMES[self.colour as usize]);
+        let mut order: Vec<usize> = (0..CELLS).filter(|&c| self.cells[c] != 0).collect();
+        order.sort_by_key(|&c| coord(c));
+        for c in order {
+            let s = self.cells[c];
+            let _ = write!(out, " {}:", coord(c));
+            for level in 0..height(s) {
+                out.push(COLOUR_CHARS[piece_at(s, level) as usize]);
+            }
+        }
+        if self.colour == RED && self.team_due == ORANGE {
+            out.push_str(" team=orange");
+        }
+        if self.quiet != 0 {
+            let _ = write!(out, " quiet={}", self.quiet);
+        }
+        out
     }
+
     fn kind(&self) -> GameKind {
-        unimplemented!()
+        self.kind
     }
+
     fn num_actions(&self) -> usize {
-        unimplemented!()
+        NUM_ACTIONS
     }
+
     fn num_seats(&self) -> usize {
-        unimplemented!()
+        match self.kind {
+            GameKind::Rematch3 => 3,
+            _ => 2,
+        }
     }
+
     fn seat_to_move(&self) -> Seat {
-        unimplemented!()
+        match (self.kind, self.colour) {
+            (_, RED) => Seat(0),
+            (GameKind::Rematch3, c) => Seat(c),
+            _ => Seat(1),
+        }
     }
-    fn side_of(&self, _: Seat) -> Side {
-        unimplemented!()
+
+    fn side_of(&self, seat: Seat) -> Side {
+        if seat.0 == 0 {
+            Side(0)
+        } else {
+            Side(1)
+        }
     }
-    fn legal_steps(&self, _: &mut StepList) {
-        unimplemented!()
+
+    fn legal_steps(&self, out: &mut StepList) {
+        out.clear();
+        if self.outcome.is_some() {
+            return;
+        }
+        if self.jumper != NONE {
+            let at = self.jumper as usize;
+            self.for_each_capture(at, |d, k| out.push(encode(at, d, k)));
+        } else {
+            self.turn_start_steps(out);
+        }
     }
-    fn apply_step(&mut self, _: Action) {
-        unimplemented!()
+
+    fn apply_step(&mut self, action: Action) {
+        let (from, d, dist) = decode(action);
+        let to = RAY[from][d][dist - 1];
+        assert!(
+            to != NONE && self.cells[from] != 0,
+            "illegal ReMATCH step {action}"
+        );
+        let captured = self.move_pieces(from, d, dist);
+        if captured {
+            self.jumper = to;
+            if self.any_capture_from(to as usize) {
+                return;
+            }
+        }
+        self.finish_turn(captured);
     }
+
     fn turn_in_progress(&self) -> bool {
-        unimplemented!()
+        self.jumper != NONE
     }
+
     fn outcome(&self) -> Option<Outcome> {
-        unimplemented!()
+        self.outcome
     }
+
     fn position_hash(&self) -> u64 {
-        unimplemented!()
+        self.piece_hash ^ self.turn_hash()
     }
-    fn describe_step(&self, _: Action) -> StepDesc {
-        unimplemented!()
+
+    fn describe_step(&self, action: Action) -> StepDesc {
+        let (from, d, dist) = decode(action);
+        StepDesc {
+            from: Some(coord(from)),
+            to: coord(RAY[from][d][dist - 1] as usize),
+            kind: if dist >= 2 {
+                StepKind::Capture
+            } else {
+                StepKind::Move
+            },
+        }
     }
+
     fn render(&self) -> String {
-        unimplemented!()
+        let grid = HexGrid::new(2);
+        let mut out = grid.render(3, |cell| {
+            let s = self.cells[cell as usize];
+            if s == 0 {
+                ".".to_string()
+            } else {
+                format!("{}{}", COLOUR_CHARS[top(s) as usize], height(s))
+            }
+        });
+        out.push_str("stacks (bottom to top):\n");
+        let mut order: Vec<usize> = (0..CELLS).filter(|&c| self.cells[c] != 0).collect();
+        order.sort_by_key(|&c| coord(c));
+        for c in order {
+            let s = self.cells[c];
+            let text: String = (0..height(s))
+                .map(|l| COLOUR_CHARS[piece_at(s, l) as usize])
+                .collect();
+            let _ = writeln!(out, "  {}: {}", coord(c), text);
+        }
+        let _ = write!(
+            out,
+            "colour to move: {}",
+            COLOUR_NAMES[self.colour as usize]
+        );
+        if self.colour == RED {
+            let _ = write!(
+                out,
+                " (Team's colour due next: {})",
+                COLOUR_NAMES[self.team_due as usize]
+            );
+        }
+        let _ = writeln!(out, ", turns without capture: {}", self.quiet);
+        if self.jumper != NONE {
+            let _ = writeln!(
+                out,
+                "capture sequence in progress from {}",
+                coord(self.jumper as usize)
+            );
+        }
+        out
+    }
+
+    fn perft(&self, depth: u32) -> u64 {
+        if self.jumper != NONE {
+            return turns::perft_generic(self, depth);
+        }
+        let mut scratch = Vec::with_capacity(256);
+        self.perft_fast(depth, &mut scratch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_match_hex_grid() {
+        let grid = HexGrid::new(2);
+        for c in 0..CELLS {
+            assert_eq!(grid.cells[c], coord(c));
+            for d in 0..6 {
+                assert_eq!(grid.neighbour[c][d], RAY[c][d][0]);
+                let ray: Vec<u8> = grid.ray(c as u8, d).collect();
+                for k in 0..MAX_DIST {
+                    assert_eq!(ray.get(k).copied().unwrap_or(NONE), RAY[c][d][k]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn stack_packing() {
+        let mut s = single(WHITE);
+        s = push_bottom(s, RED);
+        s = push_bottom(s, ORANGE);
+        assert_eq!(height(s), 3);
+        assert_eq!(top(s), WHITE);
+        assert_eq!(piece_at(s, 0), ORANGE);
+        s = pop_top(s);
+        assert_eq!(top(s), RED);
+        s = pop_top(s);
+        s = pop_top(s);
+        assert_eq!(s, 0);
+        let mut tall = single(RED);
+        for i in 0..11 {
+            tall = push_bottom(tall, (i % 3) as u8);
+        }
+        assert_eq!(height(tall), 12);
+        assert_eq!(top(tall), RED);
+    }
+
+    #[test]
+    fn hash_recomputes() {
+        let s = Rematch::start(GameKind::Rematch, RulesConfig::default());
+        assert_eq!(s.piece_hash, s.recompute_piece_hash());
     }
 }
