@@ -60,7 +60,11 @@ impl Board {
     fn text(&self) -> String {
         let mut keys: Vec<_> = self.cells.keys().copied().collect();
         keys.sort();
-        let mut s = String::from(if self.to_move == 'b' { "black" } else { "white" });
+        let mut s = String::from(if self.to_move == 'b' {
+            "black"
+        } else {
+            "white"
+        });
         for (f, r) in keys {
             s.push_str(&format!(" {}:{}", cell_name(f, r), self.cells[&(f, r)]));
         }
@@ -149,7 +153,11 @@ fn finish_with_drops(board: Board, path: String, out: &mut Vec<(String, Board)>)
             let mut b = board;
             let me = b.to_move;
             b.cells.insert(free[0], me);
-            finish(b, format!("{path}*{}", cell_name(free[0].0, free[0].1)), out);
+            finish(
+                b,
+                format!("{path}*{}", cell_name(free[0].0, free[0].1)),
+                out,
+            );
         }
         _ => {
             for &a in &free {
@@ -283,7 +291,10 @@ fn ref_perft(board: &Board, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
-    let kids: BTreeSet<String> = all_turns(board).into_iter().map(|(_, b)| b.text()).collect();
+    let kids: BTreeSet<String> = all_turns(board)
+        .into_iter()
+        .map(|(_, b)| b.text())
+        .collect();
     if depth == 1 {
         return kids.len() as u64;
     }
@@ -436,7 +447,10 @@ fn random_positions_children_against_reference_generator() {
         }
     }
     println!("drops {with_drops}, captures {with_captures}, jump chains {with_jump_chains}");
-    assert!(with_drops >= 10, "too few positions with drops: {with_drops}");
+    assert!(
+        with_drops >= 10,
+        "too few positions with drops: {with_drops}"
+    );
     assert!(with_captures >= 50);
     assert!(with_jump_chains >= 20);
 }
@@ -483,7 +497,11 @@ fn fast_perft_respects_ply_cap() {
         };
         let s = Eximo::start(GameKind::Eximo, r);
         for depth in 0..=4 {
-            assert_eq!(s.perft(depth), perft_generic(&s, depth), "cap {cap} depth {depth}");
+            assert_eq!(
+                s.perft(depth),
+                perft_generic(&s, depth),
+                "cap {cap} depth {depth}"
+            );
             if depth > cap {
                 assert_eq!(s.perft(depth), 0);
             }
@@ -556,7 +574,9 @@ fn random_playout_invariants() {
             if desc.kind != StepKind::Drop && count(own_a) == count(own_b) - 1 {
                 // The man reached the far row and was removed: the sequence ends.
                 promotions_this_turn += 1;
-                assert!(!s.turn_in_progress() || s.describe_step(first_step(&s)).kind == StepKind::Drop);
+                assert!(
+                    !s.turn_in_progress() || s.describe_step(first_step(&s)).kind == StepKind::Drop
+                );
             }
             if s.turn_in_progress() {
                 assert_eq!(s.side_to_move(), mover);

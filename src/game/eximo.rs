@@ -538,13 +538,8 @@ fn perft_north(me: u64, opp: u64, depth: u32, cap_left: u32, buf: &mut Vec<Child
                     let to = t.trailing_zeros() as u8;
                     t &= t - 1;
                     let m2 = me ^ bit(to) ^ bit(to - delta);
-                    total += perft_north(
-                        opp.swap_bytes(),
-                        m2.swap_bytes(),
-                        depth - 1,
-                        child_cap,
-                        buf,
-                    );
+                    total +=
+                        perft_north(opp.swap_bytes(), m2.swap_bytes(), depth - 1, child_cap, buf);
                 }
             }
         }
@@ -763,9 +758,7 @@ impl GameState for Eximo {
         let (from, dir, dist) = Eximo::decode(action);
         let to = TARGET[from as usize][dir as usize][dist as usize - 1];
         let mid = TARGET[from as usize][dir as usize][0];
-        let capture = dist == 2
-            && mid != NONE
-            && self.men[self.side as usize ^ 1] & bit(mid) != 0;
+        let capture = dist == 2 && mid != NONE && self.men[self.side as usize ^ 1] & bit(mid) != 0;
         StepDesc {
             from: Some(coord(from)),
             to: coord(to & 63),
