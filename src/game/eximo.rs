@@ -1,54 +1,849 @@
-//! Placeholder: the Eximo rules core is being written.
+//! Eximo: 8x8, men only, orthogonal and diagonal moves, friendly jumps, sideways captures,
+//! and drops for a man that reaches the far row (rules: `eximo.md`, binding reading:
+//! `CLARIFICATIONS.md`).
+//!
+//! # Board and sides
+//! Squares are numbered `rank * 8 + file` (`a1` = 0, `h1` = 7, `a8` = 56, `h8` = 63) and the
+//! position is two 64-bit bitboards. Seat 0 / side 0 is Black (moves first, northwards, far
+//! row is rank 8, drop zone b1–g1 and b2–g2); seat 1 / side 1 is White (southwards, far row
+//! rank 1, drop zone b7–g7 and b8–g8). In the notation the seat tokens are `black`/`white`
+//! and the contents `b`/`w`. Eximo positions have **no counters**: any `key=value` token
+//! is an [`NotationError::UnknownCounter`]. The number of turns played (for the ply cap)
+//! is not part of the notation; a parsed position starts at turn 0.
+//!
+//! # Action space (1088 actions)
+//! * Steps of a piece: `action = (from * 8 + dir) * 2 + (distance - 1)` for `from` in
+//!   `0..64`, `dir` an absolute direction `0..8` = N, NE, E, SE, S, SW, W, NW, and
+//!   `distance` 1 (ordinary move) or 2 (friendly jump or capture, decided by the piece that is
+//!   jumped). Actions `0..1024`. Black uses N/NE/NW (+E/W for captures), White S/SE/SW
+//!   (+E/W); the other entries are never legal.
+//! * Drops: `action = 1024 + cell` for the cell dropped on (only the 24 drop-zone cells
+//!   are ever legal). Actions `1024..1088`.
+//!
+//! # Turns
+//! A turn is either one ordinary move, one whole friendly-jump chain, or one whole capture
+//! sequence, followed by the drops it earns when the piece reaches the far row. Mid-turn the
+//! state remembers the piece that must go on jumping/capturing, or how many drops are still
+//! due, and [`GameState::legal_steps`] offers only the steps that continue the turn.
+//! Both orders of two drops are offered as steps (they lead to the same position, which
+//! perft and `moves` count once).
+//!
+//! # End of the game
+//! Checked at the end of every turn, in this order: the side to move has no pieces (it
+//! loses, [`EndReason::NoPieces`]); it has no legal step (it loses, [`EndReason::Blocked`]);
+//! \[project\] the ply cap is reached (draw, [`EndReason::PlyCap`]).
+
+use std::fmt::Write as _;
+
+use super::notation::PositionTokens;
+use super::zobrist;
 use super::*;
 
-/// Eximo position (placeholder).
-#[derive(Clone, Debug)]
-pub struct Eximo;
+/// Number of step actions for pieces (64 cells x 8 directions x 2 distances).
+pub const NUM_PIECE_ACTIONS: usize = 64 * 8 * 2;
+/// Size of the whole action space: piece steps, then one drop per cell.
+pub const NUM_ACTIONS: usize = NUM_PIECE_ACTIONS + 64;
+
+const BLACK: usize = 0;
+const WHITE: usize = 1;
+
+/// Direction vectors (file, rank) for N, NE, E, SE, S, SW, W, NW.
+const DIRS: [(i8, i8); 8] = [
+    (0, 1),
+    (1, 1),
+    (1, 0),
+    (1, -1),
+    (0, -1),
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+];
+/// Directions of ordinary moves and friendly jumps, per side.
+const MOVE_DIRS: [[u8; 3]; 2] = [[0, 1, 7], [4, 3, 5]];
+/// Directions of captures, per side.
+const CAPTURE_DIRS: [[u8; 5]; 2] = [[0, 1, 7, 2, 6], [4, 3, 5, 2, 6]];
+
+const NONE: u8 = 64;
+const RANK_1: u64 = 0xFF;
+const RANK_8: u64 = 0xFF00_0000_0000_0000;
+/// The far row, per side.
+const FAR_ROW: [u64; 2] = [RANK_8, RANK_1];
+/// b1–g1, b2–g2.
+const ZONE_SOUTH: u64 = 0x7E7E;
+/// b7–g7, b8–g8.
+const ZONE_NORTH: u64 = 0x7E7E_0000_0000_0000;
+/// The drop zone, per side.
+const DROP_ZONE: [u64; 2] = [ZONE_SOUTH, ZONE_NORTH];
+
+const FILE_A: u64 = 0x0101_0101_0101_0101;
+const FILE_B: u64 = FILE_A << 1;
+const FILE_G: u64 = FILE_A << 6;
+const FILE_H: u64 = FILE_A << 7;
+const NOT_A: u64 = !FILE_A;
+const NOT_H: u64 = !FILE_H;
+const NOT_AB: u64 = !(FILE_A | FILE_B);
+const NOT_GH: u64 = !(FILE_G | FILE_H);
+
+/// `TARGET[sq][dir][distance - 1]`: the cell reached, or `NONE` off the board.
+const TARGET: [[[u8; 2]; 8]; 64] = {
+    let mut t = [[[NONE; 2]; 8]; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let mut d = 0;
+        while d < 8 {
+            let mut dist = 1;
+            while dist <= 2 {
+                let f = (sq % 8) as i8 + DIRS[d].0 * dist;
+                let r = (sq / 8) as i8 + DIRS[d].1 * dist;
+                if f >= 0 && f < 8 && r >= 0 && r < 8 {
+                    t[sq][d][(dist - 1) as usize] = (r * 8 + f) as u8;
+                }
+                dist += 1;
+            }
+            d += 1;
+        }
+        sq += 1;
+    }
+    t
+};
+
+const Z_PIECE: [u64; 128] = zobrist::table(0xE1_0001);
+const Z_CAPTURING: [u64; 64] = zobrist::table(0xE1_0002);
+const Z_JUMPING: [u64; 64] = zobrist::table(0xE1_0003);
+const Z_DROPS: [u64; 3] = zobrist::table(0xE1_0004);
+const Z_WHITE_TO_MOVE: u64 = zobrist::splitmix64(0xE1_0005);
+
+#[inline]
+const fn bit(sq: u8) -> u64 {
+    1u64 << sq
+}
+
+#[inline]
+fn encode(from: u8, dir: u8, dist: u8) -> Action {
+    ((from as u16 * 8 + dir as u16) * 2 + (dist as u16 - 1)) as Action
+}
+
+fn coord(sq: u8) -> Coord {
+    Coord::new(sq % 8, sq / 8)
+}
+
+/// Where the unfinished part of a turn stands.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+enum Phase {
+    /// At a turn boundary.
+    Start,
+    /// The man on this cell has captured and must capture again.
+    Capturing(u8),
+    /// The man on this cell has jumped a friend and must jump again.
+    Jumping(u8),
+    /// This many drops (1 or 2) are still due.
+    Dropping(u8),
+}
+
+impl Phase {
+    fn key(self) -> u64 {
+        match self {
+            Phase::Start => 0,
+            Phase::Capturing(sq) => Z_CAPTURING[sq as usize],
+            Phase::Jumping(sq) => Z_JUMPING[sq as usize],
+            Phase::Dropping(n) => Z_DROPS[n as usize],
+        }
+    }
+}
+
+/// An Eximo position, possibly in the middle of a turn. `Copy`, 48 bytes, no heap.
+#[derive(Copy, Clone, Debug)]
+pub struct Eximo {
+    /// Bitboards of Black's and White's men.
+    men: [u64; 2],
+    /// The side (and seat) to move: 0 Black, 1 White.
+    side: u8,
+    phase: Phase,
+    /// Whole turns played since the start (or since the parsed position).
+    turns: u32,
+    hash: u64,
+    outcome: Option<Outcome>,
+    rules: RulesConfig,
+}
+
+impl PartialEq for Eximo {
+    fn eq(&self, other: &Self) -> bool {
+        self.men == other.men && self.side == other.side && self.phase == other.phase
+    }
+}
+
+impl Eximo {
+    /// The position from bitboards (black, white) at a turn boundary, `side` to move.
+    fn from_parts(men: [u64; 2], side: u8, rules: RulesConfig) -> Eximo {
+        let mut s = Eximo {
+            men,
+            side,
+            phase: Phase::Start,
+            turns: 0,
+            hash: 0,
+            outcome: None,
+            rules,
+        };
+        s.hash = s.compute_hash();
+        s.outcome = s.turn_start_outcome();
+        s
+    }
+
+    /// The Zobrist hash computed from scratch (equals the incremental one).
+    pub fn compute_hash(&self) -> u64 {
+        let mut h = self.phase.key();
+        if self.side == 1 {
+            h ^= Z_WHITE_TO_MOVE;
+        }
+        for (side, &bb) in self.men.iter().enumerate() {
+            let mut b = bb;
+            while b != 0 {
+                let sq = b.trailing_zeros() as usize;
+                b &= b - 1;
+                h ^= Z_PIECE[side * 64 + sq];
+            }
+        }
+        h
+    }
+
+    /// Black's men as a bitboard (`rank * 8 + file`).
+    pub fn black(&self) -> u64 {
+        self.men[BLACK]
+    }
+
+    /// White's men as a bitboard (`rank * 8 + file`).
+    pub fn white(&self) -> u64 {
+        self.men[WHITE]
+    }
+
+    /// Whole turns played since the start or the parsed position.
+    pub fn turns_played(&self) -> u32 {
+        self.turns
+    }
+
+    fn toggle(&mut self, side: usize, sq: u8) {
+        self.men[side] ^= bit(sq);
+        self.hash ^= Z_PIECE[side * 64 + sq as usize];
+    }
+
+    fn set_phase(&mut self, phase: Phase) {
+        self.hash ^= self.phase.key() ^ phase.key();
+        self.phase = phase;
+    }
+
+    /// The outcome at a turn boundary (the side to move has no pieces or no step, or the
+    /// ply cap is reached).
+    fn turn_start_outcome(&self) -> Option<Outcome> {
+        let side = self.side as usize;
+        let winner = Some(Side(1 - self.side));
+        if self.men[side] == 0 {
+            return Some(Outcome {
+                winner,
+                reason: EndReason::NoPieces,
+            });
+        }
+        let (me, opp) = north_frame(self.men, side);
+        if !has_step(me, opp) {
+            return Some(Outcome {
+                winner,
+                reason: EndReason::Blocked,
+            });
+        }
+        if self.rules.ply_cap > 0 && self.turns >= self.rules.ply_cap {
+            return Some(Outcome {
+                winner: None,
+                reason: EndReason::PlyCap,
+            });
+        }
+        None
+    }
+
+    fn end_turn(&mut self) {
+        self.set_phase(Phase::Start);
+        self.side ^= 1;
+        self.hash ^= Z_WHITE_TO_MOVE;
+        self.turns = self.turns.saturating_add(1);
+        self.outcome = self.turn_start_outcome();
+    }
+
+    /// The man on `sq` (already removed from the board) reached the far row.
+    fn promote(&mut self) {
+        let side = self.side as usize;
+        let free = DROP_ZONE[side] & !(self.men[0] | self.men[1]);
+        match free.count_ones().min(2) {
+            0 => self.end_turn(),
+            n => self.set_phase(Phase::Dropping(n as u8)),
+        }
+    }
+
+    fn push_captures_from(&self, sq: u8, out: &mut StepList) {
+        let side = self.side as usize;
+        let opp = self.men[side ^ 1];
+        let occ = self.men[0] | self.men[1];
+        for &d in &CAPTURE_DIRS[side] {
+            let [mid, land] = TARGET[sq as usize][d as usize];
+            if land != NONE && opp & bit(mid) != 0 && occ & bit(land) == 0 {
+                out.push(encode(sq, d, 2));
+            }
+        }
+    }
+
+    fn push_jumps_from(&self, sq: u8, out: &mut StepList) {
+        let side = self.side as usize;
+        let own = self.men[side];
+        let occ = self.men[0] | self.men[1];
+        for &d in &MOVE_DIRS[side] {
+            let [mid, land] = TARGET[sq as usize][d as usize];
+            if land != NONE && own & bit(mid) != 0 && occ & bit(land) == 0 {
+                out.push(encode(sq, d, 2));
+            }
+        }
+    }
+
+    fn push_moves_from(&self, sq: u8, out: &mut StepList) {
+        let side = self.side as usize;
+        let occ = self.men[0] | self.men[1];
+        for &d in &MOVE_DIRS[side] {
+            let to = TARGET[sq as usize][d as usize][0];
+            if to != NONE && occ & bit(to) == 0 {
+                out.push(encode(sq, d, 1));
+            }
+        }
+    }
+
+    fn decode(action: Action) -> (u8, u8, u8) {
+        let a = action as usize;
+        ((a / 16) as u8, ((a / 2) % 8) as u8, (a % 2) as u8 + 1)
+    }
+
+    /// Parses a position: seat, `cell:b|w` tokens, no counters.
+    fn parse(text: &str, rules: RulesConfig) -> Result<Eximo, NotationError> {
+        let seat = text
+            .split_whitespace()
+            .next()
+            .ok_or(NotationError::EmptyPosition)?;
+        let side = match seat {
+            "black" => 0u8,
+            "white" => 1u8,
+            _ => {
+                return Err(NotationError::BadSeat {
+                    token: seat.to_string(),
+                    expected: "black, white",
+                })
+            }
+        };
+        let tokens = PositionTokens::split(text)?;
+        if let Some((key, _)) = tokens.counters.first() {
+            return Err(NotationError::UnknownCounter {
+                key: key.to_string(),
+                known: "none: Eximo positions have no counters",
+            });
+        }
+        let mut men = [0u64; 2];
+        for &(cell, contents) in &tokens.pieces {
+            if cell.file >= 8 || cell.rank >= 8 {
+                return Err(NotationError::OffBoard(cell));
+            }
+            let side = match contents {
+                "b" => BLACK,
+                "w" => WHITE,
+                _ => {
+                    return Err(NotationError::BadContents {
+                        cell,
+                        contents: contents.to_string(),
+                        reason: "expected b (a black man) or w (a white man)",
+                    })
+                }
+            };
+            let sq = cell.rank * 8 + cell.file;
+            men[side] |= bit(sq);
+        }
+        // Men that the rules can never leave on these cells.
+        let checks: [(u64, &str); 4] = [
+            (
+                men[BLACK] & RANK_8,
+                "a black man on rank 8, Black's far row (it is removed at once on arrival)",
+            ),
+            (
+                men[WHITE] & RANK_1,
+                "a white man on rank 1, White's far row (it is removed at once on arrival)",
+            ),
+            (
+                men[BLACK] & (bit(0) | bit(7)),
+                "a black man on a1 or h1 (Black's men start and are dropped on b-g, only move \
+                 northwards, and capture sideways only over white men, which never stand on rank 1)",
+            ),
+            (
+                men[WHITE] & (bit(56) | bit(63)),
+                "a white man on a8 or h8 (White's men start and are dropped on b-g, only move \
+                 southwards, and capture sideways only over black men, which never stand on rank 8)",
+            ),
+        ];
+        for (bad, why) in checks {
+            if bad != 0 {
+                let sq = bad.trailing_zeros() as u8;
+                return Err(NotationError::Impossible(format!("{}: {why}", coord(sq))));
+            }
+        }
+        let waiting = side as usize ^ 1;
+        if men[waiting] == 0 {
+            return Err(NotationError::Impossible(format!(
+                "{} has no men but has just moved (a side always keeps its men after its own \
+                 turn: a man reaching the far row frees drops into an empty drop zone)",
+                ["black", "white"][waiting]
+            )));
+        }
+        Ok(Eximo::from_parts(men, side, rules))
+    }
+}
+
+/// The position seen from the side `side` as if it moved north: (own men, enemy men).
+#[inline]
+fn north_frame(men: [u64; 2], side: usize) -> (u64, u64) {
+    if side == BLACK {
+        (men[BLACK], men[WHITE])
+    } else {
+        (men[WHITE].swap_bytes(), men[BLACK].swap_bytes())
+    }
+}
+
+/// Origins of captures for a side moving north.
+#[inline]
+fn capture_origins(me: u64, opp: u64) -> u64 {
+    let empty = !(me | opp);
+    (me & (opp >> 8) & (empty >> 16))
+        | (me & NOT_GH & (opp >> 9) & (empty >> 18))
+        | (me & NOT_AB & (opp >> 7) & (empty >> 14))
+        | (me & NOT_GH & (opp >> 1) & (empty >> 2))
+        | (me & NOT_AB & (opp << 1) & (empty << 2))
+}
+
+/// Origins of friendly jumps for a side moving north.
+#[inline]
+fn jump_origins(me: u64, opp: u64) -> u64 {
+    let empty = !(me | opp);
+    (me & (me >> 8) & (empty >> 16))
+        | (me & NOT_GH & (me >> 9) & (empty >> 18))
+        | (me & NOT_AB & (me >> 7) & (empty >> 14))
+}
+
+/// Whether a side moving north has any legal step.
+#[inline]
+fn has_step(me: u64, opp: u64) -> bool {
+    let empty = !(me | opp);
+    let moves = ((me << 8) | ((me & NOT_H) << 9) | ((me & NOT_A) << 7)) & empty;
+    moves != 0 || capture_origins(me, opp) != 0 || jump_origins(me, opp) != 0
+}
+
+/// North-frame capture directions: N, NE, NW, E, W.
+const NORTH_CAPTURE_DIRS: [usize; 5] = [0, 1, 7, 2, 6];
+/// North-frame move/jump directions: N, NE, NW.
+const NORTH_MOVE_DIRS: [usize; 3] = [0, 1, 7];
+
+/// Children of one node, as (own men, enemy men) of the mover, in the mover's north frame.
+type Child = (u64, u64);
+
+/// The man that left for the far row is gone (`rest` no longer holds it): drops follow.
+#[inline]
+fn push_promotion(rest: u64, opp: u64, out: &mut Vec<Child>) {
+    let free = ZONE_SOUTH & !(rest | opp);
+    match free.count_ones() {
+        0 | 1 => out.push((rest | free, opp)),
+        _ => {
+            let mut a = free;
+            while a != 0 {
+                let first = a & a.wrapping_neg();
+                a ^= first;
+                let mut b = a;
+                while b != 0 {
+                    let second = b & b.wrapping_neg();
+                    b ^= second;
+                    out.push((rest | first | second, opp));
+                }
+            }
+        }
+    }
+}
+
+/// Continues a capture sequence of the man on `sq` (not in `rest`).
+fn capture_chain(sq: u8, rest: u64, opp: u64, out: &mut Vec<Child>) {
+    let empty = !(rest | opp);
+    let mut any = false;
+    for &d in &NORTH_CAPTURE_DIRS {
+        let [mid, land] = TARGET[sq as usize][d];
+        if land != NONE && opp & bit(mid) != 0 && empty & bit(land) != 0 {
+            any = true;
+            let opp2 = opp ^ bit(mid);
+            if land >= 56 {
+                push_promotion(rest, opp2, out);
+            } else {
+                capture_chain(land, rest, opp2, out);
+            }
+        }
+    }
+    if !any {
+        out.push((rest | bit(sq), opp));
+    }
+}
+
+/// Continues a friendly-jump chain of the man on `sq` (not in `rest`).
+fn jump_chain(sq: u8, rest: u64, opp: u64, out: &mut Vec<Child>) {
+    let empty = !(rest | opp);
+    let mut any = false;
+    for &d in &NORTH_MOVE_DIRS {
+        let [mid, land] = TARGET[sq as usize][d];
+        if land != NONE && rest & bit(mid) != 0 && empty & bit(land) != 0 {
+            any = true;
+            if land >= 56 {
+                push_promotion(rest, opp, out);
+            } else {
+                jump_chain(land, rest, opp, out);
+            }
+        }
+    }
+    if !any {
+        out.push((rest | bit(sq), opp));
+    }
+}
+
+/// Fast perft in the north frame of the side to move. `cap_left`: turns until the ply cap
+/// (`u32::MAX` without cap); the node is not over. `depth >= 1`.
+fn perft_north(me: u64, opp: u64, depth: u32, cap_left: u32, buf: &mut Vec<Child>) -> u64 {
+    let start = buf.len();
+    let mut total = 0u64;
+    let empty = !(me | opp);
+    let child_cap = cap_left.saturating_sub(1);
+    let deeper = depth > 1 && child_cap > 0;
+    let caps = capture_origins(me, opp);
+    if caps != 0 {
+        let mut o = caps;
+        while o != 0 {
+            let sq = o.trailing_zeros() as u8;
+            o &= o - 1;
+            capture_chain(sq, me ^ bit(sq), opp, buf);
+        }
+    } else {
+        let n_t = (me << 8) & empty;
+        let ne_t = ((me & NOT_H) << 9) & empty;
+        let nw_t = ((me & NOT_A) << 7) & empty;
+        // Plain moves that do not reach the far row: always distinct children.
+        if depth == 1 {
+            total += ((n_t & !RANK_8).count_ones()
+                + (ne_t & !RANK_8).count_ones()
+                + (nw_t & !RANK_8).count_ones()) as u64;
+        } else if deeper {
+            for (targets, delta) in [(n_t, 8u8), (ne_t, 9), (nw_t, 7)] {
+                let mut t = targets & !RANK_8;
+                while t != 0 {
+                    let to = t.trailing_zeros() as u8;
+                    t &= t - 1;
+                    let m2 = me ^ bit(to) ^ bit(to - delta);
+                    total +=
+                        perft_north(opp.swap_bytes(), m2.swap_bytes(), depth - 1, child_cap, buf);
+                }
+            }
+        }
+        // Ordinary moves onto the far row: one child set per man (the square reached is gone).
+        let mut promo = ((n_t & RANK_8) >> 8) | ((ne_t & RANK_8) >> 9) | ((nw_t & RANK_8) >> 7);
+        while promo != 0 {
+            let sq = promo.trailing_zeros() as u8;
+            promo &= promo - 1;
+            push_promotion(me ^ bit(sq), opp, buf);
+        }
+        let mut jumps = jump_origins(me, opp);
+        while jumps != 0 {
+            let sq = jumps.trailing_zeros() as u8;
+            jumps &= jumps - 1;
+            jump_chain(sq, me ^ bit(sq), opp, buf);
+        }
+    }
+    // Dedup the children that can coincide (captures, jumps, promotions).
+    let kids = &mut buf[start..];
+    kids.sort_unstable();
+    let mut n = 0;
+    for i in 0..kids.len() {
+        if i == 0 || kids[i] != kids[n - 1] {
+            kids[n] = kids[i];
+            n += 1;
+        }
+    }
+    buf.truncate(start + n);
+    if depth == 1 {
+        total += n as u64;
+    } else if deeper {
+        for i in start..start + n {
+            let (m2, o2) = buf[i];
+            total += perft_north(o2.swap_bytes(), m2.swap_bytes(), depth - 1, child_cap, buf);
+        }
+    }
+    buf.truncate(start);
+    total
+}
 
 impl GameState for Eximo {
-    fn start(_: GameKind, _: RulesConfig) -> Self {
-        unimplemented!()
+    fn start(_kind: GameKind, rules: RulesConfig) -> Self {
+        // b1-g1, b2-g2, b3, c3, f3, g3 and the mirror image for White.
+        let black: u64 = 0x7E7E | bit(17) | bit(18) | bit(21) | bit(22);
+        Eximo::from_parts([black, black.swap_bytes()], 0, rules)
     }
-    fn from_notation(_: GameKind, _: &str, _: RulesConfig) -> Result<Self, NotationError> {
-        unimplemented!()
+
+    fn from_notation(
+        kind: GameKind,
+        text: &str,
+        rules: RulesConfig,
+    ) -> Result<Self, NotationError> {
+        if kind != GameKind::Eximo {
+            return Err(NotationError::UnknownGame(format!(
+                "{kind} (this rules core plays eximo)"
+            )));
+        }
+        Eximo::parse(text, rules)
     }
+
     fn to_notation(&self) -> String {
-        unimplemented!()
+        let mut text = String::from(["black", "white"][self.side as usize]);
+        // Sorted by cell: file, then rank.
+        for file in 0..8u8 {
+            for rank in 0..8u8 {
+                let sq = rank * 8 + file;
+                for (side, c) in [(BLACK, 'b'), (WHITE, 'w')] {
+                    if self.men[side] & bit(sq) != 0 {
+                        let _ = write!(text, " {}:{c}", coord(sq));
+                    }
+                }
+            }
+        }
+        text
     }
+
     fn kind(&self) -> GameKind {
-        unimplemented!()
+        GameKind::Eximo
     }
+
     fn num_actions(&self) -> usize {
-        unimplemented!()
+        NUM_ACTIONS
     }
+
     fn num_seats(&self) -> usize {
-        unimplemented!()
+        2
     }
+
     fn seat_to_move(&self) -> Seat {
-        unimplemented!()
+        Seat(self.side)
     }
-    fn side_of(&self, _: Seat) -> Side {
-        unimplemented!()
+
+    fn side_of(&self, seat: Seat) -> Side {
+        Side(seat.0)
     }
-    fn legal_steps(&self, _: &mut StepList) {
-        unimplemented!()
+
+    fn legal_steps(&self, out: &mut StepList) {
+        out.clear();
+        if self.outcome.is_some() {
+            return;
+        }
+        let side = self.side as usize;
+        match self.phase {
+            Phase::Start => {
+                let mut own = self.men[side];
+                while own != 0 {
+                    let sq = own.trailing_zeros() as u8;
+                    own &= own - 1;
+                    self.push_captures_from(sq, out);
+                }
+                if !out.is_empty() {
+                    return;
+                }
+                let mut own = self.men[side];
+                while own != 0 {
+                    let sq = own.trailing_zeros() as u8;
+                    own &= own - 1;
+                    self.push_moves_from(sq, out);
+                    self.push_jumps_from(sq, out);
+                }
+            }
+            Phase::Capturing(sq) => self.push_captures_from(sq, out),
+            Phase::Jumping(sq) => self.push_jumps_from(sq, out),
+            Phase::Dropping(_) => {
+                let mut free = DROP_ZONE[side] & !(self.men[0] | self.men[1]);
+                while free != 0 {
+                    let sq = free.trailing_zeros() as u16;
+                    free &= free - 1;
+                    out.push((NUM_PIECE_ACTIONS as u16 + sq) as Action);
+                }
+            }
+        }
     }
-    fn apply_step(&mut self, _: Action) {
-        unimplemented!()
+
+    fn apply_step(&mut self, action: Action) {
+        let side = self.side as usize;
+        if action as usize >= NUM_PIECE_ACTIONS {
+            let sq = (action as usize - NUM_PIECE_ACTIONS) as u8;
+            debug_assert!((self.men[0] | self.men[1]) & bit(sq) == 0);
+            self.toggle(side, sq);
+            match self.phase {
+                Phase::Dropping(2) if DROP_ZONE[side] & !(self.men[0] | self.men[1]) != 0 => {
+                    self.set_phase(Phase::Dropping(1))
+                }
+                _ => self.end_turn(),
+            }
+            return;
+        }
+        let (from, dir, dist) = Eximo::decode(action);
+        let to = TARGET[from as usize][dir as usize][dist as usize - 1];
+        debug_assert!(to != NONE && self.men[side] & bit(from) != 0);
+        self.toggle(side, from);
+        let mut capture = false;
+        if dist == 2 {
+            let mid = TARGET[from as usize][dir as usize][0];
+            if self.men[side ^ 1] & bit(mid) != 0 {
+                self.toggle(side ^ 1, mid);
+                capture = true;
+            }
+        }
+        if FAR_ROW[side] & bit(to) != 0 {
+            // Removed at once: the sequence ends and drops follow.
+            self.set_phase(Phase::Start);
+            self.promote();
+            return;
+        }
+        self.toggle(side, to);
+        if dist == 2 {
+            // Cheap bit tests rather than a list: does the man on `to` go on?
+            let own = self.men[side];
+            let opp = self.men[side ^ 1];
+            let occ = own | opp;
+            let more = if capture {
+                CAPTURE_DIRS[side].iter().any(|&d| {
+                    let [m, l] = TARGET[to as usize][d as usize];
+                    l != NONE && opp & bit(m) != 0 && occ & bit(l) == 0
+                })
+            } else {
+                MOVE_DIRS[side].iter().any(|&d| {
+                    let [m, l] = TARGET[to as usize][d as usize];
+                    l != NONE && own & bit(m) != 0 && occ & bit(l) == 0
+                })
+            };
+            if more {
+                self.set_phase(if capture {
+                    Phase::Capturing(to)
+                } else {
+                    Phase::Jumping(to)
+                });
+                return;
+            }
+        }
+        self.end_turn();
     }
+
     fn turn_in_progress(&self) -> bool {
-        unimplemented!()
+        self.phase != Phase::Start
     }
+
     fn outcome(&self) -> Option<Outcome> {
-        unimplemented!()
+        self.outcome
     }
+
     fn position_hash(&self) -> u64 {
-        unimplemented!()
+        self.hash
     }
-    fn describe_step(&self, _: Action) -> StepDesc {
-        unimplemented!()
+
+    fn describe_step(&self, action: Action) -> StepDesc {
+        if action as usize >= NUM_PIECE_ACTIONS {
+            return StepDesc {
+                from: None,
+                to: coord((action as usize - NUM_PIECE_ACTIONS) as u8 & 63),
+                kind: StepKind::Drop,
+            };
+        }
+        let (from, dir, dist) = Eximo::decode(action);
+        let to = TARGET[from as usize][dir as usize][dist as usize - 1];
+        let mid = TARGET[from as usize][dir as usize][0];
+        let capture = dist == 2 && mid != NONE && self.men[self.side as usize ^ 1] & bit(mid) != 0;
+        StepDesc {
+            from: Some(coord(from)),
+            to: coord(to & 63),
+            kind: if capture {
+                StepKind::Capture
+            } else {
+                StepKind::Move
+            },
+        }
     }
+
     fn render(&self) -> String {
-        unimplemented!()
+        let mut s = String::new();
+        for rank in (0..8u8).rev() {
+            let _ = write!(s, "{} ", rank + 1);
+            for file in 0..8u8 {
+                let sq = rank * 8 + file;
+                let c = if self.men[BLACK] & bit(sq) != 0 {
+                    'b'
+                } else if self.men[WHITE] & bit(sq) != 0 {
+                    'w'
+                } else {
+                    '.'
+                };
+                let _ = write!(s, " {c}");
+            }
+            s.push('\n');
+        }
+        s.push_str("   a b c d e f g h\n");
+        let phase = match self.phase {
+            Phase::Start => String::new(),
+            Phase::Capturing(sq) => format!(" (the man on {} must capture on)", coord(sq)),
+            Phase::Jumping(sq) => format!(" (the man on {} must jump on)", coord(sq)),
+            Phase::Dropping(n) => format!(" ({n} drop(s) due)"),
+        };
+        let _ = writeln!(
+            s,
+            "{} to move{phase}; turn {}",
+            ["black", "white"][self.side as usize],
+            self.turns
+        );
+        s
+    }
+
+    fn perft(&self, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        if self.outcome.is_some() {
+            return 0;
+        }
+        if self.phase != Phase::Start {
+            return turns::perft_generic(self, depth);
+        }
+        let cap_left = if self.rules.ply_cap == 0 {
+            u32::MAX
+        } else {
+            self.rules.ply_cap - self.turns
+        };
+        let (me, opp) = north_frame(self.men, self.side as usize);
+        let mut buf = Vec::with_capacity(4096);
+        perft_north(me, opp, depth, cap_left, &mut buf)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_position_notation() {
+        let s = Eximo::start(GameKind::Eximo, RulesConfig::default());
+        let text = s.to_notation();
+        assert!(text.starts_with("black b1:b b2:b b3:b b6:w b7:w b8:w c1:b"));
+        let back = Eximo::from_notation(GameKind::Eximo, &text, RulesConfig::default()).unwrap();
+        assert_eq!(back.to_notation(), text);
+        assert_eq!(back.position_hash(), s.position_hash());
+        assert_eq!(s.compute_hash(), s.position_hash());
+    }
+
+    #[test]
+    fn target_table_edges() {
+        assert_eq!(TARGET[0][0], [8, 16]);
+        assert_eq!(TARGET[7][1], [NONE, NONE]);
+        assert_eq!(TARGET[6][1][1], NONE);
+        assert_eq!(TARGET[63][4], [55, 47]);
     }
 }
