@@ -44,18 +44,14 @@ pub fn moves(kind: GameKind, text: Option<&str>) -> Result<Vec<String>, Notation
     })
 }
 
-/// The board drawn for a terminal, followed by the position's notation and state.
+/// The board drawn for a terminal, followed by the position's notation and any result.
 pub fn show(kind: GameKind, text: Option<&str>) -> Result<String, NotationError> {
     with_game!(kind, S => {
         let state: S = position(kind, text, RulesConfig::default())?;
         let mut shown = state.render();
         shown.push_str(&format!("position: {}\n", state.to_notation()));
-        match state.outcome() {
-            Some(outcome) => shown.push_str(&format!("game over: {outcome:?}\n")),
-            None => shown.push_str(&format!(
-                "to move: {}\n",
-                state.to_notation().split_whitespace().next().unwrap_or("?")
-            )),
+        if let Some(outcome) = state.outcome() {
+            shown.push_str(&format!("game over: {outcome:?}\n"));
         }
         Ok(shown)
     })

@@ -105,48 +105,41 @@ impl HexGrid {
         })
     }
 
-    /// Draws the board as a hexagon, ranks from the top, with file letters and rank numbers.
+    /// Draws the board as a hexagon, ranks from the top, with rank numbers on the left and
+    /// each file's letter just below that file's lowest cell, continuing its line.
     /// `cell_text` gives each cell's contents, at most `width` characters (padded).
     pub fn render(&self, width: usize, cell_text: impl Fn(u8) -> String) -> String {
         // Cell (f, r) sits at column 2f − r (+ offset) on row r, so each of its six
         // neighbours is at horizontal distance 1 or 2 "half-cells".
         let half = width.div_ceil(2) + 1;
         let side = self.side as i32;
+        let radius = self.radius as i32;
         let mut out = String::new();
-        for rank in (0..side).rev() {
-            let mut line = format!("{:>2} ", rank + 1);
+        for rank in (-1..side).rev() {
+            let mut line = if rank >= 0 {
+                format!("{:>2} ", rank + 1)
+            } else {
+                String::from("   ")
+            };
             let mut col = 0;
             for file in 0..side {
-                let Some(cell) = self.lookup(file, rank) else {
-                    continue;
+                let lowest_rank = (file - radius).max(0);
+                let text = match self.lookup(file, rank) {
+                    Some(cell) => cell_text(cell),
+                    None if rank == lowest_rank - 1 => ((b'a' + file as u8) as char).to_string(),
+                    None => continue,
                 };
                 let target = (2 * file - rank + side) as usize * half;
                 while col < target {
                     line.push(' ');
                     col += 1;
                 }
-                let text = cell_text(cell);
                 line.push_str(&format!("{text:<width$}"));
                 col += width.max(text.chars().count());
             }
             out.push_str(line.trim_end());
             out.push('\n');
         }
-        // File letters under the cells of the lowest row each file reaches.
-        let mut line = String::from("   ");
-        let mut col = 0;
-        for file in 0..side {
-            let rank = (file - self.radius as i32).max(0);
-            let target = (2 * file - rank + side) as usize * half + half;
-            while col < target {
-                line.push(' ');
-                col += 1;
-            }
-            line.push((b'a' + file as u8) as char);
-            col += 1;
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
         out
     }
 }
