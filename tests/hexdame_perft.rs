@@ -292,8 +292,14 @@ fn assert_same_children(s: &HexDame) {
     let ours = core_children(s);
     let theirs = children(&parse(&s.to_notation()));
     if ours != theirs {
-        let a: Vec<_> = ours.iter().filter(|(k, _)| !theirs.contains_key(*k)).collect();
-        let b: Vec<_> = theirs.iter().filter(|(k, _)| !ours.contains_key(*k)).collect();
+        let a: Vec<_> = ours
+            .iter()
+            .filter(|(k, _)| !theirs.contains_key(*k))
+            .collect();
+        let b: Vec<_> = theirs
+            .iter()
+            .filter(|(k, _)| !ours.contains_key(*k))
+            .collect();
         panic!(
             "children differ for {}\n{}\nonly core: {a:#?}\nonly reference: {b:#?}\ncore paths {:?}\nref paths {:?}",
             s.to_notation(),

@@ -18,8 +18,7 @@ fn hd(text: &str) -> HexDame {
 }
 
 fn hd_with(text: &str, rules: RulesConfig) -> HexDame {
-    HexDame::from_notation(GameKind::Hexdame, text, rules)
-        .unwrap_or_else(|e| panic!("{text}: {e}"))
+    HexDame::from_notation(GameKind::Hexdame, text, rules).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 
 /// The sorted paths of the distinct whole turns.
@@ -57,11 +56,8 @@ fn board_has_61_cells_with_abs_file_minus_rank_at_most_4() {
     for f in 0..9u8 {
         for r in 0..9u8 {
             let cell = format!("{}{}", (b'a' + f) as char, r + 1);
-            let res = HexDame::from_notation(
-                GameKind::Hexdame,
-                &format!("white {cell}:W i9:R"),
-                rules(),
-            );
+            let res =
+                HexDame::from_notation(GameKind::Hexdame, &format!("white {cell}:W i9:R"), rules());
             let exists = (f as i32 - r as i32).abs() <= 4;
             if cell == "i9" {
                 continue;
@@ -149,7 +145,12 @@ fn men_move_forward_only_never_back_or_sideways() {
         "white e5:w e6:w f6:w i9:r",
         &["e5-f5", "e6-e7", "e6-f7", "f6-f7", "f6-g6", "f6-g7"],
     );
-    assert_turns("red e5:r d5:r e4:r a1:w", &["d5-c4", "d5-c5", "d5-d4", "e4-d3", "e4-d4", "e4-e3", "e5-d4"]);
+    assert_turns(
+        "red e5:r d5:r e4:r a1:w",
+        &[
+            "d5-c4", "d5-c5", "d5-d4", "e4-d3", "e4-d4", "e4-e3", "e5-d4",
+        ],
+    );
 }
 
 #[test]
@@ -175,9 +176,9 @@ fn kings_cannot_move_through_pieces() {
     assert_turns(
         "red c3:R c5:r e3:r h7:w",
         &[
-            "c3-d3", "c3-d4", "c3-e5", "c3-f6", "c3-g7", "c3-h8", "c3-i9", "c3-c4", "c3-b3", "c3-a3",
-            "c3-b2", "c3-a1", "c3-c2", "c3-c1", "c5-b5", "c5-b4", "c5-c4", "e3-d3", "e3-d2",
-            "e3-e2",
+            "c3-d3", "c3-d4", "c3-e5", "c3-f6", "c3-g7", "c3-h8", "c3-i9", "c3-c4", "c3-b3",
+            "c3-a3", "c3-b2", "c3-a1", "c3-c2", "c3-c1", "c5-b5", "c5-b4", "c5-c4", "e3-d3",
+            "e3-d2", "e3-e2",
         ],
     );
 }
@@ -332,7 +333,9 @@ fn king_must_stop_where_the_maximum_capture_continues() {
     // After c3 only e5 (then e6) and f6 (then e6) continue: the other landings are illegal.
     assert_turns(
         "white a1:W c3:r e6:r",
-        &["a1xe5xe7", "a1xe5xe8", "a1xe5xe9", "a1xf6xb6", "a1xf6xc6", "a1xf6xd6"],
+        &[
+            "a1xe5xe7", "a1xe5xe8", "a1xe5xe9", "a1xf6xb6", "a1xf6xc6", "a1xf6xd6",
+        ],
     );
     // Step by step: the first jump offers only the landings e5 and f6.
     let s = hd("white a1:W c3:r e6:r");
@@ -732,7 +735,10 @@ fn notation_round_trips_in_canonical_order() {
         "red a1:W e5:w i9:R quiet=3"
     );
     // quiet=0 is the default and is not written.
-    assert_eq!(hd("white e5:W i9:R quiet=0").to_notation(), "white e5:W i9:R");
+    assert_eq!(
+        hd("white e5:W i9:R quiet=0").to_notation(),
+        "white e5:W i9:R"
+    );
 }
 
 fn err(text: &str) -> NotationError {
@@ -746,8 +752,14 @@ fn err(text: &str) -> NotationError {
 fn notation_errors_name_the_problem() {
     assert_eq!(err(""), NotationError::EmptyPosition);
     assert_eq!(err("   "), NotationError::EmptyPosition);
-    assert!(matches!(err("black a1:w i9:r"), NotationError::BadSeat { .. }));
-    assert!(matches!(err("White a1:w i9:r"), NotationError::BadSeat { .. }));
+    assert!(matches!(
+        err("black a1:w i9:r"),
+        NotationError::BadSeat { .. }
+    ));
+    assert!(matches!(
+        err("White a1:w i9:r"),
+        NotationError::BadSeat { .. }
+    ));
     assert!(matches!(err("white a1 i9:r"), NotationError::BadToken(_)));
     assert!(matches!(err("white a1: i9:r"), NotationError::BadToken(_)));
     assert!(matches!(err("white 1a:w i9:r"), NotationError::BadCell(_)));
@@ -757,15 +769,42 @@ fn notation_errors_name_the_problem() {
         NotationError::OffBoard(checkers_zero::game::Coord::new(0, 5))
     );
     assert!(matches!(err("white j1:w i9:r"), NotationError::OffBoard(_)));
-    assert!(matches!(err("white a10:w i9:r"), NotationError::OffBoard(_)));
-    assert!(matches!(err("white a1:x i9:r"), NotationError::BadContents { .. }));
-    assert!(matches!(err("white a1:ww i9:r"), NotationError::BadContents { .. }));
-    assert!(matches!(err("white a1:b i9:r"), NotationError::BadContents { .. }));
-    assert!(matches!(err("white a1:w a1:r"), NotationError::DuplicateCell(_)));
-    assert!(matches!(err("white a1:w i9:r ply=3"), NotationError::UnknownCounter { .. }));
-    assert!(matches!(err("white a1:w i9:r team=white"), NotationError::UnknownCounter { .. }));
-    assert!(matches!(err("white a1:w i9:r quiet=-1"), NotationError::BadCounter { .. }));
-    assert!(matches!(err("white a1:w i9:r quiet=x"), NotationError::BadCounter { .. }));
+    assert!(matches!(
+        err("white a10:w i9:r"),
+        NotationError::OffBoard(_)
+    ));
+    assert!(matches!(
+        err("white a1:x i9:r"),
+        NotationError::BadContents { .. }
+    ));
+    assert!(matches!(
+        err("white a1:ww i9:r"),
+        NotationError::BadContents { .. }
+    ));
+    assert!(matches!(
+        err("white a1:b i9:r"),
+        NotationError::BadContents { .. }
+    ));
+    assert!(matches!(
+        err("white a1:w a1:r"),
+        NotationError::DuplicateCell(_)
+    ));
+    assert!(matches!(
+        err("white a1:w i9:r ply=3"),
+        NotationError::UnknownCounter { .. }
+    ));
+    assert!(matches!(
+        err("white a1:w i9:r team=white"),
+        NotationError::UnknownCounter { .. }
+    ));
+    assert!(matches!(
+        err("white a1:w i9:r quiet=-1"),
+        NotationError::BadCounter { .. }
+    ));
+    assert!(matches!(
+        err("white a1:w i9:r quiet=x"),
+        NotationError::BadCounter { .. }
+    ));
     assert!(matches!(
         err("white a1:w i9:r quiet=99999999999"),
         NotationError::BadCounter { .. }
@@ -779,11 +818,19 @@ fn notation_rejects_impossible_positions() {
     // 17 white pieces.
     let seventeen = format!("{START} e1:w");
     let e = err(&seventeen);
-    assert!(matches!(&e, NotationError::Impossible(m) if m.contains("17 white")), "{e}");
+    assert!(
+        matches!(&e, NotationError::Impossible(m) if m.contains("17 white")),
+        "{e}"
+    );
     let red17 = format!("{START} e9:R");
     assert!(matches!(err(&red17), NotationError::Impossible(m) if m.contains("17 red")));
     // A man on its own promotion row.
-    for text in ["white e9:w a3:r", "white i5:w a3:r", "red a3:r i9:w", "red e1:r i9:w"] {
+    for text in [
+        "white e9:w a3:r",
+        "white i5:w a3:r",
+        "red a3:r i9:w",
+        "red e1:r i9:w",
+    ] {
         let e = err(text);
         assert!(
             matches!(&e, NotationError::Impossible(m) if m.contains("promotion")),
@@ -802,11 +849,33 @@ fn notation_rejects_impossible_positions() {
 #[test]
 fn weird_notation_input_never_panics() {
     let samples = [
-        "", " ", "white", "red", "white :", "white ::", "white a:w", "white a1:", "white :w",
-        "white =", "white a=", "white =1", "white quiet=", "white a1:w=3", "white zz99:w",
-        "white a0:w", "white a255:w", "white a99999999999999:w", "white é1:w", "white a1:é",
-        "white a1:ww", "white a1:W a1:W", "red i9:R quiet==3", "white \u{0}", "white a1:w\tb2:R",
-        "white quiet=1 quiet=2 a1:W i9:R", "white a1:W i9:R quiet=4294967296",
+        "",
+        " ",
+        "white",
+        "red",
+        "white :",
+        "white ::",
+        "white a:w",
+        "white a1:",
+        "white :w",
+        "white =",
+        "white a=",
+        "white =1",
+        "white quiet=",
+        "white a1:w=3",
+        "white zz99:w",
+        "white a0:w",
+        "white a255:w",
+        "white a99999999999999:w",
+        "white é1:w",
+        "white a1:é",
+        "white a1:ww",
+        "white a1:W a1:W",
+        "red i9:R quiet==3",
+        "white \u{0}",
+        "white a1:w\tb2:R",
+        "white quiet=1 quiet=2 a1:W i9:R",
+        "white a1:W i9:R quiet=4294967296",
     ];
     for text in samples {
         let _ = HexDame::from_notation(GameKind::Hexdame, text, rules());
@@ -816,10 +885,14 @@ fn weird_notation_input_never_panics() {
     let mut x: u64 = 12345;
     for _ in 0..20000 {
         let mut s = String::new();
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let len = (x >> 58) as usize;
         for _ in 0..len {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             s.push(alphabet[(x >> 33) as usize % alphabet.len()]);
         }
         for prefix in ["", "white ", "red "] {
