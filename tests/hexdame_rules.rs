@@ -844,6 +844,19 @@ fn notation_rejects_impossible_positions() {
     assert!(matches!(err("white"), NotationError::Impossible(_)));
     assert!(matches!(err("white e5:w"), NotationError::Impossible(m) if m.contains("red")));
     assert!(matches!(err("red e5:r"), NotationError::Impossible(m) if m.contains("white")));
+    // quiet=N > 0 needs the last N turns to have been king moves.
+    let e = err("white e5:W i9:r quiet=1");
+    assert!(
+        matches!(&e, NotationError::Impossible(m) if m.contains("red has no king")),
+        "{e}"
+    );
+    hd("white e5:w i9:R quiet=1");
+    let e = err("white e5:w i9:R quiet=2");
+    assert!(
+        matches!(&e, NotationError::Impossible(m) if m.contains("white has no king")),
+        "{e}"
+    );
+    hd("white e5:W i9:R quiet=2");
 }
 
 #[test]

@@ -38,6 +38,13 @@
 //! (written only when non-zero). The turn count used by the ply cap starts at 0 on a parsed
 //! position, and the repetition history starts with the parsed position.
 //!
+//! Positions the rules cannot reach are rejected (`NotationError::Impossible`): more than 16
+//! pieces of a colour; a man on its own promotion row (it would have been crowned); no pieces
+//! at all, or none for the side that just moved (only the side to move can have lost its
+//! last piece); `quiet=N` ≥ 1 when the side that just moved has no king, or ≥ 2 when the side
+//! to move has none (those turns were king moves). With `project_draws`, a parsed position
+//! with `quiet` ≥ 50 is already drawn.
+//!
 //! # Repetition history
 //! Only positions since the last irreversible turn (a capture or a man move) can repeat, so
 //! the history holds the hashes of the positions since then, as a persistent linked list
@@ -687,6 +694,25 @@ impl GameState for HexDame {
                 "{} has no pieces but it is not its turn: only the side that just moved can \
                  take the last piece, so the side to move is the one left without pieces",
                 Self::seat_name(1 - me)
+            )));
+        }
+        // quiet=N counts turns with neither capture nor man move: king moves only. The side
+        // that just moved made the last of them, the side to move the one before.
+        let has_king = |colour: usize| s.pieces[colour] & s.kings != 0;
+        if s.quiet >= 1 && !has_king(1 - me) {
+            return Err(NotationError::Impossible(format!(
+                "quiet={} says {}'s last turn was a king move, but {} has no king",
+                s.quiet,
+                Self::seat_name(1 - me),
+                Self::seat_name(1 - me)
+            )));
+        }
+        if s.quiet >= 2 && !has_king(me) {
+            return Err(NotationError::Impossible(format!(
+                "quiet={} says {}'s previous turn was a king move, but {} has no king",
+                s.quiet,
+                Self::seat_name(me),
+                Self::seat_name(me)
             )));
         }
         s.hash = s.compute_hash();
