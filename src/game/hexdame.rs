@@ -1065,9 +1065,14 @@ mod fast {
         while rest != 0 {
             let c = rest.trailing_zeros() as u8;
             rest &= rest - 1;
-            s.occ = occ_all & !bit(c);
+            let occ = occ_all & !bit(c);
+            let king = n.kings & bit(c) != 0;
+            if !has_jump(c, king, occ, opp) {
+                continue;
+            }
+            s.occ = occ;
             s.origin = c;
-            s.king = n.kings & bit(c) != 0;
+            s.king = king;
             s.dfs(c, opp, 0, 0);
         }
         if out.is_empty() {
