@@ -635,3 +635,59 @@ fn fast_perft_equals_generic_perft_on_playout_positions() {
         }
     }
 }
+
+/// Slow (run with `--ignored`): the reference generator at depth 5 from the start.
+#[test]
+#[ignore]
+fn reference_generator_agrees_on_start_perft_5_slow() {
+    assert_eq!(simple_perft(&parse(&start().to_notation()), 5), 848_774);
+}
+
+/// Slow (run with `--ignored`): many more random positions and playouts.
+#[test]
+#[ignore]
+fn reference_generator_agrees_on_many_positions_slow() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0xbeef);
+    let cells: Vec<(i32, i32)> = (0..9)
+        .flat_map(|r| (0..9).map(move |f| (f, r)))
+        .filter(|&c| on_board(c))
+        .collect();
+    for _ in 0..20000 {
+        let mut shuffled = cells.clone();
+        shuffled.shuffle(&mut rng);
+        let nw = rng.gen_range(1..=16);
+        let nr = rng.gen_range(1..=16);
+        let king_p = rng.gen_range(0.0..1.0);
+        let mut board = HashMap::new();
+        for (i, &c) in shuffled.iter().take(nw + nr).enumerate() {
+            let white = i < nw;
+            let king = rng.gen_bool(king_p) || back_rank(c, white);
+            let ch = match (white, king) {
+                (true, false) => 'w',
+                (true, true) => 'W',
+                (false, false) => 'r',
+                (false, true) => 'R',
+            };
+            board.insert(c, ch);
+        }
+        let pos = Pos {
+            board,
+            white_to_move: rng.gen_bool(0.5),
+            quiet: 0,
+        };
+        let s = hd(&canonical(&pos));
+        assert_same_children(&s);
+        let mut t = s.clone();
+        let mut steps = StepList::new();
+        for _ in 0..30 {
+            if t.outcome().is_some() {
+                break;
+            }
+            t.legal_steps(&mut steps);
+            t.apply_step(*steps.choose(&mut rng).unwrap());
+            if !t.turn_in_progress() && t.outcome().is_none() {
+                assert_same_children(&t);
+            }
+        }
+    }
+}
