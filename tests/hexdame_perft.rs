@@ -327,6 +327,7 @@ const MID_GAME: &[&str] = &[
 #[test]
 fn reference_generator_agrees_on_start_perft_1_to_4() {
     let expected = [15u64, 211, 3337, 51589];
+    println!("HexDame start perft 1-6: 15 211 3337 51589 848774 13660774");
     let reference = parse(&start().to_notation());
     for (i, &e) in expected.iter().enumerate() {
         let d = i as u32 + 1;
@@ -339,6 +340,7 @@ fn reference_generator_agrees_on_start_perft_1_to_4() {
 fn known_start_perft_values_fast_generator() {
     // Both generators agree on depths 1-4 (test above); deeper values from the fast one.
     assert_eq!(start().perft(5), 848_774);
+    assert_eq!(start().perft(6), 13_660_774);
 }
 
 #[test]
@@ -585,4 +587,107 @@ fn random_playout_invariants() {
         reasons.contains_key("NoPieces") && reasons.contains_key("PlyCap"),
         "{reasons:?}"
     );
+}
+
+/// perft 1..3 of the mid-game positions (both generators agree: see the tests above).
+const MID_GAME_PERFT: [[u64; 3]; 10] = [
+    [15, 104, 1050],
+    [14, 182, 4690],
+    [8, 36, 424],
+    [1, 7, 0],
+    [1, 7, 0],
+    [3, 90, 252],
+    [1, 20, 60],
+    [2, 4, 0],
+    [8, 296, 4180],
+    [10, 100, 872],
+];
+
+#[test]
+fn known_mid_game_perft_values() {
+    for (text, expected) in MID_GAME.iter().zip(MID_GAME_PERFT) {
+        let s = hd(text);
+        let got: Vec<u64> = (1..=3).map(|d| s.perft(d)).collect();
+        println!("perft {text}: {got:?}");
+        assert_eq!(got, expected, "{text}");
+    }
+}
+
+#[test]
+fn fast_perft_equals_generic_perft_on_playout_positions() {
+    let mut rng = ChaCha8Rng::seed_from_u64(99);
+    let mut steps = StepList::new();
+    let mut checked = 0;
+    while checked < 60 {
+        let mut s = start();
+        let turns = rng.gen_range(10..120);
+        let mut t = 0;
+        while t < turns && s.outcome().is_none() {
+            s.legal_steps(&mut steps);
+            s.apply_step(*steps.choose(&mut rng).unwrap());
+            if !s.turn_in_progress() {
+                t += 1;
+            }
+        }
+        if s.outcome().is_none() {
+            assert_eq!(s.perft(2), perft_generic(&s, 2), "{}", s.to_notation());
+            checked += 1;
+        }
+    }
+}
+
+/// Slow (run with `--ignored`): the reference generator at depth 5 from the start.
+#[test]
+#[ignore]
+fn reference_generator_agrees_on_start_perft_5_slow() {
+    assert_eq!(simple_perft(&parse(&start().to_notation()), 5), 848_774);
+}
+
+/// Slow (run with `--ignored`): many more random positions and playouts.
+#[test]
+#[ignore]
+fn reference_generator_agrees_on_many_positions_slow() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0xbeef);
+    let cells: Vec<(i32, i32)> = (0..9)
+        .flat_map(|r| (0..9).map(move |f| (f, r)))
+        .filter(|&c| on_board(c))
+        .collect();
+    for _ in 0..20000 {
+        let mut shuffled = cells.clone();
+        shuffled.shuffle(&mut rng);
+        let nw = rng.gen_range(1..=16);
+        let nr = rng.gen_range(1..=16);
+        let king_p = rng.gen_range(0.0..1.0);
+        let mut board = HashMap::new();
+        for (i, &c) in shuffled.iter().take(nw + nr).enumerate() {
+            let white = i < nw;
+            let king = rng.gen_bool(king_p) || back_rank(c, white);
+            let ch = match (white, king) {
+                (true, false) => 'w',
+                (true, true) => 'W',
+                (false, false) => 'r',
+                (false, true) => 'R',
+            };
+            board.insert(c, ch);
+        }
+        let pos = Pos {
+            board,
+            white_to_move: rng.gen_bool(0.5),
+            quiet: 0,
+        };
+        let s = hd(&canonical(&pos));
+        assert_same_children(&s);
+        let mut t = s.clone();
+        let mut steps = StepList::new();
+        for _ in 0..30 {
+            if t.outcome().is_some() {
+                break;
+            }
+            t.legal_steps(&mut steps);
+            t.apply_step(*steps.choose(&mut rng).unwrap());
+            if !t.turn_in_progress() && t.outcome().is_none() {
+                assert_same_children(&t);
+            }
+        }
+    }
 }

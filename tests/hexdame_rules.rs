@@ -420,7 +420,9 @@ fn captured_pieces_are_removed_only_after_the_capture_is_complete() {
 #[test]
 fn captured_pieces_block_a_flying_king_until_the_sequence_ends() {
     // After e5 x e6 the king cannot fly back south over e6 to take e3 (and vice versa):
-    // with immediate removal it would take both.
+    // with immediate removal it would take both. (Only kings can meet a jumped piece
+    // again: a man's landing cells all lie an even number of steps from its origin, the
+    // pieces it jumps an odd number, so a man can never land on or cross one.)
     assert_turns(
         "white e5:W e6:r e3:r",
         &["e5xe1", "e5xe2", "e5xe7", "e5xe8", "e5xe9"],
@@ -844,6 +846,19 @@ fn notation_rejects_impossible_positions() {
     assert!(matches!(err("white"), NotationError::Impossible(_)));
     assert!(matches!(err("white e5:w"), NotationError::Impossible(m) if m.contains("red")));
     assert!(matches!(err("red e5:r"), NotationError::Impossible(m) if m.contains("white")));
+    // quiet=N > 0 needs the last N turns to have been king moves.
+    let e = err("white e5:W i9:r quiet=1");
+    assert!(
+        matches!(&e, NotationError::Impossible(m) if m.contains("red has no king")),
+        "{e}"
+    );
+    hd("white e5:w i9:R quiet=1");
+    let e = err("white e5:w i9:R quiet=2");
+    assert!(
+        matches!(&e, NotationError::Impossible(m) if m.contains("white has no king")),
+        "{e}"
+    );
+    hd("white e5:W i9:R quiet=2");
 }
 
 #[test]

@@ -38,12 +38,20 @@
 //! (written only when non-zero). The turn count used by the ply cap starts at 0 on a parsed
 //! position, and the repetition history starts with the parsed position.
 //!
+//! Positions the rules cannot reach are rejected (`NotationError::Impossible`): more than 16
+//! pieces of a colour; a man on its own promotion row (it would have been crowned); no pieces
+//! at all, or none for the side that just moved (only the side to move can have lost its
+//! last piece); `quiet=N` ≥ 1 when the side that just moved has no king, or ≥ 2 when the side
+//! to move has none (those turns were king moves). With `project_draws`, a parsed position
+//! with `quiet` ≥ 50 is already drawn.
+//!
 //! # Repetition history
 //! Only positions since the last irreversible turn (a capture or a man move) can repeat, so
-//! the history holds the hashes of the positions since then, as a persistent linked list
-//! shared between clones (`Arc`): cloning a state is a reference-count increment whatever
-//! the history's length (it stays short with the 50-turn rule and is unbounded but still
-//! cheap to clone without it). An irreversible turn starts a new list.
+//! the history holds the hashes of the positions since then (the current one excluded), as a
+//! persistent linked list shared between clones (`Arc`): cloning a state is a reference-count
+//! increment whatever the history's length (it stays short with the 50-turn rule and is
+//! unbounded but still cheap to clone without it). An irreversible turn empties it (no
+//! allocation); a king's quiet move adds one node.
 
 use std::fmt;
 use std::sync::Arc;
@@ -346,7 +354,8 @@ fn has_any_step(colour: usize, own: u64, opp: u64, kings: u64) -> bool {
     false
 }
 
-/// The hashes of the positions since the last irreversible turn, newest first.
+/// The hashes of the positions before the current one since the last irreversible turn,
+/// newest first.
 struct History {
     hash: u64,
     prev: Option<Arc<History>>,
@@ -466,7 +475,7 @@ impl HexDame {
     /// How many times the current position has occurred since the last irreversible turn,
     /// this occurrence included (at a turn boundary).
     pub fn repetition_count(&self) -> u32 {
-        let mut n = 0;
+        let mut n = 1;
         let mut node = self.history.as_deref();
         while let Some(h) = node {
             if h.hash == self.hash {
@@ -477,8 +486,7 @@ impl HexDame {
         n
     }
 
-    /// The outcome when the side to move is at a turn boundary (position just reached).
-    /// `check_repetition` is false when the history has not been updated for this position.
+    /// The outcome of the position just reached at a turn boundary (history up to date).
     fn boundary_outcome(&self) -> Option<Outcome> {
         let me = self.side as usize;
         let winner = Some(Side(1 - self.side));
@@ -517,7 +525,7 @@ impl HexDame {
 
     /// Ends the turn: removes the jumped pieces, promotes, updates the counters, passes the
     /// move and decides whether the game is over. `to` is the moving piece's cell.
-    fn end_turn(&mut self, to: u8, irreversible: bool) {
+    fn end_turn(&mut self, to: u8, irreversible: bool, before: u64) {
         let me = self.side as usize;
         let opp = 1 - me;
         if self.mover != NONE {
@@ -542,15 +550,16 @@ impl HexDame {
         self.hash ^= RED_TO_MOVE_KEY;
         self.turns = self.turns.saturating_add(1);
         if irreversible {
+            // No earlier position can recur: no allocation on man moves and captures.
             self.quiet = 0;
             self.history = None;
         } else {
             self.quiet = self.quiet.saturating_add(1);
+            self.history = Some(Arc::new(History {
+                hash: before,
+                prev: self.history.take(),
+            }));
         }
-        self.history = Some(Arc::new(History {
-            hash: self.hash,
-            prev: self.history.take(),
-        }));
         self.outcome = self.boundary_outcome();
     }
 
@@ -603,10 +612,6 @@ impl GameState for HexDame {
             }
         }
         s.hash = s.compute_hash();
-        s.history = Some(Arc::new(History {
-            hash: s.hash,
-            prev: None,
-        }));
         s
     }
 
@@ -689,11 +694,26 @@ impl GameState for HexDame {
                 Self::seat_name(1 - me)
             )));
         }
+        // quiet=N counts turns with neither capture nor man move: king moves only. The side
+        // that just moved made the last of them, the side to move the one before.
+        let has_king = |colour: usize| s.pieces[colour] & s.kings != 0;
+        if s.quiet >= 1 && !has_king(1 - me) {
+            return Err(NotationError::Impossible(format!(
+                "quiet={} says {}'s last turn was a king move, but {} has no king",
+                s.quiet,
+                Self::seat_name(1 - me),
+                Self::seat_name(1 - me)
+            )));
+        }
+        if s.quiet >= 2 && !has_king(me) {
+            return Err(NotationError::Impossible(format!(
+                "quiet={} says {}'s previous turn was a king move, but {} has no king",
+                s.quiet,
+                Self::seat_name(me),
+                Self::seat_name(me)
+            )));
+        }
         s.hash = s.compute_hash();
-        s.history = Some(Arc::new(History {
-            hash: s.hash,
-            prev: None,
-        }));
         s.outcome = s.boundary_outcome();
         Ok(s)
     }
@@ -812,6 +832,7 @@ impl GameState for HexDame {
     fn apply_step(&mut self, action: Action) {
         let (from, dir, dist) = decode_action(action);
         let to = Self::target(from, dir, dist).expect("action off the board");
+        let before = self.hash;
         let me = self.side as usize;
         let opp = 1 - me;
         let king = self.kings & bit(from) != 0;
@@ -824,7 +845,7 @@ impl GameState for HexDame {
         self.hash ^= piece_key(me, king, from) ^ piece_key(me, king, to);
         let Some(cap) = cap else {
             // A quiet step is a whole turn.
-            self.end_turn(to, !king);
+            self.end_turn(to, !king, before);
             return;
         };
         debug_assert!(self.pieces[opp] & bit(cap) != 0 && self.captured & bit(cap) == 0);
@@ -840,7 +861,7 @@ impl GameState for HexDame {
         self.mover = to;
         self.hash ^= MOVER_KEYS[to as usize];
         if self.remaining == 0 {
-            self.end_turn(to, true);
+            self.end_turn(to, true, before);
         }
     }
 
@@ -915,6 +936,7 @@ impl GameState for HexDame {
             node = h.prev.as_deref();
         }
         hist.reverse();
+        hist.push(self.hash);
         let mut p = fast::Perft {
             rules: self.rules,
             hist,
@@ -1043,9 +1065,14 @@ mod fast {
         while rest != 0 {
             let c = rest.trailing_zeros() as u8;
             rest &= rest - 1;
-            s.occ = occ_all & !bit(c);
+            let occ = occ_all & !bit(c);
+            let king = n.kings & bit(c) != 0;
+            if !has_jump(c, king, occ, opp) {
+                continue;
+            }
+            s.occ = occ;
             s.origin = c;
-            s.king = n.kings & bit(c) != 0;
+            s.king = king;
             s.dfs(c, opp, 0, 0);
         }
         if out.is_empty() {
