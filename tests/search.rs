@@ -1,0 +1,157 @@
+//! Search: PUCT with a uniform evaluator finds forced wins; the Gumbel root stays legal and
+//! its policy target is a distribution; values are per side, not per seat.
+use checkers_zero::game::turns::distinct_turns;
+use checkers_zero::game::*;
+use checkers_zero::search::gumbel::{run_gumbel, GumbelConfig};
+use checkers_zero::search::mcts::{run_simulations, Mcts, MctsConfig, UniformEvaluator};
+use checkers_zero::with_game;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// True if `me` wins by force within `turns` more turns (brute force over whole turns).
+fn wins_within<S: GameState>(state: &S, me: Side, turns: u32) -> bool {
+    if let Some(outcome) = state.outcome() {
+        return outcome.winner == Some(me);
+    }
+    if turns == 0 {
+        return false;
+    }
+    let children = distinct_turns(state);
+    if state.side_to_move() == me {
+        children
+            .iter()
+            .any(|t| wins_within(&t.state, me, turns - 1))
+    } else {
+        children
+            .iter()
+            .all(|t| wins_within(&t.state, me, turns - 1))
+    }
+}
+
+/// Searches `position` and checks that the most visited first step starts a winning turn.
+fn assert_search_finds_win(kind: GameKind, position: &str, simulations: u32) {
+    with_game!(kind, S => {
+        let state = S::from_notation(kind, position, RulesConfig::default()).unwrap();
+        let me = state.side_to_move();
+        let turns = distinct_turns(&state);
+        let winning: Vec<&str> = turns
+            .iter()
+            .filter(|t| wins_within(&t.state, me, 2))
+            .map(|t| t.path.as_str())
+            .collect();
+        assert!(!winning.is_empty() && winning.len() < turns.len(), "{position}: a real choice");
+        // Play the whole turn step by step, searching each step with a fresh budget.
+        let mut current = state.clone();
+        let mut tree = Mcts::new(current.clone(), MctsConfig { dirichlet_alpha: 0.0, ..MctsConfig::default() });
+        let mut path = String::new();
+        let mut first = true;
+        loop {
+            let target = tree.root_visits() + simulations;
+            run_simulations(&mut [&mut tree], &mut UniformEvaluator, target);
+            let best = tree.root_children().into_iter().max_by_key(|c| c.visits).unwrap();
+            checkers_zero::game::turns::push_step_text(&current, best.action, first, &mut path);
+            first = false;
+            current.apply_step(best.action);
+            tree.advance(best.action);
+            if !current.turn_in_progress() || current.outcome().is_some() {
+                break;
+            }
+        }
+        let chosen = turns.iter().find(|t| t.state.position_hash() == current.position_hash()).unwrap();
+        assert!(
+            winning.contains(&chosen.path.as_str()),
+            "{position}: search chose {path} ({}), winning turns are {winning:?}",
+            chosen.path
+        );
+    });
+}
+
+#[test]
+fn mcts_with_uniform_evaluator_finds_forced_win_hexdame() {
+    // White wins in two turns only with g3-g4 or g3-h4 (20 turns to choose from).
+    assert_search_finds_win(GameKind::Hexdame, "white d7:W g3:w f8:r", 3000);
+    assert_search_finds_win(GameKind::Hexdame, "white d7:W e2:w f5:r", 3000);
+}
+
+/// Random positions reached by random play, for property tests.
+fn random_positions<S: GameState>(kind: GameKind, count: usize, seed: u64) -> Vec<S> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    let mut steps = StepList::new();
+    while out.len() < count {
+        let mut state = S::start(kind, RulesConfig::default());
+        let plies = rng.gen_range(0..80);
+        for _ in 0..plies {
+            state.legal_steps(&mut steps);
+            if steps.is_empty() {
+                break;
+            }
+            state.apply_step(steps[rng.gen_range(0..steps.len())]);
+        }
+        if state.outcome().is_none() {
+            out.push(state);
+        }
+    }
+    out
+}
+
+#[test]
+fn gumbel_with_8_simulations_is_legal_and_its_target_sums_to_one() {
+    for kind in GameKind::ALL {
+        with_game!(kind, S => {
+            let positions: Vec<S> = random_positions(kind, 60, 11);
+            let mut trees: Vec<Mcts<S>> =
+                positions.iter().map(|p| Mcts::new(p.clone(), MctsConfig::default())).collect();
+            let mut refs: Vec<&mut Mcts<S>> = trees.iter_mut().collect();
+            let mut rng = StdRng::seed_from_u64(5);
+            let outcomes = run_gumbel(&mut refs, &mut UniformEvaluator, &GumbelConfig::default(), 8, &mut rng);
+            let mut legal = StepList::new();
+            for (state, outcome) in positions.iter().zip(outcomes) {
+                let outcome = outcome.expect("non-terminal root");
+                state.legal_steps(&mut legal);
+                assert!(legal.contains(&outcome.action), "{kind}: illegal step");
+                let total: f32 = outcome.policy.iter().map(|(_, p)| p).sum();
+                assert!((total - 1.0).abs() < 1e-4, "{kind}: policy sums to {total}");
+                assert_eq!(outcome.policy.len(), legal.len());
+                assert!(outcome.policy.iter().all(|(a, p)| legal.contains(a) && *p >= 0.0));
+            }
+            for tree in &trees {
+                assert_eq!(tree.root_visits(), 8, "{kind}: the budget is spent exactly");
+            }
+        });
+    }
+}
+
+#[test]
+fn team_seats_share_one_value() {
+    // The same positions searched as 2-player and 3-player ReMATCH: only the seat differs,
+    // so every root value and visit count must be identical.
+    type S = checkers_zero::game::rematch::Rematch;
+    let positions: Vec<S> = random_positions(GameKind::Rematch, 30, 3);
+    for p in positions {
+        let three =
+            S::from_notation(GameKind::Rematch3, &p.to_notation(), RulesConfig::default()).unwrap();
+        if p.turn_in_progress() {
+            continue;
+        }
+        let mut a = Mcts::new(
+            p.clone(),
+            MctsConfig {
+                dirichlet_alpha: 0.0,
+                ..MctsConfig::default()
+            },
+        );
+        let mut b = Mcts::new(
+            three.clone(),
+            MctsConfig {
+                dirichlet_alpha: 0.0,
+                ..MctsConfig::default()
+            },
+        );
+        run_simulations(&mut [&mut a], &mut UniformEvaluator, 200);
+        run_simulations(&mut [&mut b], &mut UniformEvaluator, 200);
+        assert_eq!(a.root_value(), b.root_value());
+        assert_eq!(a.root_children(), b.root_children());
+        assert_eq!(p.side_to_move(), three.side_to_move());
+    }
+}
