@@ -314,6 +314,20 @@ fn flying_capture_continues_with_flying_ones_over_hexes_emptied_this_turn() {
 }
 
 #[test]
+fn jumped_single_piece_leaves_its_hex_at_once_so_the_sequence_lands_on_it() {
+    // a1 takes the single b1 (landing c1), then d2 (landing e3), flies over d3 to take the
+    // single c3 (landing b3), then takes the top of b2 landing on b1, the hex emptied by
+    // its first capture, and last the top of c2 landing on d3. The two jumped stacks b2 and
+    // c2 keep their Red pieces and block; the jumper's origin a1 is empty behind it.
+    let text = "red a1:R a3:W b1:O b2:RO c2:RO c3:O d2:W d4:W d5:RW";
+    assert_turns(text, &["a1xc1xe3xb3xb1xd3"]);
+    assert_eq!(
+        after(text, "a1xc1xe3xb3xb1xd3"),
+        "white a3:W b2:R c2:R d3:OOOWOR d4:W d5:RW"
+    );
+}
+
+#[test]
 fn flying_line_only_the_first_occupied_hex_with_the_hex_directly_beyond_empty() {
     // c3 is first on the diagonal, with d4 occupied beyond: nothing to take on that line, and
     // d4 behind it can never be taken.

@@ -149,8 +149,10 @@ pub const NEIGHBOURS: [u32; CELLS] = build_neighbour_masks();
 
 const ALL_CELLS: u32 = (1 << CELLS) - 1;
 
-// Zobrist keys: pieces by (cell, level from the bottom, colour); turn state.
-const PIECE_KEYS: [u64; CELLS * 12 * 3] = zobrist::table(0x5245_4d41_5443_4801);
+// Zobrist keys. A stack's key is a well-mixed function of (cell, packed contents), so a
+// stack that grows at the bottom or loses its top is rehashed in O(1); the position's key is
+// the XOR of its stacks' keys and of the turn-state keys below.
+const STACK_SALT: u64 = 0x5245_4d41_5443_4801;
 const JUMPER_KEYS: [u64; CELLS] = zobrist::table(0x5245_4d41_5443_4802);
 const JUMPED_KEYS: [u64; CELLS] = zobrist::table(0x5245_4d41_5443_4803);
 /// [red to move, team due white], [red, due orange], [team moves white], [team moves orange].
@@ -197,11 +199,11 @@ fn single(colour: u8) -> u32 {
 
 #[inline(always)]
 fn stack_hash(cell: usize, s: u32) -> u64 {
-    let mut h = 0;
-    for level in 0..height(s) {
-        h ^= PIECE_KEYS[(cell * 12 + level as usize) * 3 + piece_at(s, level) as usize];
+    if s == 0 {
+        0
+    } else {
+        zobrist::splitmix64(((cell as u64) << 32 | s as u64) ^ STACK_SALT)
     }
-    h
 }
 
 #[inline(always)]
@@ -462,8 +464,9 @@ impl Rematch {
         dist >= 2
     }
 
-    /// Ends the turn: counters, next colour, game end.
-    fn finish_turn(&mut self, captured: bool) {
+    /// Ends the turn: counters, next colour, game end. `check_blocked` false (perft only)
+    /// leaves a blocked seat undetected: its position simply has no children.
+    fn finish_turn(&mut self, captured: bool, check_blocked: bool) {
         self.jumper = NONE;
         self.jumped = 0;
         self.plies += 1;
@@ -475,7 +478,7 @@ impl Rematch {
             self.team_due = 3 - self.colour;
             self.colour = RED;
         }
-        self.outcome = self.end_check();
+        self.outcome = self.end_check(check_blocked);
     }
 
     /// The colour the Team moves when `due` is due (the due one if it tops a stack, or if
@@ -489,7 +492,7 @@ impl Rematch {
     }
 
     /// The end conditions, in the binding order, at a turn boundary.
-    fn end_check(&self) -> Option<Outcome> {
+    fn end_check(&self, check_blocked: bool) -> Option<Outcome> {
         if self.tops[RED as usize] == 0 {
             return Some(Outcome {
                 winner: Some(Side(1)),
@@ -508,7 +511,7 @@ impl Rematch {
                 reason: EndReason::NoProgress,
             });
         }
-        if !self.has_any_step() {
+        if check_blocked && !self.has_any_step() {
             let loser = if self.colour == RED { Side(0) } else { Side(1) };
             return Some(Outcome {
                 winner: Some(loser.opponent()),
@@ -589,7 +592,7 @@ impl Rematch {
                 if n != NONE && targets & (1 << n) != 0 {
                     let mut next = *self;
                     next.move_pieces(s, d, 1);
-                    next.finish_turn(false);
+                    next.finish_turn(false, false);
                     total += next.perft_fast(depth - 1, scratch);
                 }
             }
@@ -629,7 +632,7 @@ impl Rematch {
         });
         if n == 0 {
             let mut done = *self;
-            done.finish_turn(true);
+            done.finish_turn(true, false);
             out.push(done);
             return;
         }
@@ -795,7 +798,7 @@ impl GameState for Rematch {
                     .to_string(),
             ));
         }
-        state.outcome = state.end_check();
+        state.outcome = state.end_check(true);
         Ok(state)
     }
 
@@ -877,7 +880,7 @@ impl GameState for Rematch {
                 return;
             }
         }
-        self.finish_turn(captured);
+        self.finish_turn(captured, true);
     }
 
     fn turn_in_progress(&self) -> bool {
