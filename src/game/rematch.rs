@@ -78,7 +78,7 @@ const fn build_coords() -> [(u8, u8); CELLS] {
     while rank < 5 {
         let mut file = 0;
         while file < 5 {
-            let diff = file as i32 - rank as i32;
+            let diff = file - rank;
             if diff >= -2 && diff <= 2 {
                 out[n] = (file as u8, rank as u8);
                 n += 1;
@@ -336,10 +336,10 @@ impl Rematch {
         if near == 0 {
             return false;
         }
-        for d in 0..6 {
-            let n = RAY[from][d][0];
+        for ray in &RAY[from] {
+            let n = ray[0];
             if n != NONE && near & (1 << n) != 0 {
-                let b = RAY[from][d][1];
+                let b = ray[1];
                 if b != NONE && empty & (1 << b) != 0 {
                     return true;
                 }
@@ -356,8 +356,7 @@ impl Rematch {
         let occ = self.occupied();
         let own = self.tops[colour as usize];
         let flying = colour == RED;
-        for d in 0..6 {
-            let ray = &RAY[from][d];
+        for (d, ray) in RAY[from].iter().enumerate() {
             for k in 0..MAX_DIST - 1 {
                 let x = ray[k];
                 if x == NONE {
@@ -435,8 +434,8 @@ impl Rematch {
             if targets == 0 {
                 continue;
             }
-            for d in 0..6 {
-                let n = RAY[s][d][0];
+            for (d, ray) in RAY[s].iter().enumerate() {
+                let n = ray[0];
                 if n != NONE && targets & (1 << n) != 0 {
                     out.push(encode(s, d, 1));
                 }
@@ -587,8 +586,8 @@ impl Rematch {
             if targets == 0 {
                 continue;
             }
-            for d in 0..6 {
-                let n = RAY[s][d][0];
+            for (d, ray) in RAY[s].iter().enumerate() {
+                let n = ray[0];
                 if n != NONE && targets & (1 << n) != 0 {
                     let mut next = *self;
                     next.move_pieces(s, d, 1);
@@ -965,6 +964,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::needless_range_loop)]
     fn tables_match_hex_grid() {
         let grid = HexGrid::new(2);
         for c in 0..CELLS {
