@@ -142,6 +142,22 @@ fn simple_move_only_onto_an_empty_hex() {
     );
 }
 
+#[test]
+fn a_stack_moves_as_one_piece_and_belongs_to_its_top_colour() {
+    // a1 holds a White and an Orange piece under a Red top: it is Red's, and moves whole.
+    let text = "red a1:WOR c5:RRRWWOOO e3:W";
+    assert_turns(text, &["a1-a2", "a1-b1", "a1-b2"]);
+    assert_eq!(
+        after(text, "a1-b2"),
+        "white b2:WOR c5:RRRWWOOO e3:W quiet=1"
+    );
+    // On White's turn, neither a1 (Red top) nor c5 (Orange top) is White's: only e3 moves.
+    assert_turns(
+        "white a1:WOR c5:RRRWWOOO e3:W",
+        &["e3-d2", "e3-d3", "e3-e4"],
+    );
+}
+
 // ----- Capturing ---------------------------------------------------------------------
 
 #[test]
@@ -293,6 +309,12 @@ fn flying_capture_is_optional_when_red_has_only_flying_captures() {
 fn flying_capture_may_be_chosen_instead_of_an_adjacent_one() {
     // Red must capture (b1 adjacent), and may do it by flying over b2, c3 to take d4.
     assert_turns("red a1:R b1:W b3:RRRWWWOOO d4:O", &["a1xc1", "a1xe5"]);
+}
+
+#[test]
+fn the_same_target_may_be_taken_by_a_simple_or_a_flying_capture() {
+    // c3 can be taken by b3 (adjacent, landing d3) or by c1 flying over c2 (landing c4).
+    assert_turns("red b3:R c1:R c3:W e5:RRWWWOOOO", &["b3xd3", "c1xc4"]);
 }
 
 #[test]
