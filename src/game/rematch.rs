@@ -9,7 +9,24 @@
 //! - Each cell holds a stack as one `u32`: bits 0..24 are the pieces, 2 bits each, **bottom
 //!   first** (R = 0, W = 1, O = 2), bits 24..28 the height (0 = empty). All 12 pieces fit.
 //! - `tops[c]` is the bit mask of the cells whose stack is topped by colour `c`.
-//! - The state is `Copy`: no heap, about 130 bytes.
+//! - The state is `Copy`: no heap, under 160 bytes (checked by a unit test).
+//!
+//! # Hashing
+//! Zobrist-style: the XOR of one key per occupied hex, a well-mixed function (splitmix64) of
+//! (hex, packed stack), maintained incrementally as stacks change (O(1) per changed hex, so
+//! a stack growing at the bottom costs no rehash of its pieces); plus turn-state keys from
+//! fixed tables: Red to move with White/Orange due, or the Team colour that moves; mid-turn,
+//! the capturing stack's hex and each jumped hex still standing. `quiet` and the turn count
+//! are left out. [`Rematch::recompute_position_hash`] recomputes it from scratch.
+//!
+//! # Legal steps
+//! At a turn boundary: if any stack of the colour to move has an adjacent capture, the
+//! openings of every capture sequence of every such stack (Red: flying ones too); else, for
+//! Red, the flying captures plus the simple moves; else the simple moves. Mid-sequence: the
+//! captures open to the capturing stack (Red: flying too), skipping stacks already jumped;
+//! the turn ends when none is left. The fast [`GameState::perft`] enumerates whole turns
+//! directly (capture results deduplicated by board key, simple moves counted by popcount at
+//! the last ply).
 //!
 //! # Action space (456 actions)
 //! `action = (from_cell * 6 + direction) * 4 + (distance - 1)` with `direction` indexing
@@ -251,7 +268,8 @@ pub struct Rematch {
     jumped: u32,
     quiet: u32,
     plies: u32,
-    /// Zobrist key of the pieces (maintained incrementally).
+    /// Key of the pieces (maintained incrementally; the turn-state part is folded in by
+    /// `position_hash`, from at most 13 table keys).
     piece_hash: u64,
     outcome: Option<Outcome>,
     kind: GameKind,
@@ -998,6 +1016,11 @@ mod tests {
         }
         assert_eq!(height(tall), 12);
         assert_eq!(top(tall), RED);
+    }
+
+    #[test]
+    fn state_is_small() {
+        assert!(std::mem::size_of::<Rematch>() <= 160);
     }
 
     #[test]
