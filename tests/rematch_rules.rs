@@ -690,6 +690,10 @@ const PIECES: &str = "a1:R a2:R b1:R b2:R b4:O c4:O c5:O d2:W d3:W d5:O e3:W e4:
 #[test]
 fn notation_errors_name_the_problem() {
     assert!(matches!(err(""), NotationError::EmptyPosition));
+    assert!(matches!(
+        Rematch::from_notation(GameKind::Hexdame, START, rules()),
+        Err(NotationError::UnknownGame(_))
+    ));
     assert!(matches!(err("   "), NotationError::EmptyPosition));
     assert!(matches!(
         err(&format!("blue {PIECES}")),

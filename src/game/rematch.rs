@@ -676,12 +676,6 @@ impl Rematch {
         }
     }
 
-    fn check_kind(kind: GameKind) {
-        assert!(
-            matches!(kind, GameKind::Rematch | GameKind::Rematch3),
-            "Rematch implements rematch and rematch3, not {kind}"
-        );
-    }
 }
 
 fn parse_colour_name(s: &str) -> Option<u8> {
@@ -703,7 +697,11 @@ impl GameState for Rematch {
         text: &str,
         rules: RulesConfig,
     ) -> Result<Self, NotationError> {
-        Self::check_kind(kind);
+        if !matches!(kind, GameKind::Rematch | GameKind::Rematch3) {
+            return Err(NotationError::UnknownGame(format!(
+                "{kind} (this parser reads rematch and rematch3 positions)"
+            )));
+        }
         let tokens = PositionTokens::split(text)?;
         let seat = parse_colour_name(tokens.seat).ok_or_else(|| NotationError::BadSeat {
             token: tokens.seat.to_string(),
