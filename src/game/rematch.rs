@@ -161,6 +161,30 @@ const fn build_neighbour_masks() -> [u32; CELLS] {
     out
 }
 
+const fn build_ray_masks() -> [[u32; 6]; CELLS] {
+    let mut out = [[0u32; 6]; CELLS];
+    let mut c = 0;
+    while c < CELLS {
+        let mut d = 0;
+        while d < 6 {
+            let mut k = 0;
+            while k < MAX_DIST {
+                let x = RAY[c][d][k];
+                if x != NONE {
+                    out[c][d] |= 1 << x;
+                }
+                k += 1;
+            }
+            d += 1;
+        }
+        c += 1;
+    }
+    out
+}
+
+/// `RAY_MASK[cell][dir]`: the cells along `dir` from `cell` (the cell excluded).
+pub const RAY_MASK: [[u32; 6]; CELLS] = build_ray_masks();
+
 /// Bit mask of the neighbours of each cell.
 pub const NEIGHBOURS: [u32; CELLS] = build_neighbour_masks();
 
@@ -372,28 +396,42 @@ impl Rematch {
     fn for_each_capture(&self, from: usize, mut f: impl FnMut(usize, usize)) {
         let colour = self.colour;
         let occ = self.occupied();
-        let own = self.tops[colour as usize];
-        let flying = colour == RED;
-        for (d, ray) in RAY[from].iter().enumerate() {
-            for k in 0..MAX_DIST - 1 {
-                let x = ray[k];
-                if x == NONE {
-                    break;
+        // Stacks that can be taken: occupied, not topped by the mover, not jumped yet.
+        let takeable = occ & !self.tops[colour as usize] & !self.jumped;
+        if colour == RED {
+            // The first occupied hex along each line (cell indices grow along directions
+            // 0..3 and shrink along 3..6).
+            for d in 0..6 {
+                let blockers = RAY_MASK[from][d] & occ;
+                if blockers == 0 {
+                    continue;
                 }
-                let xb = 1u32 << x;
-                if occ & xb == 0 {
-                    if flying {
-                        continue;
-                    }
-                    break;
+                let x = if d < 3 {
+                    blockers.trailing_zeros()
+                } else {
+                    31 - blockers.leading_zeros()
+                } as usize;
+                if takeable & (1 << x) == 0 {
+                    continue;
                 }
-                if own & xb == 0 && self.jumped & xb == 0 {
-                    let land = ray[k + 1];
+                let land = RAY[x][d][0];
+                if land != NONE && occ & (1 << land) == 0 {
+                    let dist = (RAY_MASK[from][d] & !RAY_MASK[x][d]).count_ones() + 1;
+                    f(d, dist as usize);
+                }
+            }
+        } else {
+            if NEIGHBOURS[from] & takeable == 0 {
+                return;
+            }
+            for (d, ray) in RAY[from].iter().enumerate() {
+                let x = ray[0];
+                if x != NONE && takeable & (1 << x) != 0 {
+                    let land = ray[1];
                     if land != NONE && occ & (1 << land) == 0 {
-                        f(d, k + 2);
+                        f(d, 2);
                     }
                 }
-                break;
             }
         }
     }
@@ -675,7 +713,6 @@ impl Rematch {
             rules,
         }
     }
-
 }
 
 fn parse_colour_name(s: &str) -> Option<u8> {
@@ -1014,6 +1051,17 @@ mod tests {
         }
         assert_eq!(height(tall), 12);
         assert_eq!(top(tall), RED);
+    }
+
+    #[test]
+    fn cell_indices_grow_along_the_first_three_directions() {
+        for (c, rays) in RAY.iter().enumerate() {
+            for (d, ray) in rays.iter().enumerate() {
+                for &x in ray.iter().filter(|&&x| x != NONE) {
+                    assert_eq!(x as usize > c, d < 3);
+                }
+            }
+        }
     }
 
     #[test]
