@@ -370,26 +370,6 @@ impl Rematch {
         self.recompute_piece_hash() ^ self.turn_hash()
     }
 
-    /// Does the stack on `from` (topped by `colour`) have an adjacent capture?
-    #[inline(always)]
-    fn has_adjacent_capture(&self, from: usize, colour: u8, empty: u32, blocked: u32) -> bool {
-        let enemy = self.occupied() & !self.tops[colour as usize] & !blocked;
-        let near = NEIGHBOURS[from] & enemy;
-        if near == 0 {
-            return false;
-        }
-        for ray in &RAY[from] {
-            let n = ray[0];
-            if n != NONE && near & (1 << n) != 0 {
-                let b = ray[1];
-                if b != NONE && empty & (1 << b) != 0 {
-                    return true;
-                }
-            }
-        }
-        false
-    }
-
     /// Calls `f(dir, dist)` for every capture open to the stack on `from`: adjacent ones, and
     /// for Red flying ones too. `jumped` stacks can be neither captured nor passed.
     #[inline(always)]
@@ -436,31 +416,10 @@ impl Rematch {
         }
     }
 
-    /// The captures open to the stack on `from`, collected first (so the caller may recurse).
-    #[inline(always)]
-    fn for_each_opening(&self, from: usize, mut f: impl FnMut(usize, usize)) {
-        let mut openings = [(0u8, 0u8); 6];
-        let mut n = 0;
-        self.for_each_capture(from, |d, k| {
-            openings[n] = (d as u8, k as u8);
-            n += 1;
-        });
-        for &(d, k) in &openings[..n] {
-            f(d as usize, k as usize);
-        }
-    }
-
     fn any_capture_from(&self, from: usize) -> bool {
         let mut any = false;
         self.for_each_capture(from, |_, _| any = true);
         any
-    }
-
-    /// Does any stack of the colour to move have an adjacent capture (turn start)?
-    fn capture_obligation(&self) -> bool {
-        let empty = ALL_CELLS & !self.occupied();
-        let colour = self.colour;
-        bits(self.tops[colour as usize]).any(|s| self.has_adjacent_capture(s, colour, empty, 0))
     }
 
     /// Has the colour to move any legal step at all (turn start)?
@@ -473,12 +432,16 @@ impl Rematch {
         bits(own).any(|s| self.any_capture_from(s))
     }
 
-    /// Turn-start steps into `out` (not cleared). Returns true if the turn must capture.
+    /// Turn-start steps into `out` (not cleared).
     fn turn_start_steps(&self, out: &mut StepList) {
         let own = self.tops[self.colour as usize];
-        let forced = self.capture_obligation();
+        let mut forced = false;
         for s in bits(own) {
-            self.for_each_capture(s, |d, k| out.push(encode(s, d, k)));
+            self.for_each_capture(s, |d, k| {
+                // An adjacent capture (distance 2) makes the turn a capture sequence.
+                forced |= k == 2;
+                out.push(encode(s, d, k));
+            });
         }
         if forced {
             return;
@@ -590,17 +553,26 @@ impl Rematch {
             return 0;
         }
         let own = self.tops[self.colour as usize];
-        let forced = self.capture_obligation();
+        // Every capture opening of every stack; an adjacent one (distance 2) forces a capture.
+        let mut openings = [(0u8, 0u8, 0u8); 48];
+        let mut n = 0;
+        let mut forced = false;
+        for s in bits(own) {
+            self.for_each_capture(s, |d, k| {
+                forced |= k == 2;
+                openings[n] = (s as u8, d as u8, k as u8);
+                n += 1;
+            });
+        }
+        let openings = &openings[..n];
         let mut total = 0u64;
         // Capture sequences: distinct end boards (by piece hash) are the distinct children.
-        if forced || self.colour == RED {
+        if n > 0 {
             if depth == 1 {
                 let mark = scratch.len();
-                for s in bits(own) {
-                    self.for_each_opening(s, |d, k| {
-                        let mut next = *self;
-                        next.apply_capture_dfs(s, d, k, scratch);
-                    });
+                for &(s, d, k) in openings {
+                    let mut next = *self;
+                    next.apply_capture_dfs(s as usize, d as usize, k as usize, scratch);
                 }
                 let found = &mut scratch[mark..];
                 found.sort_unstable();
@@ -614,11 +586,14 @@ impl Rematch {
                 total += unique;
             } else {
                 let mut children: Vec<Rematch> = Vec::new();
-                for s in bits(own) {
-                    self.for_each_opening(s, |d, k| {
-                        let mut next = *self;
-                        next.collect_capture_children(s, d, k, &mut children);
-                    });
+                for &(s, d, k) in openings {
+                    let mut next = *self;
+                    next.collect_capture_children(
+                        s as usize,
+                        d as usize,
+                        k as usize,
+                        &mut children,
+                    );
                 }
                 children.sort_unstable_by_key(|c| c.piece_hash);
                 children.dedup_by_key(|c| c.piece_hash);
