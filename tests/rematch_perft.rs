@@ -333,8 +333,8 @@ const MIDGAME: &[&str] = &[
 ];
 
 #[test]
-fn start_perft_matches_reference_and_known_values() {
-    let known = [7u64, 34, 97, 477, 1631];
+fn start_perft_to_depth_8_matches_reference_and_known_values() {
+    let known = [7u64, 34, 97, 477, 1631, 8334, 32315, 171048];
     let state = core(START);
     let mut memo = HashMap::new();
     for (i, &want) in known.iter().enumerate() {
@@ -375,7 +375,7 @@ fn midgame_perft_matches_reference_and_generic() {
 #[test]
 fn start_fast_perft_equals_generic() {
     let state = core(START);
-    for d in 1..=5 {
+    for d in 1..=6 {
         assert_eq!(state.perft(d), perft_generic(&state, d), "depth {d}");
     }
 }
