@@ -333,8 +333,8 @@ const MIDGAME: &[&str] = &[
 ];
 
 #[test]
-fn start_perft_matches_reference_and_known_values() {
-    let known = [7u64, 34, 97, 477, 1631];
+fn start_perft_to_depth_8_matches_reference_and_known_values() {
+    let known = [7u64, 34, 97, 477, 1631, 8334, 32315, 171048];
     let state = core(START);
     let mut memo = HashMap::new();
     for (i, &want) in known.iter().enumerate() {
@@ -375,7 +375,7 @@ fn midgame_perft_matches_reference_and_generic() {
 #[test]
 fn start_fast_perft_equals_generic() {
     let state = core(START);
-    for d in 1..=5 {
+    for d in 1..=6 {
         assert_eq!(state.perft(d), perft_generic(&state, d), "depth {d}");
     }
 }
@@ -435,7 +435,84 @@ fn random_position_child_sets_match_reference() {
         with_flying += flying as usize;
     }
     println!("random positions: {tall} with stacks of 4+, {with_flying} with flying captures");
-    assert!(tall > 20 && with_flying > 20);
+    assert!(tall > 20 && with_flying > 10);
+}
+
+/// Random setups: the 12 pieces shuffled into random stacks on random hexes, a random seat
+/// and counters. Many are unreachable in play but legal in the notation; they exercise tall
+/// stacks, long flying lines, fall-backs and blocked seats far more than playouts do.
+fn random_setups(count: usize, seed: u64) -> Vec<Rematch> {
+    const CELLS: [&str; 19] = [
+        "a1", "b1", "c1", "a2", "b2", "c2", "d2", "a3", "b3", "c3", "d3", "e3", "b4", "c4", "d4",
+        "e4", "c5", "d5", "e5",
+    ];
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let mut pieces: Vec<char> = "RRRRWWWWOOOO".chars().collect();
+        for i in (1..pieces.len()).rev() {
+            pieces.swap(i, rng.gen_range(0..=i));
+        }
+        let mut cells: Vec<&str> = CELLS.to_vec();
+        for i in (1..cells.len()).rev() {
+            cells.swap(i, rng.gen_range(0..=i));
+        }
+        let stacks = rng.gen_range(3..=12);
+        let mut contents = vec![String::new(); stacks];
+        for (i, p) in pieces.iter().enumerate() {
+            let k = if i < stacks {
+                i
+            } else {
+                rng.gen_range(0..stacks)
+            };
+            contents[k].push(*p);
+        }
+        let seat = ["red", "white", "orange"][rng.gen_range(0..3)];
+        let mut text = seat.to_string();
+        for (k, c) in contents.iter().enumerate() {
+            text.push_str(&format!(" {}:{}", cells[k], c));
+        }
+        if seat == "red" && rng.gen_bool(0.5) {
+            text.push_str(" team=orange");
+        }
+        if rng.gen_bool(0.3) {
+            text.push_str(&format!(" quiet={}", rng.gen_range(0..=40)));
+        }
+        if let Ok(state) = Rematch::from_notation(GameKind::Rematch, &text, rules()) {
+            out.push(state);
+        }
+    }
+    out
+}
+
+#[test]
+fn random_setup_child_sets_and_perft_match_reference() {
+    let mut memo = HashMap::new();
+    let mut flying = 0;
+    let mut over = 0;
+    for (i, state) in random_setups(3000, 21).into_iter().enumerate() {
+        let text = state.to_notation();
+        assert_eq!(
+            core_children(&state),
+            ref_children(&text),
+            "children of {text}"
+        );
+        over += state.outcome().is_some() as usize;
+        for_each_turn(&state, |_, steps, _| {
+            if steps.iter().any(|&a| a % 4 >= 2) {
+                flying += 1;
+            }
+        });
+        if i % 10 == 0 {
+            for d in 2..=3 {
+                let fast = state.perft(d);
+                assert_eq!(fast, perft_generic(&state, d), "depth {d} of {text}");
+                assert_eq!(fast, ref_perft(&text, d, &mut memo), "depth {d} of {text}");
+            }
+        }
+    }
+    println!("random setups: {flying} flying-capture turns, {over} finished positions");
+    assert!(flying > 100 && over > 10);
 }
 
 #[test]

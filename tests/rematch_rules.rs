@@ -142,6 +142,22 @@ fn simple_move_only_onto_an_empty_hex() {
     );
 }
 
+#[test]
+fn a_stack_moves_as_one_piece_and_belongs_to_its_top_colour() {
+    // a1 holds a White and an Orange piece under a Red top: it is Red's, and moves whole.
+    let text = "red a1:WOR c5:RRRWWOOO e3:W";
+    assert_turns(text, &["a1-a2", "a1-b1", "a1-b2"]);
+    assert_eq!(
+        after(text, "a1-b2"),
+        "white b2:WOR c5:RRRWWOOO e3:W quiet=1"
+    );
+    // On White's turn, neither a1 (Red top) nor c5 (Orange top) is White's: only e3 moves.
+    assert_turns(
+        "white a1:WOR c5:RRRWWOOO e3:W",
+        &["e3-d2", "e3-d3", "e3-e4"],
+    );
+}
+
 // ----- Capturing ---------------------------------------------------------------------
 
 #[test]
@@ -296,6 +312,12 @@ fn flying_capture_may_be_chosen_instead_of_an_adjacent_one() {
 }
 
 #[test]
+fn the_same_target_may_be_taken_by_a_simple_or_a_flying_capture() {
+    // c3 can be taken by b3 (adjacent, landing d3) or by c1 flying over c2 (landing c4).
+    assert_turns("red b3:R c1:R c3:W e5:RRWWWOOOO", &["b3xd3", "c1xc4"]);
+}
+
+#[test]
 fn flying_capture_sequence_must_continue() {
     // After flying to e5, the capture of e4 (landing e3) is open: it must be made.
     let text = "red a1:R b4:RRRWWWOOO d4:W e4:O";
@@ -310,6 +332,20 @@ fn flying_capture_continues_with_flying_ones_over_hexes_emptied_this_turn() {
     assert_turns(
         "red a2:RRRWWOOO c2:W c4:O d3:W e3:R",
         &["e3xc3xc1xc5", "e3xc3xc5xc1"],
+    );
+}
+
+#[test]
+fn jumped_single_piece_leaves_its_hex_at_once_so_the_sequence_lands_on_it() {
+    // a1 takes the single b1 (landing c1), then d2 (landing e3), flies over d3 to take the
+    // single c3 (landing b3), then takes the top of b2 landing on b1, the hex emptied by
+    // its first capture, and last the top of c2 landing on d3. The two jumped stacks b2 and
+    // c2 keep their Red pieces and block; the jumper's origin a1 is empty behind it.
+    let text = "red a1:R a3:W b1:O b2:RO c2:RO c3:O d2:W d4:W d5:RW";
+    assert_turns(text, &["a1xc1xe3xb3xb1xd3"]);
+    assert_eq!(
+        after(text, "a1xc1xe3xb3xb1xd3"),
+        "white a3:W b2:R c2:R d3:OOOWOR d4:W d5:RW"
     );
 }
 
@@ -654,6 +690,10 @@ const PIECES: &str = "a1:R a2:R b1:R b2:R b4:O c4:O c5:O d2:W d3:W d5:O e3:W e4:
 #[test]
 fn notation_errors_name_the_problem() {
     assert!(matches!(err(""), NotationError::EmptyPosition));
+    assert!(matches!(
+        Rematch::from_notation(GameKind::Hexdame, START, rules()),
+        Err(NotationError::UnknownGame(_))
+    ));
     assert!(matches!(err("   "), NotationError::EmptyPosition));
     assert!(matches!(
         err(&format!("blue {PIECES}")),

@@ -9,7 +9,24 @@
 //! - Each cell holds a stack as one `u32`: bits 0..24 are the pieces, 2 bits each, **bottom
 //!   first** (R = 0, W = 1, O = 2), bits 24..28 the height (0 = empty). All 12 pieces fit.
 //! - `tops[c]` is the bit mask of the cells whose stack is topped by colour `c`.
-//! - The state is `Copy`: no heap, about 130 bytes.
+//! - The state is `Copy`: no heap, under 160 bytes (checked by a unit test).
+//!
+//! # Hashing
+//! Zobrist-style: the XOR of one key per occupied hex, a well-mixed function (splitmix64) of
+//! (hex, packed stack), maintained incrementally as stacks change (O(1) per changed hex, so
+//! a stack growing at the bottom costs no rehash of its pieces); plus turn-state keys from
+//! fixed tables: Red to move with White/Orange due, or the Team colour that moves; mid-turn,
+//! the capturing stack's hex and each jumped hex still standing. `quiet` and the turn count
+//! are left out. [`Rematch::recompute_position_hash`] recomputes it from scratch.
+//!
+//! # Legal steps
+//! At a turn boundary: if any stack of the colour to move has an adjacent capture, the
+//! openings of every capture sequence of every such stack (Red: flying ones too); else, for
+//! Red, the flying captures plus the simple moves; else the simple moves. Mid-sequence: the
+//! captures open to the capturing stack (Red: flying too), skipping stacks already jumped;
+//! the turn ends when none is left. The fast [`GameState::perft`] enumerates whole turns
+//! directly (capture results deduplicated by board key, simple moves counted by popcount at
+//! the last ply).
 //!
 //! # Action space (456 actions)
 //! `action = (from_cell * 6 + direction) * 4 + (distance - 1)` with `direction` indexing
@@ -78,7 +95,7 @@ const fn build_coords() -> [(u8, u8); CELLS] {
     while rank < 5 {
         let mut file = 0;
         while file < 5 {
-            let diff = file as i32 - rank as i32;
+            let diff = file - rank;
             if diff >= -2 && diff <= 2 {
                 out[n] = (file as u8, rank as u8);
                 n += 1;
@@ -144,13 +161,39 @@ const fn build_neighbour_masks() -> [u32; CELLS] {
     out
 }
 
+const fn build_ray_masks() -> [[u32; 6]; CELLS] {
+    let mut out = [[0u32; 6]; CELLS];
+    let mut c = 0;
+    while c < CELLS {
+        let mut d = 0;
+        while d < 6 {
+            let mut k = 0;
+            while k < MAX_DIST {
+                let x = RAY[c][d][k];
+                if x != NONE {
+                    out[c][d] |= 1 << x;
+                }
+                k += 1;
+            }
+            d += 1;
+        }
+        c += 1;
+    }
+    out
+}
+
+/// `RAY_MASK[cell][dir]`: the cells along `dir` from `cell` (the cell excluded).
+pub const RAY_MASK: [[u32; 6]; CELLS] = build_ray_masks();
+
 /// Bit mask of the neighbours of each cell.
 pub const NEIGHBOURS: [u32; CELLS] = build_neighbour_masks();
 
 const ALL_CELLS: u32 = (1 << CELLS) - 1;
 
-// Zobrist keys: pieces by (cell, level from the bottom, colour); turn state.
-const PIECE_KEYS: [u64; CELLS * 12 * 3] = zobrist::table(0x5245_4d41_5443_4801);
+// Zobrist keys. A stack's key is a well-mixed function of (cell, packed contents), so a
+// stack that grows at the bottom or loses its top is rehashed in O(1); the position's key is
+// the XOR of its stacks' keys and of the turn-state keys below.
+const STACK_SALT: u64 = 0x5245_4d41_5443_4801;
 const JUMPER_KEYS: [u64; CELLS] = zobrist::table(0x5245_4d41_5443_4802);
 const JUMPED_KEYS: [u64; CELLS] = zobrist::table(0x5245_4d41_5443_4803);
 /// [red to move, team due white], [red, due orange], [team moves white], [team moves orange].
@@ -197,11 +240,11 @@ fn single(colour: u8) -> u32 {
 
 #[inline(always)]
 fn stack_hash(cell: usize, s: u32) -> u64 {
-    let mut h = 0;
-    for level in 0..height(s) {
-        h ^= PIECE_KEYS[(cell * 12 + level as usize) * 3 + piece_at(s, level) as usize];
+    if s == 0 {
+        0
+    } else {
+        zobrist::splitmix64(((cell as u64) << 32 | s as u64) ^ STACK_SALT)
     }
-    h
 }
 
 #[inline(always)]
@@ -249,7 +292,8 @@ pub struct Rematch {
     jumped: u32,
     quiet: u32,
     plies: u32,
-    /// Zobrist key of the pieces (maintained incrementally).
+    /// Key of the pieces (maintained incrementally; the turn-state part is folded in by
+    /// `position_hash`, from at most 13 table keys).
     piece_hash: u64,
     outcome: Option<Outcome>,
     kind: GameKind,
@@ -326,70 +370,49 @@ impl Rematch {
         self.recompute_piece_hash() ^ self.turn_hash()
     }
 
-    /// Does the stack on `from` (topped by `colour`) have an adjacent capture?
-    #[inline(always)]
-    fn has_adjacent_capture(&self, from: usize, colour: u8, empty: u32, blocked: u32) -> bool {
-        let enemy = self.occupied() & !self.tops[colour as usize] & !blocked;
-        let near = NEIGHBOURS[from] & enemy;
-        if near == 0 {
-            return false;
-        }
-        for d in 0..6 {
-            let n = RAY[from][d][0];
-            if n != NONE && near & (1 << n) != 0 {
-                let b = RAY[from][d][1];
-                if b != NONE && empty & (1 << b) != 0 {
-                    return true;
-                }
-            }
-        }
-        false
-    }
-
     /// Calls `f(dir, dist)` for every capture open to the stack on `from`: adjacent ones, and
     /// for Red flying ones too. `jumped` stacks can be neither captured nor passed.
     #[inline(always)]
     fn for_each_capture(&self, from: usize, mut f: impl FnMut(usize, usize)) {
         let colour = self.colour;
         let occ = self.occupied();
-        let own = self.tops[colour as usize];
-        let flying = colour == RED;
-        for d in 0..6 {
-            let ray = &RAY[from][d];
-            for k in 0..MAX_DIST - 1 {
-                let x = ray[k];
-                if x == NONE {
-                    break;
+        // Stacks that can be taken: occupied, not topped by the mover, not jumped yet.
+        let takeable = occ & !self.tops[colour as usize] & !self.jumped;
+        if colour == RED {
+            // The first occupied hex along each line (cell indices grow along directions
+            // 0..3 and shrink along 3..6).
+            for d in 0..6 {
+                let blockers = RAY_MASK[from][d] & occ;
+                if blockers == 0 {
+                    continue;
                 }
-                let xb = 1u32 << x;
-                if occ & xb == 0 {
-                    if flying {
-                        continue;
-                    }
-                    break;
+                let x = if d < 3 {
+                    blockers.trailing_zeros()
+                } else {
+                    31 - blockers.leading_zeros()
+                } as usize;
+                if takeable & (1 << x) == 0 {
+                    continue;
                 }
-                if own & xb == 0 && self.jumped & xb == 0 {
-                    let land = ray[k + 1];
-                    if land != NONE && occ & (1 << land) == 0 {
-                        f(d, k + 2);
-                    }
+                let land = RAY[x][d][0];
+                if land != NONE && occ & (1 << land) == 0 {
+                    let dist = (RAY_MASK[from][d] & !RAY_MASK[x][d]).count_ones() + 1;
+                    f(d, dist as usize);
                 }
-                break;
             }
-        }
-    }
-
-    /// The captures open to the stack on `from`, collected first (so the caller may recurse).
-    #[inline(always)]
-    fn for_each_opening(&self, from: usize, mut f: impl FnMut(usize, usize)) {
-        let mut openings = [(0u8, 0u8); 6];
-        let mut n = 0;
-        self.for_each_capture(from, |d, k| {
-            openings[n] = (d as u8, k as u8);
-            n += 1;
-        });
-        for &(d, k) in &openings[..n] {
-            f(d as usize, k as usize);
+        } else {
+            if NEIGHBOURS[from] & takeable == 0 {
+                return;
+            }
+            for (d, ray) in RAY[from].iter().enumerate() {
+                let x = ray[0];
+                if x != NONE && takeable & (1 << x) != 0 {
+                    let land = ray[1];
+                    if land != NONE && occ & (1 << land) == 0 {
+                        f(d, 2);
+                    }
+                }
+            }
         }
     }
 
@@ -397,13 +420,6 @@ impl Rematch {
         let mut any = false;
         self.for_each_capture(from, |_, _| any = true);
         any
-    }
-
-    /// Does any stack of the colour to move have an adjacent capture (turn start)?
-    fn capture_obligation(&self) -> bool {
-        let empty = ALL_CELLS & !self.occupied();
-        let colour = self.colour;
-        bits(self.tops[colour as usize]).any(|s| self.has_adjacent_capture(s, colour, empty, 0))
     }
 
     /// Has the colour to move any legal step at all (turn start)?
@@ -416,12 +432,16 @@ impl Rematch {
         bits(own).any(|s| self.any_capture_from(s))
     }
 
-    /// Turn-start steps into `out` (not cleared). Returns true if the turn must capture.
+    /// Turn-start steps into `out` (not cleared).
     fn turn_start_steps(&self, out: &mut StepList) {
         let own = self.tops[self.colour as usize];
-        let forced = self.capture_obligation();
+        let mut forced = false;
         for s in bits(own) {
-            self.for_each_capture(s, |d, k| out.push(encode(s, d, k)));
+            self.for_each_capture(s, |d, k| {
+                // An adjacent capture (distance 2) makes the turn a capture sequence.
+                forced |= k == 2;
+                out.push(encode(s, d, k));
+            });
         }
         if forced {
             return;
@@ -433,8 +453,8 @@ impl Rematch {
             if targets == 0 {
                 continue;
             }
-            for d in 0..6 {
-                let n = RAY[s][d][0];
+            for (d, ray) in RAY[s].iter().enumerate() {
+                let n = ray[0];
                 if n != NONE && targets & (1 << n) != 0 {
                     out.push(encode(s, d, 1));
                 }
@@ -462,8 +482,9 @@ impl Rematch {
         dist >= 2
     }
 
-    /// Ends the turn: counters, next colour, game end.
-    fn finish_turn(&mut self, captured: bool) {
+    /// Ends the turn: counters, next colour, game end. `check_blocked` false (perft only)
+    /// leaves a blocked seat undetected: its position simply has no children.
+    fn finish_turn(&mut self, captured: bool, check_blocked: bool) {
         self.jumper = NONE;
         self.jumped = 0;
         self.plies += 1;
@@ -475,7 +496,7 @@ impl Rematch {
             self.team_due = 3 - self.colour;
             self.colour = RED;
         }
-        self.outcome = self.end_check();
+        self.outcome = self.end_check(check_blocked);
     }
 
     /// The colour the Team moves when `due` is due (the due one if it tops a stack, or if
@@ -489,7 +510,7 @@ impl Rematch {
     }
 
     /// The end conditions, in the binding order, at a turn boundary.
-    fn end_check(&self) -> Option<Outcome> {
+    fn end_check(&self, check_blocked: bool) -> Option<Outcome> {
         if self.tops[RED as usize] == 0 {
             return Some(Outcome {
                 winner: Some(Side(1)),
@@ -508,7 +529,7 @@ impl Rematch {
                 reason: EndReason::NoProgress,
             });
         }
-        if !self.has_any_step() {
+        if check_blocked && !self.has_any_step() {
             let loser = if self.colour == RED { Side(0) } else { Side(1) };
             return Some(Outcome {
                 winner: Some(loser.opponent()),
@@ -532,17 +553,26 @@ impl Rematch {
             return 0;
         }
         let own = self.tops[self.colour as usize];
-        let forced = self.capture_obligation();
+        // Every capture opening of every stack; an adjacent one (distance 2) forces a capture.
+        let mut openings = [(0u8, 0u8, 0u8); 48];
+        let mut n = 0;
+        let mut forced = false;
+        for s in bits(own) {
+            self.for_each_capture(s, |d, k| {
+                forced |= k == 2;
+                openings[n] = (s as u8, d as u8, k as u8);
+                n += 1;
+            });
+        }
+        let openings = &openings[..n];
         let mut total = 0u64;
         // Capture sequences: distinct end boards (by piece hash) are the distinct children.
-        if forced || self.colour == RED {
+        if n > 0 {
             if depth == 1 {
                 let mark = scratch.len();
-                for s in bits(own) {
-                    self.for_each_opening(s, |d, k| {
-                        let mut next = *self;
-                        next.apply_capture_dfs(s, d, k, scratch);
-                    });
+                for &(s, d, k) in openings {
+                    let mut next = *self;
+                    next.apply_capture_dfs(s as usize, d as usize, k as usize, scratch);
                 }
                 let found = &mut scratch[mark..];
                 found.sort_unstable();
@@ -556,11 +586,14 @@ impl Rematch {
                 total += unique;
             } else {
                 let mut children: Vec<Rematch> = Vec::new();
-                for s in bits(own) {
-                    self.for_each_opening(s, |d, k| {
-                        let mut next = *self;
-                        next.collect_capture_children(s, d, k, &mut children);
-                    });
+                for &(s, d, k) in openings {
+                    let mut next = *self;
+                    next.collect_capture_children(
+                        s as usize,
+                        d as usize,
+                        k as usize,
+                        &mut children,
+                    );
                 }
                 children.sort_unstable_by_key(|c| c.piece_hash);
                 children.dedup_by_key(|c| c.piece_hash);
@@ -584,12 +617,12 @@ impl Rematch {
             if targets == 0 {
                 continue;
             }
-            for d in 0..6 {
-                let n = RAY[s][d][0];
+            for (d, ray) in RAY[s].iter().enumerate() {
+                let n = ray[0];
                 if n != NONE && targets & (1 << n) != 0 {
                     let mut next = *self;
                     next.move_pieces(s, d, 1);
-                    next.finish_turn(false);
+                    next.finish_turn(false, false);
                     total += next.perft_fast(depth - 1, scratch);
                 }
             }
@@ -629,7 +662,7 @@ impl Rematch {
         });
         if n == 0 {
             let mut done = *self;
-            done.finish_turn(true);
+            done.finish_turn(true, false);
             out.push(done);
             return;
         }
@@ -655,13 +688,6 @@ impl Rematch {
             rules,
         }
     }
-
-    fn check_kind(kind: GameKind) {
-        assert!(
-            matches!(kind, GameKind::Rematch | GameKind::Rematch3),
-            "Rematch implements rematch and rematch3, not {kind}"
-        );
-    }
 }
 
 fn parse_colour_name(s: &str) -> Option<u8> {
@@ -683,7 +709,11 @@ impl GameState for Rematch {
         text: &str,
         rules: RulesConfig,
     ) -> Result<Self, NotationError> {
-        Self::check_kind(kind);
+        if !matches!(kind, GameKind::Rematch | GameKind::Rematch3) {
+            return Err(NotationError::UnknownGame(format!(
+                "{kind} (this parser reads rematch and rematch3 positions)"
+            )));
+        }
         let tokens = PositionTokens::split(text)?;
         let seat = parse_colour_name(tokens.seat).ok_or_else(|| NotationError::BadSeat {
             token: tokens.seat.to_string(),
@@ -795,7 +825,7 @@ impl GameState for Rematch {
                     .to_string(),
             ));
         }
-        state.outcome = state.end_check();
+        state.outcome = state.end_check(true);
         Ok(state)
     }
 
@@ -877,7 +907,7 @@ impl GameState for Rematch {
                 return;
             }
         }
-        self.finish_turn(captured);
+        self.finish_turn(captured, true);
     }
 
     fn turn_in_progress(&self) -> bool {
@@ -962,6 +992,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::needless_range_loop)]
     fn tables_match_hex_grid() {
         let grid = HexGrid::new(2);
         for c in 0..CELLS {
@@ -995,6 +1026,22 @@ mod tests {
         }
         assert_eq!(height(tall), 12);
         assert_eq!(top(tall), RED);
+    }
+
+    #[test]
+    fn cell_indices_grow_along_the_first_three_directions() {
+        for (c, rays) in RAY.iter().enumerate() {
+            for (d, ray) in rays.iter().enumerate() {
+                for &x in ray.iter().filter(|&&x| x != NONE) {
+                    assert_eq!(x as usize > c, d < 3);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn state_is_small() {
+        assert!(std::mem::size_of::<Rematch>() <= 160);
     }
 
     #[test]
