@@ -9,7 +9,7 @@ use checkers_zero::with_game;
 fn depths(kind: GameKind) -> &'static [u32] {
     match kind {
         GameKind::Hexdame => &[5, 6],
-        GameKind::Rematch | GameKind::Rematch3 => &[5, 6],
+        GameKind::Rematch | GameKind::Rematch3 => &[8, 9],
         GameKind::Eximo => &[5, 6],
     }
 }
