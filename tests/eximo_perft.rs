@@ -1,8 +1,9 @@
 //! Eximo: the rules core against a second, deliberately simple generator written here
-//! (HashMap board, recursive whole turns, dedup through strings), random-playout
+//! (a mailbox array of chars addressed by (file, rank), recursive whole turns producing
+//! boards, dedup through whole boards and notation strings), random-playout
 //! invariants, and the fast perft against the generic step-by-step perft.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use checkers_zero::game::eximo::Eximo;
 use checkers_zero::game::turns::{distinct_turns, perft_generic};
@@ -15,10 +16,50 @@ use rand_chacha::ChaCha8Rng;
 // The independent reference generator.
 // ---------------------------------------------------------------------------------------
 
-/// A board: (file, rank) -> 'b' or 'w'. The side to move is 'b' or 'w'.
-#[derive(Clone, Debug)]
+/// A mailbox: `cells[file][rank]` is 'b', 'w' or '.', with a map-like interface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Cells([[char; 8]; 8]);
+
+impl Cells {
+    fn new() -> Cells {
+        Cells([['.'; 8]; 8])
+    }
+    fn get(&self, at: &(i32, i32)) -> Option<&char> {
+        if !on_board(at.0, at.1) {
+            return None;
+        }
+        let c = &self.0[at.0 as usize][at.1 as usize];
+        (*c != '.').then_some(c)
+    }
+    fn contains_key(&self, at: &(i32, i32)) -> bool {
+        self.get(at).is_some()
+    }
+    fn insert(&mut self, at: (i32, i32), c: char) {
+        assert!(on_board(at.0, at.1) && c != '.');
+        self.0[at.0 as usize][at.1 as usize] = c;
+    }
+    fn remove(&mut self, at: &(i32, i32)) {
+        assert!(self.contains_key(at), "removing an empty cell");
+        self.0[at.0 as usize][at.1 as usize] = '.';
+    }
+    /// Occupied cells, by file then rank.
+    fn keys(&self) -> Vec<(i32, i32)> {
+        let mut v = Vec::new();
+        for f in 0..8 {
+            for r in 0..8 {
+                if self.contains_key(&(f, r)) {
+                    v.push((f, r));
+                }
+            }
+        }
+        v
+    }
+}
+
+/// A board and the side to move ('b' or 'w').
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Board {
-    cells: HashMap<(i32, i32), char>,
+    cells: Cells,
     to_move: char,
 }
 
@@ -46,7 +87,7 @@ impl Board {
             "white" => 'w',
             s => panic!("seat {s}"),
         };
-        let mut cells = HashMap::new();
+        let mut cells = Cells::new();
         for tok in it {
             let (cell, c) = tok.split_once(':').unwrap();
             let f = cell.as_bytes()[0] as i32 - 'a' as i32;
@@ -58,15 +99,18 @@ impl Board {
 
     /// The notation: seat, then the pieces sorted by file, then rank.
     fn text(&self) -> String {
-        let mut keys: Vec<_> = self.cells.keys().copied().collect();
-        keys.sort();
+        let keys = self.cells.keys();
         let mut s = String::from(if self.to_move == 'b' {
             "black"
         } else {
             "white"
         });
         for (f, r) in keys {
-            s.push_str(&format!(" {}:{}", cell_name(f, r), self.cells[&(f, r)]));
+            s.push_str(&format!(
+                " {}:{}",
+                cell_name(f, r),
+                self.cells.get(&(f, r)).unwrap()
+            ));
         }
         s
     }
@@ -233,13 +277,12 @@ fn jump_seq(board: Board, at: (i32, i32), path: String, out: &mut Vec<(String, B
 /// Every whole turn (path, resulting board), duplicates included.
 fn all_turns(board: &Board) -> Vec<(String, Board)> {
     let me = board.to_move;
-    let mut mine: Vec<(i32, i32)> = board
+    let mine: Vec<(i32, i32)> = board
         .cells
-        .iter()
-        .filter(|(_, &c)| c == me)
-        .map(|(&k, _)| k)
+        .keys()
+        .into_iter()
+        .filter(|k| board.cells.get(k) == Some(&me))
         .collect();
-    mine.sort();
     let mut out = Vec::new();
     let any_capture = mine
         .iter()
@@ -291,16 +334,11 @@ fn ref_perft(board: &Board, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
-    let kids: BTreeSet<String> = all_turns(board)
-        .into_iter()
-        .map(|(_, b)| b.text())
-        .collect();
+    let kids: HashSet<Board> = all_turns(board).into_iter().map(|(_, b)| b).collect();
     if depth == 1 {
         return kids.len() as u64;
     }
-    kids.iter()
-        .map(|t| ref_perft(&Board::parse(t), depth - 1))
-        .sum()
+    kids.iter().map(|b| ref_perft(b, depth - 1)).sum()
 }
 
 // ---------------------------------------------------------------------------------------
