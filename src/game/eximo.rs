@@ -550,11 +550,42 @@ fn perft_north(me: u64, opp: u64, depth: u32, cap_left: u32, buf: &mut Vec<Child
             promo &= promo - 1;
             push_promotion(me ^ bit(sq), opp, buf);
         }
-        let mut jumps = jump_origins(me, opp);
-        while jumps != 0 {
-            let sq = jumps.trailing_zeros() as u8;
-            jumps &= jumps - 1;
-            jump_chain(sq, me ^ bit(sq), opp, buf);
+        // Friendly jumps. A single jump that cannot go on and does not reach the far row
+        // is a distinct child: a chain of k jumps climbs exactly 2k ranks, so it differs
+        // from every other chain, from plain moves and from promotions (which change only
+        // the drop zone, ranks 1-2, besides removing the man). Longer chains are deduped.
+        // `goes_on`: cells from which a further jump is open (the jumper's old cell lies
+        // two ranks below and changes nothing there).
+        let goes_on = (me >> 8) & (empty >> 16)
+            | NOT_GH & (me >> 9) & (empty >> 18)
+            | NOT_AB & (me >> 7) & (empty >> 14);
+        for (shift, mask) in [(8u32, !0u64), (9, NOT_GH), (7, NOT_AB)] {
+            let origins = me & mask & (me >> shift) & (empty >> (2 * shift));
+            let lands = origins << (2 * shift);
+            let single = lands & !goes_on & !RANK_8;
+            if depth == 1 {
+                total += single.count_ones() as u64;
+            } else if deeper {
+                let mut t = single;
+                while t != 0 {
+                    let to = t.trailing_zeros() as u8;
+                    t &= t - 1;
+                    let m2 = me ^ bit(to) ^ bit(to - 2 * shift as u8);
+                    total +=
+                        perft_north(opp.swap_bytes(), m2.swap_bytes(), depth - 1, child_cap, buf);
+                }
+            }
+            let mut t = lands & (goes_on | RANK_8);
+            while t != 0 {
+                let to = t.trailing_zeros() as u8;
+                t &= t - 1;
+                let rest = me ^ bit(to - 2 * shift as u8);
+                if to >= 56 {
+                    push_promotion(rest, opp, buf);
+                } else {
+                    jump_chain(to, rest, opp, buf);
+                }
+            }
         }
     }
     // Dedup the children that can coincide (captures, jumps, promotions).
