@@ -57,7 +57,7 @@ impl Cells {
 }
 
 /// A board and the side to move ('b' or 'w').
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Board {
     cells: Cells,
     to_move: char,

@@ -266,7 +266,8 @@ impl Eximo {
         self.outcome = self.turn_start_outcome();
     }
 
-    /// The man on `sq` (already removed from the board) reached the far row.
+    /// The moving man reached the far row and is already off the board: the drops it earns
+    /// follow (one per free drop-zone cell, at most two), or the turn ends when none is free.
     fn promote(&mut self) {
         let side = self.side as usize;
         let free = DROP_ZONE[side] & !(self.men[0] | self.men[1]);
@@ -868,6 +869,13 @@ mod tests {
         assert_eq!(back.to_notation(), text);
         assert_eq!(back.position_hash(), s.position_hash());
         assert_eq!(s.compute_hash(), s.position_hash());
+    }
+
+    #[test]
+    fn state_is_small_and_copy() {
+        fn is_copy<T: Copy>() {}
+        is_copy::<Eximo>();
+        assert!(std::mem::size_of::<Eximo>() <= 48);
     }
 
     #[test]
