@@ -503,6 +503,67 @@ fn random_positions_perft_against_reference_generator() {
     }
 }
 
+/// Positions made by random placement (every legal cell, random densities), which reach
+/// corners of the rules that games rarely do: crowded drop zones, men on the seventh
+/// rank, long chains. Parsed through the notation (invalid ones are skipped).
+#[test]
+fn random_placements_children_against_reference_generator() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0xE6);
+    let (mut compared, mut drops, mut zero_or_one_drop) = (0, 0, 0);
+    while compared < 3000 {
+        let density_b = rng.gen_range(0.05..0.6);
+        let density_w = rng.gen_range(0.05..0.6);
+        let mut text = String::from(if rng.gen_bool(0.5) { "black" } else { "white" });
+        for f in 0..8u8 {
+            for r in 0..8u8 {
+                let cell = format!("{}{}", (b'a' + f) as char, r + 1);
+                let x: f64 = rng.gen();
+                if x < density_b && r != 7 && !(r == 0 && (f == 0 || f == 7)) {
+                    text.push_str(&format!(" {cell}:b"));
+                } else if x < density_b + density_w && r != 0 && !(r == 7 && (f == 0 || f == 7)) {
+                    text.push_str(&format!(" {cell}:w"));
+                }
+            }
+        }
+        let Ok(s) = Eximo::from_notation(GameKind::Eximo, &text, rules()) else {
+            continue;
+        };
+        compare_children(&s);
+        let turns = distinct_turns(&s);
+        assert_eq!(s.perft(1), turns.len() as u64, "{text}");
+        if compared % 10 == 0 {
+            assert_eq!(s.perft(2), ref_perft(&Board::parse(&text), 2), "{text}");
+        }
+        if turns.iter().any(|t| t.path.contains('*')) {
+            drops += 1;
+        }
+        if turns.iter().any(|t| {
+            t.state.black().count_ones() + t.state.white().count_ones() + 1
+                == s.black().count_ones() + s.white().count_ones()
+                && !t.path.contains('x')
+        }) {
+            zero_or_one_drop += 1;
+        }
+        compared += 1;
+    }
+    println!(
+        "random placements: {compared}, with drops {drops}, with a lost man {zero_or_one_drop}"
+    );
+    assert!(drops > 300);
+}
+
+#[test]
+fn random_positions_perft_depth_3_against_reference_generator() {
+    let mut leaves = 0;
+    for s in random_positions(0xE5, 25) {
+        let b = Board::parse(&s.to_notation());
+        let want = ref_perft(&b, 3);
+        assert_eq!(s.perft(3), want, "{}", s.to_notation());
+        leaves += want;
+    }
+    println!("random depth-3 leaves compared: {leaves}");
+}
+
 #[test]
 fn fast_perft_equals_generic_perft_start() {
     let s = Eximo::start(GameKind::Eximo, rules());
