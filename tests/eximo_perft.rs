@@ -623,6 +623,7 @@ fn random_playout_invariants() {
     let mut rng = ChaCha8Rng::seed_from_u64(0xE4);
     let mut steps = StepList::new();
     let mut reasons: HashMap<String, u32> = HashMap::new();
+    let mut most_men = 0;
     for game in 0..2000 {
         let cap = 60 + (game % 7) as u32 * 40;
         let r = RulesConfig {
@@ -698,6 +699,7 @@ fn random_playout_invariants() {
                 assert!(count(opp_a) <= count(opp_t));
                 assert!(count(own_a) <= count(own_t) + 1);
                 assert!(own_a != 0);
+                most_men = most_men.max(count(own_a));
                 if let Some(o) = s.outcome() {
                     match o.reason {
                         checkers_zero::game::EndReason::PlyCap => {
@@ -725,5 +727,7 @@ fn random_playout_invariants() {
             .entry(format!("{:?}", s.outcome().unwrap().reason))
             .or_default() += 1;
     }
-    println!("game ends: {reasons:?}");
+    println!("game ends: {reasons:?}; most men of one colour: {most_men}");
+    // Drops free a man: a colour can own more than its 16 men of the start.
+    assert!(most_men > 16);
 }
