@@ -31,7 +31,29 @@
 //! # End of the game
 //! Checked at the end of every turn, in this order: the side to move has no pieces (it
 //! loses, [`EndReason::NoPieces`]); it has no legal step (it loses, [`EndReason::Blocked`]);
-//! \[project\] the ply cap is reached (draw, [`EndReason::PlyCap`]).
+//! \[project\] the ply cap is reached (draw, [`EndReason::PlyCap`]). A win on the turn that
+//! reaches the cap is a win. `RulesConfig::project_draws` changes nothing here: the cap is
+//! Eximo's only \[project\] rule and has its own switch (`ply_cap = 0`).
+//!
+//! # Readings of open points
+//! * Drops are not optional: the side drops `min(2, free drop-zone cells)` men, counted when
+//!   the man leaves the board (so the cell it started from, and cells of enemy men taken
+//!   in the same turn, count as free).
+//! * A side can own more than 16 men: a man that reaches the far row is replaced by two.
+//!
+//! # Impossible positions (rejected by `from_notation`)
+//! A man on its own far row (it is removed on arrival); a black man on a1/h1 or a white man
+//! on a8/h8 (men enter their first row only on b–g and could leave it sideways only by
+//! capturing an enemy man on that row, where enemy men never stand); the side that has just
+//! moved without men (a side always keeps men after its own turn).
+//!
+//! # perft
+//! [`GameState::perft`] runs a dedicated generator on the bitboards seen from the side to
+//! move (White's board is byte-swapped so that every side moves north). Ordinary moves
+//! that stay off the far row and single friendly jumps that cannot go on are always distinct
+//! children and are counted in bulk at the last ply; capture sequences, longer jump chains
+//! and far-row arrivals (with every unordered pair of drop cells) are collected, sorted and
+//! deduplicated.
 
 use std::fmt::Write as _;
 
