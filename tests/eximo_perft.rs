@@ -731,3 +731,18 @@ fn random_playout_invariants() {
     // Drops free a man: a colour can own more than its 16 men of the start.
     assert!(most_men > 16);
 }
+
+/// Deeper cross-check, too slow for the default run:
+/// `cargo test --release --test eximo_perft -- --ignored`.
+#[test]
+#[ignore]
+fn perft_start_depth_5_generic_and_reference() {
+    let s = Eximo::start(GameKind::Eximo, rules());
+    let fast = s.perft(5);
+    let generic = perft_generic(&s, 5);
+    let reference = ref_perft(&Board::parse(&s.to_notation()), 5);
+    println!("eximo perft(5) = {fast} (generic {generic}, reference {reference})");
+    assert_eq!(fast, 68_336_644);
+    assert_eq!(generic, fast);
+    assert_eq!(reference, fast);
+}
