@@ -1,8 +1,9 @@
 //! Eximo: the rules core against a second, deliberately simple generator written here
-//! (HashMap board, recursive whole turns, dedup through strings), random-playout
+//! (a mailbox array of chars addressed by (file, rank), recursive whole turns producing
+//! boards, dedup through whole boards and notation strings), random-playout
 //! invariants, and the fast perft against the generic step-by-step perft.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use checkers_zero::game::eximo::Eximo;
 use checkers_zero::game::turns::{distinct_turns, perft_generic};
@@ -15,10 +16,50 @@ use rand_chacha::ChaCha8Rng;
 // The independent reference generator.
 // ---------------------------------------------------------------------------------------
 
-/// A board: (file, rank) -> 'b' or 'w'. The side to move is 'b' or 'w'.
-#[derive(Clone, Debug)]
+/// A mailbox: `cells[file][rank]` is 'b', 'w' or '.', with a map-like interface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Cells([[char; 8]; 8]);
+
+impl Cells {
+    fn new() -> Cells {
+        Cells([['.'; 8]; 8])
+    }
+    fn get(&self, at: &(i32, i32)) -> Option<&char> {
+        if !on_board(at.0, at.1) {
+            return None;
+        }
+        let c = &self.0[at.0 as usize][at.1 as usize];
+        (*c != '.').then_some(c)
+    }
+    fn contains_key(&self, at: &(i32, i32)) -> bool {
+        self.get(at).is_some()
+    }
+    fn insert(&mut self, at: (i32, i32), c: char) {
+        assert!(on_board(at.0, at.1) && c != '.');
+        self.0[at.0 as usize][at.1 as usize] = c;
+    }
+    fn remove(&mut self, at: &(i32, i32)) {
+        assert!(self.contains_key(at), "removing an empty cell");
+        self.0[at.0 as usize][at.1 as usize] = '.';
+    }
+    /// Occupied cells, by file then rank.
+    fn keys(&self) -> Vec<(i32, i32)> {
+        let mut v = Vec::new();
+        for f in 0..8 {
+            for r in 0..8 {
+                if self.contains_key(&(f, r)) {
+                    v.push((f, r));
+                }
+            }
+        }
+        v
+    }
+}
+
+/// A board and the side to move ('b' or 'w').
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Board {
-    cells: HashMap<(i32, i32), char>,
+    cells: Cells,
     to_move: char,
 }
 
@@ -46,7 +87,7 @@ impl Board {
             "white" => 'w',
             s => panic!("seat {s}"),
         };
-        let mut cells = HashMap::new();
+        let mut cells = Cells::new();
         for tok in it {
             let (cell, c) = tok.split_once(':').unwrap();
             let f = cell.as_bytes()[0] as i32 - 'a' as i32;
@@ -58,15 +99,18 @@ impl Board {
 
     /// The notation: seat, then the pieces sorted by file, then rank.
     fn text(&self) -> String {
-        let mut keys: Vec<_> = self.cells.keys().copied().collect();
-        keys.sort();
+        let keys = self.cells.keys();
         let mut s = String::from(if self.to_move == 'b' {
             "black"
         } else {
             "white"
         });
         for (f, r) in keys {
-            s.push_str(&format!(" {}:{}", cell_name(f, r), self.cells[&(f, r)]));
+            s.push_str(&format!(
+                " {}:{}",
+                cell_name(f, r),
+                self.cells.get(&(f, r)).unwrap()
+            ));
         }
         s
     }
@@ -233,13 +277,12 @@ fn jump_seq(board: Board, at: (i32, i32), path: String, out: &mut Vec<(String, B
 /// Every whole turn (path, resulting board), duplicates included.
 fn all_turns(board: &Board) -> Vec<(String, Board)> {
     let me = board.to_move;
-    let mut mine: Vec<(i32, i32)> = board
+    let mine: Vec<(i32, i32)> = board
         .cells
-        .iter()
-        .filter(|(_, &c)| c == me)
-        .map(|(&k, _)| k)
+        .keys()
+        .into_iter()
+        .filter(|k| board.cells.get(k) == Some(&me))
         .collect();
-    mine.sort();
     let mut out = Vec::new();
     let any_capture = mine
         .iter()
@@ -291,16 +334,11 @@ fn ref_perft(board: &Board, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
-    let kids: BTreeSet<String> = all_turns(board)
-        .into_iter()
-        .map(|(_, b)| b.text())
-        .collect();
+    let kids: HashSet<Board> = all_turns(board).into_iter().map(|(_, b)| b).collect();
     if depth == 1 {
         return kids.len() as u64;
     }
-    kids.iter()
-        .map(|t| ref_perft(&Board::parse(t), depth - 1))
-        .sum()
+    kids.iter().map(|b| ref_perft(b, depth - 1)).sum()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -465,6 +503,67 @@ fn random_positions_perft_against_reference_generator() {
     }
 }
 
+/// Positions made by random placement (every legal cell, random densities), which reach
+/// corners of the rules that games rarely do: crowded drop zones, men on the seventh
+/// rank, long chains. Parsed through the notation (invalid ones are skipped).
+#[test]
+fn random_placements_children_against_reference_generator() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0xE6);
+    let (mut compared, mut drops, mut zero_or_one_drop) = (0, 0, 0);
+    while compared < 3000 {
+        let density_b = rng.gen_range(0.05..0.6);
+        let density_w = rng.gen_range(0.05..0.6);
+        let mut text = String::from(if rng.gen_bool(0.5) { "black" } else { "white" });
+        for f in 0..8u8 {
+            for r in 0..8u8 {
+                let cell = format!("{}{}", (b'a' + f) as char, r + 1);
+                let x: f64 = rng.gen();
+                if x < density_b && r != 7 && !(r == 0 && (f == 0 || f == 7)) {
+                    text.push_str(&format!(" {cell}:b"));
+                } else if x < density_b + density_w && r != 0 && !(r == 7 && (f == 0 || f == 7)) {
+                    text.push_str(&format!(" {cell}:w"));
+                }
+            }
+        }
+        let Ok(s) = Eximo::from_notation(GameKind::Eximo, &text, rules()) else {
+            continue;
+        };
+        compare_children(&s);
+        let turns = distinct_turns(&s);
+        assert_eq!(s.perft(1), turns.len() as u64, "{text}");
+        if compared % 10 == 0 {
+            assert_eq!(s.perft(2), ref_perft(&Board::parse(&text), 2), "{text}");
+        }
+        if turns.iter().any(|t| t.path.contains('*')) {
+            drops += 1;
+        }
+        if turns.iter().any(|t| {
+            t.state.black().count_ones() + t.state.white().count_ones() + 1
+                == s.black().count_ones() + s.white().count_ones()
+                && !t.path.contains('x')
+        }) {
+            zero_or_one_drop += 1;
+        }
+        compared += 1;
+    }
+    println!(
+        "random placements: {compared}, with drops {drops}, with a lost man {zero_or_one_drop}"
+    );
+    assert!(drops > 300);
+}
+
+#[test]
+fn random_positions_perft_depth_3_against_reference_generator() {
+    let mut leaves = 0;
+    for s in random_positions(0xE5, 25) {
+        let b = Board::parse(&s.to_notation());
+        let want = ref_perft(&b, 3);
+        assert_eq!(s.perft(3), want, "{}", s.to_notation());
+        leaves += want;
+    }
+    println!("random depth-3 leaves compared: {leaves}");
+}
+
 #[test]
 fn fast_perft_equals_generic_perft_start() {
     let s = Eximo::start(GameKind::Eximo, rules());
@@ -524,6 +623,7 @@ fn random_playout_invariants() {
     let mut rng = ChaCha8Rng::seed_from_u64(0xE4);
     let mut steps = StepList::new();
     let mut reasons: HashMap<String, u32> = HashMap::new();
+    let mut most_men = 0;
     for game in 0..2000 {
         let cap = 60 + (game % 7) as u32 * 40;
         let r = RulesConfig {
@@ -599,6 +699,7 @@ fn random_playout_invariants() {
                 assert!(count(opp_a) <= count(opp_t));
                 assert!(count(own_a) <= count(own_t) + 1);
                 assert!(own_a != 0);
+                most_men = most_men.max(count(own_a));
                 if let Some(o) = s.outcome() {
                     match o.reason {
                         checkers_zero::game::EndReason::PlyCap => {
@@ -626,5 +727,22 @@ fn random_playout_invariants() {
             .entry(format!("{:?}", s.outcome().unwrap().reason))
             .or_default() += 1;
     }
-    println!("game ends: {reasons:?}");
+    println!("game ends: {reasons:?}; most men of one colour: {most_men}");
+    // Drops free a man: a colour can own more than its 16 men of the start.
+    assert!(most_men > 16);
+}
+
+/// Deeper cross-check, too slow for the default run:
+/// `cargo test --release --test eximo_perft -- --ignored`.
+#[test]
+#[ignore]
+fn perft_start_depth_5_generic_and_reference() {
+    let s = Eximo::start(GameKind::Eximo, rules());
+    let fast = s.perft(5);
+    let generic = perft_generic(&s, 5);
+    let reference = ref_perft(&Board::parse(&s.to_notation()), 5);
+    println!("eximo perft(5) = {fast} (generic {generic}, reference {reference})");
+    assert_eq!(fast, 68_336_644);
+    assert_eq!(generic, fast);
+    assert_eq!(reference, fast);
 }

@@ -31,7 +31,29 @@
 //! # End of the game
 //! Checked at the end of every turn, in this order: the side to move has no pieces (it
 //! loses, [`EndReason::NoPieces`]); it has no legal step (it loses, [`EndReason::Blocked`]);
-//! \[project\] the ply cap is reached (draw, [`EndReason::PlyCap`]).
+//! \[project\] the ply cap is reached (draw, [`EndReason::PlyCap`]). A win on the turn that
+//! reaches the cap is a win. `RulesConfig::project_draws` changes nothing here: the cap is
+//! Eximo's only \[project\] rule and has its own switch (`ply_cap = 0`).
+//!
+//! # Readings of open points
+//! * Drops are not optional: the side drops `min(2, free drop-zone cells)` men, counted when
+//!   the man leaves the board (so the cell it started from, and cells of enemy men taken
+//!   in the same turn, count as free).
+//! * A side can own more than 16 men: a man that reaches the far row is replaced by two.
+//!
+//! # Impossible positions (rejected by `from_notation`)
+//! A man on its own far row (it is removed on arrival); a black man on a1/h1 or a white man
+//! on a8/h8 (men enter their first row only on b–g and could leave it sideways only by
+//! capturing an enemy man on that row, where enemy men never stand); the side that has just
+//! moved without men (a side always keeps men after its own turn).
+//!
+//! # perft
+//! [`GameState::perft`] runs a dedicated generator on the bitboards seen from the side to
+//! move (White's board is byte-swapped so that every side moves north). Ordinary moves
+//! that stay off the far row and single friendly jumps that cannot go on are always distinct
+//! children and are counted in bulk at the last ply; capture sequences, longer jump chains
+//! and far-row arrivals (with every unordered pair of drop cells) are collected, sorted and
+//! deduplicated.
 
 use std::fmt::Write as _;
 
@@ -266,7 +288,8 @@ impl Eximo {
         self.outcome = self.turn_start_outcome();
     }
 
-    /// The man on `sq` (already removed from the board) reached the far row.
+    /// The moving man reached the far row and is already off the board: the drops it earns
+    /// follow (one per free drop-zone cell, at most two), or the turn ends when none is free.
     fn promote(&mut self) {
         let side = self.side as usize;
         let free = DROP_ZONE[side] & !(self.men[0] | self.men[1]);
@@ -550,11 +573,42 @@ fn perft_north(me: u64, opp: u64, depth: u32, cap_left: u32, buf: &mut Vec<Child
             promo &= promo - 1;
             push_promotion(me ^ bit(sq), opp, buf);
         }
-        let mut jumps = jump_origins(me, opp);
-        while jumps != 0 {
-            let sq = jumps.trailing_zeros() as u8;
-            jumps &= jumps - 1;
-            jump_chain(sq, me ^ bit(sq), opp, buf);
+        // Friendly jumps. A single jump that cannot go on and does not reach the far row
+        // is a distinct child: a chain of k jumps climbs exactly 2k ranks, so it differs
+        // from every other chain, from plain moves and from promotions (which change only
+        // the drop zone, ranks 1-2, besides removing the man). Longer chains are deduped.
+        // `goes_on`: cells from which a further jump is open (the jumper's old cell lies
+        // two ranks below and changes nothing there).
+        let goes_on = (me >> 8) & (empty >> 16)
+            | NOT_GH & (me >> 9) & (empty >> 18)
+            | NOT_AB & (me >> 7) & (empty >> 14);
+        for (shift, mask) in [(8u32, !0u64), (9, NOT_GH), (7, NOT_AB)] {
+            let origins = me & mask & (me >> shift) & (empty >> (2 * shift));
+            let lands = origins << (2 * shift);
+            let single = lands & !goes_on & !RANK_8;
+            if depth == 1 {
+                total += single.count_ones() as u64;
+            } else if deeper {
+                let mut t = single;
+                while t != 0 {
+                    let to = t.trailing_zeros() as u8;
+                    t &= t - 1;
+                    let m2 = me ^ bit(to) ^ bit(to - 2 * shift as u8);
+                    total +=
+                        perft_north(opp.swap_bytes(), m2.swap_bytes(), depth - 1, child_cap, buf);
+                }
+            }
+            let mut t = lands & (goes_on | RANK_8);
+            while t != 0 {
+                let to = t.trailing_zeros() as u8;
+                t &= t - 1;
+                let rest = me ^ bit(to - 2 * shift as u8);
+                if to >= 56 {
+                    push_promotion(rest, opp, buf);
+                } else {
+                    jump_chain(to, rest, opp, buf);
+                }
+            }
         }
     }
     // Dedup the children that can coincide (captures, jumps, promotions).
@@ -837,6 +891,13 @@ mod tests {
         assert_eq!(back.to_notation(), text);
         assert_eq!(back.position_hash(), s.position_hash());
         assert_eq!(s.compute_hash(), s.position_hash());
+    }
+
+    #[test]
+    fn state_is_small_and_copy() {
+        fn is_copy<T: Copy>() {}
+        is_copy::<Eximo>();
+        assert!(std::mem::size_of::<Eximo>() <= 48);
     }
 
     #[test]
