@@ -58,7 +58,6 @@ fn standalone(model: &Model, batch: usize, seconds: f64) -> f64 {
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let seconds = if quick { 0.5 } else { 2.0 };
-    tch::set_num_threads(2);
     tch::manual_seed(0);
     let config = NetConfig {
         blocks: 6,
@@ -67,7 +66,7 @@ fn main() {
         value_hidden: 128,
     };
     println!(
-        "net: {} blocks x {} channels, input {}x9x9 (hex-masked), 2 torch threads",
+        "net: {} blocks x {} channels, input {}x9x9 (hex-masked)",
         config.blocks,
         config.channels,
         shape().planes
@@ -77,18 +76,24 @@ fn main() {
     bf16.var_store_mut().copy(fp32.var_store()).unwrap();
     bf16.set_kind(Kind::BFloat16);
     let mut peak = (0.0f64, 0usize, "");
-    for batch in [1usize, 8, 32, 64, 128, 256] {
-        let a = standalone(&fp32, batch, seconds);
-        let b = standalone(&bf16, batch, seconds);
-        println!("standalone batch {batch:>4}: fp32 {a:>8.0} pos/s   bf16 {b:>8.0} pos/s   bf16/fp32 {:.2}x", b / a);
-        for (rate, kind) in [(a, "fp32"), (b, "bf16")] {
-            if rate > peak.0 {
-                peak = (rate, batch, kind);
+    for threads in [1, 2] {
+        tch::set_num_threads(threads);
+        for batch in [1usize, 8, 32, 64, 128, 256] {
+            let a = standalone(&fp32, batch, seconds);
+            let b = standalone(&bf16, batch, seconds);
+            println!(
+                "standalone {threads} thread(s) batch {batch:>4}: fp32 {a:>7.0} pos/s  bf16 {b:>7.0} pos/s  bf16/fp32 {:.2}x",
+                b / a
+            );
+            for (rate, kind) in [(a, "fp32"), (b, "bf16")] {
+                if threads == 2 && rate > peak.0 {
+                    peak = (rate, batch, kind);
+                }
             }
         }
     }
     println!(
-        "standalone peak: {:.0} pos/s ({} at batch {})",
+        "standalone peak (2 threads): {:.0} pos/s ({} at batch {})",
         peak.0, peak.2, peak.1
     );
 

@@ -155,3 +155,58 @@ fn team_seats_share_one_value() {
         assert_eq!(p.side_to_move(), three.side_to_move());
     }
 }
+
+use checkers_zero::search::agents::{rollout_uct, Agent, AlphaBetaAgent, Budget, RandomAgent};
+
+/// Plays one whole turn with `agent` from `state` and returns the resulting position.
+fn play_turn<S: GameState>(agent: &mut dyn Agent<S>, state: &S) -> S {
+    let mut current = state.clone();
+    loop {
+        let step = agent.choose(&current);
+        current
+            .try_apply_step(step)
+            .expect("agents play legal steps");
+        if !current.turn_in_progress() || current.outcome().is_some() {
+            return current;
+        }
+    }
+}
+
+#[test]
+fn alpha_beta_finds_forced_win_hexdame() {
+    type S = checkers_zero::game::hexdame::HexDame;
+    for position in ["white d7:W g3:w f8:r", "white d7:W e2:w f5:r"] {
+        let state = S::from_notation(GameKind::Hexdame, position, RulesConfig::default()).unwrap();
+        let me = state.side_to_move();
+        let mut agent = AlphaBetaAgent::new(Budget::Count(3), 1);
+        let after = play_turn(&mut agent, &state);
+        assert!(
+            wins_within(&after, me, 2),
+            "{position}: {}",
+            after.to_notation()
+        );
+    }
+}
+
+#[test]
+fn every_agent_plays_legal_steps_in_every_game() {
+    for kind in GameKind::ALL {
+        with_game!(kind, S => {
+            let positions: Vec<S> = random_positions(kind, 12, 21);
+            let mut agents: Vec<Box<dyn Agent<S>>> = vec![
+                Box::new(RandomAgent::new(1)),
+                Box::new(rollout_uct(30, 2)),
+                Box::new(AlphaBetaAgent::new(Budget::Count(1), 3)),
+                Box::new(AlphaBetaAgent::new(Budget::Time(std::time::Duration::from_millis(5)), 4)),
+            ];
+            for state in &positions {
+                for agent in agents.iter_mut() {
+                    let step = agent.choose(state);
+                    let mut legal = StepList::new();
+                    state.legal_steps(&mut legal);
+                    assert!(legal.contains(&step), "{kind}: {} played an illegal step", agent.name());
+                }
+            }
+        });
+    }
+}

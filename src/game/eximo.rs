@@ -635,6 +635,11 @@ fn perft_north(me: u64, opp: u64, depth: u32, cap_left: u32, buf: &mut Vec<Child
 }
 
 impl GameState for Eximo {
+    fn material(&self, side: Side) -> f32 {
+        let me = side.0 as usize;
+        self.men[me].count_ones() as f32 - self.men[1 - me].count_ones() as f32
+    }
+
     fn start(_kind: GameKind, rules: RulesConfig) -> Self {
         // b1-g1, b2-g2, b3, c3, f3, g3 and the mirror image for White.
         let black: u64 = 0x7E7E | bit(17) | bit(18) | bit(21) | bit(22);

@@ -600,6 +600,17 @@ impl HexDame {
 }
 
 impl GameState for HexDame {
+    fn material(&self, side: Side) -> f32 {
+        // Men 1, kings 3; pieces jumped in an unfinished sequence are already lost.
+        let count = |colour: usize| {
+            let pieces = self.pieces[colour] & !self.captured;
+            let kings = (pieces & self.kings).count_ones() as f32;
+            (pieces & !self.kings).count_ones() as f32 + 3.0 * kings
+        };
+        let me = side.0 as usize;
+        count(me) - count(1 - me)
+    }
+
     fn start(_kind: GameKind, rules: RulesConfig) -> Self {
         let mut s = HexDame::empty(rules);
         for c in 0..CELLS as u8 {

@@ -231,6 +231,10 @@ pub trait GameState: Clone + Send + Sync + fmt::Debug + 'static {
     /// How the legal step `action` is written, in the current position.
     fn describe_step(&self, action: Action) -> StepDesc;
 
+    /// The material balance for `side`, positive when it is ahead (pieces only, no
+    /// positional terms): the evaluation of simple agents such as alpha-beta.
+    fn material(&self, side: Side) -> f32;
+
     /// A drawing of the board for a terminal, with coordinates.
     fn render(&self) -> String;
 

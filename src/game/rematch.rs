@@ -695,6 +695,23 @@ fn parse_colour_name(s: &str) -> Option<u8> {
 }
 
 impl GameState for Rematch {
+    fn material(&self, side: Side) -> f32 {
+        // A stack controlled counts 1, and each piece inside it a tenth more.
+        let controlled = |mask: u32| {
+            (0..CELLS)
+                .filter(|&c| mask & (1 << c) != 0)
+                .map(|c| 1.0 + 0.1 * (height(self.cells[c]) as f32 - 1.0))
+                .sum::<f32>()
+        };
+        let red = controlled(self.tops[RED as usize]);
+        let team = controlled(self.tops[WHITE as usize] | self.tops[ORANGE as usize]);
+        if side == Side(0) {
+            red - team
+        } else {
+            team - red
+        }
+    }
+
     fn start(kind: GameKind, rules: RulesConfig) -> Self {
         Self::from_notation(
             kind,

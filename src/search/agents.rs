@@ -175,12 +175,6 @@ impl<S: GameState, E: Evaluate<S> + Send> Agent<S> for SearchAgent<E> {
     }
 }
 
-/// A material count for alpha-beta: positive when `side` is ahead.
-pub trait Material {
-    /// Material balance for `side` (pieces, kings, stacks — the game decides).
-    fn material(&self, side: Side) -> f32;
-}
-
 /// Alpha-beta over whole turns (depth counts turns, steps of one turn are searched
 /// through), with a material evaluation; fixed depth or iterative deepening under a time
 /// limit.
@@ -199,35 +193,35 @@ impl AlphaBetaAgent {
     }
 }
 
-const WIN: f32 = 1.0e6;
+const WIN: f64 = 1.0e6;
 
 /// Alpha-beta with values from `me`'s view: the side to move maximises when it
 /// is `me`, minimises otherwise (several steps in a row may belong to one side).
-fn alpha_beta<S: GameState + Material>(
+fn alpha_beta<S: GameState>(
     state: &S,
     me: Side,
     depth: u32,
-    mut alpha: f32,
-    mut beta: f32,
+    mut alpha: f64,
+    mut beta: f64,
     deadline: Option<Instant>,
-) -> f32 {
+) -> f64 {
     if let Some(outcome) = state.outcome() {
         return match outcome.winner {
             None => 0.0,
-            Some(w) if w == me => WIN + depth as f32,
-            Some(_) => -WIN - depth as f32,
+            Some(w) if w == me => WIN + depth as f64,
+            Some(_) => -WIN - depth as f64,
         };
     }
     if depth == 0 || deadline.is_some_and(|d| Instant::now() >= d) {
-        return state.material(me);
+        return state.material(me) as f64;
     }
     let mut steps = StepList::new();
     state.legal_steps(&mut steps);
     let maximise = state.side_to_move() == me;
     let mut best = if maximise {
-        f32::NEG_INFINITY
+        f64::NEG_INFINITY
     } else {
-        f32::INFINITY
+        f64::INFINITY
     };
     for &step in &steps {
         let mut next = state.clone();
@@ -253,7 +247,7 @@ fn alpha_beta<S: GameState + Material>(
 }
 
 impl AlphaBetaAgent {
-    fn search_depth<S: GameState + Material>(
+    fn search_depth<S: GameState>(
         &mut self,
         state: &S,
         steps: &[Action],
@@ -262,7 +256,7 @@ impl AlphaBetaAgent {
     ) -> Option<Action> {
         let me = state.side_to_move();
         let mut best: Vec<Action> = Vec::new();
-        let mut best_value = f32::NEG_INFINITY;
+        let mut best_value = f64::NEG_INFINITY;
         for &step in steps {
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 return None;
@@ -279,8 +273,8 @@ impl AlphaBetaAgent {
                 &next,
                 me,
                 next_depth,
-                best_value - 1e-3,
-                f32::INFINITY,
+                best_value - 1e-6,
+                f64::INFINITY,
                 deadline,
             );
             if v > best_value {
@@ -295,7 +289,7 @@ impl AlphaBetaAgent {
     }
 }
 
-impl<S: GameState + Material> Agent<S> for AlphaBetaAgent {
+impl<S: GameState> Agent<S> for AlphaBetaAgent {
     fn name(&self) -> String {
         match self.budget {
             Budget::Count(d) => format!("alphabeta:{d}"),
