@@ -1,5 +1,8 @@
 //! Search: PUCT with a uniform evaluator finds forced wins; the Gumbel root stays legal and
 //! its policy target is a distribution; values are per side, not per seat.
+// `with_game!` instantiates the same generic code for Copy and non-Copy states.
+#![allow(clippy::clone_on_copy)]
+
 use checkers_zero::game::turns::distinct_turns;
 use checkers_zero::game::*;
 use checkers_zero::search::gumbel::{run_gumbel, GumbelConfig};
