@@ -755,16 +755,8 @@ impl GameState for HexDame {
         NUM_ACTIONS
     }
 
-    fn num_seats(&self) -> usize {
-        2
-    }
-
     fn seat_to_move(&self) -> Seat {
         Seat(self.side)
-    }
-
-    fn side_of(&self, seat: Seat) -> Side {
-        Side(seat.0)
     }
 
     fn legal_steps(&self, out: &mut StepList) {

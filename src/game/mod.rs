@@ -185,13 +185,17 @@ pub trait GameState: Clone + Send + Sync + fmt::Debug + 'static {
     fn num_actions(&self) -> usize;
 
     /// How many seats take decisions (2, or 3 in 3-player ReMATCH).
-    fn num_seats(&self) -> usize;
+    fn num_seats(&self) -> usize {
+        2
+    }
 
     /// The seat whose step it is.
     fn seat_to_move(&self) -> Seat;
 
-    /// The side a seat plays for.
-    fn side_of(&self, seat: Seat) -> Side;
+    /// The side a seat plays for (by default seat n plays for side n).
+    fn side_of(&self, seat: Seat) -> Side {
+        Side(seat.0)
+    }
 
     /// The side whose step it is.
     fn side_to_move(&self) -> Side {

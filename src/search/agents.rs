@@ -7,7 +7,9 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
-use super::mcts::{run_simulations, terminal_values, Evaluate, LeafEval, Mcts, MctsConfig};
+use super::mcts::{
+    run_simulations, terminal_values, Evaluate, LeafEval, Mcts, MctsConfig, UniformEvaluator,
+};
 use crate::game::{Action, GameState, Side, StepList};
 
 /// Picks steps. `choose` is called only on non-terminal positions.
@@ -84,18 +86,11 @@ impl RolloutEvaluator {
 
 impl<S: GameState> Evaluate<S> for RolloutEvaluator {
     fn evaluate(&mut self, states: &[&S]) -> Vec<LeafEval> {
-        let mut steps = StepList::new();
-        states
-            .iter()
-            .map(|s| {
-                s.legal_steps(&mut steps);
-                let values = self.playout(*s);
-                LeafEval {
-                    priors: vec![1.0 / steps.len().max(1) as f32; steps.len()],
-                    value: values[s.side_to_move().0 as usize],
-                }
-            })
-            .collect()
+        let mut evals = UniformEvaluator.evaluate(states);
+        for (eval, state) in evals.iter_mut().zip(states) {
+            eval.value = self.playout(*state)[state.side_to_move().0 as usize];
+        }
+        evals
     }
 }
 
@@ -195,6 +190,15 @@ impl AlphaBetaAgent {
 
 const WIN: f64 = 1.0e6;
 
+/// Depth counts whole turns: a step that leaves the turn unfinished costs nothing.
+fn depth_after<S: GameState>(next: &S, depth: u32) -> u32 {
+    if next.turn_in_progress() {
+        depth
+    } else {
+        depth - 1
+    }
+}
+
 /// Alpha-beta with values from `me`'s view: the side to move maximises when it
 /// is `me`, minimises otherwise (several steps in a row may belong to one side).
 fn alpha_beta<S: GameState>(
@@ -226,11 +230,7 @@ fn alpha_beta<S: GameState>(
     for &step in &steps {
         let mut next = state.clone();
         next.apply_step(step);
-        let next_depth = if next.turn_in_progress() {
-            depth
-        } else {
-            depth - 1
-        };
+        let next_depth = depth_after(&next, depth);
         let v = alpha_beta(&next, me, next_depth, alpha, beta, deadline);
         if maximise {
             best = best.max(v);
@@ -263,11 +263,7 @@ impl AlphaBetaAgent {
             }
             let mut next = state.clone();
             next.apply_step(step);
-            let next_depth = if next.turn_in_progress() {
-                depth
-            } else {
-                depth - 1
-            };
+            let next_depth = depth_after(&next, depth);
             // Alpha just below the best so far: equal steps get exact values (for tie-breaking).
             let v = alpha_beta(
                 &next,
