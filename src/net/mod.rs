@@ -1,6 +1,7 @@
 //! The neural net: model (residual tower, policy and W/D/L heads), and the batched
 //! evaluator that serves many concurrent searches.
 
+pub mod encode;
 pub mod evaluator;
 pub mod model;
 

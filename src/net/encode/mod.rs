@@ -1,0 +1,88 @@
+//! Input encodings and policy indexing per game, and the board symmetries the rules allow.
+//!
+//! A position is encoded as planes on the game's board grid (hex boards embedded in axial
+//! coordinates with a validity mask), *from the view of the side to move*: the board is
+//! turned so that the mover always plays "up" where the rules have a direction (HexDame,
+//! Eximo), and planes say "own" and "opponent" rather than colours where that is meaningful.
+//! The policy uses the same frame: [`Encode::policy_index`] maps a game action to the net's
+//! policy output and back. Symmetries act on planes and policy indices together.
+
+pub mod eximo;
+pub mod hexdame;
+pub mod rematch;
+
+use super::model::NetShape;
+use crate::game::{Action, GameKind, GameState};
+
+/// A game's encoding: input planes, policy indexing, and symmetries.
+pub trait Encode: GameState {
+    /// Version of this game's encoding; bump it whenever planes or their meaning change.
+    const ENCODING_VERSION: u32;
+    /// Input planes.
+    const PLANES: usize;
+    /// Grid height (ranks).
+    const HEIGHT: usize;
+    /// Grid width (files).
+    const WIDTH: usize;
+    /// True on hex boards (the net masks the two non-neighbour 3x3 kernel taps).
+    const HEX: bool;
+    /// Number of symmetries, the identity (index 0) included.
+    const SYMMETRIES: usize;
+
+    /// Board cells of the grid, row-major (`HEIGHT * WIDTH`; index `rank * WIDTH + file`).
+    fn board_mask() -> Vec<bool>;
+
+    /// Writes the planes (`PLANES * HEIGHT * WIDTH` values, plane-major, then rank, then
+    /// file) for this position, from the side to move's view. `out` is overwritten entirely.
+    /// The same position always gives the same values.
+    fn encode(&self, out: &mut [f32]);
+
+    /// The net's policy index of the legal step `action` in this position (side to move's
+    /// frame). A bijection of `0..num_actions()` for a given side to move.
+    fn policy_index(&self, action: Action) -> usize;
+
+    /// The game action for a policy index in this position (inverse of `policy_index`).
+    fn action_of_index(&self, index: usize) -> Action;
+
+    /// Applies symmetry `sym` (0..SYMMETRIES) to encoded planes: `out` gets `planes`
+    /// transformed. Must agree with [`Encode::transform_state`]:
+    /// `encode(transform_state(s, k)) == transform_planes(k, encode(s))`.
+    fn transform_planes(sym: usize, planes: &[f32], out: &mut [f32]);
+
+    /// Applies symmetry `sym` to a policy index (the same map for every position).
+    fn transform_policy_index(sym: usize, index: usize) -> usize;
+
+    /// The position transformed by symmetry `sym` (pieces moved, everything else equal).
+    /// Used by tests to prove equivariance; `None` if the symmetry does not apply here.
+    fn transform_state(&self, sym: usize) -> Option<Self>;
+
+    /// The net's input/output shape for this game (`kind` gives the name: `rematch` and
+    /// `rematch3` share an encoding but not a model file).
+    fn net_shape(kind: GameKind) -> NetShape
+    where
+        Self: Sized,
+    {
+        NetShape {
+            game: kind.name().to_string(),
+            encoding_version: Self::ENCODING_VERSION,
+            planes: Self::PLANES as i64,
+            height: Self::HEIGHT as i64,
+            width: Self::WIDTH as i64,
+            num_actions: Self::start(kind, Default::default()).num_actions() as i64,
+            board_mask: Self::board_mask(),
+            hex: Self::HEX,
+        }
+    }
+}
+
+/// Transforms planes by a permutation of grid squares: `square_map[i]` is where square `i`
+/// goes (squares off the board map to themselves). Every plane moves the same way.
+pub fn permute_planes(square_map: &[usize], planes: &[f32], out: &mut [f32]) {
+    let squares = square_map.len();
+    debug_assert_eq!(planes.len() % squares, 0);
+    for (plane_in, plane_out) in planes.chunks(squares).zip(out.chunks_mut(squares)) {
+        for (i, &value) in plane_in.iter().enumerate() {
+            plane_out[square_map[i]] = value;
+        }
+    }
+}
