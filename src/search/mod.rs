@@ -3,3 +3,4 @@
 pub mod agents;
 pub mod gumbel;
 pub mod mcts;
+pub mod net_eval;

@@ -1,0 +1,103 @@
+//! The bridge from search to the net: encodes positions, sends them to the batched
+//! evaluator, and turns its answers into priors over legal steps and a value.
+
+use super::agents::Agent;
+use super::mcts::{Evaluate, LeafEval};
+use crate::game::{Action, StepList};
+use crate::net::encode::Encode;
+use crate::net::evaluator::{EvaluatorHandle, Request};
+use crate::net::NetError;
+
+/// Evaluates leaves through the batched evaluator. Every call sends all its positions as
+/// one job, so a worker with many games fills the net's batches by itself.
+#[derive(Clone)]
+pub struct NetEvaluator {
+    handle: EvaluatorHandle,
+    /// The last error from the evaluator, if any (search falls back to uniform priors).
+    pub last_error: Option<String>,
+}
+
+impl NetEvaluator {
+    /// An evaluator sending its work through `handle`.
+    pub fn new(handle: EvaluatorHandle) -> NetEvaluator {
+        NetEvaluator {
+            handle,
+            last_error: None,
+        }
+    }
+
+    /// Priors (in `legal_steps` order) and W/D/L for each state.
+    pub fn evaluate_states<S: Encode>(
+        &self,
+        states: &[&S],
+    ) -> Result<Vec<(StepList, Vec<f32>, [f32; 3])>, NetError> {
+        let planes = S::PLANES * S::HEIGHT * S::WIDTH;
+        let mut legal_sets = Vec::with_capacity(states.len());
+        let mut requests = Vec::with_capacity(states.len());
+        for state in states {
+            let mut input = vec![0.0; planes];
+            state.encode(&mut input);
+            let mut steps = StepList::new();
+            state.legal_steps(&mut steps);
+            let legal = steps.iter().map(|&a| state.policy_index(a) as Action).collect();
+            requests.push(Request { input, legal });
+            legal_sets.push(steps);
+        }
+        let answers = self.handle.evaluate(requests)?;
+        Ok(legal_sets
+            .into_iter()
+            .zip(answers)
+            .map(|(steps, answer)| (steps, answer.policy, answer.wdl))
+            .collect())
+    }
+}
+
+impl<S: Encode> Evaluate<S> for NetEvaluator {
+    fn evaluate(&mut self, states: &[&S]) -> Vec<LeafEval> {
+        match self.evaluate_states(states) {
+            Ok(answers) => answers
+                .into_iter()
+                .map(|(_, priors, wdl)| LeafEval {
+                    priors,
+                    value: wdl[0] - wdl[2],
+                })
+                .collect(),
+            Err(error) => {
+                // Keep the search alive (uniform priors, neutral value) and report upward.
+                self.last_error = Some(error.to_string());
+                super::mcts::UniformEvaluator.evaluate(states)
+            }
+        }
+    }
+}
+
+/// Plays the net's most probable legal step, without search.
+pub struct PolicyAgent {
+    evaluator: NetEvaluator,
+}
+
+impl PolicyAgent {
+    /// A policy-only agent using the evaluator behind `handle`.
+    pub fn new(handle: EvaluatorHandle) -> PolicyAgent {
+        PolicyAgent {
+            evaluator: NetEvaluator::new(handle),
+        }
+    }
+}
+
+impl<S: Encode> Agent<S> for PolicyAgent {
+    fn name(&self) -> String {
+        "policy".into()
+    }
+
+    fn choose(&mut self, state: &S) -> Action {
+        let mut evals = Evaluate::<S>::evaluate(&mut self.evaluator, &[state]);
+        let priors = evals.pop().map(|e| e.priors).unwrap_or_default();
+        let mut steps = StepList::new();
+        state.legal_steps(&mut steps);
+        let best = (0..steps.len())
+            .max_by(|&a, &b| priors[a].total_cmp(&priors[b]))
+            .expect("a legal step");
+        steps[best]
+    }
+}
