@@ -8,6 +8,17 @@ use crate::net::encode::Encode;
 use crate::net::evaluator::{EvaluatorHandle, Request};
 use crate::net::NetError;
 
+/// The net's answer for one position.
+#[derive(Clone, Debug)]
+pub struct NetAnswer {
+    /// The legal steps, in `legal_steps` order.
+    pub steps: StepList,
+    /// Their prior probabilities.
+    pub priors: Vec<f32>,
+    /// Win, draw, loss for the side to move.
+    pub wdl: [f32; 3],
+}
+
 /// Evaluates leaves through the batched evaluator. Every call sends all its positions as
 /// one job, so a worker with many games fills the net's batches by itself.
 #[derive(Clone)]
@@ -27,10 +38,7 @@ impl NetEvaluator {
     }
 
     /// Priors (in `legal_steps` order) and W/D/L for each state.
-    pub fn evaluate_states<S: Encode>(
-        &self,
-        states: &[&S],
-    ) -> Result<Vec<(StepList, Vec<f32>, [f32; 3])>, NetError> {
+    pub fn evaluate_states<S: Encode>(&self, states: &[&S]) -> Result<Vec<NetAnswer>, NetError> {
         let planes = S::PLANES * S::HEIGHT * S::WIDTH;
         let mut legal_sets = Vec::with_capacity(states.len());
         let mut requests = Vec::with_capacity(states.len());
@@ -39,7 +47,10 @@ impl NetEvaluator {
             state.encode(&mut input);
             let mut steps = StepList::new();
             state.legal_steps(&mut steps);
-            let legal = steps.iter().map(|&a| state.policy_index(a) as Action).collect();
+            let legal = steps
+                .iter()
+                .map(|&a| state.policy_index(a) as Action)
+                .collect();
             requests.push(Request { input, legal });
             legal_sets.push(steps);
         }
@@ -47,7 +58,11 @@ impl NetEvaluator {
         Ok(legal_sets
             .into_iter()
             .zip(answers)
-            .map(|(steps, answer)| (steps, answer.policy, answer.wdl))
+            .map(|(steps, answer)| NetAnswer {
+                steps,
+                priors: answer.policy,
+                wdl: answer.wdl,
+            })
             .collect())
     }
 }
@@ -57,9 +72,9 @@ impl<S: Encode> Evaluate<S> for NetEvaluator {
         match self.evaluate_states(states) {
             Ok(answers) => answers
                 .into_iter()
-                .map(|(_, priors, wdl)| LeafEval {
-                    priors,
-                    value: wdl[0] - wdl[2],
+                .map(|answer| LeafEval {
+                    priors: answer.priors,
+                    value: answer.wdl[0] - answer.wdl[2],
                 })
                 .collect(),
             Err(error) => {
