@@ -213,3 +213,65 @@ fn every_agent_plays_legal_steps_in_every_game() {
         });
     }
 }
+
+#[test]
+fn tree_reuse_keeps_the_chosen_subtree() {
+    type S = checkers_zero::game::eximo::Eximo;
+    let state = S::start(GameKind::Eximo, RulesConfig::default());
+    let mut tree = Mcts::new(state, MctsConfig::default());
+    run_simulations(&mut [&mut tree], &mut UniformEvaluator, 2000);
+    let best = tree
+        .root_children()
+        .into_iter()
+        .max_by_key(|c| c.visits)
+        .unwrap();
+    let before = tree.node_count();
+    tree.advance(best.action);
+    assert_eq!(
+        tree.root_visits(),
+        best.visits,
+        "the child's visits carry over"
+    );
+    assert!(
+        tree.node_count() < before,
+        "the rest of the tree is dropped"
+    );
+    let mut expected = state;
+    expected.apply_step(best.action);
+    assert_eq!(tree.root_state().position_hash(), expected.position_hash());
+    // Searching on from the reused tree adds to the carried visits.
+    let target = tree.root_visits() + 100;
+    run_simulations(&mut [&mut tree], &mut UniformEvaluator, target);
+    assert_eq!(tree.root_visits(), target);
+    let child_visits: u32 = tree.root_children().iter().map(|c| c.visits).sum();
+    assert_eq!(
+        child_visits + 1,
+        tree.root_visits(),
+        "every simulation but the root's own went to a child"
+    );
+}
+
+#[test]
+fn temperature_zero_takes_the_most_visited_and_one_follows_visits() {
+    use checkers_zero::search::mcts::{choose_by_visits, ChildStats};
+    let children = vec![
+        ChildStats {
+            action: 1,
+            prior: 0.5,
+            visits: 30,
+            q: 0.0,
+        },
+        ChildStats {
+            action: 2,
+            prior: 0.5,
+            visits: 70,
+            q: 0.0,
+        },
+    ];
+    let mut rng = StdRng::seed_from_u64(9);
+    assert_eq!(choose_by_visits(&children, 0.0, &mut rng), Some(2));
+    let picks = (0..10_000)
+        .filter(|_| choose_by_visits(&children, 1.0, &mut rng) == Some(2))
+        .count();
+    assert!((6_700..7_300).contains(&picks), "{picks} of 10000");
+}

@@ -431,3 +431,39 @@ pub fn run_simulations<S: GameState, E: Evaluate<S>>(
         }
     }
 }
+
+/// Picks a root step from visit counts: with temperature 0 the most visited (ties to the
+/// better Q), otherwise with probability proportional to visits^(1/temperature).
+pub fn choose_by_visits(
+    children: &[ChildStats],
+    temperature: f32,
+    rng: &mut impl Rng,
+) -> Option<Action> {
+    if children.is_empty() {
+        return None;
+    }
+    if temperature <= 1e-3 {
+        return children
+            .iter()
+            .max_by(|a, b| a.visits.cmp(&b.visits).then(a.q.total_cmp(&b.q)))
+            .map(|c| c.action);
+    }
+    let max_visits = children.iter().map(|c| c.visits).max().unwrap_or(0).max(1) as f64;
+    // Normalise by the largest count before the power, so high powers do not overflow.
+    let weights: Vec<f64> = children
+        .iter()
+        .map(|c| (c.visits as f64 / max_visits).powf(1.0 / temperature as f64))
+        .collect();
+    let total: f64 = weights.iter().sum();
+    if total <= 0.0 {
+        return Some(children[rng.gen_range(0..children.len())].action);
+    }
+    let mut pick = rng.gen_range(0.0..total);
+    for (child, w) in children.iter().zip(&weights) {
+        if pick < *w {
+            return Some(child.action);
+        }
+        pick -= w;
+    }
+    children.last().map(|c| c.action)
+}
