@@ -76,6 +76,30 @@ fn mcts_with_uniform_evaluator_finds_forced_win_hexdame() {
     assert_search_finds_win(GameKind::Hexdame, "white d7:W e2:w f5:r", 3000);
 }
 
+#[test]
+fn mcts_with_uniform_evaluator_finds_forced_win_rematch() {
+    // One winning turn out of 12 (White), and one out of 11 (Orange), in both seat layouts.
+    for kind in [GameKind::Rematch, GameKind::Rematch3] {
+        assert_search_finds_win(kind, "white b3:RRRWW c2:OOW d5:OOWR quiet=1", 3000);
+        assert_search_finds_win(kind, "orange a3:RRO b4:O c2:WWR c4:WRWO d5:O quiet=3", 3000);
+    }
+}
+
+#[test]
+fn mcts_with_uniform_evaluator_finds_forced_win_eximo() {
+    // One winning turn out of 29, and two out of 39.
+    assert_search_finds_win(
+        GameKind::Eximo,
+        "black b1:b b2:b b7:w c5:b d2:b d7:w e1:b e4:b f2:b f3:b g1:b g3:b",
+        3000,
+    );
+    assert_search_finds_win(
+        GameKind::Eximo,
+        "black a3:b a4:b b2:b b5:b c1:b c2:b c6:b d1:b d2:b e2:b e3:b f1:b f2:b f7:b g2:b g5:w",
+        3000,
+    );
+}
+
 /// Random positions reached by random play, for property tests.
 fn random_positions<S: GameState>(kind: GameKind, count: usize, seed: u64) -> Vec<S> {
     let mut rng = StdRng::seed_from_u64(seed);
