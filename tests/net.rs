@@ -248,3 +248,25 @@ fn bf16_agrees_with_fp32() {
         }
     }
 }
+
+#[test]
+fn hex_kernels_have_zero_non_neighbour_taps() {
+    // Inference uses the stored 3x3 weights as they are, so the two taps that are not hex
+    // neighbours must be zero in every 3x3 kernel, from creation on.
+    tch::manual_seed(6);
+    let model = Model::new(hex_shape(), small_config(), Device::Cpu).unwrap();
+    let kernels: Vec<tch::Tensor> = model
+        .var_store()
+        .variables()
+        .into_values()
+        .filter(|t| t.size().len() == 4 && t.size()[2] == 3)
+        .collect();
+    assert_eq!(kernels.len(), 1 + 2 * small_config().blocks);
+    for t in kernels {
+        let corners = t.select(2, 0).select(2, 2).abs().sum(tch::Kind::Double)
+            + t.select(2, 2).select(2, 0).abs().sum(tch::Kind::Double);
+        assert_eq!(f64::try_from(corners).unwrap(), 0.0);
+        let others = f64::try_from(t.abs().sum(tch::Kind::Double)).unwrap();
+        assert!(others > 0.0, "the other taps are initialised");
+    }
+}

@@ -97,16 +97,30 @@ impl Conv3 {
                 .reshape([1, 1, 3, 3])
                 .to_device(path.device())
         });
-        Conv3 {
+        let mut conv = Conv3 {
             weight,
             kernel_mask,
+        };
+        conv.zero_masked_taps();
+        conv
+    }
+
+    /// Sets the masked taps of the stored weights to zero. Training multiplies by the mask in
+    /// the forward pass, so those taps get no gradient and stay zero; inference can then use
+    /// the weights as they are.
+    fn zero_masked_taps(&mut self) {
+        if let Some(mask) = &self.kernel_mask {
+            tch::no_grad(|| {
+                let masked = &self.weight * mask.to_kind(self.weight.kind());
+                self.weight.copy_(&masked);
+            });
         }
     }
 
-    fn forward(&self, x: &Tensor) -> Tensor {
-        let weight = match &self.kernel_mask {
-            Some(mask) => &self.weight * mask.to_kind(self.weight.kind()),
-            None => self.weight.shallow_clone(),
+    fn forward(&self, x: &Tensor, train: bool) -> Tensor {
+        let weight = match (&self.kernel_mask, train) {
+            (Some(mask), true) => &self.weight * mask.to_kind(self.weight.kind()),
+            _ => self.weight.shallow_clone(),
         };
         x.conv2d(&weight, None::<Tensor>, [1, 1], [1, 1], [1, 1], 1)
     }
@@ -267,12 +281,16 @@ impl Model {
         let mask = self.board_mask.to_kind(input.kind());
         let mut x = self
             .stem_bn
-            .forward_t(&self.stem.forward(input), train)
+            .forward_t(&self.stem.forward(input, train), train)
             .relu()
             * &mask;
         for block in &self.blocks {
-            let y = block.bn1.forward_t(&block.conv1.forward(&x), train).relu() * &mask;
-            let y = block.bn2.forward_t(&block.conv2.forward(&y), train) * &mask;
+            let y = block
+                .bn1
+                .forward_t(&block.conv1.forward(&x, train), train)
+                .relu()
+                * &mask;
+            let y = block.bn2.forward_t(&block.conv2.forward(&y, train), train) * &mask;
             x = (x + y).relu();
         }
         let p = self
@@ -341,6 +359,12 @@ impl Model {
             path: path.to_path_buf(),
             reason: e.to_string(),
         })?;
+        // Weights from elsewhere may carry values in the masked taps.
+        model.stem.zero_masked_taps();
+        for block in &mut model.blocks {
+            block.conv1.zero_masked_taps();
+            block.conv2.zero_masked_taps();
+        }
         Ok(model)
     }
 }
