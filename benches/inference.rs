@@ -1,51 +1,55 @@
-//! Net throughput on this CPU: the standalone net (fp32 vs bf16, by batch size) and the
-//! batched evaluator fed by many producer threads, as a ratio of the standalone peak.
-//! `cargo bench --bench inference [-- --quick]`
+//! Net throughput on this CPU for each game's default net: positions/s and GFLOP/s at batch
+//! 1, 8, 32, 128 and 512 in fp32 and bf16, standalone (back-to-back forward passes) and
+//! through the batched evaluator fed by many producer threads, as a ratio of the standalone
+//! figure at the same batch. `cargo bench --bench inference [-- --quick] [GAME...]`
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
+use checkers_zero::net::encode::Encode;
 use checkers_zero::net::evaluator::{evaluate_batch, Evaluator, EvaluatorConfig, Request};
-use checkers_zero::net::model::{Model, NetConfig, NetShape};
+use checkers_zero::net::model::{Model, NetConfig};
+use checkers_zero::with_game;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use tch::{Device, Kind};
 
-/// HexDame-sized input: a 9x9 grid holding the 61-cell hex board.
-fn shape() -> NetShape {
-    let side = 9i64;
-    NetShape {
-        game: "hexdame".into(),
-        encoding_version: 0,
-        planes: 24,
-        height: side,
-        width: side,
-        num_actions: 2928,
-        board_mask: (0..side * side)
-            .map(|i| ((i % side) - (i / side)).abs() <= 4)
-            .collect(),
-        hex: true,
+const BATCHES: [usize; 5] = [1, 8, 32, 128, 512];
+
+/// Encoded positions from random games, with their legal policy indices.
+fn requests<S: Encode>(kind: GameKind, count: usize) -> Vec<Request> {
+    let mut rng = StdRng::seed_from_u64(3);
+    let mut steps = StepList::new();
+    let mut out = Vec::new();
+    while out.len() < count {
+        let mut state = S::start(kind, RulesConfig::default());
+        for _ in 0..rng.gen_range(0..60) {
+            state.legal_steps(&mut steps);
+            if steps.is_empty() {
+                break;
+            }
+            state.apply_step(steps[rng.gen_range(0..steps.len())]);
+        }
+        state.legal_steps(&mut steps);
+        if steps.is_empty() {
+            continue;
+        }
+        let mut input = vec![0.0; S::PLANES * S::HEIGHT * S::WIDTH];
+        state.encode(&mut input);
+        let legal = steps
+            .iter()
+            .map(|&a| state.policy_index(a) as u16)
+            .collect();
+        out.push(Request { input, legal });
     }
+    out
 }
 
-fn requests(n: usize, shape: &NetShape) -> Vec<Request> {
-    let cells = (shape.planes * shape.height * shape.width) as usize;
-    (0..n)
-        .map(|k| Request {
-            input: (0..cells)
-                .map(|i| ((i * 7 + k) % 5 == 0) as u8 as f32)
-                .collect(),
-            legal: (0..40)
-                .map(|a| (a * 71 + k as u16) % shape.num_actions as u16)
-                .collect(),
-        })
-        .collect()
-}
-
-/// Positions per second of back-to-back forward passes at `batch`.
-fn standalone(model: &Model, batch: usize, seconds: f64) -> f64 {
-    let shape = &model.meta().shape;
-    let reqs = requests(batch, shape);
-    let refs: Vec<&Request> = reqs.iter().collect();
+/// Positions per second of back-to-back forward passes over `batch` positions.
+fn standalone(model: &Model, reqs: &[Request], batch: usize, seconds: f64) -> f64 {
+    let refs: Vec<&Request> = reqs.iter().cycle().take(batch).collect();
     let _guard = tch::no_grad_guard();
-    evaluate_batch(model, &refs).unwrap(); // warm-up
+    evaluate_batch(model, &refs).unwrap(); // warm-up: kernels and allocations
     let start = Instant::now();
     let mut positions = 0;
     while start.elapsed().as_secs_f64() < seconds {
@@ -55,89 +59,93 @@ fn standalone(model: &Model, batch: usize, seconds: f64) -> f64 {
     positions as f64 / start.elapsed().as_secs_f64()
 }
 
-fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
-    let seconds = if quick { 0.5 } else { 2.0 };
-    tch::manual_seed(0);
-    let config = NetConfig {
-        blocks: 6,
-        channels: 64,
-        policy_channels: 32,
-        value_hidden: 128,
+/// Positions per second through the evaluator at `max_batch`, with enough producers (each
+/// sending jobs of 8 positions, as a worker with several games would) to fill two batches.
+fn through_evaluator(
+    model: Model,
+    reqs: &[Request],
+    max_batch: usize,
+    bf16: bool,
+    seconds: f64,
+) -> f64 {
+    let job = max_batch.min(8);
+    let producers = (2 * max_batch / job).max(2);
+    let config = EvaluatorConfig {
+        max_batch,
+        max_wait: Duration::from_millis(5),
+        torch_threads: 2,
+        bf16,
     };
-    println!(
-        "net: {} blocks x {} channels, input {}x9x9 (hex-masked)",
-        config.blocks,
-        config.channels,
-        shape().planes
-    );
-    let fp32 = Model::new(shape(), config.clone(), Device::Cpu).unwrap();
-    let mut bf16 = Model::new(shape(), config.clone(), Device::Cpu).unwrap();
-    bf16.var_store_mut().copy(fp32.var_store()).unwrap();
-    bf16.set_kind(Kind::BFloat16);
-    let mut peak = (0.0f64, 0usize, "");
-    for threads in [1, 2] {
-        tch::set_num_threads(threads);
-        for batch in [1usize, 8, 32, 64, 128, 256] {
-            let a = standalone(&fp32, batch, seconds);
-            let b = standalone(&bf16, batch, seconds);
-            println!(
-                "standalone {threads} thread(s) batch {batch:>4}: fp32 {a:>7.0} pos/s  bf16 {b:>7.0} pos/s  bf16/fp32 {:.2}x",
-                b / a
-            );
-            for (rate, kind) in [(a, "fp32"), (b, "bf16")] {
-                if threads == 2 && rate > peak.0 {
-                    peak = (rate, batch, kind);
-                }
-            }
-        }
-    }
-    println!(
-        "standalone peak (2 threads): {:.0} pos/s ({} at batch {})",
-        peak.0, peak.2, peak.1
-    );
-
-    // The evaluator with 16 producers each sending jobs of 8 positions (as a self-play worker
-    // with several games would), max batch 128, bf16 as the faster kind.
-    let max_batch = 128;
-    let model = Model::new(shape(), config, Device::Cpu).unwrap();
-    let evaluator = Evaluator::spawn(
-        model,
-        EvaluatorConfig {
-            max_batch,
-            max_wait: Duration::from_millis(2),
-            torch_threads: 2,
-            bf16: true,
-        },
-    );
-    let producers = 16;
-    let run_for = Duration::from_secs_f64(seconds * 2.0);
+    let evaluator = Evaluator::spawn(model, config);
+    // Warm-up batch, not counted.
+    evaluator
+        .evaluate(reqs.iter().take(job).cloned().collect())
+        .unwrap();
+    let counted_from = evaluator.stats().positions.load(Ordering::Relaxed);
+    let run_for = Duration::from_secs_f64(seconds);
     let start = Instant::now();
     std::thread::scope(|scope| {
-        for _ in 0..producers {
+        for p in 0..producers {
             let handle = evaluator.handle();
+            let mine: Vec<Request> = reqs
+                .iter()
+                .cycle()
+                .skip(p * job)
+                .take(job)
+                .cloned()
+                .collect();
             scope.spawn(move || {
-                let reqs = requests(8, &shape());
                 while start.elapsed() < run_for {
-                    handle.evaluate(reqs.clone()).unwrap();
+                    handle.evaluate(mine.clone()).unwrap();
                 }
             });
         }
     });
-    let elapsed = start.elapsed().as_secs_f64();
-    let stats = evaluator.stats();
-    let positions = stats.positions.load(Ordering::Relaxed) as f64;
-    let batches = stats.batches.load(Ordering::Relaxed) as f64;
-    let busy = stats.busy_nanos.load(Ordering::Relaxed) as f64 / 1e9;
-    let rate = positions / elapsed;
-    let reference = standalone(&bf16, max_batch, seconds);
-    println!(
-        "evaluator: {producers} producers x jobs of 8: {rate:.0} pos/s, mean batch {:.1}, net busy {:.0}% of wall time",
-        positions / batches.max(1.0),
-        100.0 * busy / elapsed
-    );
-    println!(
-        "evaluator / standalone bf16 at batch {max_batch}: {:.2}",
-        rate / reference
-    );
+    let positions = evaluator.stats().positions.load(Ordering::Relaxed) - counted_from;
+    positions as f64 / start.elapsed().as_secs_f64()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    let filter: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+    let seconds = if quick { 0.3 } else { 1.0 };
+    tch::set_num_threads(2);
+    // rematch3 shares rematch's encoding and net shape.
+    for kind in [GameKind::Rematch, GameKind::Hexdame, GameKind::Eximo] {
+        if !filter.is_empty() && !filter.iter().any(|f| *f == kind.name()) {
+            continue;
+        }
+        with_game!(kind, S => {
+            let shape = S::net_shape(kind);
+            let config = NetConfig::default_for(kind);
+            tch::manual_seed(0);
+            let fp32 = Model::new(shape.clone(), config.clone(), Device::Cpu).unwrap();
+            let flops = fp32.flops_per_position();
+            println!(
+                "{kind}: {} blocks x {} channels, input {}x{}x{}, {} actions, {:.1} MFLOP/position, 2 torch threads",
+                config.blocks, config.channels, shape.planes, shape.height, shape.width,
+                shape.num_actions, flops / 1e6
+            );
+            let reqs = requests::<S>(kind, 512);
+            for (kind_name, bf16) in [("fp32", false), ("bf16", true)] {
+                let mut model = Model::new(shape.clone(), config.clone(), Device::Cpu).unwrap();
+                model.var_store_mut().copy(fp32.var_store()).unwrap();
+                if bf16 {
+                    model.set_kind(Kind::BFloat16);
+                }
+                for batch in BATCHES {
+                    let alone = standalone(&model, &reqs, batch, seconds);
+                    let mut fresh = Model::new(shape.clone(), config.clone(), Device::Cpu).unwrap();
+                    fresh.var_store_mut().copy(fp32.var_store()).unwrap();
+                    let served = through_evaluator(fresh, &reqs, batch, bf16, seconds);
+                    println!(
+                        "  {kind_name} batch {batch:>3}: standalone {alone:>7.0} pos/s {:>6.1} GFLOP/s | evaluator {served:>7.0} pos/s, ratio {:.2}",
+                        alone * flops / 1e9,
+                        served / alone
+                    );
+                }
+            }
+        });
+    }
 }

@@ -38,6 +38,20 @@ impl Default for NetConfig {
     }
 }
 
+impl NetConfig {
+    /// The default size for a game: small boards get a shallower tower.
+    pub fn default_for(kind: crate::game::GameKind) -> NetConfig {
+        use crate::game::GameKind;
+        match kind {
+            GameKind::Rematch | GameKind::Rematch3 => NetConfig {
+                blocks: 4,
+                ..NetConfig::default()
+            },
+            GameKind::Hexdame | GameKind::Eximo => NetConfig::default(),
+        }
+    }
+}
+
 /// What the net reads and writes, fixed by the game and its encoding.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -253,6 +267,23 @@ impl Model {
     /// The metadata this model was built with.
     pub fn meta(&self) -> &ModelMeta {
         &self.meta
+    }
+
+    /// Multiply-adds ×2 of one forward pass for one position (convolutions and linear layers;
+    /// normalisation and activations left out), for GFLOP/s figures.
+    pub fn flops_per_position(&self) -> f64 {
+        let shape = &self.meta.shape;
+        let config = &self.meta.config;
+        let cells = (shape.height * shape.width) as f64;
+        let c = config.channels as f64;
+        let conv3 = |cin: f64, cout: f64| 2.0 * cin * cout * 9.0 * cells;
+        let stem = conv3(shape.planes as f64, c);
+        let tower = 2.0 * config.blocks as f64 * conv3(c, c);
+        let pc = config.policy_channels as f64;
+        let policy = 2.0 * c * pc * cells + 2.0 * pc * cells * shape.num_actions as f64;
+        let hidden = config.value_hidden as f64;
+        let value = 2.0 * c * 4.0 * cells + 2.0 * 4.0 * cells * hidden + 2.0 * hidden * 3.0;
+        stem + tower + policy + value
     }
 
     /// The variables (for optimizers and checkpoints).
