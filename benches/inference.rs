@@ -5,7 +5,7 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
+use checkers_zero::game::{GameKind, RulesConfig, StepList};
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::evaluator::{evaluate_batch, Evaluator, EvaluatorConfig, Request};
 use checkers_zero::net::model::{Model, NetConfig};
