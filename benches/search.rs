@@ -1,38 +1,99 @@
 //! Search cost per simulation with a free evaluator (uniform priors, value 0): simulations
 //! per second on one core, the overhead the search adds to every net evaluation.
-//! `cargo bench --bench search`
+//! With `--net`, also net+MCTS throughput through the batched evaluator (bf16).
+//! `cargo bench --bench search [-- --net]`
 use std::time::Instant;
 
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
 use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
+use checkers_zero::net::encode::Encode;
+use checkers_zero::net::evaluator::{Evaluator, EvaluatorConfig};
+use checkers_zero::net::model::{Model, NetConfig};
 use checkers_zero::search::mcts::{run_simulations, Mcts, MctsConfig, UniformEvaluator};
+use checkers_zero::search::net_eval::NetEvaluator;
 use checkers_zero::with_game;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use tch::Device;
+
+/// `count` trees at positions 0..40 plies into random games.
+fn trees<S: GameState>(kind: GameKind, count: usize, seed: u64) -> Vec<Mcts<S>> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut steps = StepList::new();
+    (0..count)
+        .map(|_| {
+            let mut s = S::start(kind, RulesConfig::default());
+            for _ in 0..rng.gen_range(0..40) {
+                s.legal_steps(&mut steps);
+                if steps.is_empty() {
+                    break;
+                }
+                s.apply_step(steps[rng.gen_range(0..steps.len())]);
+            }
+            if s.outcome().is_some() {
+                s = S::start(kind, RulesConfig::default());
+            }
+            Mcts::new(s, MctsConfig::default())
+        })
+        .collect()
+}
+
+/// Net+MCTS: `workers` threads each searching `per_worker` trees in lockstep, their leaves
+/// batched by the evaluator (bf16, max batch = all trees).
+fn net_mcts<S: Encode>(kind: GameKind, workers: usize, per_worker: usize, simulations: u32) {
+    tch::manual_seed(0);
+    let model = Model::new(
+        S::net_shape(kind),
+        NetConfig::default_for(kind),
+        Device::Cpu,
+    )
+    .unwrap();
+    let max_batch = workers * per_worker;
+    let evaluator = Evaluator::spawn(
+        model,
+        EvaluatorConfig {
+            max_batch,
+            max_wait: Duration::from_millis(5),
+            torch_threads: 2,
+            bf16: true,
+        },
+    );
+    let start = Instant::now();
+    std::thread::scope(|scope| {
+        for w in 0..workers {
+            let mut net = NetEvaluator::new(evaluator.handle());
+            scope.spawn(move || {
+                let mut forest: Vec<Mcts<S>> = trees(kind, per_worker, w as u64);
+                let mut refs: Vec<&mut Mcts<S>> = forest.iter_mut().collect();
+                run_simulations(&mut refs, &mut net, simulations);
+            });
+        }
+    });
+    let seconds = start.elapsed().as_secs_f64();
+    let stats = evaluator.stats();
+    let positions = stats.positions.load(Ordering::Relaxed) as f64;
+    let batches = stats.batches.load(Ordering::Relaxed).max(1) as f64;
+    let busy = stats.busy_nanos.load(Ordering::Relaxed) as f64 / 1e9;
+    println!(
+        "net+mcts {:<8} {workers} worker(s) x {per_worker} trees x {simulations} sims: {:>6.0} simulations/s, {:>6.0} net evals/s, mean batch {:.1}, net busy {:.0}%",
+        kind.name(),
+        (workers * per_worker) as f64 * simulations as f64 / seconds,
+        positions / seconds,
+        positions / batches,
+        100.0 * busy / seconds
+    );
+}
 
 fn main() {
+    let with_net = std::env::args().any(|a| a == "--net");
     let simulations = 800;
     for kind in GameKind::ALL {
         with_game!(kind, S => {
             // 64 trees searched together (as a self-play worker runs them), from positions
             // 0..40 plies into random games.
-            let mut rng = StdRng::seed_from_u64(1);
-            let mut steps = StepList::new();
-            let mut trees: Vec<Mcts<S>> = (0..64)
-                .map(|_| {
-                    let mut s = S::start(kind, RulesConfig::default());
-                    for _ in 0..rng.gen_range(0..40) {
-                        s.legal_steps(&mut steps);
-                        if steps.is_empty() {
-                            break;
-                        }
-                        s.apply_step(steps[rng.gen_range(0..steps.len())]);
-                    }
-                    if s.outcome().is_some() {
-                        s = S::start(kind, RulesConfig::default());
-                    }
-                    Mcts::new(s, MctsConfig::default())
-                })
-                .collect();
+            let mut trees: Vec<Mcts<S>> = trees(kind, 64, 1);
             let start = Instant::now();
             let mut refs: Vec<&mut Mcts<S>> = trees.iter_mut().collect();
             run_simulations(&mut refs, &mut UniformEvaluator, simulations);
@@ -45,6 +106,16 @@ fn main() {
                 total / seconds,
                 1e6 * seconds / total
             );
+        });
+    }
+    if !with_net {
+        return;
+    }
+    tch::set_num_threads(2);
+    for kind in [GameKind::Rematch, GameKind::Hexdame, GameKind::Eximo] {
+        with_game!(kind, S => {
+            net_mcts::<S>(kind, 1, 128, 32);
+            net_mcts::<S>(kind, 2, 64, 32);
         });
     }
 }
