@@ -93,16 +93,16 @@ fn main() {
         with_game!(kind, S => {
             // 64 trees searched together (as a self-play worker runs them), from positions
             // 0..40 plies into random games.
-            let mut trees: Vec<Mcts<S>> = trees(kind, 64, 1);
+            let mut forest: Vec<Mcts<S>> = trees(kind, 64, 1);
             let start = Instant::now();
-            let mut refs: Vec<&mut Mcts<S>> = trees.iter_mut().collect();
+            let mut refs: Vec<&mut Mcts<S>> = forest.iter_mut().collect();
             run_simulations(&mut refs, &mut UniformEvaluator, simulations);
             let seconds = start.elapsed().as_secs_f64();
-            let total = (simulations as usize * trees.len()) as f64;
+            let total = (simulations as usize * forest.len()) as f64;
             println!(
                 "search {:<8} {} trees x {simulations} simulations: {:>9.0} simulations/s on one core ({:.2} us each)",
                 kind.name(),
-                trees.len(),
+                forest.len(),
                 total / seconds,
                 1e6 * seconds / total
             );
