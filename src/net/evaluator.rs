@@ -37,7 +37,8 @@ impl Default for EvaluatorConfig {
             max_batch: 128,
             max_wait: Duration::from_millis(2),
             torch_threads: 0,
-            bf16: false,
+            // bf16 measured 2-3x faster than fp32 from batch 8 up on this CPU (README).
+            bf16: true,
         }
     }
 }
