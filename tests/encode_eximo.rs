@@ -349,7 +349,7 @@ fn flip_action(a: Action) -> Action {
 fn shape_and_board() {
     assert_eq!(Eximo::PLANES * Eximo::HEIGHT * Eximo::WIDTH, PLANE_VALUES);
     assert_eq!((Eximo::HEIGHT, Eximo::WIDTH), (8, 8));
-    assert!(!Eximo::HEX);
+    const { assert!(!Eximo::HEX) };
     assert_eq!(Eximo::SYMMETRIES, 2);
     let mask = Eximo::board_mask();
     assert_eq!(mask.len(), SQ);
@@ -361,7 +361,7 @@ fn shape_and_board() {
     assert_eq!(shape.num_actions as usize, NUM_ACTIONS);
     assert_eq!(shape.planes, 9);
     assert_eq!(shape.encoding_version, Eximo::ENCODING_VERSION);
-    assert!(Eximo::ENCODING_VERSION >= 1);
+    const { assert!(Eximo::ENCODING_VERSION >= 1) };
 }
 
 #[test]
