@@ -19,7 +19,7 @@
 //! 6. empty cells of the mover's drop zone (b–g of its first two ranks): the legal drop
 //!    cells in a drop phase, and how many drops a promotion would earn otherwise (1/0)
 //! 7. turns played / ply cap (constant plane in \[0, 1\]; 0 when the cap is off): the
-//!    only [project] rule, the draw at the cap
+//!    only \[project\] rule, the draw at the cap
 //! 8. constant 1 (lets the convolutions see the board edge through zero padding)
 //!
 //! # Policy index
