@@ -243,6 +243,58 @@ impl Eximo {
         self.turns
     }
 
+    /// The cell (`rank * 8 + file`) of the man that has captured and must capture again,
+    /// mid capture sequence.
+    pub fn capturing_man(&self) -> Option<u8> {
+        match self.phase {
+            Phase::Capturing(sq) => Some(sq),
+            _ => None,
+        }
+    }
+
+    /// The cell (`rank * 8 + file`) of the man that has jumped a friend and must jump
+    /// again, mid friendly-jump chain.
+    pub fn jumping_man(&self) -> Option<u8> {
+        match self.phase {
+            Phase::Jumping(sq) => Some(sq),
+            _ => None,
+        }
+    }
+
+    /// Drops still due in this turn (0 outside a drop phase, else 1 or 2).
+    pub fn drops_due(&self) -> u8 {
+        match self.phase {
+            Phase::Dropping(n) => n,
+            _ => 0,
+        }
+    }
+
+    /// The rules switches this position plays under (the ply cap).
+    pub fn rules(&self) -> RulesConfig {
+        self.rules
+    }
+
+    /// The same position mirrored left-right (file f to 7 - f): men and the unfinished
+    /// turn's man move, side, turns, rules and outcome stay (the rules are mirror-symmetric:
+    /// directions N/S stay, NE/NW and E/W swap, the drop zones b-g map onto themselves).
+    /// Read-only: `self` is unchanged; the hash of the result is computed from scratch.
+    pub fn mirrored(&self) -> Eximo {
+        // reverse_bits maps r*8+f to (7-r)*8+(7-f); swap_bytes puts the ranks back.
+        let flip = |bb: u64| bb.reverse_bits().swap_bytes();
+        let phase = match self.phase {
+            Phase::Capturing(sq) => Phase::Capturing(sq ^ 7),
+            Phase::Jumping(sq) => Phase::Jumping(sq ^ 7),
+            other => other,
+        };
+        let mut s = Eximo {
+            men: [flip(self.men[0]), flip(self.men[1])],
+            phase,
+            ..*self
+        };
+        s.hash = s.compute_hash();
+        s
+    }
+
     fn toggle(&mut self, side: usize, sq: u8) {
         self.men[side] ^= bit(sq);
         self.hash ^= Z_PIECE[side * 64 + sq as usize];
