@@ -104,10 +104,15 @@ fn red_flying_mid_sequence(kind: GameKind) -> Rematch {
     let c3 = grid.lookup(2, 2).unwrap() as usize;
     let flying = ((a3 * 6) * 4 + 2) as Action; // direction 0 = (1, 0), distance 3
     assert_eq!(DIRECTIONS[0], (1, 0));
-    s.try_apply_step(flying).expect("the flying capture is legal");
+    s.try_apply_step(flying)
+        .expect("the flying capture is legal");
     assert!(s.turn_in_progress(), "the sequence must continue over d4");
     assert_eq!(s.jumper(), Some(d3));
-    assert_eq!(s.jumped(), 1 << c3, "c3 still stands (O left) and was jumped");
+    assert_eq!(
+        s.jumped(),
+        1 << c3,
+        "c3 still stands (O left) and was jumped"
+    );
     assert_eq!(s.colour_to_move(), RED);
     s
 }
@@ -153,7 +158,11 @@ fn constant(planes: &[f32], p: usize, grid: &HexGrid) -> f32 {
     let sq0 = square(grid, 0);
     let v = at(planes, p, sq0);
     for c in 0..grid.len() {
-        assert_eq!(at(planes, p, square(grid, c)), v, "plane {p} is not constant");
+        assert_eq!(
+            at(planes, p, square(grid, c)),
+            v,
+            "plane {p} is not constant"
+        );
     }
     v
 }
@@ -175,8 +184,12 @@ fn decode(planes: &[f32], ply_cap: u32) -> Decoded {
     let grid = HexGrid::new(2);
     let colour = ['R', 'W', 'O'];
     let names = ["red", "white", "orange"];
-    let mover = one_hot(&(0..3).map(|i| constant(planes, P_MOVER + i, &grid)).collect::<Vec<_>>())
-        .expect("someone moves");
+    let mover = one_hot(
+        &(0..3)
+            .map(|i| constant(planes, P_MOVER + i, &grid))
+            .collect::<Vec<_>>(),
+    )
+    .expect("someone moves");
     let mut text = names[mover].to_string();
     let mut cells: Vec<usize> = (0..grid.len()).collect();
     cells.sort_by_key(|&c| grid.cells[c]);
@@ -237,8 +250,12 @@ fn decode(planes: &[f32], ply_cap: u32) -> Decoded {
         assert_eq!(jumped, 0);
     }
     let plies = (constant(planes, P_PLIES, &grid) * ply_cap as f32).round() as u32;
-    let seat = one_hot(&(0..3).map(|i| constant(planes, P_SEAT + i, &grid)).collect::<Vec<_>>())
-        .map(|s| s as u8);
+    let seat = one_hot(
+        &(0..3)
+            .map(|i| constant(planes, P_SEAT + i, &grid))
+            .collect::<Vec<_>>(),
+    )
+    .map(|s| s as u8);
     assert_eq!(constant(planes, P_ONES, &grid), 1.0);
     Decoded {
         notation: text,
@@ -255,13 +272,13 @@ fn decode(planes: &[f32], ply_cap: u32) -> Decoded {
 fn shape_and_board_mask() {
     assert_eq!(Rematch::PLANES, 51);
     assert_eq!((Rematch::HEIGHT, Rematch::WIDTH), (5, 5));
-    assert!(Rematch::HEX);
+    const { assert!(Rematch::HEX) };
     assert_eq!(Rematch::SYMMETRIES, 12);
     let mask = Rematch::board_mask();
     let grid = HexGrid::new(2);
-    for sq in 0..SQ {
+    for (sq, &on_board) in mask.iter().enumerate() {
         let (file, rank) = ((sq % 5) as i32, (sq / 5) as i32);
-        assert_eq!(mask[sq], grid.lookup(file, rank).is_some());
+        assert_eq!(on_board, grid.lookup(file, rank).is_some());
     }
     assert_eq!(mask.iter().filter(|&&b| b).count(), 19);
     for kind in KINDS {
@@ -282,12 +299,16 @@ fn deterministic_and_overwrites_everything() {
         assert_eq!(a, b);
         // Rebuilt from its notation (turn boundaries; plies restart at 0 there).
         if !s.turn_in_progress() {
-            let r = Rematch::from_notation(s.kind(), &s.to_notation(), RulesConfig::default())
-                .unwrap();
+            let r =
+                Rematch::from_notation(s.kind(), &s.to_notation(), RulesConfig::default()).unwrap();
             let c = enc(&r);
             for p in 0..Rematch::PLANES {
                 if p != P_PLIES {
-                    assert_eq!(a[p * SQ..(p + 1) * SQ], c[p * SQ..(p + 1) * SQ], "plane {p}");
+                    assert_eq!(
+                        a[p * SQ..(p + 1) * SQ],
+                        c[p * SQ..(p + 1) * SQ],
+                        "plane {p}"
+                    );
                 }
             }
         }
@@ -312,7 +333,9 @@ fn transpositions_encode_identically() {
                     }
                     let mut p = s1;
                     p.apply_step(x);
-                    let Some(&b) = legal(&p).first() else { continue };
+                    let Some(&b) = legal(&p).first() else {
+                        continue;
+                    };
                     p.apply_step(b);
                     if !legal(&p).contains(&y) {
                         continue;
@@ -441,12 +464,30 @@ fn equivariance_under_every_symmetry() {
 #[test]
 fn composition_of_symmetries() {
     let syms: Vec<HexSymmetry> = HexSymmetry::all().collect();
-    assert_eq!(syms[0], HexSymmetry { rotation: 0, mirror: false });
+    assert_eq!(
+        syms[0],
+        HexSymmetry {
+            rotation: 0,
+            mirror: false
+        }
+    );
     let index_of = |h: HexSymmetry| syms.iter().position(|&x| x == h).unwrap();
-    let mirror = index_of(HexSymmetry { rotation: 0, mirror: true });
-    let rot1 = index_of(HexSymmetry { rotation: 1, mirror: false });
-    let rot2 = index_of(HexSymmetry { rotation: 2, mirror: false });
-    let rot3 = index_of(HexSymmetry { rotation: 3, mirror: false });
+    let mirror = index_of(HexSymmetry {
+        rotation: 0,
+        mirror: true,
+    });
+    let rot1 = index_of(HexSymmetry {
+        rotation: 1,
+        mirror: false,
+    });
+    let rot2 = index_of(HexSymmetry {
+        rotation: 2,
+        mirror: false,
+    });
+    let rot3 = index_of(HexSymmetry {
+        rotation: 3,
+        mirror: false,
+    });
     for s in corpus(40, 44) {
         let m = s.transform_state(mirror).unwrap();
         assert_eq!(debug(&m.transform_state(mirror).unwrap()), debug(&s));
@@ -516,11 +557,11 @@ fn policy_index_is_a_bijection() {
     let grid = HexGrid::new(2);
     for (k, sym) in HexSymmetry::all().enumerate() {
         let perm = grid.cell_permutation(sym);
-        for cell in 0..19 {
+        for (cell, &image) in perm.iter().enumerate() {
             for dir in 0..6 {
                 for dist in 1..=4 {
                     let i = (cell * 6 + dir) * 4 + dist - 1;
-                    let j = (perm[cell] as usize * 6 + sym.direction(dir)) * 4 + dist - 1;
+                    let j = (image as usize * 6 + sym.direction(dir)) * 4 + dist - 1;
                     assert_eq!(Rematch::transform_policy_index(k, i), j);
                 }
             }
@@ -602,7 +643,10 @@ fn masked_policy_over_legal_steps() {
             .iter()
             .map(|s| Request {
                 input: enc(s),
-                legal: legal(s).iter().map(|&a| s.policy_index(a) as Action).collect(),
+                legal: legal(s)
+                    .iter()
+                    .map(|&a| s.policy_index(a) as Action)
+                    .collect(),
             })
             .collect();
         let refs: Vec<&Request> = requests.iter().collect();

@@ -360,9 +360,9 @@ impl Rematch {
         out.cells = [0; CELLS];
         out.tops = [0; 3];
         out.piece_hash = 0;
-        for c in 0..CELLS {
-            if self.cells[c] != 0 {
-                out.set_cell(map[c] as usize, self.cells[c]);
+        for (&s, &image) in self.cells.iter().zip(map) {
+            if s != 0 {
+                out.set_cell(image as usize, s);
             }
         }
         if self.jumper != NONE {

@@ -140,7 +140,11 @@ impl Encode for Rematch {
     }
 
     fn encode(&self, out: &mut [f32]) {
-        assert_eq!(out.len(), NUM_PLANES * SQUARES, "ReMATCH planes buffer size");
+        assert_eq!(
+            out.len(),
+            NUM_PLANES * SQUARES,
+            "ReMATCH planes buffer size"
+        );
         out.fill(0.0);
         let plane = |p: usize| p * SQUARES;
         for (c, &sq) in SQUARE_OF.iter().enumerate() {
