@@ -327,6 +327,51 @@ impl Rematch {
         self.plies
     }
 
+    /// The Team colour due next when Red is to move (equal to the moving colour when the
+    /// Team is to move).
+    pub fn team_due(&self) -> u8 {
+        self.team_due
+    }
+
+    /// Mid capture sequence: the hex where the capturing stack stands.
+    pub fn jumper(&self) -> Option<usize> {
+        (self.jumper != NONE).then_some(self.jumper as usize)
+    }
+
+    /// Mid capture sequence: bit mask of the hexes of the stacks jumped so far that still
+    /// stand (0 at a turn boundary).
+    pub fn jumped(&self) -> u32 {
+        self.jumped
+    }
+
+    /// The rule switches this position was set up with.
+    pub fn rules(&self) -> RulesConfig {
+        self.rules
+    }
+
+    /// The position moved by a board symmetry: `map[cell]` is the image of each hex (a
+    /// permutation that keeps lines and distances, e.g. [`HexGrid::cell_permutation`]). The
+    /// stacks and the unfinished turn (capturing stack, jumped stacks) move with it; the
+    /// colour to move, the colour due, the counters and the outcome stay as they are
+    /// (ReMATCH's rules are isotropic). Does not change any rule behaviour.
+    pub(crate) fn map_cells(&self, map: &[u8]) -> Rematch {
+        assert_eq!(map.len(), CELLS);
+        let mut out = *self;
+        out.cells = [0; CELLS];
+        out.tops = [0; 3];
+        out.piece_hash = 0;
+        for (&s, &image) in self.cells.iter().zip(map) {
+            if s != 0 {
+                out.set_cell(image as usize, s);
+            }
+        }
+        if self.jumper != NONE {
+            out.jumper = map[self.jumper as usize];
+        }
+        out.jumped = bits(self.jumped).fold(0, |m, c| m | 1 << map[c]);
+        out
+    }
+
     #[inline(always)]
     fn occupied(&self) -> u32 {
         self.tops[0] | self.tops[1] | self.tops[2]
