@@ -267,7 +267,10 @@ mod tests {
                 t.rank as usize * SIDE + t.file as usize
             );
             let m = grid.cells[mirror[cell] as usize];
-            assert_eq!(T.mirror_square[sq], m.rank as usize * SIDE + m.file as usize);
+            assert_eq!(
+                T.mirror_square[sq],
+                m.rank as usize * SIDE + m.file as usize
+            );
         }
         for a in 0..NUM_ACTIONS {
             let (cell, dir, dist) = (a / 48, (a / 8) % 6, a % 8);
