@@ -215,10 +215,8 @@ fn decode(planes: &[f32], red_to_move: bool, rules: RulesConfig) -> Decoded {
         })
         .collect();
     for p in 0..PLANES {
-        for sq in 0..SQ {
-            if !on_board[sq] {
-                assert_eq!(plane(p)[sq], 0.0, "off-board square {sq} of plane {p}");
-            }
+        for (sq, (&x, &on)) in plane(p).iter().zip(&on_board).enumerate() {
+            assert!(on || x == 0.0, "off-board square {sq} of plane {p}: {x}");
         }
     }
     let cells_of = |p: usize| -> Vec<Coord> {
@@ -234,10 +232,8 @@ fn decode(planes: &[f32], red_to_move: bool, rules: RulesConfig) -> Decoded {
     };
     let scalar = |p: usize| -> f32 {
         let first = plane(p)[0]; // a1
-        for sq in 0..SQ {
-            if on_board[sq] {
-                assert_eq!(plane(p)[sq], first, "plane {p} is constant on the board");
-            }
+        for (&x, &on) in plane(p).iter().zip(&on_board) {
+            assert!(!on || x == first, "plane {p} is constant on the board");
         }
         assert!((0.0..=1.0).contains(&first), "plane {p} in [0, 1]: {first}");
         first
@@ -515,7 +511,7 @@ fn twin_notation(s: &HexDame) -> String {
     let perm = g.cell_permutation(TURN);
     let mut pieces = Vec::new();
     for colour in 0..2 {
-        for c in 0..61 {
+        for (c, &image) in perm.iter().enumerate() {
             if s.pieces(colour) & (1u64 << c) != 0 {
                 let king = s.kings() & (1u64 << c) != 0;
                 let ch = match (1 - colour, king) {
@@ -524,7 +520,7 @@ fn twin_notation(s: &HexDame) -> String {
                     (_, false) => 'r',
                     (_, true) => 'R',
                 };
-                pieces.push((g.cells[perm[c] as usize], ch));
+                pieces.push((g.cells[image as usize], ch));
             }
         }
     }
@@ -557,7 +553,7 @@ fn frame_twin_with_colours_swapped_encodes_identically() {
         let q = hd_with(&twin_notation(&p), rules);
         assert_ne!(p.colour_to_move(), q.colour_to_move());
         let (mut p, mut q) = (p, q);
-        let mut check = |p: &HexDame, q: &HexDame| {
+        let check = |p: &HexDame, q: &HexDame| {
             assert_eq!(enc(p), enc(q), "{p:?} against its twin {q:?}");
             let lp = legal(p);
             let lq = legal(q);
@@ -590,18 +586,19 @@ fn off_board_squares_are_zero_and_the_mask_matches() {
     let mask = HexDame::board_mask();
     assert_eq!(mask.len(), SQ);
     assert_eq!(mask.iter().filter(|&&m| m).count(), 61);
-    for sq in 0..SQ {
+    for (sq, &m) in mask.iter().enumerate() {
         let c = Coord::new((sq % SIDE) as u8, (sq / SIDE) as u8);
-        assert_eq!(mask[sq], g.cell_of(c).is_some());
+        assert_eq!(m, g.cell_of(c).is_some());
     }
     for x in random_samples(0xD5, 200) {
         let planes = enc(&x.state);
-        for p in 0..PLANES {
-            for sq in 0..SQ {
-                if !mask[sq] {
-                    assert_eq!(planes[p * SQ + sq], 0.0, "plane {p} square {sq}");
-                }
-            }
+        for (i, &x) in planes.iter().enumerate() {
+            assert!(
+                mask[i % SQ] || x == 0.0,
+                "plane {} square {}",
+                i / SQ,
+                i % SQ
+            );
         }
         // The on-board plane.
         assert!((0..SQ).all(|sq| planes[11 * SQ + sq] == mask[sq] as u8 as f32));
