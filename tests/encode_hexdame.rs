@@ -401,9 +401,10 @@ fn same_state(a: &HexDame, b: &HexDame) {
 fn equivariance_under_every_symmetry() {
     assert_eq!(HexDame::SYMMETRIES, 2);
     let samples = random_samples(0xD3, 300);
+    let hand = hand_built();
+    assert!(hand.iter().any(|s| s.repetition_count() == 3));
     let mut moved = 0;
-    for x in &samples {
-        let s = &x.state;
+    for s in samples.iter().map(|x| &x.state).chain(&hand) {
         let planes = enc(s);
         let s_legal = legal(s);
         same_state(&s.transform_state(0).unwrap(), s);

@@ -172,9 +172,6 @@ const CAPTURED_KEYS: [u64; CELLS] = zobrist::table(0x4845_5844_414d_0003);
 /// Key toggled when Red is to move.
 const RED_TO_MOVE_KEY: u64 = zobrist::splitmix64(0x4845_5844_414d_0004);
 
-/// Salt for history hashes that [`HexDame::mirrored`] cannot map.
-const MIRROR_HISTORY_SALT: u64 = 0x4845_5844_414d_0005;
-
 /// The cell's image under the file/rank swap.
 fn mirror_cell(c: u8) -> u8 {
     T.index[T.file[c as usize] as usize * 9 + T.rank[c as usize] as usize]
@@ -533,10 +530,10 @@ impl HexDame {
     /// The position mirrored by the file/rank swap (HexDame's one board symmetry): pieces and
     /// the unfinished capture move, side to move, counters and outcome stay.
     ///
-    /// The repetition history holds only hashes, which cannot be mirrored without their
-    /// positions: entries equal to the current position become the mirrored position's hash
-    /// (so the repetition count is kept), the others a salted remix that matches nothing.
-    /// So the mirrored state may miss a later repetition of an older position.
+    /// The repetition history holds only hashes, so it is rebuilt: every entry differs from
+    /// the next by one king's quiet move of the side that made it, which is found from the
+    /// hashes; the positions so recovered are mirrored and hashed. Mid-turn the history is
+    /// dropped: the capture under way is irreversible, so it will never be consulted again.
     pub(crate) fn mirrored(&self) -> HexDame {
         let map = |set: u64| {
             let mut out = 0;
@@ -556,17 +553,52 @@ impl HexDame {
             m.mover = mirror_cell(self.mover);
         }
         m.hash = m.compute_hash();
+        m.history = None;
+        if self.mover != NONE {
+            return m;
+        }
+        // Walk back through the history, undoing one king move per entry.
+        let mut at = HexDame::empty(self.rules);
+        at.pieces = self.pieces;
+        at.kings = self.kings;
+        at.side = self.side;
+        at.hash = self.hash;
         let mut hashes = Vec::new();
         let mut node = self.history.as_deref();
         while let Some(h) = node {
-            hashes.push(if h.hash == self.hash {
-                m.hash
-            } else {
-                zobrist::splitmix64(h.hash ^ MIRROR_HISTORY_SALT)
-            });
+            let mover = 1 - at.side as usize;
+            let empty = !(at.pieces[0] | at.pieces[1]) & ((1u64 << CELLS) - 1);
+            let mut undo = None;
+            let mut kings = at.pieces[mover] & at.kings;
+            'search: while kings != 0 {
+                let to = kings.trailing_zeros() as u8;
+                kings &= kings - 1;
+                let mut from_set = empty;
+                while from_set != 0 {
+                    let from = from_set.trailing_zeros() as u8;
+                    from_set &= from_set - 1;
+                    let key = piece_key(mover, true, to) ^ piece_key(mover, true, from);
+                    if at.hash ^ key ^ RED_TO_MOVE_KEY == h.hash {
+                        undo = Some((from, to));
+                        break 'search;
+                    }
+                }
+            }
+            let Some((from, to)) = undo else {
+                debug_assert!(false, "history entry is not one king move back");
+                break;
+            };
+            at.pieces[mover] = (at.pieces[mover] & !bit(to)) | bit(from);
+            at.kings = (at.kings & !bit(to)) | bit(from);
+            at.side ^= 1;
+            at.hash = h.hash;
+            let mut image = HexDame::empty(self.rules);
+            image.pieces = [map(at.pieces[0]), map(at.pieces[1])];
+            image.kings = map(at.kings);
+            image.side = at.side;
+            hashes.push(image.compute_hash());
             node = h.prev.as_deref();
         }
-        m.history = None;
         for hash in hashes.into_iter().rev() {
             m.history = Some(Arc::new(History {
                 hash,
