@@ -172,6 +172,11 @@ const CAPTURED_KEYS: [u64; CELLS] = zobrist::table(0x4845_5844_414d_0003);
 /// Key toggled when Red is to move.
 const RED_TO_MOVE_KEY: u64 = zobrist::splitmix64(0x4845_5844_414d_0004);
 
+/// The cell's image under the file/rank swap.
+fn mirror_cell(c: u8) -> u8 {
+    T.index[T.file[c as usize] as usize * 9 + T.rank[c as usize] as usize]
+}
+
 #[inline(always)]
 const fn bit(c: u8) -> u64 {
     1u64 << c
@@ -484,6 +489,123 @@ impl HexDame {
             node = h.prev.as_deref();
         }
         n
+    }
+
+    /// The pieces of a colour (0 White, 1 Red) as a cell set (bit `i` for cell `i`),
+    /// pieces jumped in an unfinished sequence included.
+    pub fn pieces(&self, colour: usize) -> u64 {
+        self.pieces[colour]
+    }
+
+    /// The kings of both colours as a cell set.
+    pub fn kings(&self) -> u64 {
+        self.kings
+    }
+
+    /// The colour to move: 0 White, 1 Red.
+    pub fn colour_to_move(&self) -> usize {
+        self.side as usize
+    }
+
+    /// The moving piece's cell during an unfinished capture sequence.
+    pub fn capturing_piece(&self) -> Option<u8> {
+        (self.mover != NONE).then_some(self.mover)
+    }
+
+    /// The pieces jumped so far in an unfinished capture sequence (still on the board).
+    pub fn jumped(&self) -> u64 {
+        self.captured
+    }
+
+    /// The captures an unfinished sequence must still make (0 at a turn boundary).
+    pub fn captures_required(&self) -> u32 {
+        self.remaining as u32
+    }
+
+    /// The rules switches this game is played with.
+    pub fn rules(&self) -> RulesConfig {
+        self.rules
+    }
+
+    /// The position mirrored by the file/rank swap (HexDame's one board symmetry): pieces and
+    /// the unfinished capture move, side to move, counters and outcome stay.
+    ///
+    /// The repetition history holds only hashes, so it is rebuilt: every entry differs from
+    /// the next by one king's quiet move of the side that made it, which is found from the
+    /// hashes; the positions so recovered are mirrored and hashed. Mid-turn the history is
+    /// dropped: the capture under way is irreversible, so it will never be consulted again.
+    pub(crate) fn mirrored(&self) -> HexDame {
+        let map = |set: u64| {
+            let mut out = 0;
+            let mut rest = set;
+            while rest != 0 {
+                let c = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                out |= bit(mirror_cell(c as u8));
+            }
+            out
+        };
+        let mut m = self.clone();
+        m.pieces = [map(self.pieces[0]), map(self.pieces[1])];
+        m.kings = map(self.kings);
+        m.captured = map(self.captured);
+        if self.mover != NONE {
+            m.mover = mirror_cell(self.mover);
+        }
+        m.hash = m.compute_hash();
+        m.history = None;
+        if self.mover != NONE {
+            return m;
+        }
+        // Walk back through the history, undoing one king move per entry.
+        let mut at = HexDame::empty(self.rules);
+        at.pieces = self.pieces;
+        at.kings = self.kings;
+        at.side = self.side;
+        at.hash = self.hash;
+        let mut hashes = Vec::new();
+        let mut node = self.history.as_deref();
+        while let Some(h) = node {
+            let mover = 1 - at.side as usize;
+            let empty = !(at.pieces[0] | at.pieces[1]) & ((1u64 << CELLS) - 1);
+            let mut undo = None;
+            let mut kings = at.pieces[mover] & at.kings;
+            'search: while kings != 0 {
+                let to = kings.trailing_zeros() as u8;
+                kings &= kings - 1;
+                let mut from_set = empty;
+                while from_set != 0 {
+                    let from = from_set.trailing_zeros() as u8;
+                    from_set &= from_set - 1;
+                    let key = piece_key(mover, true, to) ^ piece_key(mover, true, from);
+                    if at.hash ^ key ^ RED_TO_MOVE_KEY == h.hash {
+                        undo = Some((from, to));
+                        break 'search;
+                    }
+                }
+            }
+            let Some((from, to)) = undo else {
+                debug_assert!(false, "history entry is not one king move back");
+                break;
+            };
+            at.pieces[mover] = (at.pieces[mover] & !bit(to)) | bit(from);
+            at.kings = (at.kings & !bit(to)) | bit(from);
+            at.side ^= 1;
+            at.hash = h.hash;
+            let mut image = HexDame::empty(self.rules);
+            image.pieces = [map(at.pieces[0]), map(at.pieces[1])];
+            image.kings = map(at.kings);
+            image.side = at.side;
+            hashes.push(image.compute_hash());
+            node = h.prev.as_deref();
+        }
+        for hash in hashes.into_iter().rev() {
+            m.history = Some(Arc::new(History {
+                hash,
+                prev: m.history.take(),
+            }));
+        }
+        m
     }
 
     /// The outcome of the position just reached at a turn boundary (history up to date).
