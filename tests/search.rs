@@ -299,3 +299,48 @@ fn temperature_zero_takes_the_most_visited_and_one_follows_visits() {
         .count();
     assert!((6_700..7_300).contains(&picks), "{picks} of 10000");
 }
+
+#[test]
+fn net_agents_play_legal_steps_in_every_game() {
+    use checkers_zero::net::encode::Encode;
+    use checkers_zero::net::evaluator::{Evaluator, EvaluatorConfig};
+    use checkers_zero::net::model::{Model, NetConfig};
+    use checkers_zero::search::agents::SearchAgent;
+    use checkers_zero::search::net_eval::{NetEvaluator, PolicyAgent};
+    let tiny = NetConfig {
+        blocks: 1,
+        channels: 8,
+        policy_channels: 2,
+        value_hidden: 8,
+    };
+    for kind in GameKind::ALL {
+        with_game!(kind, S => {
+            tch::manual_seed(1);
+            let model = Model::new(S::net_shape(kind), tiny.clone(), tch::Device::Cpu).unwrap();
+            let evaluator = Evaluator::spawn(model, EvaluatorConfig { torch_threads: 1, ..Default::default() });
+            let mut agents: Vec<Box<dyn Agent<S>>> = vec![
+                Box::new(PolicyAgent::new(evaluator.handle())),
+                Box::new(SearchAgent::new(
+                    "mcts:16",
+                    NetEvaluator::new(evaluator.handle()),
+                    MctsConfig::default(),
+                    Budget::Count(16),
+                )),
+                Box::new(SearchAgent::new(
+                    "mcts:5ms",
+                    NetEvaluator::new(evaluator.handle()),
+                    MctsConfig::default(),
+                    Budget::Time(std::time::Duration::from_millis(5)),
+                )),
+            ];
+            for state in random_positions::<S>(kind, 8, 31) {
+                let mut legal = StepList::new();
+                state.legal_steps(&mut legal);
+                for agent in agents.iter_mut() {
+                    let step = agent.choose(&state);
+                    assert!(legal.contains(&step), "{kind}: {} played an illegal step", agent.name());
+                }
+            }
+        });
+    }
+}
