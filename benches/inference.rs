@@ -106,6 +106,7 @@ fn through_evaluator(
 }
 
 fn main() {
+    checkers_zero::net::init_torch_runtime();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let quick = args.iter().any(|a| a == "--quick");
     let filter: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();

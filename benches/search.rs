@@ -87,6 +87,7 @@ fn net_mcts<S: Encode>(kind: GameKind, workers: usize, per_worker: usize, simula
 }
 
 fn main() {
+    checkers_zero::net::init_torch_runtime();
     let with_net = std::env::args().any(|a| a == "--net");
     let simulations = 800;
     for kind in GameKind::ALL {

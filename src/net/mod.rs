@@ -7,6 +7,18 @@ pub mod model;
 
 use std::path::{Path, PathBuf};
 
+/// Prepares libtorch's thread runtime; call first thing in a process, before any tensor
+/// exists. OpenMP threads otherwise spin after each parallel region and take the cores that
+/// self-play threads and the evaluator's own bookkeeping need: with `OMP_WAIT_POLICY=PASSIVE`
+/// the batched evaluator reached 0.9–1.1 of the standalone net's throughput instead of
+/// 0.7–0.9 (README, inference benchmark). A value already set in the environment wins.
+pub fn init_torch_runtime() {
+    if std::env::var_os("OMP_WAIT_POLICY").is_none() {
+        // Single-threaded at this point: nothing reads the environment concurrently.
+        std::env::set_var("OMP_WAIT_POLICY", "PASSIVE");
+    }
+}
+
 /// Everything that can go wrong building, saving, loading or running a model.
 #[derive(Debug, thiserror::Error)]
 pub enum NetError {
