@@ -617,7 +617,9 @@ impl Rematch {
                 let mark = scratch.len();
                 for &(s, d, k) in openings {
                     let mut next = *self;
-                    next.apply_capture_dfs(s as usize, d as usize, k as usize, scratch);
+                    next.capture_dfs(s as usize, d as usize, k as usize, &mut |end| {
+                        scratch.push(end.piece_hash)
+                    });
                 }
                 let found = &mut scratch[mark..];
                 found.sort_unstable();
@@ -633,12 +635,11 @@ impl Rematch {
                 let mut children: Vec<Rematch> = Vec::new();
                 for &(s, d, k) in openings {
                     let mut next = *self;
-                    next.collect_capture_children(
-                        s as usize,
-                        d as usize,
-                        k as usize,
-                        &mut children,
-                    );
+                    next.capture_dfs(s as usize, d as usize, k as usize, &mut |end| {
+                        let mut done = *end;
+                        done.finish_turn(true, false);
+                        children.push(done);
+                    });
                 }
                 children.sort_unstable_by_key(|c| c.piece_hash);
                 children.dedup_by_key(|c| c.piece_hash);
@@ -675,8 +676,9 @@ impl Rematch {
         total
     }
 
-    /// Plays a capture and all its continuations; pushes the piece hash of each end board.
-    fn apply_capture_dfs(&mut self, from: usize, d: usize, k: usize, out: &mut Vec<u64>) {
+    /// Plays a capture and all its continuations, calling `on_end` with each end board
+    /// (before the turn's end-of-turn bookkeeping).
+    fn capture_dfs(&mut self, from: usize, d: usize, k: usize, on_end: &mut impl FnMut(&Self)) {
         self.move_pieces(from, d, k);
         let at = RAY[from][d][k - 1] as usize;
         let mut openings = [(0u8, 0u8); 6];
@@ -686,34 +688,12 @@ impl Rematch {
             n += 1;
         });
         if n == 0 {
-            out.push(self.piece_hash);
+            on_end(self);
             return;
         }
         for &(d2, k2) in &openings[..n] {
             let mut next = *self;
-            next.apply_capture_dfs(at, d2 as usize, k2 as usize, out);
-        }
-    }
-
-    /// Like `apply_capture_dfs`, but collects the finished child positions.
-    fn collect_capture_children(&mut self, from: usize, d: usize, k: usize, out: &mut Vec<Self>) {
-        self.move_pieces(from, d, k);
-        let at = RAY[from][d][k - 1] as usize;
-        let mut openings = [(0u8, 0u8); 6];
-        let mut n = 0;
-        self.for_each_capture(at, |d, k| {
-            openings[n] = (d as u8, k as u8);
-            n += 1;
-        });
-        if n == 0 {
-            let mut done = *self;
-            done.finish_turn(true, false);
-            out.push(done);
-            return;
-        }
-        for &(d2, k2) in &openings[..n] {
-            let mut next = *self;
-            next.collect_capture_children(at, d2 as usize, k2 as usize, out);
+            next.capture_dfs(at, d2 as usize, k2 as usize, on_end);
         }
     }
 
