@@ -72,28 +72,70 @@ pub struct EvaluatorStats {
     pub busy_nanos: AtomicU64,
 }
 
+/// A producer's positions, already laid out as one input block, and where to answer.
 struct Job {
-    requests: Vec<Request>,
-    reply: SyncSender<Result<Vec<Evaluation>, NetError>>,
+    input: Vec<f32>,
+    positions: usize,
+    reply: SyncSender<Result<RawOutput, NetError>>,
+}
+
+/// The net's raw outputs for one job: policy logits `[positions * num_actions]` and W/D/L
+/// logits `[positions * 3]`. Producers turn them into probabilities themselves, so the
+/// evaluator thread does nothing but batch and run the net.
+struct RawOutput {
+    policy: Vec<f32>,
+    value: Vec<f32>,
+}
+
+/// What a producer needs to know of the model to prepare jobs and read answers.
+#[derive(Clone, Copy, Debug)]
+struct JobShape {
+    per_position: usize,
+    num_actions: usize,
 }
 
 /// A cloneable, thread-safe handle for sending work to the evaluator.
 #[derive(Clone)]
 pub struct EvaluatorHandle {
     jobs: Sender<Job>,
+    shape: JobShape,
 }
 
 impl EvaluatorHandle {
-    /// Evaluates `requests` (blocking until the batch they join has run).
+    /// Evaluates `requests` (blocking until the batch they join has run). Inputs are checked
+    /// and laid out, and answers masked and normalised, in the calling thread.
     pub fn evaluate(&self, requests: Vec<Request>) -> Result<Vec<Evaluation>, NetError> {
         if requests.is_empty() {
             return Ok(Vec::new());
         }
+        let JobShape {
+            per_position,
+            num_actions,
+        } = self.shape;
+        let mut input = Vec::with_capacity(per_position * requests.len());
+        for request in &requests {
+            check_request(request, per_position, num_actions)?;
+            input.extend_from_slice(&request.input);
+        }
         let (reply, answer) = mpsc::sync_channel(1);
-        self.jobs
-            .send(Job { requests, reply })
-            .map_err(|_| NetError::EvaluatorGone)?;
-        answer.recv().map_err(|_| NetError::EvaluatorGone)?
+        let job = Job {
+            input,
+            positions: requests.len(),
+            reply,
+        };
+        self.jobs.send(job).map_err(|_| NetError::EvaluatorGone)?;
+        let raw = answer.recv().map_err(|_| NetError::EvaluatorGone)??;
+        Ok(requests
+            .iter()
+            .enumerate()
+            .map(|(i, request)| Evaluation {
+                policy: masked_softmax(
+                    &raw.policy[i * num_actions..(i + 1) * num_actions],
+                    &request.legal,
+                ),
+                wdl: softmax3(&raw.value[3 * i..3 * i + 3]),
+            })
+            .collect())
     }
 }
 
@@ -108,6 +150,11 @@ impl Evaluator {
     /// Starts the evaluator thread with `model`.
     pub fn spawn(mut model: Model, config: EvaluatorConfig) -> Evaluator {
         let (jobs, queue) = mpsc::channel();
+        let shape = &model.meta().shape;
+        let shape = JobShape {
+            per_position: (shape.planes * shape.height * shape.width) as usize,
+            num_actions: shape.num_actions as usize,
+        };
         let stats = Arc::new(EvaluatorStats::default());
         let thread_stats = Arc::clone(&stats);
         let thread = std::thread::Builder::new()
@@ -123,7 +170,7 @@ impl Evaluator {
             })
             .expect("spawning the evaluator thread");
         Evaluator {
-            handle: EvaluatorHandle { jobs },
+            handle: EvaluatorHandle { jobs, shape },
             stats,
             thread: Some(thread),
         }
@@ -146,12 +193,8 @@ impl Evaluator {
 
     /// Stops the thread once every outstanding handle is dropped, and waits for it.
     pub fn shutdown(mut self) {
-        self.stop();
-    }
-
-    fn stop(&mut self) {
         let (dummy, _) = mpsc::channel();
-        self.handle = EvaluatorHandle { jobs: dummy };
+        self.handle.jobs = dummy;
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
@@ -169,8 +212,9 @@ fn serve(model: &Model, config: &EvaluatorConfig, queue: &Receiver<Job>, stats: 
     let _no_grad = tch::no_grad_guard();
     let max_batch = config.max_batch.max(1);
     let mut pending: Vec<Job> = Vec::new();
+    let mut input: Vec<f32> = Vec::new();
     while let Ok(first) = queue.recv() {
-        let mut queued = first.requests.len();
+        let mut queued = first.positions;
         pending.push(first);
         let deadline = Instant::now() + config.max_wait;
         while queued < max_batch {
@@ -183,23 +227,34 @@ fn serve(model: &Model, config: &EvaluatorConfig, queue: &Receiver<Job>, stats: 
                     Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => break,
                 },
             };
-            queued += job.requests.len();
+            queued += job.positions;
             pending.push(job);
         }
+        input.clear();
+        for job in &pending {
+            input.extend_from_slice(&job.input);
+        }
         let started = Instant::now();
-        let result = run_jobs(model, &pending, max_batch);
+        let result = forward_raw(model, &input, queued, max_batch);
         stats
             .busy_nanos
             .fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
         stats.positions.fetch_add(queued as u64, Ordering::Relaxed);
+        stats
+            .batches
+            .fetch_add(queued.div_ceil(max_batch) as u64, Ordering::Relaxed);
         match result {
-            Ok(mut answers) => {
-                stats
-                    .batches
-                    .fetch_add(queued.div_ceil(max_batch) as u64, Ordering::Relaxed);
-                for job in pending.drain(..).rev() {
-                    let mine = answers.split_off(answers.len() - job.requests.len());
-                    let _ = job.reply.send(Ok(mine));
+            Ok(raw) => {
+                let actions = raw.policy.len() / queued.max(1);
+                let mut at = 0;
+                for job in pending.drain(..) {
+                    let n = job.positions;
+                    let answer = RawOutput {
+                        policy: raw.policy[at * actions..(at + n) * actions].to_vec(),
+                        value: raw.value[3 * at..3 * (at + n)].to_vec(),
+                    };
+                    at += n;
+                    let _ = job.reply.send(Ok(answer));
                 }
             }
             Err(error) => {
@@ -212,63 +267,82 @@ fn serve(model: &Model, config: &EvaluatorConfig, queue: &Receiver<Job>, stats: 
     }
 }
 
-/// Runs every request of `jobs` through the net in chunks of at most `max_batch`.
-fn run_jobs(model: &Model, jobs: &[Job], max_batch: usize) -> Result<Vec<Evaluation>, NetError> {
-    let requests: Vec<&Request> = jobs.iter().flat_map(|j| j.requests.iter()).collect();
-    let mut answers = Vec::with_capacity(requests.len());
-    for chunk in requests.chunks(max_batch) {
-        answers.extend(evaluate_batch(model, chunk)?);
+/// Runs `positions` laid out in `input` through the net, at most `max_batch` at a time.
+fn forward_raw(
+    model: &Model,
+    input: &[f32],
+    positions: usize,
+    max_batch: usize,
+) -> Result<RawOutput, NetError> {
+    let shape = &model.meta().shape;
+    let per_position = (shape.planes * shape.height * shape.width) as usize;
+    let mut raw = RawOutput {
+        policy: Vec::with_capacity(positions * shape.num_actions as usize),
+        value: Vec::with_capacity(positions * 3),
+    };
+    for chunk in input.chunks(max_batch * per_position) {
+        let batch = (chunk.len() / per_position) as i64;
+        let x = Tensor::from_slice(chunk)
+            .reshape([batch, shape.planes, shape.height, shape.width])
+            .to_device(model.var_store().device())
+            .to_kind(model.kind());
+        let (policy, value) = model.forward_t(&x, false);
+        raw.policy.extend(Vec::<f32>::try_from(
+            policy.to_kind(Kind::Float).flatten(0, -1),
+        )?);
+        raw.value.extend(Vec::<f32>::try_from(
+            value.to_kind(Kind::Float).flatten(0, -1),
+        )?);
     }
-    Ok(answers)
+    Ok(raw)
 }
 
-/// One forward pass over `requests`; masked softmax over each request's legal steps.
+/// Checks a request against the model's input size and action space.
+fn check_request(
+    request: &Request,
+    per_position: usize,
+    num_actions: usize,
+) -> Result<(), NetError> {
+    if request.input.len() != per_position {
+        return Err(NetError::Shape(format!(
+            "request has {} input values, the model takes {per_position}",
+            request.input.len()
+        )));
+    }
+    if let Some(&bad) = request.legal.iter().find(|&&a| a as usize >= num_actions) {
+        return Err(NetError::Shape(format!(
+            "action {bad} is outside the action space of {num_actions}"
+        )));
+    }
+    Ok(())
+}
+
+/// Softmax of three W/D/L logits.
+fn softmax3(logits: &[f32]) -> [f32; 3] {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let e = [0, 1, 2].map(|i| (logits[i] - max).exp());
+    let total = e[0] + e[1] + e[2];
+    e.map(|v| v / total)
+}
+
+/// One forward pass over `requests` in this thread; masked softmax over each request's
+/// legal steps. What the evaluator does, without the batching.
 pub fn evaluate_batch(model: &Model, requests: &[&Request]) -> Result<Vec<Evaluation>, NetError> {
     let shape = &model.meta().shape;
     let per_position = (shape.planes * shape.height * shape.width) as usize;
+    let actions = shape.num_actions as usize;
     let mut input = Vec::with_capacity(per_position * requests.len());
     for request in requests {
-        if request.input.len() != per_position {
-            return Err(NetError::Shape(format!(
-                "request has {} input values, the model takes {per_position}",
-                request.input.len()
-            )));
-        }
-        if let Some(&bad) = request
-            .legal
-            .iter()
-            .find(|&&a| a as i64 >= shape.num_actions)
-        {
-            return Err(NetError::Shape(format!(
-                "action {bad} is outside the action space of {}",
-                shape.num_actions
-            )));
-        }
+        check_request(request, per_position, actions)?;
         input.extend_from_slice(&request.input);
     }
-    let batch = requests.len() as i64;
-    let x = Tensor::from_slice(&input)
-        .reshape([batch, shape.planes, shape.height, shape.width])
-        .to_device(model.var_store().device())
-        .to_kind(model.kind());
-    let (policy, value) = model.forward_t(&x, false);
-    let policy: Vec<f32> = Vec::try_from(policy.to_kind(Kind::Float).flatten(0, -1))?;
-    let wdl: Vec<f32> = Vec::try_from(
-        value
-            .to_kind(Kind::Float)
-            .softmax(-1, Kind::Float)
-            .flatten(0, -1),
-    )?;
-    let actions = shape.num_actions as usize;
+    let raw = forward_raw(model, &input, requests.len(), requests.len().max(1))?;
     Ok(requests
         .iter()
         .enumerate()
-        .map(|(i, request)| {
-            let logits = &policy[i * actions..(i + 1) * actions];
-            Evaluation {
-                policy: masked_softmax(logits, &request.legal),
-                wdl: [wdl[3 * i], wdl[3 * i + 1], wdl[3 * i + 2]],
-            }
+        .map(|(i, request)| Evaluation {
+            policy: masked_softmax(&raw.policy[i * actions..(i + 1) * actions], &request.legal),
+            wdl: softmax3(&raw.value[3 * i..3 * i + 3]),
         })
         .collect())
 }
