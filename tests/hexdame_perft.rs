@@ -324,6 +324,36 @@ const MID_GAME: &[&str] = &[
     "white a1:w a2:w b1:w b2:w c3:w d4:w e5:r f6:r g7:r h8:r i9:R",
 ];
 
+/// A random position: 1..=`max_per_side` pieces a side on random cells, a random share of
+/// kings (men on their own promotion line are made kings), a random side to move.
+fn random_position(rng: &mut ChaCha8Rng, max_per_side: usize) -> Pos {
+    let mut cells: Vec<(i32, i32)> = (0..9)
+        .flat_map(|r| (0..9).map(move |f| (f, r)))
+        .filter(|&c| on_board(c))
+        .collect();
+    cells.shuffle(rng);
+    let nw = rng.gen_range(1..=max_per_side);
+    let nr = rng.gen_range(1..=max_per_side);
+    let king_p = rng.gen_range(0.0..1.0);
+    let mut board = HashMap::new();
+    for (i, &c) in cells.iter().take(nw + nr).enumerate() {
+        let white = i < nw;
+        let king = rng.gen_bool(king_p) || back_rank(c, white);
+        let ch = match (white, king) {
+            (true, false) => 'w',
+            (true, true) => 'W',
+            (false, false) => 'r',
+            (false, true) => 'R',
+        };
+        board.insert(c, ch);
+    }
+    Pos {
+        board,
+        white_to_move: rng.gen_bool(0.5),
+        quiet: 0,
+    }
+}
+
 #[test]
 fn reference_generator_agrees_on_start_perft_1_to_4() {
     let expected = [15u64, 211, 3337, 51589];
@@ -369,34 +399,9 @@ fn reference_generator_agrees_on_mid_game_perft_3() {
 #[test]
 fn reference_generator_agrees_on_random_positions() {
     let mut rng = ChaCha8Rng::seed_from_u64(0x4d45);
-    let cells: Vec<(i32, i32)> = (0..9)
-        .flat_map(|r| (0..9).map(move |f| (f, r)))
-        .filter(|&c| on_board(c))
-        .collect();
     let mut checked = 0;
     while checked < 400 {
-        let mut shuffled = cells.clone();
-        shuffled.shuffle(&mut rng);
-        let nw = rng.gen_range(1..=10);
-        let nr = rng.gen_range(1..=10);
-        let king_p = rng.gen_range(0.0..1.0);
-        let mut board = HashMap::new();
-        for (i, &c) in shuffled.iter().take(nw + nr).enumerate() {
-            let white = i < nw;
-            let king = rng.gen_bool(king_p) || back_rank(c, white);
-            let ch = match (white, king) {
-                (true, false) => 'w',
-                (true, true) => 'W',
-                (false, false) => 'r',
-                (false, true) => 'R',
-            };
-            board.insert(c, ch);
-        }
-        let pos = Pos {
-            board,
-            white_to_move: rng.gen_bool(0.5),
-            quiet: 0,
-        };
+        let pos = random_position(&mut rng, 10);
         let s = hd(&canonical(&pos));
         assert_eq!(s.to_notation(), canonical(&pos));
         assert_same_children(&s);
@@ -648,33 +653,8 @@ fn reference_generator_agrees_on_start_perft_5_slow() {
 #[ignore]
 fn reference_generator_agrees_on_many_positions_slow() {
     let mut rng = ChaCha8Rng::seed_from_u64(0xbeef);
-    let cells: Vec<(i32, i32)> = (0..9)
-        .flat_map(|r| (0..9).map(move |f| (f, r)))
-        .filter(|&c| on_board(c))
-        .collect();
     for _ in 0..20000 {
-        let mut shuffled = cells.clone();
-        shuffled.shuffle(&mut rng);
-        let nw = rng.gen_range(1..=16);
-        let nr = rng.gen_range(1..=16);
-        let king_p = rng.gen_range(0.0..1.0);
-        let mut board = HashMap::new();
-        for (i, &c) in shuffled.iter().take(nw + nr).enumerate() {
-            let white = i < nw;
-            let king = rng.gen_bool(king_p) || back_rank(c, white);
-            let ch = match (white, king) {
-                (true, false) => 'w',
-                (true, true) => 'W',
-                (false, false) => 'r',
-                (false, true) => 'R',
-            };
-            board.insert(c, ch);
-        }
-        let pos = Pos {
-            board,
-            white_to_move: rng.gen_bool(0.5),
-            quiet: 0,
-        };
+        let pos = random_position(&mut rng, 16);
         let s = hd(&canonical(&pos));
         assert_same_children(&s);
         let mut t = s.clone();
