@@ -105,12 +105,18 @@ fn through_evaluator(
     positions as f64 / start.elapsed().as_secs_f64()
 }
 
+/// The middle value.
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
 fn main() {
     checkers_zero::net::init_torch_runtime();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let quick = args.iter().any(|a| a == "--quick");
     let filter: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-    let seconds = if quick { 0.3 } else { 1.0 };
+    let seconds = if quick { 0.6 } else { 1.5 };
     tch::set_num_threads(2);
     // rematch3 shares rematch's encoding and net shape.
     for kind in [GameKind::Rematch, GameKind::Hexdame, GameKind::Eximo] {
@@ -136,10 +142,17 @@ fn main() {
                     model.set_kind(Kind::BFloat16);
                 }
                 for batch in BATCHES {
-                    let alone = standalone(&model, &reqs, batch, seconds);
-                    let mut fresh = Model::new(shape.clone(), config.clone(), Device::Cpu).unwrap();
-                    fresh.var_store_mut().copy(fp32.var_store()).unwrap();
-                    let served = through_evaluator(fresh, &reqs, batch, bf16, seconds);
+                    // Standalone and evaluator runs interleaved three times; medians, so that
+                    // load from elsewhere hits both alike.
+                    let mut alone = Vec::new();
+                    let mut served = Vec::new();
+                    for _ in 0..3 {
+                        alone.push(standalone(&model, &reqs, batch, seconds / 3.0));
+                        let mut fresh = Model::new(shape.clone(), config.clone(), Device::Cpu).unwrap();
+                        fresh.var_store_mut().copy(fp32.var_store()).unwrap();
+                        served.push(through_evaluator(fresh, &reqs, batch, bf16, seconds / 3.0));
+                    }
+                    let (alone, served) = (median(alone), median(served));
                     println!(
                         "  {kind_name} batch {batch:>3}: standalone {alone:>7.0} pos/s {:>6.1} GFLOP/s | evaluator {served:>7.0} pos/s, ratio {:.2}",
                         alone * flops / 1e9,
