@@ -409,6 +409,21 @@ fn reference_generator_agrees_on_random_positions() {
     }
 }
 
+/// The position after up to `turns` whole turns of random play from the start (fewer if
+/// the game ends first).
+fn play_random_turns(rng: &mut ChaCha8Rng, steps: &mut StepList, turns: u32) -> HexDame {
+    let mut s = start();
+    let mut t = 0;
+    while t < turns && s.outcome().is_none() {
+        s.legal_steps(steps);
+        s.apply_step(*steps.choose(rng).unwrap());
+        if !s.turn_in_progress() {
+            t += 1;
+        }
+    }
+    s
+}
+
 /// Positions reached by random playouts from the start.
 #[test]
 fn reference_generator_agrees_on_playout_positions() {
@@ -417,16 +432,8 @@ fn reference_generator_agrees_on_playout_positions() {
     let mut checked = 0;
     let mut with_kings = 0;
     while checked < 300 {
-        let mut s = start();
         let turns = rng.gen_range(5..160);
-        let mut t = 0;
-        while t < turns && s.outcome().is_none() {
-            s.legal_steps(&mut steps);
-            s.apply_step(*steps.choose(&mut rng).unwrap());
-            if !s.turn_in_progress() {
-                t += 1;
-            }
-        }
+        let s = play_random_turns(&mut rng, &mut steps, turns);
         if s.outcome().is_none() {
             assert_same_children(&s);
             if s.to_notation().contains(['W', 'R']) {
@@ -624,16 +631,8 @@ fn fast_perft_equals_generic_perft_on_playout_positions() {
     let mut steps = StepList::new();
     let mut checked = 0;
     while checked < 60 {
-        let mut s = start();
         let turns = rng.gen_range(10..120);
-        let mut t = 0;
-        while t < turns && s.outcome().is_none() {
-            s.legal_steps(&mut steps);
-            s.apply_step(*steps.choose(&mut rng).unwrap());
-            if !s.turn_in_progress() {
-                t += 1;
-            }
-        }
+        let s = play_random_turns(&mut rng, &mut steps, turns);
         if s.outcome().is_none() {
             assert_eq!(s.perft(2), perft_generic(&s, 2), "{}", s.to_notation());
             checked += 1;
