@@ -7,4 +7,6 @@ pub mod cli;
 pub mod game;
 pub mod net;
 pub mod search;
+pub mod selfplay;
+pub mod train;
 pub mod util;

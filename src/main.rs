@@ -3,9 +3,12 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use checkers_zero::cli;
 use checkers_zero::game::GameKind;
+use checkers_zero::selfplay::record::{read_records, GameRecord};
+use checkers_zero::selfplay::show::show_game;
+use checkers_zero::train::run::{train, TrainOptions};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -42,6 +45,33 @@ enum Command {
         #[arg(long)]
         position: Option<String>,
     },
+    /// Train: self-play and training in one process, in a run directory that survives
+    /// being stopped (see the README for its layout).
+    Train {
+        /// The run's config (configs/<game>.toml); needed to start a run.
+        #[arg(long)]
+        config: Option<std::path::PathBuf>,
+        /// The run directory (default: runs/<config name>-<unix time>).
+        #[arg(long)]
+        run_dir: Option<std::path::PathBuf>,
+        /// Continue the run in --run-dir from its newest checkpoint.
+        #[arg(long)]
+        resume: bool,
+        /// Stop once this many iterations are done in total (overrides train.iterations).
+        #[arg(long)]
+        iterations: Option<u64>,
+        /// Stop after this many minutes (overrides train.max_minutes).
+        #[arg(long)]
+        minutes: Option<f64>,
+        /// Hide the progress bars (one summary line per iteration is still printed).
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Read game records (self-play and match games).
+    Games {
+        #[command(subcommand)]
+        command: GamesCommand,
+    },
     /// Draw the board with coordinates.
     Show {
         /// Game: rematch, rematch3, hexdame or eximo.
@@ -50,6 +80,21 @@ enum Command {
         /// Position in the project notation (default: the start position).
         #[arg(long)]
         position: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum GamesCommand {
+    /// Replay the games of a record file: turns, the search's values, and the result.
+    Show {
+        /// A game record file (`*.jsonl`, e.g. from a run's `games/` folder).
+        file: std::path::PathBuf,
+        /// Only the game at this 0-based position in the file.
+        #[arg(long)]
+        index: Option<usize>,
+        /// Draw the board after every turn.
+        #[arg(long)]
+        boards: bool,
     },
 }
 
@@ -69,6 +114,63 @@ fn run(cli: Cli) -> Result<()> {
             let kind: GameKind = game.parse()?;
             for path in cli::moves(kind, position.as_deref())? {
                 writeln!(out, "{path}")?;
+            }
+        }
+        Command::Train {
+            config,
+            run_dir,
+            resume,
+            iterations,
+            minutes,
+            quiet,
+        } => {
+            let options = TrainOptions {
+                config,
+                run_dir,
+                resume,
+                iterations,
+                minutes,
+                progress: !quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            };
+            let summary = train(&options)?;
+            writeln!(
+                out,
+                "run {}: steps {} -> {}, {} games, {} samples; checkpoint {}",
+                summary.run_dir.display(),
+                summary.start_step,
+                summary.final_step,
+                summary.games,
+                summary.samples,
+                summary
+                    .checkpoint
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|| "none".into())
+            )?;
+        }
+        Command::Games {
+            command:
+                GamesCommand::Show {
+                    file,
+                    index,
+                    boards,
+                },
+        } => {
+            let games = read_records(&file)?;
+            let chosen: Vec<&GameRecord> = match index {
+                Some(i) => vec![games.get(i).with_context(|| {
+                    format!(
+                        "{} holds {} games; no game {i}",
+                        file.display(),
+                        games.len()
+                    )
+                })?],
+                None => games.iter().collect(),
+            };
+            for (n, game) in chosen.into_iter().enumerate() {
+                if n > 0 {
+                    writeln!(out)?;
+                }
+                write!(out, "{}", show_game(game, boards)?)?;
             }
         }
         Command::Show { game, position } => {

@@ -94,10 +94,18 @@ struct JobShape {
     num_actions: usize,
 }
 
+/// What producers and the owner send to the evaluator thread.
+enum Message {
+    /// Positions to evaluate.
+    Evaluate(Job),
+    /// New weights: served from the next batch on.
+    Replace(Box<Model>),
+}
+
 /// A cloneable, thread-safe handle for sending work to the evaluator.
 #[derive(Clone)]
 pub struct EvaluatorHandle {
-    jobs: Sender<Job>,
+    jobs: Sender<Message>,
     shape: JobShape,
 }
 
@@ -123,7 +131,9 @@ impl EvaluatorHandle {
             positions: requests.len(),
             reply,
         };
-        self.jobs.send(job).map_err(|_| NetError::EvaluatorGone)?;
+        self.jobs
+            .send(Message::Evaluate(job))
+            .map_err(|_| NetError::EvaluatorGone)?;
         let raw = answer.recv().map_err(|_| NetError::EvaluatorGone)??;
         Ok(requests
             .iter()
@@ -166,7 +176,7 @@ impl Evaluator {
                 if config.bf16 {
                     model.set_kind(Kind::BFloat16);
                 }
-                serve(&model, &config, &queue, &thread_stats);
+                serve(model, &config, &queue, &thread_stats);
             })
             .expect("spawning the evaluator thread");
         Evaluator {
@@ -184,6 +194,15 @@ impl Evaluator {
     /// Evaluates `requests` from this thread.
     pub fn evaluate(&self, requests: Vec<Request>) -> Result<Vec<Evaluation>, NetError> {
         self.handle.evaluate(requests)
+    }
+
+    /// Replaces the model (e.g. with newer weights of the same shape): requests already
+    /// queued may still be served by the old one, every later batch by the new one.
+    pub fn replace_model(&self, model: Model) -> Result<(), NetError> {
+        self.handle
+            .jobs
+            .send(Message::Replace(Box::new(model)))
+            .map_err(|_| NetError::EvaluatorGone)
     }
 
     /// The evaluator's counters.
@@ -208,34 +227,56 @@ impl Drop for Evaluator {
     }
 }
 
-fn serve(model: &Model, config: &EvaluatorConfig, queue: &Receiver<Job>, stats: &EvaluatorStats) {
+fn serve(
+    mut model: Model,
+    config: &EvaluatorConfig,
+    queue: &Receiver<Message>,
+    stats: &EvaluatorStats,
+) {
     let _no_grad = tch::no_grad_guard();
     let max_batch = config.max_batch.max(1);
     let mut pending: Vec<Job> = Vec::new();
     let mut input: Vec<f32> = Vec::new();
+    let mut replacement: Option<Box<Model>> = None;
     while let Ok(first) = queue.recv() {
+        let first = match first {
+            Message::Evaluate(job) => job,
+            Message::Replace(new_model) => {
+                model = adopt(new_model, config);
+                continue;
+            }
+        };
         let mut queued = first.positions;
         pending.push(first);
         let deadline = Instant::now() + config.max_wait;
         while queued < max_batch {
             let now = Instant::now();
-            let job = match queue.try_recv() {
-                Ok(job) => job,
+            let message = match queue.try_recv() {
+                Ok(message) => message,
                 Err(_) if now >= deadline => break,
                 Err(_) => match queue.recv_timeout(deadline - now) {
-                    Ok(job) => job,
+                    Ok(message) => message,
                     Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => break,
                 },
             };
-            queued += job.positions;
-            pending.push(job);
+            match message {
+                Message::Evaluate(job) => {
+                    queued += job.positions;
+                    pending.push(job);
+                }
+                Message::Replace(new_model) => {
+                    // Serve what is queued with the old weights first.
+                    replacement = Some(new_model);
+                    break;
+                }
+            }
         }
         input.clear();
         for job in &pending {
             input.extend_from_slice(&job.input);
         }
         let started = Instant::now();
-        let result = forward_raw(model, &input, queued, max_batch);
+        let result = forward_raw(&model, &input, queued, max_batch);
         stats
             .busy_nanos
             .fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
@@ -264,7 +305,18 @@ fn serve(model: &Model, config: &EvaluatorConfig, queue: &Receiver<Job>, stats: 
                 }
             }
         }
+        if let Some(new_model) = replacement.take() {
+            model = adopt(new_model, config);
+        }
     }
+}
+
+/// Prepares a replacement model the way the evaluator runs it.
+fn adopt(mut model: Box<Model>, config: &EvaluatorConfig) -> Model {
+    if config.bf16 {
+        model.set_kind(Kind::BFloat16);
+    }
+    *model
 }
 
 /// Runs `positions` laid out in `input` through the net, at most `max_batch` at a time.

@@ -362,6 +362,19 @@ impl Model {
         Ok(())
     }
 
+    /// A copy with its own variables (same shape, config, weights and kind): how a trainer
+    /// hands its current weights to an evaluator thread.
+    pub fn try_clone(&self) -> Result<Model, NetError> {
+        let mut copy = Model::new(
+            self.meta.shape.clone(),
+            self.meta.config.clone(),
+            self.vs.device(),
+        )?;
+        copy.vs.set_kind(self.vs.kind());
+        copy.vs.copy(&self.vs)?;
+        Ok(copy)
+    }
+
     /// Reads the metadata saved beside `path`.
     pub fn read_meta(path: &Path) -> Result<ModelMeta, NetError> {
         let meta_path = meta_path(path);

@@ -230,9 +230,22 @@ pub fn run_gumbel<S: GameState, E: Evaluate<S>>(
     simulations: u32,
     rng: &mut impl Rng,
 ) -> Vec<Option<GumbelOutcome>> {
-    let mut roots: Vec<GumbelRoot> = trees
+    let budgets = vec![simulations; trees.len()];
+    run_gumbel_each(trees, evaluator, config, &budgets, rng)
+}
+
+/// Like [`run_gumbel`] with a simulation budget per tree (`budgets[i]` for tree `i`).
+pub fn run_gumbel_each<S: GameState, E: Evaluate<S>>(
+    trees: &mut [&mut Mcts<S>],
+    evaluator: &mut E,
+    config: &GumbelConfig,
+    budgets: &[u32],
+    rng: &mut impl Rng,
+) -> Vec<Option<GumbelOutcome>> {
+    assert_eq!(trees.len(), budgets.len(), "one budget per tree");
+    let mut roots: Vec<GumbelRoot> = budgets
         .iter()
-        .map(|_| GumbelRoot::new(config.clone(), simulations))
+        .map(|&budget| GumbelRoot::new(config.clone(), budget))
         .collect();
     loop {
         let mut leaves: Vec<(usize, Leaf<S>)> = Vec::new();

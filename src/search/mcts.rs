@@ -409,11 +409,23 @@ pub fn run_simulations<S: GameState, E: Evaluate<S>>(
     evaluator: &mut E,
     simulations: u32,
 ) {
+    let targets = vec![simulations; trees.len()];
+    run_simulations_until(trees, evaluator, &targets);
+}
+
+/// Like [`run_simulations`] with a root-visit target per tree (`targets[i]` for tree `i`),
+/// e.g. full and fast searches side by side in self-play.
+pub fn run_simulations_until<S: GameState, E: Evaluate<S>>(
+    trees: &mut [&mut Mcts<S>],
+    evaluator: &mut E,
+    targets: &[u32],
+) {
+    assert_eq!(trees.len(), targets.len(), "one target per tree");
     loop {
         let leaves: Vec<(usize, Leaf<S>)> = trees
             .iter()
             .enumerate()
-            .filter(|(_, t)| t.root_visits() < simulations)
+            .filter(|(i, t)| t.root_visits() < targets[*i])
             .map(|(i, t)| (i, t.select_leaf()))
             .collect();
         if leaves.is_empty() {

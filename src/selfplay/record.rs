@@ -1,0 +1,237 @@
+//! Game records: what self-play and matches write for every finished game, and what the
+//! trainer and `games show` read back.
+//!
+//! A record file (`*.jsonl`) holds one game per line as a JSON object (format below). Files
+//! are written whole and atomically, so a reader never sees half a game. A game is stored as
+//! its start position and the steps played; positions are rebuilt by replaying the steps
+//! through the rules core, so a record is small and cannot disagree with the rules.
+//!
+//! ```text
+//! { "format_version": 1, "game": "rematch", "start": "<position notation>",
+//!   "ply_cap": 1000, "project_draws": true, "index": 42, "seed": 7, "model_step": 200,
+//!   "agents": ["net@200", "net@200"],            // per seat (matches name them)
+//!   "steps": [ { "action": 12, "value": 0.08, "target": [[12, 0.71], [40, 0.29]] },
+//!              { "action": 40 } , ... ],          // value: search's root value for the
+//!                                                 // side to move; target: the policy
+//!                                                 // target (full searches only)
+//!   "winner": 0 | 1 | null, "reason": "NoPieces", "resigned": true,
+//!   "played_through": false, "would_resign": [null, 31] }
+//! ```
+//! `would_resign[side]` is the first step at which `side` would have resigned in a game
+//! played through with resignation off: a loss after it confirms the resignation, anything
+//! else counts as a false resignation.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::game::{Action, EndReason, GameKind, GameState, NotationError, RulesConfig, Side};
+
+/// Version of the record format; readers refuse other versions.
+pub const RECORD_FORMAT_VERSION: u32 = 1;
+
+/// One step of a recorded game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepRecord {
+    /// The game action played.
+    pub action: Action,
+    /// The search's value of the position for the side to move (absent for forced steps).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<f32>,
+    /// The policy target over legal steps, for positions searched in full (a training
+    /// sample); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub target: Vec<(Action, f32)>,
+}
+
+/// One finished game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameRecord {
+    /// [`RECORD_FORMAT_VERSION`].
+    pub format_version: u32,
+    /// The game's command-line name.
+    pub game: String,
+    /// The start position in the notation.
+    pub start: String,
+    /// The ply cap the game was played under.
+    pub ply_cap: u32,
+    /// Whether the project's extra draw rules applied.
+    pub project_draws: bool,
+    /// The game's number in its run (self-play) or match.
+    #[serde(default)]
+    pub index: u64,
+    /// The seed the game was played with.
+    pub seed: u64,
+    /// The training step of the model that played (self-play), 0 when not a trained model.
+    pub model_step: u64,
+    /// Who played each seat.
+    #[serde(default)]
+    pub agents: Vec<String>,
+    /// The steps played, in order.
+    pub steps: Vec<StepRecord>,
+    /// The winning side (`None`: a draw).
+    pub winner: Option<u8>,
+    /// Why the game ended (`Resigned` when a side resigned).
+    pub reason: String,
+    /// True when the loser resigned.
+    pub resigned: bool,
+    /// True when resignation was off for this game (to measure false resignations).
+    pub played_through: bool,
+    /// Per side, the first step at which it would have resigned (played-through games).
+    #[serde(default)]
+    pub would_resign: [Option<u32>; 2],
+}
+
+/// Errors reading or replaying game records.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// The file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A line is not a game record.
+    #[error("{path} line {line}: not a game record: {reason}")]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The record does not replay under the rules.
+    #[error("game record does not replay: {0}")]
+    Replay(String),
+}
+
+impl From<NotationError> for RecordError {
+    fn from(error: NotationError) -> Self {
+        RecordError::Replay(error.to_string())
+    }
+}
+
+impl GameRecord {
+    /// An empty record for a game starting at `start`.
+    pub fn new<S: GameState>(start: &S, rules: RulesConfig, seed: u64, model_step: u64) -> Self {
+        GameRecord {
+            index: 0,
+            format_version: RECORD_FORMAT_VERSION,
+            game: start.kind().name().to_string(),
+            start: start.to_notation(),
+            ply_cap: rules.ply_cap,
+            project_draws: rules.project_draws,
+            seed,
+            model_step,
+            agents: Vec::new(),
+            steps: Vec::new(),
+            winner: None,
+            reason: String::new(),
+            resigned: false,
+            played_through: false,
+            would_resign: [None, None],
+        }
+    }
+
+    /// The game's kind.
+    pub fn kind(&self) -> Result<GameKind, RecordError> {
+        Ok(self.game.parse()?)
+    }
+
+    /// The rules the game was played under.
+    pub fn rules(&self) -> RulesConfig {
+        RulesConfig {
+            ply_cap: self.ply_cap,
+            project_draws: self.project_draws,
+        }
+    }
+
+    /// Sets the result from the rules' outcome.
+    pub fn finish(&mut self, winner: Option<Side>, reason: EndReason) {
+        self.winner = winner.map(|s| s.0);
+        self.reason = format!("{reason:?}");
+        self.resigned = false;
+    }
+
+    /// Sets the result of a resignation by `loser`.
+    pub fn resign(&mut self, loser: Side) {
+        self.winner = Some(loser.opponent().0);
+        self.reason = "Resigned".into();
+        self.resigned = true;
+    }
+
+    /// The score of `side`: 1 win, ½ draw, 0 loss.
+    pub fn score(&self, side: Side) -> f32 {
+        match self.winner {
+            None => 0.5,
+            Some(w) if w == side.0 => 1.0,
+            Some(_) => 0.0,
+        }
+    }
+
+    /// Replays the game, calling `visit(state, step)` with the position before each step.
+    /// Fails if the start does not parse or a step is illegal there.
+    pub fn replay<S: GameState>(
+        &self,
+        mut visit: impl FnMut(&S, &StepRecord),
+    ) -> Result<S, RecordError> {
+        let kind = self.kind()?;
+        let mut state = S::from_notation(kind, &self.start, self.rules())?;
+        for (i, step) in self.steps.iter().enumerate() {
+            visit(&state, step);
+            state
+                .try_apply_step(step.action)
+                .map_err(|e| RecordError::Replay(format!("step {}: {e}", i + 1)))?;
+        }
+        Ok(state)
+    }
+}
+
+/// Writes `games` as one record file, atomically.
+pub fn write_records(path: &Path, games: &[GameRecord]) -> Result<(), RecordError> {
+    let mut text = String::new();
+    for game in games {
+        text.push_str(&serde_json::to_string(game).expect("records serialise"));
+        text.push('\n');
+    }
+    crate::util::write_atomic(path, text.as_bytes()).map_err(|source| RecordError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Reads every game of a record file.
+pub fn read_records(path: &Path) -> Result<Vec<GameRecord>, RecordError> {
+    let io = |source| RecordError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut games = Vec::new();
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(io)?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let malformed = |reason: String| RecordError::Malformed {
+            path: path.to_path_buf(),
+            line: i + 1,
+            reason,
+        };
+        let game: GameRecord = serde_json::from_str(&line).map_err(|e| malformed(e.to_string()))?;
+        if game.format_version != RECORD_FORMAT_VERSION {
+            return Err(malformed(format!(
+                "format version {} (this build reads {RECORD_FORMAT_VERSION})",
+                game.format_version
+            )));
+        }
+        games.push(game);
+    }
+    Ok(games)
+}

@@ -1,0 +1,365 @@
+//! A self-play worker: one thread playing many games at once. Every round it searches all
+//! its games together (their leaves go to the batched evaluator as one job), then plays one
+//! step in each and starts new games in place of finished ones.
+//!
+//! Techniques (KataGo's): playout cap randomization (a share of steps get a full search and
+//! become training samples, the rest a fast one), a temperature schedule on the step choice,
+//! and resignation with a share of games played through to measure false resignations.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use super::record::{GameRecord, StepRecord};
+use crate::game::{Action, GameKind, GameState, RulesConfig, StepList};
+use crate::net::encode::Encode;
+use crate::net::evaluator::EvaluatorHandle;
+use crate::search::gumbel::{run_gumbel_each, GumbelConfig};
+use crate::search::mcts::{run_simulations_until, Mcts, MctsConfig};
+use crate::search::net_eval::NetEvaluator;
+use crate::train::config::{SearchKind, SelfPlayConfig};
+
+/// Everything a worker needs besides its evaluator.
+#[derive(Clone, Debug)]
+pub struct WorkerSettings {
+    /// The game.
+    pub kind: GameKind,
+    /// Rules of the games.
+    pub rules: RulesConfig,
+    /// Self-play settings.
+    pub selfplay: SelfPlayConfig,
+    /// The run's seed; game `n` is played with a seed derived from it and `n`.
+    pub seed: u64,
+}
+
+/// State shared between the workers and the run that owns them.
+#[derive(Debug, Default)]
+pub struct SharedCounters {
+    /// Set to stop the workers (unfinished games are dropped).
+    pub stop: AtomicBool,
+    /// Index of the next game to start (a game's seed derives from it).
+    pub next_game: AtomicU64,
+    /// The training step of the weights self-play uses (recorded in each game).
+    pub model_step: AtomicU64,
+    /// Steps played (searched or forced) since the start of this process.
+    pub steps_played: AtomicU64,
+}
+
+/// The seed of game number `index` of a run seeded with `seed` (SplitMix64 of both).
+pub fn game_seed(seed: u64, index: u64) -> u64 {
+    let mut z = seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// One game in progress.
+struct Slot<S: GameState> {
+    tree: Mcts<S>,
+    record: GameRecord,
+    rng: StdRng,
+    turns: u32,
+    low_streak: [u32; 2],
+    /// Whether this step's search is a full one.
+    full: bool,
+}
+
+/// The temperature of the step choice at whole turn `turn` (0-based): decays from
+/// `start` towards `end`, halving the distance every `halflife` turns.
+pub fn temperature(config: &SelfPlayConfig, turn: u32) -> f32 {
+    let decay = 0.5f32.powf(turn as f32 / config.temperature_halflife);
+    config.temperature_end + (config.temperature_start - config.temperature_end) * decay
+}
+
+/// Samples an index of `weights` with probability proportional to `weight^(1/temperature)`;
+/// with a temperature near zero, the largest weight.
+pub fn sample_with_temperature(weights: &[f32], temperature: f32, rng: &mut impl Rng) -> usize {
+    let best = (0..weights.len())
+        .max_by(|&a, &b| weights[a].total_cmp(&weights[b]))
+        .unwrap_or(0);
+    if temperature <= 0.01 || weights.len() < 2 {
+        return best;
+    }
+    let max = weights[best].max(1e-30) as f64;
+    let powered: Vec<f64> = weights
+        .iter()
+        .map(|&w| (w.max(0.0) as f64 / max).powf(1.0 / temperature as f64))
+        .collect();
+    let total: f64 = powered.iter().sum();
+    if !(total > 0.0 && total.is_finite()) {
+        return best;
+    }
+    let mut pick = rng.gen_range(0.0..total);
+    for (i, w) in powered.iter().enumerate() {
+        if pick < *w {
+            return i;
+        }
+        pick -= w;
+    }
+    best
+}
+
+/// Plays games until `counters.stop` is set, sending each finished game to `finished`.
+/// Returns when stopped, or when `finished` has no receiver or the evaluator is gone.
+pub fn run_worker<S: Encode>(
+    settings: WorkerSettings,
+    evaluator: EvaluatorHandle,
+    counters: Arc<SharedCounters>,
+    finished: Sender<GameRecord>,
+    worker_index: usize,
+) {
+    let sp = &settings.selfplay;
+    let mcts_config = MctsConfig {
+        c_puct: sp.c_puct,
+        fpu_reduction: sp.fpu_reduction,
+        dirichlet_alpha: sp.dirichlet_alpha,
+        dirichlet_fraction: sp.dirichlet_fraction,
+    };
+    let gumbel_config = GumbelConfig {
+        considered: sp.gumbel_considered,
+        ..GumbelConfig::default()
+    };
+    let mut net = NetEvaluator::new(evaluator);
+    let mut rng = StdRng::seed_from_u64(game_seed(settings.seed, !(worker_index as u64)));
+    let mut slots: Vec<Slot<S>> = Vec::new();
+    let mut legal = StepList::new();
+    while !counters.stop.load(Ordering::Relaxed) {
+        while slots.len() < sp.games_in_flight {
+            slots.push(new_slot(&settings, &counters, &mcts_config));
+        }
+        // Forced steps need no search; finished games leave.
+        let mut i = 0;
+        while i < slots.len() {
+            let slot = &mut slots[i];
+            loop {
+                if slot.tree.root_state().outcome().is_some() {
+                    break;
+                }
+                slot.tree.root_state().legal_steps(&mut legal);
+                if legal.len() != 1 {
+                    break;
+                }
+                let action = legal[0];
+                slot.record.steps.push(StepRecord {
+                    action,
+                    value: None,
+                    target: Vec::new(),
+                });
+                play(slot, action, &counters);
+            }
+            if let Some(outcome) = slot.tree.root_state().outcome() {
+                let mut slot = slots.swap_remove(i);
+                slot.record.finish(outcome.winner, outcome.reason);
+                if finished.send(slot.record).is_err() {
+                    return;
+                }
+            } else {
+                i += 1;
+            }
+        }
+        if slots.is_empty() {
+            continue;
+        }
+        for slot in &mut slots {
+            slot.full = slot.rng.gen::<f32>() < sp.full_search_share;
+        }
+        // One batched search over every game.
+        let searched = search_round(&mut slots, &mut net, sp, &gumbel_config, &mut rng);
+        if net.last_error.is_some() {
+            return; // the evaluator is gone (shutting down)
+        }
+        let mut resigned = Vec::new();
+        for (i, (slot, result)) in slots.iter_mut().zip(searched).enumerate() {
+            let side = slot.tree.root_state().side_to_move();
+            slot.record.steps.push(StepRecord {
+                action: result.action,
+                value: Some(result.value),
+                target: if slot.full { result.target } else { Vec::new() },
+            });
+            if update_resignation(slot, sp, side.0 as usize, result.value) {
+                slot.record.resign(side);
+                resigned.push(i);
+            } else {
+                play(slot, result.action, &counters);
+            }
+        }
+        for i in resigned.into_iter().rev() {
+            let slot = slots.swap_remove(i);
+            if finished.send(slot.record).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// What one search gave for one game.
+struct Searched {
+    action: Action,
+    /// The root value for the side to move.
+    value: f32,
+    /// The policy target over the legal steps.
+    target: Vec<(Action, f32)>,
+}
+
+fn new_slot<S: GameState>(
+    settings: &WorkerSettings,
+    counters: &SharedCounters,
+    mcts_config: &MctsConfig,
+) -> Slot<S> {
+    let index = counters.next_game.fetch_add(1, Ordering::Relaxed);
+    let seed = game_seed(settings.seed, index);
+    let mut rng = StdRng::seed_from_u64(seed);
+    let state = S::start(settings.kind, settings.rules);
+    let mut record = GameRecord::new(
+        &state,
+        settings.rules,
+        seed,
+        counters.model_step.load(Ordering::Relaxed),
+    );
+    record.index = index;
+    record.played_through = settings.selfplay.resign_consecutive > 0
+        && rng.gen::<f32>() < settings.selfplay.resign_playthrough;
+    Slot {
+        tree: Mcts::new(state, mcts_config.clone()),
+        record,
+        rng,
+        turns: 0,
+        low_streak: [0; 2],
+        full: false,
+    }
+}
+
+fn play<S: GameState>(slot: &mut Slot<S>, action: Action, counters: &SharedCounters) {
+    slot.tree.advance(action);
+    counters.steps_played.fetch_add(1, Ordering::Relaxed);
+    if !slot.tree.root_state().turn_in_progress() {
+        slot.turns += 1;
+    }
+}
+
+/// Tracks `side`'s run of low values; true when it resigns now. Played-through games only
+/// note the step at which the side would have resigned.
+fn update_resignation<S: GameState>(
+    slot: &mut Slot<S>,
+    sp: &SelfPlayConfig,
+    side: usize,
+    value: f32,
+) -> bool {
+    if sp.resign_consecutive == 0 {
+        return false;
+    }
+    if value < sp.resign_threshold {
+        slot.low_streak[side] += 1;
+    } else {
+        slot.low_streak[side] = 0;
+    }
+    if slot.low_streak[side] < sp.resign_consecutive {
+        return false;
+    }
+    if slot.record.played_through {
+        let step = slot.record.steps.len() as u32 - 1;
+        slot.record.would_resign[side].get_or_insert(step);
+        false
+    } else {
+        true
+    }
+}
+
+/// Searches every slot once (full or fast budget each), all trees batched together, and
+/// picks each game's step with the temperature schedule.
+fn search_round<S: Encode>(
+    slots: &mut [Slot<S>],
+    net: &mut NetEvaluator,
+    sp: &SelfPlayConfig,
+    gumbel: &GumbelConfig,
+    rng: &mut StdRng,
+) -> Vec<Searched> {
+    let budgets: Vec<u32> = slots
+        .iter()
+        .map(|s| {
+            if s.full {
+                sp.full_visits
+            } else {
+                sp.fast_visits
+            }
+        })
+        .collect();
+    match sp.search {
+        SearchKind::Gumbel => {
+            let mut trees: Vec<&mut Mcts<S>> = slots.iter_mut().map(|s| &mut s.tree).collect();
+            let outcomes = run_gumbel_each(&mut trees, net, gumbel, &budgets, rng);
+            slots
+                .iter_mut()
+                .zip(outcomes)
+                .map(|(slot, outcome)| {
+                    let outcome = outcome.expect("a non-terminal root has children");
+                    let t = temperature(sp, slot.turns);
+                    let action = if t <= 0.01 {
+                        outcome.action
+                    } else {
+                        let weights: Vec<f32> = outcome.policy.iter().map(|p| p.1).collect();
+                        outcome.policy[sample_with_temperature(&weights, t, &mut slot.rng)].0
+                    };
+                    Searched {
+                        action,
+                        value: slot.tree.root_value(),
+                        target: outcome.policy,
+                    }
+                })
+                .collect()
+        }
+        SearchKind::Puct => {
+            // Full searches get root noise, which needs an expanded root first.
+            let unexpanded: Vec<usize> = (0..slots.len())
+                .filter(|&i| slots[i].full && !slots[i].tree.root_expanded())
+                .collect();
+            if !unexpanded.is_empty() {
+                let mut trees: Vec<&mut Mcts<S>> = slots
+                    .iter_mut()
+                    .enumerate()
+                    .filter(|(i, _)| unexpanded.contains(i))
+                    .map(|(_, s)| &mut s.tree)
+                    .collect();
+                let ones = vec![1; trees.len()];
+                run_simulations_until(&mut trees, net, &ones);
+            }
+            let targets: Vec<u32> = slots
+                .iter_mut()
+                .zip(&budgets)
+                .map(|(slot, &budget)| {
+                    if slot.full {
+                        slot.tree.add_root_noise(&mut slot.rng);
+                    }
+                    slot.tree.root_visits() + budget
+                })
+                .collect();
+            let mut trees: Vec<&mut Mcts<S>> = slots.iter_mut().map(|s| &mut s.tree).collect();
+            run_simulations_until(&mut trees, net, &targets);
+            slots
+                .iter_mut()
+                .map(|slot| {
+                    let children = slot.tree.root_children();
+                    let total: f32 = children
+                        .iter()
+                        .map(|c| c.visits as f32)
+                        .sum::<f32>()
+                        .max(1.0);
+                    let weights: Vec<f32> = children.iter().map(|c| c.visits as f32).collect();
+                    let t = temperature(sp, slot.turns);
+                    let pick = sample_with_temperature(&weights, t, &mut slot.rng);
+                    Searched {
+                        action: children[pick].action,
+                        value: slot.tree.root_value(),
+                        target: children
+                            .iter()
+                            .map(|c| (c.action, c.visits as f32 / total))
+                            .collect(),
+                    }
+                })
+                .collect()
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! Checkpoints: a directory per saved step, written whole under a temporary name and renamed
+//! into place, then named in `checkpoints/latest`. A run killed at any moment resumes from
+//! the newest complete checkpoint; partial temporary directories are removed on resume.
+//!
+//! ```text
+//! checkpoints/step-00000200/model.safetensors   weights (+ model.json: game, encoding, shape)
+//!                           optimizer.safetensors  AdamW moments and step count
+//!                           state.json             counters, RNG seed, elapsed time
+//! checkpoints/latest                             name of the newest checkpoint directory
+//! ```
+//! Randomness is a function of the run's seed and these counters (games are seeded by their
+//! index, training batches by the step), so the counters are the RNG state.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use tch::Device;
+
+use super::optimizer::AdamW;
+use crate::net::model::{Model, NetShape};
+use crate::net::NetError;
+use crate::util::write_atomic;
+
+/// Environment variable naming a marker file: when set, checkpoint writing stops halfway
+/// (files partly written), creates the marker and sleeps, so that tests can kill the process
+/// mid-write. Never set it in real runs.
+pub const PAUSE_IN_CHECKPOINT_ENV: &str = "CHECKERS_ZERO_PAUSE_IN_CHECKPOINT";
+
+/// The counters saved with a checkpoint.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainState {
+    /// Training steps done.
+    pub step: u64,
+    /// Training wall time, summed over all invocations of the run (seconds).
+    pub elapsed_s: f64,
+    /// Positions sampled for training so far.
+    pub samples_trained: u64,
+    /// Index of the next self-play game to start.
+    pub next_game: u64,
+    /// The run's seed.
+    pub seed: u64,
+}
+
+/// Errors of checkpoint files.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    /// Reading or writing failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// `state.json` is unreadable.
+    #[error("{path}: not a checkpoint state: {reason}")]
+    State {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Weights or optimizer state failed to load or save.
+    #[error(transparent)]
+    Net(#[from] NetError),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CheckpointError + '_ {
+    move |source| CheckpointError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The directory name of the checkpoint at `step`.
+pub fn checkpoint_name(step: u64) -> String {
+    format!("step-{step:08}")
+}
+
+/// Writes a checkpoint of `model`, `optimizer` and `state` under `checkpoints`, atomically,
+/// and points `latest` at it. Returns its directory.
+pub fn write_checkpoint(
+    checkpoints: &Path,
+    model: &Model,
+    optimizer: &AdamW,
+    state: &TrainState,
+) -> Result<PathBuf, CheckpointError> {
+    std::fs::create_dir_all(checkpoints).map_err(io(checkpoints))?;
+    let name = checkpoint_name(state.step);
+    let tmp = checkpoints.join(format!(".tmp-{name}-{}", std::process::id()));
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp).map_err(io(&tmp))?;
+    }
+    std::fs::create_dir(&tmp).map_err(io(&tmp))?;
+    model.save(&tmp.join("model.safetensors"))?;
+    if let Some(marker) = std::env::var_os(PAUSE_IN_CHECKPOINT_ENV) {
+        // Test hook: the weights are written, the rest is not; wait to be killed.
+        let _ = std::fs::write(&marker, name.as_bytes());
+        std::thread::sleep(std::time::Duration::from_secs(600));
+    }
+    optimizer.save(&tmp.join("optimizer.safetensors"))?;
+    let state_path = tmp.join("state.json");
+    let json = serde_json::to_string_pretty(state).expect("state serialises");
+    write_atomic(&state_path, json.as_bytes()).map_err(io(&state_path))?;
+    sync_dir(&tmp);
+    let dir = checkpoints.join(&name);
+    if dir.exists() {
+        // Left by a run killed after this rename but before `latest` moved on.
+        std::fs::remove_dir_all(&dir).map_err(io(&dir))?;
+    }
+    std::fs::rename(&tmp, &dir).map_err(io(&dir))?;
+    sync_dir(checkpoints);
+    let latest = checkpoints.join("latest");
+    write_atomic(&latest, name.as_bytes()).map_err(io(&latest))?;
+    Ok(dir)
+}
+
+fn sync_dir(dir: &Path) {
+    if let Ok(handle) = std::fs::File::open(dir) {
+        let _ = handle.sync_all();
+    }
+}
+
+/// Reads a checkpoint's `state.json`.
+pub fn read_state(dir: &Path) -> Result<TrainState, CheckpointError> {
+    let path = dir.join("state.json");
+    let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+    serde_json::from_str(&text).map_err(|e| CheckpointError::State {
+        path,
+        reason: e.to_string(),
+    })
+}
+
+/// The newest complete checkpoint under `checkpoints`: the one `latest` names if it is
+/// complete, else the highest step whose files are all present. `None` when there is none.
+pub fn latest_checkpoint(checkpoints: &Path) -> Result<Option<PathBuf>, CheckpointError> {
+    let complete = |dir: &Path| {
+        [
+            "model.safetensors",
+            "model.json",
+            "optimizer.safetensors",
+            "state.json",
+        ]
+        .iter()
+        .all(|f| dir.join(f).is_file())
+    };
+    if let Ok(name) = std::fs::read_to_string(checkpoints.join("latest")) {
+        let dir = checkpoints.join(name.trim());
+        if complete(&dir) {
+            return Ok(Some(dir));
+        }
+    }
+    let entries = match std::fs::read_dir(checkpoints) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(checkpoints)(e)),
+    };
+    let mut best: Option<(u64, PathBuf)> = None;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        let Some(step) = name
+            .strip_prefix("step-")
+            .and_then(|s| s.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        if complete(&entry.path()) && best.as_ref().is_none_or(|(s, _)| step > *s) {
+            best = Some((step, entry.path()));
+        }
+    }
+    Ok(best.map(|(_, dir)| dir))
+}
+
+/// Removes temporary directories left by checkpoint writes that were killed.
+pub fn remove_partial_checkpoints(checkpoints: &Path) -> Result<usize, CheckpointError> {
+    let mut removed = 0;
+    let Ok(entries) = std::fs::read_dir(checkpoints) else {
+        return Ok(0);
+    };
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(".tmp-") {
+            std::fs::remove_dir_all(entry.path()).map_err(io(&entry.path()))?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
+/// Loads a checkpoint's model (checked against `shape`), optimizer state and counters.
+pub fn load_checkpoint(
+    dir: &Path,
+    shape: &NetShape,
+    learning_rate: f64,
+    weight_decay: f64,
+) -> Result<(Model, AdamW, TrainState), CheckpointError> {
+    let state = read_state(dir)?;
+    let model = Model::load(&dir.join("model.safetensors"), shape, Device::Cpu)?;
+    let mut optimizer = AdamW::new(model.var_store(), learning_rate, weight_decay);
+    optimizer.load(&dir.join("optimizer.safetensors"))?;
+    Ok((model, optimizer, state))
+}

@@ -1,0 +1,57 @@
+//! `metrics.jsonl`: one JSON object per line, each with a `type` (`train` per iteration of
+//! training, `selfplay` per iteration of self-play), the training `step` and `elapsed_s`.
+//! Each line goes out in a single write, so a killed run leaves whole lines only; resuming
+//! drops the lines of steps after the checkpoint, which are trained again.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// Appends metrics lines to a run's `metrics.jsonl`.
+#[derive(Debug)]
+pub struct MetricsLog {
+    path: PathBuf,
+}
+
+impl MetricsLog {
+    /// The log at `path`; on resume from `resume_step`, lines of later steps (and any torn
+    /// last line) are dropped first, atomically.
+    pub fn open(path: &Path, resume_step: Option<u64>) -> std::io::Result<MetricsLog> {
+        if let (Some(step), Ok(text)) = (resume_step, std::fs::read_to_string(path)) {
+            let kept: String = text
+                .lines()
+                .filter(|line| {
+                    serde_json::from_str::<Value>(line)
+                        .ok()
+                        .and_then(|v| v.get("step").and_then(Value::as_u64))
+                        .is_some_and(|s| s <= step)
+                })
+                .flat_map(|line| [line, "\n"])
+                .collect();
+            crate::util::write_atomic(path, kept.as_bytes())?;
+        }
+        Ok(MetricsLog {
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Appends one record (a JSON object) as a line.
+    pub fn append(&self, record: &Value) -> std::io::Result<()> {
+        let mut line = serde_json::to_string(record).expect("metrics serialise");
+        line.push('\n');
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)?;
+        file.write_all(line.as_bytes())
+    }
+
+    /// Every record of a metrics file (torn or foreign lines skipped).
+    pub fn read(path: &Path) -> std::io::Result<Vec<Value>> {
+        Ok(std::fs::read_to_string(path)?
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect())
+    }
+}

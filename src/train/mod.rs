@@ -1,0 +1,10 @@
+//! Training: the run configuration, the replay window, the optimizer and training step,
+//! checkpoints, metrics, and the `train` command that runs self-play and training together.
+
+pub mod checkpoint;
+pub mod config;
+pub mod metrics;
+pub mod optimizer;
+pub mod run;
+pub mod trainer;
+pub mod window;

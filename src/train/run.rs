@@ -1,0 +1,691 @@
+//! The `train` command: self-play workers and the trainer in one process, sharing a run
+//! directory.
+//!
+//! Self-play runs on its own threads the whole time (a rayon pool of workers, each playing
+//! many games, their leaves batched by one evaluator thread); the trainer runs on the
+//! calling thread, taking finished games as they come, and trains whenever the replay ratio
+//! allows (samples trained per sample produced). Every `steps_per_iteration` steps it writes
+//! a checkpoint and hands the new weights to self-play. Both cores stay busy: one mostly
+//! with inference and search, one with training.
+//!
+//! ```text
+//! RUN/config.toml       the config as run
+//! RUN/checkpoints/      see [`super::checkpoint`]
+//! RUN/games/NNNNNNNN.jsonl  finished games (see [`crate::selfplay::record`]), never rewritten
+//! RUN/metrics.jsonl     see [`super::metrics`]
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, Receiver};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use serde_json::json;
+use tch::Device;
+
+use super::checkpoint::{
+    latest_checkpoint, load_checkpoint, remove_partial_checkpoints, write_checkpoint,
+    CheckpointError, TrainState,
+};
+use super::config::{ConfigError, RunConfig};
+use super::metrics::MetricsLog;
+use super::optimizer::AdamW;
+use super::trainer::{train_step, StepStats};
+use super::window::{samples_of_game, ReplayWindow, Symmetries};
+use crate::game::Side;
+use crate::net::encode::Encode;
+use crate::net::evaluator::{Evaluator, EvaluatorConfig};
+use crate::net::model::Model;
+use crate::net::NetError;
+use crate::selfplay::record::{read_records, write_records, GameRecord, RecordError};
+use crate::selfplay::worker::{game_seed, run_worker, SharedCounters, WorkerSettings};
+use crate::util::write_atomic;
+use crate::with_game;
+
+/// What the `train` command was asked to do.
+#[derive(Clone, Debug, Default)]
+pub struct TrainOptions {
+    /// The config file (needed to start a run; optional with `resume`).
+    pub config: Option<PathBuf>,
+    /// The run directory (default: `runs/<config name>-<unix time>`).
+    pub run_dir: Option<PathBuf>,
+    /// Continue the run in `run_dir` from its newest checkpoint.
+    pub resume: bool,
+    /// Stop once this many iterations are done in total (overrides `train.iterations`).
+    pub iterations: Option<u64>,
+    /// Stop after this many minutes of this invocation (overrides `train.max_minutes`).
+    pub minutes: Option<f64>,
+    /// Draw progress bars (off in tests and when output is not a terminal).
+    pub progress: bool,
+}
+
+/// What a `train` invocation did.
+#[derive(Clone, Debug)]
+pub struct TrainSummary {
+    /// The run directory.
+    pub run_dir: PathBuf,
+    /// The step the invocation started from.
+    pub start_step: u64,
+    /// The step it stopped at (a checkpoint exists for it).
+    pub final_step: u64,
+    /// The newest checkpoint.
+    pub checkpoint: Option<PathBuf>,
+    /// Games finished by this invocation.
+    pub games: u64,
+    /// Training samples (fully searched positions) produced by this invocation.
+    pub samples: u64,
+}
+
+/// Everything that can stop a training run.
+#[derive(Debug, thiserror::Error)]
+pub enum TrainError {
+    /// A bad config.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The run directory cannot be used as asked.
+    #[error("{0}")]
+    RunDir(String),
+    /// A file of the run could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A checkpoint problem.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    /// A model problem.
+    #[error(transparent)]
+    Net(#[from] NetError),
+    /// A game record problem.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    /// Self-play stopped by itself.
+    #[error("self-play stopped unexpectedly (the evaluator failed)")]
+    SelfPlayStopped,
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
+    move |source| TrainError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Runs (or resumes) a training run.
+pub fn train(options: &TrainOptions) -> Result<TrainSummary, TrainError> {
+    let (run_dir, config) = prepare_run_dir(options)?;
+    with_game!(config.kind(), S => Run::<S>::start(options, run_dir, config)?.run())
+}
+
+/// Finds or creates the run directory and reads the config it runs with.
+fn prepare_run_dir(options: &TrainOptions) -> Result<(PathBuf, RunConfig), TrainError> {
+    if options.resume {
+        let run_dir = options
+            .run_dir
+            .clone()
+            .ok_or_else(|| TrainError::RunDir("--resume needs --run-dir".into()))?;
+        let path = run_dir.join("config.toml");
+        if !path.is_file() {
+            return Err(TrainError::RunDir(format!(
+                "{} holds no run to resume (no config.toml)",
+                run_dir.display()
+            )));
+        }
+        let config = RunConfig::load(&path)?;
+        if let Some(given) = &options.config {
+            if RunConfig::load(given)? != config {
+                return Err(TrainError::RunDir(format!(
+                    "{} differs from the config the run started with; --resume uses {} (drop --config)",
+                    given.display(),
+                    path.display()
+                )));
+            }
+        }
+        return Ok((run_dir, config));
+    }
+    let config_path = options
+        .config
+        .clone()
+        .ok_or_else(|| TrainError::RunDir("--config is needed to start a run".into()))?;
+    let config = RunConfig::load(&config_path)?;
+    let run_dir = options.run_dir.clone().unwrap_or_else(|| {
+        let stem = config_path
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_else(|| "run".into());
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        PathBuf::from("runs").join(format!("{stem}-{now}"))
+    });
+    let recorded = run_dir.join("config.toml");
+    if recorded.exists() {
+        return Err(TrainError::RunDir(format!(
+            "{} already holds a run: pass --resume to continue it, or choose another --run-dir",
+            run_dir.display()
+        )));
+    }
+    std::fs::create_dir_all(&run_dir).map_err(io_error(&run_dir))?;
+    write_atomic(&recorded, config.to_toml().as_bytes()).map_err(io_error(&recorded))?;
+    Ok((run_dir, config))
+}
+
+/// Game-record shards of a run: `games/NNNNNNNN.jsonl`, numbered in order of writing.
+struct Shards {
+    dir: PathBuf,
+    next: u64,
+}
+
+impl Shards {
+    /// The shards already in `dir`, in order, and a writer for the next ones.
+    fn open(dir: &Path) -> Result<(Shards, Vec<PathBuf>), TrainError> {
+        std::fs::create_dir_all(dir).map_err(io_error(dir))?;
+        let mut found: Vec<(u64, PathBuf)> = Vec::new();
+        for entry in std::fs::read_dir(dir).map_err(io_error(dir))?.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            if let Some(n) = name.strip_suffix(".jsonl").and_then(|s| s.parse().ok()) {
+                found.push((n, entry.path()));
+            }
+        }
+        found.sort();
+        let next = found.last().map_or(0, |(n, _)| n + 1);
+        let shards = Shards {
+            dir: dir.to_path_buf(),
+            next,
+        };
+        Ok((shards, found.into_iter().map(|(_, p)| p).collect()))
+    }
+
+    fn write(&mut self, games: &[GameRecord]) -> Result<(), TrainError> {
+        let path = self.dir.join(format!("{:08}.jsonl", self.next));
+        write_records(&path, games)?;
+        self.next += 1;
+        Ok(())
+    }
+}
+
+/// Counts of one iteration's self-play, for the summary and metrics.
+#[derive(Debug, Default)]
+struct SelfPlayTally {
+    games: u64,
+    samples: u64,
+    steps: u64,
+    wins: [u64; 2],
+    draws: u64,
+    resigned: u64,
+    played_through: u64,
+    would_resign: u64,
+    false_resign: u64,
+}
+
+impl SelfPlayTally {
+    fn add(&mut self, record: &GameRecord, samples: usize) {
+        self.games += 1;
+        self.samples += samples as u64;
+        self.steps += record.steps.len() as u64;
+        match record.winner {
+            Some(w) => self.wins[(w as usize).min(1)] += 1,
+            None => self.draws += 1,
+        }
+        self.resigned += record.resigned as u64;
+        if record.played_through {
+            self.played_through += 1;
+            for side in 0..2u8 {
+                if record.would_resign[side as usize].is_some() {
+                    self.would_resign += 1;
+                    if record.score(Side(side)) > 0.0 {
+                        self.false_resign += 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A running training run for game `S`.
+struct Run<S: Encode> {
+    options: TrainOptions,
+    config: RunConfig,
+    run_dir: PathBuf,
+    model: Model,
+    optimizer: AdamW,
+    state: TrainState,
+    start_step: u64,
+    window: ReplayWindow,
+    shards: Shards,
+    metrics: MetricsLog,
+    samples_total: u64,
+    games_total: u64,
+    _game: std::marker::PhantomData<S>,
+}
+
+impl<S: Encode> Run<S> {
+    /// Loads the newest checkpoint (resume) or a fresh net, and the games on disk.
+    fn start(
+        options: &TrainOptions,
+        run_dir: PathBuf,
+        config: RunConfig,
+    ) -> Result<Self, TrainError> {
+        let kind = config.kind();
+        let shape = S::net_shape(kind);
+        let checkpoints = run_dir.join("checkpoints");
+        let t = &config.train;
+        if t.torch_threads > 0 {
+            tch::set_num_threads(t.torch_threads);
+        }
+        let latest = if options.resume {
+            remove_partial_checkpoints(&checkpoints)?;
+            latest_checkpoint(&checkpoints)?
+        } else {
+            None
+        };
+        let resumed = latest.is_some();
+        let (model, optimizer, state) = match &latest {
+            Some(dir) => load_checkpoint(dir, &shape, t.learning_rate, t.weight_decay)?,
+            None => {
+                tch::manual_seed(config.seed as i64);
+                let model = Model::new(shape, config.net_config(), Device::Cpu)?;
+                let optimizer = AdamW::new(model.var_store(), t.learning_rate, t.weight_decay);
+                let state = TrainState {
+                    seed: config.seed,
+                    ..TrainState::default()
+                };
+                (model, optimizer, state)
+            }
+        };
+        let (shards, existing) = Shards::open(&run_dir.join("games"))?;
+        let mut run = Run {
+            options: options.clone(),
+            window: ReplayWindow::new(config.window_size(0)),
+            metrics: MetricsLog::open(
+                &run_dir.join("metrics.jsonl"),
+                resumed.then_some(state.step),
+            )
+            .map_err(io_error(&run_dir.join("metrics.jsonl")))?,
+            config,
+            run_dir,
+            start_step: state.step,
+            model,
+            optimizer,
+            state,
+            shards,
+            samples_total: 0,
+            games_total: 0,
+            _game: std::marker::PhantomData,
+        };
+        let mut next_game = run.state.next_game;
+        for path in existing {
+            for record in read_records(&path)? {
+                next_game = next_game.max(record.index + 1);
+                run.ingest(&record)?;
+            }
+        }
+        run.state.next_game = next_game;
+        Ok(run)
+    }
+
+    /// Adds a finished game's samples to the window; returns how many it gave.
+    fn ingest(&mut self, record: &GameRecord) -> Result<usize, TrainError> {
+        let samples = samples_of_game::<S>(record)?;
+        let count = samples.len();
+        self.samples_total += count as u64;
+        self.games_total += 1;
+        self.window
+            .set_capacity(self.config.window_size(self.samples_total));
+        self.window.extend(samples);
+        Ok(count)
+    }
+
+    fn elapsed(&self, started: Instant, base: f64) -> f64 {
+        base + started.elapsed().as_secs_f64()
+    }
+
+    /// Self-play and training until the iteration target or the time limit.
+    fn run(mut self) -> Result<TrainSummary, TrainError> {
+        let config = self.config.clone();
+        let t = &config.train;
+        let kind = config.kind();
+        let steps_per_iteration = t.steps_per_iteration;
+        let target_iterations = self.options.iterations.unwrap_or(t.iterations);
+        let minutes = self.options.minutes.unwrap_or(t.max_minutes);
+        let started = Instant::now();
+        let elapsed_base = self.state.elapsed_s;
+        let deadline = (minutes > 0.0).then(|| started + Duration::from_secs_f64(minutes * 60.0));
+        let past_deadline = || deadline.is_some_and(|d| Instant::now() >= d);
+        let reached_target =
+            |step: u64| target_iterations > 0 && step >= target_iterations * steps_per_iteration;
+
+        // Self-play: the evaluator thread and a pool of workers.
+        let evaluator = Evaluator::spawn(
+            self.model.try_clone()?,
+            EvaluatorConfig {
+                max_batch: config.evaluator.max_batch,
+                max_wait: Duration::from_secs_f64(config.evaluator.max_wait_ms / 1000.0),
+                torch_threads: config.evaluator.torch_threads,
+                bf16: config.evaluator.bf16,
+            },
+        );
+        let counters = Arc::new(SharedCounters::default());
+        counters
+            .next_game
+            .store(self.state.next_game, Ordering::Relaxed);
+        counters
+            .model_step
+            .store(self.state.step, Ordering::Relaxed);
+        let (game_sender, games) = mpsc::channel();
+        let (exit_sender, worker_exits) = mpsc::channel::<()>();
+        let workers = config.selfplay.workers;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .thread_name(|i| format!("selfplay-{i}"))
+            .build()
+            .map_err(|e| TrainError::RunDir(format!("cannot start self-play threads: {e}")))?;
+        let settings = WorkerSettings {
+            kind,
+            rules: config.rules(),
+            selfplay: config.selfplay.clone(),
+            seed: config.seed,
+        };
+        for w in 0..workers {
+            let (settings, handle, counters) =
+                (settings.clone(), evaluator.handle(), Arc::clone(&counters));
+            let (sender, exit) = (game_sender.clone(), exit_sender.clone());
+            pool.spawn(move || {
+                run_worker::<S>(settings, handle, counters, sender, w);
+                let _ = exit.send(());
+            });
+        }
+        drop((game_sender, exit_sender));
+
+        // Progress.
+        let multi = MultiProgress::with_draw_target(if self.options.progress {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        });
+        let selfplay_bar = multi.add(ProgressBar::new_spinner());
+        selfplay_bar.set_style(
+            ProgressStyle::with_template("{spinner} self-play {pos} games  {msg}")
+                .expect("valid template"),
+        );
+        let train_bar = multi.add(ProgressBar::new(steps_per_iteration));
+        train_bar.set_style(
+            ProgressStyle::with_template(
+                "  training [{bar:30}] {pos}/{len} steps  {per_sec}  ETA {eta}  {msg}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        let show_bars = self.options.progress;
+        let say = |line: String| {
+            if show_bars {
+                let _ = multi.println(&line);
+            } else {
+                eprintln!("{line}");
+            }
+        };
+
+        let symmetries = Symmetries::of::<S>();
+        let num_actions = self.model.meta().shape.num_actions as usize;
+        let mut tally = SelfPlayTally::default();
+        let mut losses = StepStats::default();
+        let mut steps_in_iteration = self.state.step % steps_per_iteration;
+        let mut iteration_started = Instant::now();
+        let mut train_time = Duration::ZERO;
+        let mut eval_mark = (0u64, 0u64, 0u64); // positions, batches, busy nanos
+        let mut steps_mark = 0u64;
+        let mut last_checkpoint = self.state.step;
+        let mut checkpoint = latest_checkpoint(&self.run_dir.join("checkpoints"))?;
+        let (mut games_run, mut samples_run) = (0u64, 0u64);
+        let mut exited_workers = 0;
+        let mut failure = None;
+        train_bar.set_position(steps_in_iteration);
+
+        'training: while !reached_target(self.state.step) && !past_deadline() {
+            // Wait for self-play until the replay ratio allows a step.
+            loop {
+                let (g, s) = self.collect(&games, &mut tally)?;
+                games_run += g;
+                samples_run += s;
+                selfplay_bar.set_position(self.games_total);
+                selfplay_bar.set_message(format!(
+                    "{} samples, window {}",
+                    self.samples_total,
+                    self.window.len()
+                ));
+                let allowed = t.replay_ratio * self.samples_total as f64;
+                if self.window.len() >= t.min_window
+                    && (self.state.samples_trained + t.batch_size as u64) as f64 <= allowed
+                {
+                    break;
+                }
+                if past_deadline() {
+                    break 'training;
+                }
+                while worker_exits.try_recv().is_ok() {
+                    exited_workers += 1;
+                }
+                if exited_workers == workers {
+                    failure = Some(TrainError::SelfPlayStopped);
+                    break 'training;
+                }
+                selfplay_bar.tick();
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let step_started = Instant::now();
+            let mut rng = StdRng::seed_from_u64(game_seed(
+                self.state.seed ^ 0x7472_6169_6e00_0000,
+                self.state.step,
+            ));
+            let batch = self
+                .window
+                .batch(t.batch_size, num_actions, &symmetries, &mut rng);
+            let stats = train_step(
+                &self.model,
+                &mut self.optimizer,
+                &batch,
+                t.value_loss_weight,
+            );
+            train_time += step_started.elapsed();
+            losses.add(&stats);
+            self.state.step += 1;
+            self.state.samples_trained += t.batch_size as u64;
+            steps_in_iteration += 1;
+            train_bar.set_position(steps_in_iteration);
+            train_bar.set_message(format!("loss {:.3}", stats.total_loss));
+            if steps_in_iteration == steps_per_iteration {
+                self.state.elapsed_s = self.elapsed(started, elapsed_base);
+                self.state.next_game = counters.next_game.load(Ordering::Relaxed);
+                checkpoint = Some(self.checkpoint(&evaluator, &counters)?);
+                last_checkpoint = self.state.step;
+                let evals = evaluator.stats();
+                let now_eval = (
+                    evals.positions.load(Ordering::Relaxed),
+                    evals.batches.load(Ordering::Relaxed),
+                    evals.busy_nanos.load(Ordering::Relaxed),
+                );
+                let now_steps = counters.steps_played.load(Ordering::Relaxed);
+                let seconds = iteration_started.elapsed().as_secs_f64().max(1e-9);
+                let line = self.report(
+                    &tally,
+                    &losses.scaled(steps_in_iteration as f64),
+                    steps_in_iteration,
+                    seconds,
+                    train_time.as_secs_f64(),
+                    (
+                        now_eval.0 - eval_mark.0,
+                        now_eval.1 - eval_mark.1,
+                        now_eval.2 - eval_mark.2,
+                    ),
+                    now_steps - steps_mark,
+                )?;
+                say(line);
+                eval_mark = now_eval;
+                steps_mark = now_steps;
+                tally = SelfPlayTally::default();
+                losses = StepStats::default();
+                steps_in_iteration = 0;
+                train_time = Duration::ZERO;
+                iteration_started = Instant::now();
+                train_bar.reset();
+            }
+        }
+
+        // Stop self-play; keep every game that finished.
+        counters.stop.store(true, Ordering::Relaxed);
+        while exited_workers < workers && worker_exits.recv().is_ok() {
+            exited_workers += 1;
+        }
+        let (g, s) = self.collect(&games, &mut tally)?;
+        games_run += g;
+        samples_run += s;
+        drop(pool);
+        evaluator.shutdown();
+        if let Some(error) = failure {
+            return Err(error);
+        }
+        if self.state.step > last_checkpoint {
+            self.state.elapsed_s = self.elapsed(started, elapsed_base);
+            self.state.next_game = counters.next_game.load(Ordering::Relaxed);
+            checkpoint = Some(self.save_checkpoint()?);
+        }
+        selfplay_bar.finish_and_clear();
+        train_bar.finish_and_clear();
+        Ok(TrainSummary {
+            run_dir: self.run_dir.clone(),
+            start_step: self.start_step,
+            final_step: self.state.step,
+            checkpoint,
+            games: games_run,
+            samples: samples_run,
+        })
+    }
+
+    /// Takes the games finished so far: writes them as one shard and adds their samples.
+    fn collect(
+        &mut self,
+        games: &Receiver<GameRecord>,
+        tally: &mut SelfPlayTally,
+    ) -> Result<(u64, u64), TrainError> {
+        let finished: Vec<GameRecord> = games.try_iter().collect();
+        if finished.is_empty() {
+            return Ok((0, 0));
+        }
+        self.shards.write(&finished)?;
+        let mut samples = 0;
+        for record in &finished {
+            let count = self.ingest(record)?;
+            tally.add(record, count);
+            samples += count as u64;
+        }
+        Ok((finished.len() as u64, samples))
+    }
+
+    fn save_checkpoint(&self) -> Result<PathBuf, TrainError> {
+        Ok(write_checkpoint(
+            &self.run_dir.join("checkpoints"),
+            &self.model,
+            &self.optimizer,
+            &self.state,
+        )?)
+    }
+
+    /// Writes a checkpoint and hands its weights to self-play.
+    fn checkpoint(
+        &self,
+        evaluator: &Evaluator,
+        counters: &SharedCounters,
+    ) -> Result<PathBuf, TrainError> {
+        let dir = self.save_checkpoint()?;
+        evaluator.replace_model(self.model.try_clone()?)?;
+        counters
+            .model_step
+            .store(self.state.step, Ordering::Relaxed);
+        Ok(dir)
+    }
+
+    /// Writes the iteration's metrics and returns its one-line summary.
+    #[allow(clippy::too_many_arguments)]
+    fn report(
+        &self,
+        tally: &SelfPlayTally,
+        losses: &StepStats,
+        steps: u64,
+        seconds: f64,
+        train_seconds: f64,
+        evals: (u64, u64, u64),
+        steps_played: u64,
+    ) -> Result<String, TrainError> {
+        let step = self.state.step;
+        let elapsed = self.state.elapsed_s;
+        let iteration = step / self.config.train.steps_per_iteration;
+        let samples_per_s =
+            (steps * self.config.train.batch_size as u64) as f64 / train_seconds.max(1e-9);
+        let (net_positions, batches, busy) = evals;
+        let mean_batch = net_positions as f64 / batches.max(1) as f64;
+        let net_rate = net_positions as f64 / seconds;
+        let net_busy = busy as f64 / 1e9 / seconds;
+        let positions_per_s = steps_played as f64 / seconds;
+        let mean_length = tally.steps as f64 / tally.games.max(1) as f64;
+        let false_resign_rate = if tally.would_resign > 0 {
+            Some(tally.false_resign as f64 / tally.would_resign as f64)
+        } else {
+            None
+        };
+        let path = self.run_dir.join("metrics.jsonl");
+        self.metrics
+            .append(&json!({
+                "type": "train", "step": step, "iteration": iteration, "elapsed_s": elapsed,
+                "policy_loss": losses.policy_loss, "value_loss": losses.value_loss,
+                "total_loss": losses.total_loss, "policy_entropy": losses.policy_entropy,
+                "learning_rate": self.optimizer.learning_rate,
+                "samples_per_s": samples_per_s, "window": self.window.len(),
+                "samples_trained": self.state.samples_trained,
+            }))
+            .map_err(io_error(&path))?;
+        self.metrics
+            .append(&json!({
+                "type": "selfplay", "step": step, "iteration": iteration, "elapsed_s": elapsed,
+                "games": tally.games, "games_total": self.games_total,
+                "samples": tally.samples, "samples_total": self.samples_total,
+                "mean_game_steps": mean_length,
+                "wins_side0": tally.wins[0], "wins_side1": tally.wins[1], "draws": tally.draws,
+                "resigned": tally.resigned, "played_through": tally.played_through,
+                "false_resign_rate": false_resign_rate,
+                "positions_per_s": positions_per_s,
+                "net_positions_per_s": net_rate, "net_mean_batch": mean_batch,
+                "net_busy": net_busy,
+            }))
+            .map_err(io_error(&path))?;
+        Ok(format!(
+            "iter {iteration:>4} step {step:>6} | loss {:.3} (policy {:.3} value {:.3}) entropy {:.2} | \
+             games {} (side0 {} side1 {} draw {}, resigned {}) mean {:.0} steps | \
+             self-play {:.0} pos/s, net {:.0} pos/s batch {:.0} busy {:.0}% | train {:.0} samples/s | window {} | {:.0}s",
+            losses.total_loss,
+            losses.policy_loss,
+            losses.value_loss,
+            losses.policy_entropy,
+            tally.games,
+            tally.wins[0],
+            tally.wins[1],
+            tally.draws,
+            tally.resigned,
+            mean_length,
+            positions_per_s,
+            net_rate,
+            mean_batch,
+            100.0 * net_busy,
+            samples_per_s,
+            self.window.len(),
+            elapsed,
+        ))
+    }
+}

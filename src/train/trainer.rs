@@ -1,0 +1,93 @@
+//! One training step: the policy cross-entropy to the search target (over legal steps) plus
+//! the W/D/L cross-entropy to the game's result, minimised with AdamW.
+
+use tch::{Kind, Tensor};
+
+use super::optimizer::AdamW;
+use super::window::Batch;
+use crate::net::model::Model;
+
+/// Losses and statistics of one step (or a mean over several).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepStats {
+    /// Policy cross-entropy to the search target.
+    pub policy_loss: f64,
+    /// W/D/L cross-entropy to the result.
+    pub value_loss: f64,
+    /// `policy_loss + value_loss_weight * value_loss`.
+    pub total_loss: f64,
+    /// Entropy of the net's policy over legal steps.
+    pub policy_entropy: f64,
+}
+
+impl StepStats {
+    /// Accumulates `other` (for means: divide by the count afterwards).
+    pub fn add(&mut self, other: &StepStats) {
+        self.policy_loss += other.policy_loss;
+        self.value_loss += other.value_loss;
+        self.total_loss += other.total_loss;
+        self.policy_entropy += other.policy_entropy;
+    }
+
+    /// Each field divided by `n`.
+    pub fn scaled(&self, n: f64) -> StepStats {
+        let n = n.max(1.0);
+        StepStats {
+            policy_loss: self.policy_loss / n,
+            value_loss: self.value_loss / n,
+            total_loss: self.total_loss / n,
+            policy_entropy: self.policy_entropy / n,
+        }
+    }
+}
+
+/// The losses of `batch` under `model` (train mode: batch statistics in batch norm):
+/// (total loss tensor, stats).
+pub fn losses(model: &Model, batch: &Batch, value_weight: f64) -> (Tensor, StepStats) {
+    let shape = &model.meta().shape;
+    let n = batch.size as i64;
+    let device = model.var_store().device();
+    let input = Tensor::from_slice(&batch.inputs)
+        .reshape([n, shape.planes, shape.height, shape.width])
+        .to_device(device);
+    let policy_target = Tensor::from_slice(&batch.policy)
+        .reshape([n, shape.num_actions])
+        .to_device(device);
+    let mask = Tensor::from_slice(&batch.mask)
+        .reshape([n, shape.num_actions])
+        .to_device(device);
+    let results = Tensor::from_slice(&batch.results).to_device(device);
+    let (policy_logits, value_logits) = model.forward_t(&input, true);
+    let log_probs = (policy_logits + &mask).log_softmax(-1, Kind::Float);
+    let policy_loss = -(&policy_target * &log_probs)
+        .sum_dim_intlist(-1, false, Kind::Float)
+        .mean(Kind::Float);
+    let value_loss = value_logits.cross_entropy_for_logits(&results);
+    let total = &policy_loss + &value_loss * value_weight;
+    let entropy = tch::no_grad(|| {
+        -(log_probs.exp() * &log_probs)
+            .sum_dim_intlist(-1, false, Kind::Float)
+            .mean(Kind::Float)
+    });
+    let stats = StepStats {
+        policy_loss: policy_loss.double_value(&[]),
+        value_loss: value_loss.double_value(&[]),
+        total_loss: total.double_value(&[]),
+        policy_entropy: entropy.double_value(&[]),
+    };
+    (total, stats)
+}
+
+/// One optimisation step on `batch`.
+pub fn train_step(
+    model: &Model,
+    optimizer: &mut AdamW,
+    batch: &Batch,
+    value_weight: f64,
+) -> StepStats {
+    optimizer.zero_grad();
+    let (total, stats) = losses(model, batch, value_weight);
+    total.backward();
+    optimizer.step();
+    stats
+}
