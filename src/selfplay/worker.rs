@@ -17,8 +17,8 @@ use super::record::{GameRecord, StepRecord};
 use crate::game::{Action, GameKind, GameState, RulesConfig, StepList};
 use crate::net::encode::Encode;
 use crate::net::evaluator::EvaluatorHandle;
-use crate::search::gumbel::{run_gumbel_each, GumbelConfig};
-use crate::search::mcts::{run_simulations_until, Mcts, MctsConfig};
+use crate::search::gumbel::{GumbelConfig, GumbelRoot};
+use crate::search::mcts::{Evaluate, Leaf, Mcts, MctsConfig};
 use crate::search::net_eval::NetEvaluator;
 use crate::train::config::{SearchKind, SelfPlayConfig};
 
@@ -65,6 +65,8 @@ struct Slot<S: GameState> {
     low_streak: [u32; 2],
     /// Whether this step's search is a full one.
     full: bool,
+    /// The search of the current step, if one is running.
+    search: Option<SlotSearch>,
 }
 
 /// The temperature of the step choice at whole turn `turn` (0-based): decays from
@@ -104,12 +106,15 @@ pub fn sample_with_temperature(weights: &[f32], temperature: f32, rng: &mut impl
 
 /// Plays games until `counters.stop` is set, sending each finished game to `finished`.
 /// Returns when stopped, or when `finished` has no receiver or the evaluator is gone.
+///
+/// Every game runs its own search; each round takes one leaf from every game and sends them
+/// to the net as one job. A game whose search is done plays its step and starts the next
+/// search in the same round, so full and fast searches never leave the batch half empty.
 pub fn run_worker<S: Encode>(
     settings: WorkerSettings,
     evaluator: EvaluatorHandle,
     counters: Arc<SharedCounters>,
     finished: Sender<GameRecord>,
-    worker_index: usize,
 ) {
     let sp = &settings.selfplay;
     let mcts_config = MctsConfig {
@@ -123,22 +128,76 @@ pub fn run_worker<S: Encode>(
         ..GumbelConfig::default()
     };
     let mut net = NetEvaluator::new(evaluator);
-    let mut rng = StdRng::seed_from_u64(game_seed(settings.seed, !(worker_index as u64)));
     let mut slots: Vec<Slot<S>> = Vec::new();
     let mut legal = StepList::new();
     while !counters.stop.load(Ordering::Relaxed) {
         while slots.len() < sp.games_in_flight {
             slots.push(new_slot(&settings, &counters, &mcts_config));
         }
-        // Forced steps need no search; finished games leave.
+        // One leaf from every game (finishing searches and games on the way).
+        let mut leaves: Vec<(usize, Leaf<S>)> = Vec::with_capacity(slots.len());
         let mut i = 0;
         while i < slots.len() {
-            let slot = &mut slots[i];
-            loop {
-                if slot.tree.root_state().outcome().is_some() {
-                    break;
+            match next_leaf(&mut slots[i], sp, &gumbel_config, &counters, &mut legal) {
+                Some(leaf) => {
+                    leaves.push((i, leaf));
+                    i += 1;
                 }
-                slot.tree.root_state().legal_steps(&mut legal);
+                None => {
+                    let slot = slots.swap_remove(i);
+                    if finished.send(slot.record).is_err() {
+                        return;
+                    }
+                    // The slot moved into `i` has no leaf yet: it is visited next.
+                }
+            }
+        }
+        let states: Vec<&S> = leaves
+            .iter()
+            .filter(|(_, l)| !l.terminal)
+            .map(|(_, l)| &l.state)
+            .collect();
+        let mut evals = Evaluate::<S>::evaluate(&mut net, &states).into_iter();
+        if net.last_error.is_some() {
+            return; // the evaluator is gone (shutting down)
+        }
+        for (i, leaf) in leaves {
+            let eval = if leaf.terminal { None } else { evals.next() };
+            let slot = &mut slots[i];
+            slot.tree.expand_and_backup(leaf, eval.as_ref());
+            if let Some(SlotSearch::Gumbel(root)) = &mut slot.search {
+                root.record();
+            }
+        }
+    }
+}
+
+/// The search a game is running for its current step.
+enum SlotSearch {
+    /// Gumbel root schedule.
+    Gumbel(GumbelRoot),
+    /// PUCT until the root has `target` visits; `noised` once root noise is in.
+    Puct { target: u32, noised: bool },
+}
+
+/// The next leaf game `slot` needs evaluated. Plays steps whose search is done (and forced
+/// steps) first; `None` when the game has ended (by the rules or by resignation).
+fn next_leaf<S: Encode>(
+    slot: &mut Slot<S>,
+    sp: &SelfPlayConfig,
+    gumbel: &GumbelConfig,
+    counters: &SharedCounters,
+    legal: &mut StepList,
+) -> Option<Leaf<S>> {
+    loop {
+        if slot.search.is_none() {
+            // A new step: forced steps are played without search.
+            loop {
+                if let Some(outcome) = slot.tree.root_state().outcome() {
+                    slot.record.finish(outcome.winner, outcome.reason);
+                    return None;
+                }
+                slot.tree.root_state().legal_steps(legal);
                 if legal.len() != 1 {
                     break;
                 }
@@ -148,48 +207,94 @@ pub fn run_worker<S: Encode>(
                     value: None,
                     target: Vec::new(),
                 });
-                play(slot, action, &counters);
+                play(slot, action, counters);
             }
-            if let Some(outcome) = slot.tree.root_state().outcome() {
-                let mut slot = slots.swap_remove(i);
-                slot.record.finish(outcome.winner, outcome.reason);
-                if finished.send(slot.record).is_err() {
-                    return;
-                }
-            } else {
-                i += 1;
-            }
-        }
-        if slots.is_empty() {
-            continue;
-        }
-        for slot in &mut slots {
             slot.full = slot.rng.gen::<f32>() < sp.full_search_share;
-        }
-        // One batched search over every game.
-        let searched = search_round(&mut slots, &mut net, sp, &gumbel_config, &mut rng);
-        if net.last_error.is_some() {
-            return; // the evaluator is gone (shutting down)
-        }
-        let mut resigned = Vec::new();
-        for (i, (slot, result)) in slots.iter_mut().zip(searched).enumerate() {
-            let side = slot.tree.root_state().side_to_move();
-            slot.record.steps.push(StepRecord {
-                action: result.action,
-                value: Some(result.value),
-                target: if slot.full { result.target } else { Vec::new() },
-            });
-            if update_resignation(slot, sp, side.0 as usize, result.value) {
-                slot.record.resign(side);
-                resigned.push(i);
+            let budget = if slot.full {
+                sp.full_visits
             } else {
-                play(slot, result.action, &counters);
+                sp.fast_visits
+            };
+            slot.search = Some(match sp.search {
+                SearchKind::Gumbel => SlotSearch::Gumbel(GumbelRoot::new(gumbel.clone(), budget)),
+                SearchKind::Puct => SlotSearch::Puct {
+                    target: slot.tree.root_visits() + budget,
+                    noised: !slot.full,
+                },
+            });
+        }
+        let via = match slot.search.as_mut().expect("a search") {
+            SlotSearch::Gumbel(root) => root.next(&slot.tree, &mut slot.rng),
+            SlotSearch::Puct { target, noised } => {
+                if slot.tree.root_expanded() && !*noised {
+                    slot.tree.add_root_noise(&mut slot.rng);
+                    *noised = true;
+                }
+                (slot.tree.root_visits() < *target).then_some(None)
+            }
+        };
+        if let Some(via) = via {
+            return Some(slot.tree.select_leaf_via(via));
+        }
+        // The search is done: play its step (or resign).
+        let searched = finish_search(slot, sp);
+        slot.search = None;
+        let side = slot.tree.root_state().side_to_move();
+        slot.record.steps.push(StepRecord {
+            action: searched.action,
+            value: Some(searched.value),
+            target: if slot.full {
+                searched.target
+            } else {
+                Vec::new()
+            },
+        });
+        if update_resignation(slot, sp, side.0 as usize, searched.value) {
+            slot.record.resign(side);
+            return None;
+        }
+        play(slot, searched.action, counters);
+    }
+}
+
+/// The step a finished search plays, chosen with the temperature schedule, its root value
+/// and policy target.
+fn finish_search<S: Encode>(slot: &mut Slot<S>, sp: &SelfPlayConfig) -> Searched {
+    let t = temperature(sp, slot.turns);
+    let value = slot.tree.root_value();
+    match slot.search.as_ref().expect("a search") {
+        SlotSearch::Gumbel(root) => {
+            let outcome = root
+                .finish(&slot.tree)
+                .expect("a non-terminal root has children");
+            let action = if t <= 0.01 {
+                outcome.action
+            } else {
+                let weights: Vec<f32> = outcome.policy.iter().map(|p| p.1).collect();
+                outcome.policy[sample_with_temperature(&weights, t, &mut slot.rng)].0
+            };
+            Searched {
+                action,
+                value,
+                target: outcome.policy,
             }
         }
-        for i in resigned.into_iter().rev() {
-            let slot = slots.swap_remove(i);
-            if finished.send(slot.record).is_err() {
-                return;
+        SlotSearch::Puct { .. } => {
+            let children = slot.tree.root_children();
+            let total: f32 = children
+                .iter()
+                .map(|c| c.visits as f32)
+                .sum::<f32>()
+                .max(1.0);
+            let weights: Vec<f32> = children.iter().map(|c| c.visits as f32).collect();
+            let pick = sample_with_temperature(&weights, t, &mut slot.rng);
+            Searched {
+                action: children[pick].action,
+                value,
+                target: children
+                    .iter()
+                    .map(|c| (c.action, c.visits as f32 / total))
+                    .collect(),
             }
         }
     }
@@ -229,6 +334,7 @@ fn new_slot<S: GameState>(
         turns: 0,
         low_streak: [0; 2],
         full: false,
+        search: None,
     }
 }
 
@@ -265,101 +371,5 @@ fn update_resignation<S: GameState>(
         false
     } else {
         true
-    }
-}
-
-/// Searches every slot once (full or fast budget each), all trees batched together, and
-/// picks each game's step with the temperature schedule.
-fn search_round<S: Encode>(
-    slots: &mut [Slot<S>],
-    net: &mut NetEvaluator,
-    sp: &SelfPlayConfig,
-    gumbel: &GumbelConfig,
-    rng: &mut StdRng,
-) -> Vec<Searched> {
-    let budgets: Vec<u32> = slots
-        .iter()
-        .map(|s| {
-            if s.full {
-                sp.full_visits
-            } else {
-                sp.fast_visits
-            }
-        })
-        .collect();
-    match sp.search {
-        SearchKind::Gumbel => {
-            let mut trees: Vec<&mut Mcts<S>> = slots.iter_mut().map(|s| &mut s.tree).collect();
-            let outcomes = run_gumbel_each(&mut trees, net, gumbel, &budgets, rng);
-            slots
-                .iter_mut()
-                .zip(outcomes)
-                .map(|(slot, outcome)| {
-                    let outcome = outcome.expect("a non-terminal root has children");
-                    let t = temperature(sp, slot.turns);
-                    let action = if t <= 0.01 {
-                        outcome.action
-                    } else {
-                        let weights: Vec<f32> = outcome.policy.iter().map(|p| p.1).collect();
-                        outcome.policy[sample_with_temperature(&weights, t, &mut slot.rng)].0
-                    };
-                    Searched {
-                        action,
-                        value: slot.tree.root_value(),
-                        target: outcome.policy,
-                    }
-                })
-                .collect()
-        }
-        SearchKind::Puct => {
-            // Full searches get root noise, which needs an expanded root first.
-            let unexpanded: Vec<usize> = (0..slots.len())
-                .filter(|&i| slots[i].full && !slots[i].tree.root_expanded())
-                .collect();
-            if !unexpanded.is_empty() {
-                let mut trees: Vec<&mut Mcts<S>> = slots
-                    .iter_mut()
-                    .enumerate()
-                    .filter(|(i, _)| unexpanded.contains(i))
-                    .map(|(_, s)| &mut s.tree)
-                    .collect();
-                let ones = vec![1; trees.len()];
-                run_simulations_until(&mut trees, net, &ones);
-            }
-            let targets: Vec<u32> = slots
-                .iter_mut()
-                .zip(&budgets)
-                .map(|(slot, &budget)| {
-                    if slot.full {
-                        slot.tree.add_root_noise(&mut slot.rng);
-                    }
-                    slot.tree.root_visits() + budget
-                })
-                .collect();
-            let mut trees: Vec<&mut Mcts<S>> = slots.iter_mut().map(|s| &mut s.tree).collect();
-            run_simulations_until(&mut trees, net, &targets);
-            slots
-                .iter_mut()
-                .map(|slot| {
-                    let children = slot.tree.root_children();
-                    let total: f32 = children
-                        .iter()
-                        .map(|c| c.visits as f32)
-                        .sum::<f32>()
-                        .max(1.0);
-                    let weights: Vec<f32> = children.iter().map(|c| c.visits as f32).collect();
-                    let t = temperature(sp, slot.turns);
-                    let pick = sample_with_temperature(&weights, t, &mut slot.rng);
-                    Searched {
-                        action: children[pick].action,
-                        value: slot.tree.root_value(),
-                        target: children
-                            .iter()
-                            .map(|c| (c.action, c.visits as f32 / total))
-                            .collect(),
-                    }
-                })
-                .collect()
-        }
     }
 }

@@ -17,8 +17,6 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{self, Receiver};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -38,11 +36,12 @@ use super::trainer::{train_step, StepStats};
 use super::window::{samples_of_game, ReplayWindow, Symmetries};
 use crate::game::Side;
 use crate::net::encode::Encode;
-use crate::net::evaluator::{Evaluator, EvaluatorConfig};
+use crate::net::evaluator::EvaluatorConfig;
 use crate::net::model::Model;
 use crate::net::NetError;
+use crate::selfplay::pool::SelfPlayPool;
 use crate::selfplay::record::{read_records, write_records, GameRecord, RecordError};
-use crate::selfplay::worker::{game_seed, run_worker, SharedCounters, WorkerSettings};
+use crate::selfplay::worker::{game_seed, WorkerSettings};
 use crate::util::write_atomic;
 use crate::with_game;
 
@@ -364,7 +363,14 @@ impl<S: Encode> Run<S> {
             |step: u64| target_iterations > 0 && step >= target_iterations * steps_per_iteration;
 
         // Self-play: the evaluator thread and a pool of workers.
-        let evaluator = Evaluator::spawn(
+        let mut selfplay = SelfPlayPool::start::<S>(
+            WorkerSettings {
+                kind,
+                rules: config.rules(),
+                selfplay: config.selfplay.clone(),
+                seed: config.seed,
+            },
+            config.selfplay.workers,
             self.model.try_clone()?,
             EvaluatorConfig {
                 max_batch: config.evaluator.max_batch,
@@ -372,38 +378,9 @@ impl<S: Encode> Run<S> {
                 torch_threads: config.evaluator.torch_threads,
                 bf16: config.evaluator.bf16,
             },
-        );
-        let counters = Arc::new(SharedCounters::default());
-        counters
-            .next_game
-            .store(self.state.next_game, Ordering::Relaxed);
-        counters
-            .model_step
-            .store(self.state.step, Ordering::Relaxed);
-        let (game_sender, games) = mpsc::channel();
-        let (exit_sender, worker_exits) = mpsc::channel::<()>();
-        let workers = config.selfplay.workers;
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(workers)
-            .thread_name(|i| format!("selfplay-{i}"))
-            .build()
-            .map_err(|e| TrainError::RunDir(format!("cannot start self-play threads: {e}")))?;
-        let settings = WorkerSettings {
-            kind,
-            rules: config.rules(),
-            selfplay: config.selfplay.clone(),
-            seed: config.seed,
-        };
-        for w in 0..workers {
-            let (settings, handle, counters) =
-                (settings.clone(), evaluator.handle(), Arc::clone(&counters));
-            let (sender, exit) = (game_sender.clone(), exit_sender.clone());
-            pool.spawn(move || {
-                run_worker::<S>(settings, handle, counters, sender, w);
-                let _ = exit.send(());
-            });
-        }
-        drop((game_sender, exit_sender));
+            self.state.next_game,
+            self.state.step,
+        )?;
 
         // Progress.
         let multi = MultiProgress::with_draw_target(if self.options.progress {
@@ -445,14 +422,13 @@ impl<S: Encode> Run<S> {
         let mut last_checkpoint = self.state.step;
         let mut checkpoint = latest_checkpoint(&self.run_dir.join("checkpoints"))?;
         let (mut games_run, mut samples_run) = (0u64, 0u64);
-        let mut exited_workers = 0;
         let mut failure = None;
         train_bar.set_position(steps_in_iteration);
 
         'training: while !reached_target(self.state.step) && !past_deadline() {
             // Wait for self-play until the replay ratio allows a step.
             loop {
-                let (g, s) = self.collect(&games, &mut tally)?;
+                let (g, s) = self.collect(selfplay.finished_games(), &mut tally)?;
                 games_run += g;
                 samples_run += s;
                 selfplay_bar.set_position(self.games_total);
@@ -470,10 +446,7 @@ impl<S: Encode> Run<S> {
                 if past_deadline() {
                     break 'training;
                 }
-                while worker_exits.try_recv().is_ok() {
-                    exited_workers += 1;
-                }
-                if exited_workers == workers {
+                if !selfplay.alive() {
                     failure = Some(TrainError::SelfPlayStopped);
                     break 'training;
                 }
@@ -503,16 +476,17 @@ impl<S: Encode> Run<S> {
             train_bar.set_message(format!("loss {:.3}", stats.total_loss));
             if steps_in_iteration == steps_per_iteration {
                 self.state.elapsed_s = self.elapsed(started, elapsed_base);
-                self.state.next_game = counters.next_game.load(Ordering::Relaxed);
-                checkpoint = Some(self.checkpoint(&evaluator, &counters)?);
+                self.state.next_game = selfplay.next_game();
+                checkpoint = Some(self.save_checkpoint()?);
+                selfplay.replace_model(self.model.try_clone()?, self.state.step)?;
                 last_checkpoint = self.state.step;
-                let evals = evaluator.stats();
+                let evals = selfplay.evaluator_stats();
                 let now_eval = (
                     evals.positions.load(Ordering::Relaxed),
                     evals.batches.load(Ordering::Relaxed),
                     evals.busy_nanos.load(Ordering::Relaxed),
                 );
-                let now_steps = counters.steps_played.load(Ordering::Relaxed);
+                let now_steps = selfplay.steps_played();
                 let seconds = iteration_started.elapsed().as_secs_f64().max(1e-9);
                 let line = self.report(
                     &tally,
@@ -540,21 +514,16 @@ impl<S: Encode> Run<S> {
         }
 
         // Stop self-play; keep every game that finished.
-        counters.stop.store(true, Ordering::Relaxed);
-        while exited_workers < workers && worker_exits.recv().is_ok() {
-            exited_workers += 1;
-        }
-        let (g, s) = self.collect(&games, &mut tally)?;
+        let next_game = selfplay.next_game();
+        let (g, s) = self.collect(selfplay.stop(), &mut tally)?;
         games_run += g;
         samples_run += s;
-        drop(pool);
-        evaluator.shutdown();
         if let Some(error) = failure {
             return Err(error);
         }
         if self.state.step > last_checkpoint {
             self.state.elapsed_s = self.elapsed(started, elapsed_base);
-            self.state.next_game = counters.next_game.load(Ordering::Relaxed);
+            self.state.next_game = next_game;
             checkpoint = Some(self.save_checkpoint()?);
         }
         selfplay_bar.finish_and_clear();
@@ -572,10 +541,9 @@ impl<S: Encode> Run<S> {
     /// Takes the games finished so far: writes them as one shard and adds their samples.
     fn collect(
         &mut self,
-        games: &Receiver<GameRecord>,
+        finished: Vec<GameRecord>,
         tally: &mut SelfPlayTally,
     ) -> Result<(u64, u64), TrainError> {
-        let finished: Vec<GameRecord> = games.try_iter().collect();
         if finished.is_empty() {
             return Ok((0, 0));
         }
@@ -596,20 +564,6 @@ impl<S: Encode> Run<S> {
             &self.optimizer,
             &self.state,
         )?)
-    }
-
-    /// Writes a checkpoint and hands its weights to self-play.
-    fn checkpoint(
-        &self,
-        evaluator: &Evaluator,
-        counters: &SharedCounters,
-    ) -> Result<PathBuf, TrainError> {
-        let dir = self.save_checkpoint()?;
-        evaluator.replace_model(self.model.try_clone()?)?;
-        counters
-            .model_step
-            .store(self.state.step, Ordering::Relaxed);
-        Ok(dir)
     }
 
     /// Writes the iteration's metrics and returns its one-line summary.
