@@ -93,6 +93,11 @@ impl SelfPlayPool {
         self.counters.steps_played.load(Ordering::Relaxed)
     }
 
+    /// Full searches (training samples) made so far.
+    pub fn samples_made(&self) -> u64 {
+        self.counters.full_searches.load(Ordering::Relaxed)
+    }
+
     /// The evaluator's counters.
     pub fn evaluator_stats(&self) -> &EvaluatorStats {
         self.evaluator.stats()

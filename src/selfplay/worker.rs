@@ -46,6 +46,8 @@ pub struct SharedCounters {
     pub model_step: AtomicU64,
     /// Steps played (searched or forced) since the start of this process.
     pub steps_played: AtomicU64,
+    /// Full searches finished (training samples made) since the start of this process.
+    pub full_searches: AtomicU64,
 }
 
 /// The seed of game number `index` of a run seeded with `seed` (SplitMix64 of both).
@@ -239,6 +241,9 @@ fn next_leaf<S: Encode>(
         // The search is done: play its step (or resign).
         let searched = finish_search(slot, sp);
         slot.search = None;
+        if slot.full {
+            counters.full_searches.fetch_add(1, Ordering::Relaxed);
+        }
         let side = slot.tree.root_state().side_to_move();
         slot.record.steps.push(StepRecord {
             action: searched.action,

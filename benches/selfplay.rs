@@ -1,0 +1,203 @@
+//! Self-play and training throughput for a run config (default `configs/rematch.toml`):
+//! self-play positions/s, the net's throughput inside self-play as a ratio of the same net's
+//! standalone throughput at the same batch size and thread count, and training samples/s.
+//! `cargo bench --bench selfplay [-- CONFIG] [--seconds N]`
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use checkers_zero::net::encode::Encode;
+use checkers_zero::net::evaluator::{evaluate_batch, EvaluatorConfig, Request};
+use checkers_zero::net::model::Model;
+use checkers_zero::selfplay::pool::SelfPlayPool;
+use checkers_zero::selfplay::record::GameRecord;
+use checkers_zero::selfplay::worker::WorkerSettings;
+use checkers_zero::train::config::RunConfig;
+use checkers_zero::train::optimizer::AdamW;
+use checkers_zero::train::trainer::train_step;
+use checkers_zero::train::window::{samples_of_game, ReplayWindow, Symmetries};
+use checkers_zero::with_game;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use tch::{Device, Kind};
+
+/// Encoded positions of recorded games, as evaluator requests.
+fn requests_from<S: Encode>(games: &[GameRecord], count: usize) -> Vec<Request> {
+    let mut out = Vec::new();
+    let mut steps = Vec::new();
+    for game in games {
+        let _ = game.replay::<S>(|state, _| {
+            if out.len() >= count {
+                return;
+            }
+            let mut input = vec![0.0; S::PLANES * S::HEIGHT * S::WIDTH];
+            state.encode(&mut input);
+            state.legal_steps(&mut steps);
+            let legal = steps
+                .iter()
+                .map(|&a| state.policy_index(a) as u16)
+                .collect();
+            out.push(Request { input, legal });
+        });
+    }
+    out
+}
+
+/// Positions per second of back-to-back forward passes of `batch` positions.
+fn standalone(model: &Model, requests: &[Request], batch: usize, seconds: f64) -> f64 {
+    let refs: Vec<&Request> = requests.iter().cycle().take(batch).collect();
+    let _guard = tch::no_grad_guard();
+    evaluate_batch(model, &refs).unwrap();
+    let start = Instant::now();
+    let mut positions = 0;
+    while start.elapsed().as_secs_f64() < seconds {
+        evaluate_batch(model, &refs).unwrap();
+        positions += batch;
+    }
+    positions as f64 / start.elapsed().as_secs_f64()
+}
+
+fn run<S: Encode>(config: &RunConfig, seconds: f64) {
+    let kind = config.kind();
+    let shape = S::net_shape(kind);
+    tch::manual_seed(config.seed as i64);
+    let model = Model::new(shape.clone(), config.net_config(), Device::Cpu).unwrap();
+    let flops = model.flops_per_position();
+    let e = &config.evaluator;
+    println!(
+        "{kind}: net {} blocks x {} channels ({:.1} MFLOP/position); {} workers x {} games, {} search {}/{} visits ({}% full); evaluator max batch {}, {} torch thread(s), {}",
+        config.net_config().blocks, config.net_config().channels, flops / 1e6,
+        config.selfplay.workers, config.selfplay.games_in_flight,
+        format!("{:?}", config.selfplay.search).to_lowercase(),
+        config.selfplay.full_visits, config.selfplay.fast_visits,
+        (100.0 * config.selfplay.full_search_share).round(),
+        e.max_batch, e.torch_threads, if e.bf16 { "bf16" } else { "fp32" }
+    );
+    let mut pool = SelfPlayPool::start::<S>(
+        WorkerSettings {
+            kind,
+            rules: config.rules(),
+            selfplay: config.selfplay.clone(),
+            seed: config.seed,
+        },
+        config.selfplay.workers,
+        model.try_clone().unwrap(),
+        EvaluatorConfig {
+            max_batch: e.max_batch,
+            max_wait: Duration::from_secs_f64(e.max_wait_ms / 1000.0),
+            torch_threads: e.torch_threads,
+            bf16: e.bf16,
+        },
+        0,
+        0,
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_secs(2)); // warm-up
+    let mark = |p: &SelfPlayPool| {
+        let s = p.evaluator_stats();
+        (
+            s.positions.load(Ordering::Relaxed),
+            s.batches.load(Ordering::Relaxed),
+            s.busy_nanos.load(Ordering::Relaxed),
+            p.steps_played(),
+            p.samples_made(),
+        )
+    };
+    let mut games = pool.finished_games();
+    let before = mark(&pool);
+    let start = Instant::now();
+    std::thread::sleep(Duration::from_secs_f64(seconds));
+    let after = mark(&pool);
+    let wall = start.elapsed().as_secs_f64();
+    let counted = pool.finished_games();
+    assert!(pool.alive(), "self-play stopped");
+    let samples = after.4 - before.4;
+    games.extend(counted.iter().cloned());
+    games.extend(pool.stop());
+    let net_positions = (after.0 - before.0) as f64;
+    let mean_batch = net_positions / (after.1 - before.1).max(1) as f64;
+    let net_rate = net_positions / wall;
+    let busy = (after.2 - before.2) as f64 / 1e9 / wall;
+    let steps_rate = (after.3 - before.3) as f64 / wall;
+    println!(
+        "  self-play: {steps_rate:.0} positions/s (steps played), {:.0} training samples/s, {:.1} games/s",
+        samples as f64 / wall,
+        counted.len() as f64 / wall
+    );
+    println!(
+        "  net inside self-play: {net_rate:.0} positions/s, mean batch {mean_batch:.1}, busy {:.0}% of the time",
+        100.0 * busy
+    );
+
+    // The same net alone, same precision and threads, at the same batch size.
+    if e.torch_threads > 0 {
+        tch::set_num_threads(e.torch_threads);
+    }
+    let mut alone_model = model.try_clone().unwrap();
+    if e.bf16 {
+        alone_model.set_kind(Kind::BFloat16);
+    }
+    let requests = requests_from::<S>(&games, 1024);
+    let batch = mean_batch.round().max(1.0) as usize;
+    let alone = standalone(&alone_model, &requests, batch, 3.0);
+    let peak = standalone(&alone_model, &requests, e.max_batch, 3.0);
+    println!(
+        "  standalone net at batch {batch}: {alone:.0} positions/s -> self-play/standalone ratio {:.2} (at max batch {}: {peak:.0} positions/s, ratio {:.2})",
+        net_rate / alone,
+        e.max_batch,
+        net_rate / peak
+    );
+
+    // Training on the games just played.
+    let t = &config.train;
+    if t.torch_threads > 0 {
+        tch::set_num_threads(t.torch_threads);
+    }
+    let mut window = ReplayWindow::new(usize::MAX / 2);
+    for game in &games {
+        window.extend(samples_of_game::<S>(game).unwrap());
+    }
+    let mut optimizer = AdamW::new(model.var_store(), t.learning_rate, t.weight_decay);
+    let symmetries = Symmetries::of::<S>();
+    let actions = shape.num_actions as usize;
+    let mut rng = StdRng::seed_from_u64(1);
+    for _ in 0..3 {
+        let batch = window.batch(t.batch_size, actions, &symmetries, &mut rng);
+        train_step(&model, &mut optimizer, &batch, t.value_loss_weight);
+    }
+    let start = Instant::now();
+    let mut steps = 0;
+    while start.elapsed().as_secs_f64() < seconds / 2.0 {
+        let batch = window.batch(t.batch_size, actions, &symmetries, &mut rng);
+        train_step(&model, &mut optimizer, &batch, t.value_loss_weight);
+        steps += 1;
+    }
+    let rate = (steps * t.batch_size) as f64 / start.elapsed().as_secs_f64();
+    println!(
+        "  training: {rate:.0} samples/s (batch {}, {} torch thread(s), window of {} samples incl. batch building)",
+        t.batch_size,
+        t.torch_threads,
+        window.len()
+    );
+}
+
+fn main() {
+    checkers_zero::net::init_torch_runtime();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut seconds = 20.0;
+    let mut path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/rematch.toml"));
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--seconds" => {
+                seconds = args[i + 1].parse().expect("--seconds N");
+                i += 1;
+            }
+            "--bench" => {}
+            other => path = PathBuf::from(other),
+        }
+        i += 1;
+    }
+    let config = RunConfig::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    with_game!(config.kind(), S => run::<S>(&config, seconds));
+}
