@@ -1,0 +1,256 @@
+//! The parts of training one by one: game records (write, read, replay, `games show`),
+//! training samples and symmetric batches, the growing window, the temperature schedule,
+//! and the optimizer's saved state.
+#![allow(clippy::clone_on_copy)]
+
+use std::process::Command;
+
+use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
+use checkers_zero::net::encode::Encode;
+use checkers_zero::net::model::{Model, NetConfig};
+use checkers_zero::selfplay::record::{read_records, write_records, GameRecord, StepRecord};
+use checkers_zero::selfplay::worker::{sample_with_temperature, temperature};
+use checkers_zero::train::config::{RunConfig, SelfPlayConfig};
+use checkers_zero::train::optimizer::AdamW;
+use checkers_zero::train::trainer::{losses, train_step};
+use checkers_zero::train::window::{samples_of_game, ReplayWindow, Symmetries, ILLEGAL_LOGIT};
+use checkers_zero::with_game;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use tch::Device;
+
+/// A random game recorded as self-play would: every other step carries a policy target.
+fn random_game<S: GameState>(kind: GameKind, seed: u64) -> GameRecord {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let rules = RulesConfig {
+        ply_cap: 60,
+        ..RulesConfig::default()
+    };
+    let mut state = S::start(kind, rules);
+    let mut record = GameRecord::new(&state, rules, seed, 0);
+    let mut steps = StepList::new();
+    while state.outcome().is_none() {
+        state.legal_steps(&mut steps);
+        let action = steps[rng.gen_range(0..steps.len())];
+        let target = if record.steps.len() % 2 == 0 {
+            let p = 1.0 / steps.len() as f32;
+            steps.iter().map(|&a| (a, p)).collect()
+        } else {
+            Vec::new()
+        };
+        record.steps.push(StepRecord {
+            action,
+            value: Some(0.0),
+            target,
+        });
+        state.apply_step(action);
+    }
+    let outcome = state.outcome().unwrap();
+    record.finish(outcome.winner, outcome.reason);
+    record
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("cz-parts-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn records_round_trip_replay_and_show_for_every_game() {
+    let dir = scratch("records");
+    for kind in GameKind::ALL {
+        with_game!(kind, S => {
+            let games: Vec<GameRecord> = (0..3).map(|s| random_game::<S>(kind, s)).collect();
+            let path = dir.join(format!("{kind}.jsonl"));
+            write_records(&path, &games).unwrap();
+            let read = read_records(&path).unwrap();
+            assert_eq!(read, games);
+            // Replaying reaches the recorded result.
+            let end: S = read[0].replay(|_, _| {}).unwrap();
+            assert_eq!(end.outcome().map(|o| o.winner.map(|s| s.0)), Some(read[0].winner));
+            let out = Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
+                .args(["games", "show", "--index", "1"])
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let text = String::from_utf8(out.stdout).unwrap();
+            assert!(text.starts_with(&format!("game: {kind}")), "{text}");
+            assert!(text.contains("   1. seat "), "{text}");
+            assert!(text.lines().last().unwrap().starts_with("result: "), "{text}");
+        });
+    }
+    // A damaged file and a missing game are one-line errors.
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(&bad, "{\"format_version\": 1, \"game\": \"rematch\"\n").unwrap();
+    for args in [
+        vec!["games", "show", bad.to_str().unwrap()],
+        vec!["games", "show", "--index", "9", dir.join("eximo.jsonl").to_str().unwrap()],
+        vec!["games", "show", dir.join("missing.jsonl").to_str().unwrap()],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_checkers-zero")).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("error: ") && stderr.trim_end().lines().count() == 1, "{stderr}");
+    }
+    // An illegal step in a record is refused when replayed.
+    let mut broken = random_game::<checkers_zero::game::eximo::Eximo>(GameKind::Eximo, 9);
+    broken.steps[0].action = 1087;
+    assert!(samples_of_game::<checkers_zero::game::eximo::Eximo>(&broken).is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Samples carry the targets mapped to policy indices; symmetric batches keep the target on
+/// legal steps and agree with transforming the sample by hand.
+fn check_samples_and_batches<S: Encode>(kind: GameKind) {
+    let game = random_game::<S>(kind, 5);
+    let samples = samples_of_game::<S>(&game).unwrap();
+    let with_target = game.steps.iter().filter(|s| !s.target.is_empty()).count();
+    assert_eq!(samples.len(), with_target);
+    let actions = S::start(kind, RulesConfig::default()).num_actions();
+    for sample in &samples {
+        let total: f32 = sample.target.iter().map(|t| t.1).sum();
+        assert!((total - 1.0).abs() < 1e-4);
+        assert!(sample.target.iter().all(|t| sample.legal.contains(&t.0)));
+        assert!(sample.result <= 2);
+    }
+    let mut window = ReplayWindow::new(10_000);
+    window.extend(samples.iter().take(1).cloned());
+    let symmetries = Symmetries::of::<S>();
+    let mut rng = StdRng::seed_from_u64(1);
+    let batch = window.batch(64, actions, &symmetries, &mut rng);
+    let planes = samples[0].planes.len();
+    let mut seen = std::collections::HashSet::new();
+    for b in 0..64 {
+        let row = &batch.policy[b * actions..(b + 1) * actions];
+        let mask = &batch.mask[b * actions..(b + 1) * actions];
+        assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+        for a in 0..actions {
+            if row[a] > 0.0 {
+                assert_eq!(mask[a], 0.0, "target on an illegal step");
+            }
+        }
+        assert_eq!(mask.iter().filter(|&&m| m == 0.0).count(), samples[0].legal.len());
+        // Which symmetry was used: the one whose transform gives these planes.
+        let input = &batch.inputs[b * planes..(b + 1) * planes];
+        let sym = (0..S::SYMMETRIES)
+            .find(|&k| {
+                let mut out = vec![0.0; planes];
+                if k == 0 {
+                    out.copy_from_slice(&samples[0].planes);
+                } else {
+                    S::transform_planes(k, &samples[0].planes, &mut out);
+                }
+                out == input
+            })
+            .expect("the input is a symmetry of the sample");
+        seen.insert(sym);
+        for &index in samples[0].legal.iter() {
+            let mapped = if sym == 0 { index as usize } else { S::transform_policy_index(sym, index as usize) };
+            assert_eq!(mask[mapped], 0.0);
+        }
+        assert_eq!(batch.results[b], samples[0].result as i64);
+        assert!(mask.iter().all(|&m| m == 0.0 || m == ILLEGAL_LOGIT));
+    }
+    if S::SYMMETRIES > 1 {
+        assert!(seen.len() > 1, "random symmetries are used");
+    }
+}
+
+#[test]
+fn samples_and_symmetric_batches_for_every_game() {
+    for kind in GameKind::ALL {
+        with_game!(kind, S => check_samples_and_batches::<S>(kind));
+    }
+}
+
+#[test]
+fn window_grows_with_the_run_and_keeps_the_newest() {
+    let config = RunConfig::parse("game = \"rematch\"\n[train]\nwindow_base = 1000\nwindow_max = 5000\nmin_window = 10\n", "t").unwrap();
+    assert_eq!(config.window_size(0), 1000);
+    assert_eq!(config.window_size(1000), 1000);
+    let sizes: Vec<usize> = [2_000u64, 10_000, 100_000, 10_000_000].iter().map(|&n| config.window_size(n)).collect();
+    assert!(sizes.windows(2).all(|w| w[0] <= w[1]), "{sizes:?}");
+    assert!(sizes[0] > 1000 && sizes[0] < 2000, "{sizes:?}");
+    assert_eq!(sizes[3], 5000);
+    let game = random_game::<checkers_zero::game::eximo::Eximo>(GameKind::Eximo, 2);
+    let samples = samples_of_game::<checkers_zero::game::eximo::Eximo>(&game).unwrap();
+    assert!(samples.len() > 4);
+    let mut window = ReplayWindow::new(3);
+    window.extend(samples.iter().cloned());
+    assert_eq!(window.len(), 3);
+}
+
+#[test]
+fn temperature_schedule_and_sampling() {
+    let config = SelfPlayConfig {
+        temperature_start: 1.0,
+        temperature_end: 0.2,
+        temperature_halflife: 5.0,
+        ..SelfPlayConfig::default()
+    };
+    assert!((temperature(&config, 0) - 1.0).abs() < 1e-6);
+    assert!((temperature(&config, 5) - 0.6).abs() < 1e-6);
+    assert!((temperature(&config, 1000) - 0.2).abs() < 1e-4);
+    let mut rng = StdRng::seed_from_u64(4);
+    let weights = [0.1, 0.6, 0.3];
+    assert!((0..50).all(|_| sample_with_temperature(&weights, 0.0, &mut rng) == 1));
+    let mut counts = [0; 3];
+    for _ in 0..30_000 {
+        counts[sample_with_temperature(&weights, 1.0, &mut rng)] += 1;
+    }
+    for (c, w) in counts.iter().zip(weights) {
+        assert!((*c as f32 / 30_000.0 - w).abs() < 0.02, "{counts:?}");
+    }
+}
+
+#[test]
+fn training_lowers_the_loss_and_the_optimizer_state_resumes_exactly() {
+    type S = checkers_zero::game::rematch::Rematch;
+    let kind = GameKind::Rematch;
+    let mut window = ReplayWindow::new(100_000);
+    for seed in 0..6 {
+        window.extend(samples_of_game::<S>(&random_game::<S>(kind, seed)).unwrap());
+    }
+    let shape = S::net_shape(kind);
+    let config = NetConfig { blocks: 1, channels: 16, policy_channels: 8, value_hidden: 16 };
+    tch::manual_seed(1);
+    let model = Model::new(shape.clone(), config.clone(), Device::Cpu).unwrap();
+    let mut optimizer = AdamW::new(model.var_store(), 3e-3, 1e-4);
+    let symmetries = Symmetries::of::<S>();
+    let actions = shape.num_actions as usize;
+    let mut rng = StdRng::seed_from_u64(2);
+    let fixed = window.batch(64, actions, &symmetries, &mut rng);
+    let before = losses(&model, &fixed, 1.0).1.total_loss;
+    for _ in 0..30 {
+        train_step(&model, &mut optimizer, &fixed, 1.0);
+    }
+    let after = losses(&model, &fixed, 1.0).1.total_loss;
+    assert!(after < before - 0.1, "{before} -> {after}");
+
+    // Save model + optimizer; the copy and the original take identical further steps.
+    let dir = scratch("optimizer");
+    model.save(&dir.join("m.safetensors")).unwrap();
+    optimizer.save(&dir.join("o.safetensors")).unwrap();
+    let copy = Model::load(&dir.join("m.safetensors"), &shape, Device::Cpu).unwrap();
+    let mut copy_optimizer = AdamW::new(copy.var_store(), 3e-3, 1e-4);
+    copy_optimizer.load(&dir.join("o.safetensors")).unwrap();
+    assert_eq!(copy_optimizer.steps(), optimizer.steps());
+    let next = window.batch(64, actions, &symmetries, &mut rng);
+    let a = train_step(&model, &mut optimizer, &next, 1.0);
+    let b = train_step(&copy, &mut copy_optimizer, &next, 1.0);
+    assert_eq!(a, b, "same losses after restoring");
+    let again = window.batch(64, actions, &symmetries, &mut rng);
+    assert_eq!(losses(&model, &again, 1.0).1, losses(&copy, &again, 1.0).1);
+
+    // A state file of another shape or a damaged one is an error, not a panic.
+    let other = Model::new(shape.clone(), NetConfig { channels: 8, ..config }, Device::Cpu).unwrap();
+    let mut other_optimizer = AdamW::new(other.var_store(), 1e-3, 0.0);
+    let error = other_optimizer.load(&dir.join("o.safetensors")).unwrap_err().to_string();
+    assert!(error.contains("shape"), "{error}");
+    std::fs::write(dir.join("bad.safetensors"), b"not a tensor file").unwrap();
+    assert!(other_optimizer.load(&dir.join("bad.safetensors")).is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
