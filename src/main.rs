@@ -67,6 +67,9 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// Play a match between agents: games in parallel, seats rotating, per-seat results,
+    /// Elo with a 95% interval, optional SPRT stop; writes result.json and games.jsonl.
+    Match(checkers_zero::eval::command::MatchArgs),
     /// Read game records (self-play and match games).
     Games {
         #[command(subcommand)]
@@ -147,6 +150,7 @@ fn run(cli: Cli) -> Result<()> {
                     .unwrap_or_else(|| "none".into())
             )?;
         }
+        Command::Match(args) => checkers_zero::eval::command::run_match(&args, &mut out)?,
         Command::Games {
             command:
                 GamesCommand::Show {

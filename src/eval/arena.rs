@@ -1,0 +1,725 @@
+//! Matches: agents play each other, games in parallel, seats rotating, with an optional SPRT
+//! stop; results as a [`MatchReport`] (saved as JSON) and every game as a
+//! [`GameRecord`](crate::selfplay::record::GameRecord).
+//!
+//! **Seats.** 2 seats: game `g` gives seat `s` to agent `(s + g) mod 2` (sides swap every
+//! game). 3 seats (3-player ReMATCH; seats Red, White, Orange): the roles rotate
+//! counter-clockwise around the table Red → White → Orange → Red: the player who was Red plays
+//! White in the next game, White plays Orange, Orange plays Red; game `g` gives seat `s` to
+//! agent `(s - g) mod 3`, so every agent plays every role once in 3 games.
+//!
+//! **Points** (ReMATCH's recommended scoring, applied to every game): a side scores 1 for a
+//! win, ½ for a draw, 0 for a loss, shared equally by the seats of that side: a lone Red win
+//! gives Red's player 1, a Team win ½ to each member; \[project\] a 3-player draw gives Red's
+//! player ½ and each Team member ¼. **Sets** (`first_to`): the games in order are cut into
+//! sets that end when an agent reaches `first_to` points (3 in ReMATCH's format); playing
+//! the games in parallel is the same as playing the sets one after another, since agents
+//! do not learn between games.
+//!
+//! **Openings.** \[project\] Searches with a fixed budget are deterministic, so each game may
+//! begin with `opening_turns` uniformly random whole turns; the games of one rotation (2 or 3
+//! games, every agent in every seat) share the same opening.
+//!
+//! **Elo.** Every pair of seats on opposite sides is a head-to-head result (the seat's side
+//! score). Ratings are relative to the last agent (the anchor): two agents, the head-to-head
+//! Elo of agent 0 (the candidate) against agent 1 with a 95% interval; three,
+//! maximum-likelihood Elo ([`super::elo::solve`]).
+//!
+//! **Report file** (`result.json`, written atomically; `matches/*.json` in a run directory):
+//! ```text
+//! { "format_version": 1, "game": "rematch", "agents": ["net:runs/a:100", "random"],
+//!   "seed": 1, "opening_turns": 2, "ply_cap": 1000, "project_draws": true,
+//!   "games": [ { "index": 0, "seats": [0, 1], "winner": 0 | 1 | null,
+//!                "reason": "NoPieces", "steps": 57 }, ... ],
+//!   "sprt": { "elo0": 0, "elo1": 10, "alpha": 0.05, "beta": 0.05 } | null,
+//!   "sprt_decision": "AcceptH1" | "AcceptH0" | "Continue" | null, "llr": 3.1 | null }
+//! ```
+//! `seats[s]` is the index (into `agents`) of the agent that played seat `s`.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use serde::{Deserialize, Serialize};
+use tch::Device;
+
+use super::elo::{self, EloEstimate, PairGames, Wdl};
+use super::spec::{resolve_model, AgentSpec};
+use super::sprt::{Sprt, SprtDecision};
+use super::EvalError;
+use crate::game::{GameKind, GameState, RulesConfig, Seat, Side, StepList};
+use crate::net::encode::Encode;
+use crate::net::evaluator::{Evaluator, EvaluatorConfig, EvaluatorHandle};
+use crate::net::model::Model;
+use crate::search::agents::{rollout_uct, Agent, AlphaBetaAgent, Budget, RandomAgent, SearchAgent};
+use crate::search::mcts::MctsConfig;
+use crate::search::net_eval::{NetEvaluator, PolicyAgent};
+use crate::selfplay::record::{write_records, GameRecord, StepRecord};
+use crate::selfplay::worker::game_seed;
+use crate::with_game;
+
+/// Version of the report format; readers refuse other versions.
+pub const REPORT_FORMAT_VERSION: u32 = 1;
+
+/// How a match is played.
+#[derive(Clone, Debug)]
+pub struct MatchSettings {
+    /// The game.
+    pub kind: GameKind,
+    /// Its rules.
+    pub rules: RulesConfig,
+    /// Games to play (fewer if the SPRT decides first).
+    pub games: u64,
+    /// Games in flight at once (one thread each).
+    pub parallel: usize,
+    /// The match's seed; game `g` is seeded from it and `g`.
+    pub seed: u64,
+    /// Uniformly random whole turns at the start of every game.
+    pub opening_turns: u32,
+    /// Stop once this test decides (2 agents only; agent 0 is the candidate).
+    pub sprt: Option<Sprt>,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+}
+
+/// One finished game of a match.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameResult {
+    /// The game's number in the match (sets its seats and seed).
+    pub index: u64,
+    /// Per seat, the index of the agent that played it.
+    pub seats: Vec<usize>,
+    /// The winning side (`None`: a draw).
+    pub winner: Option<u8>,
+    /// Why the game ended.
+    pub reason: String,
+    /// Steps played.
+    pub steps: u32,
+}
+
+/// A match's results (the `result.json` format in the module documentation).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchReport {
+    /// [`REPORT_FORMAT_VERSION`].
+    pub format_version: u32,
+    /// The game's command-line name.
+    pub game: String,
+    /// The agents' specs, in `--agent` order.
+    pub agents: Vec<String>,
+    /// The match's seed.
+    pub seed: u64,
+    /// Random whole turns at the start of each game.
+    pub opening_turns: u32,
+    /// The ply cap of the games.
+    pub ply_cap: u32,
+    /// Whether the project's extra draw rules applied.
+    pub project_draws: bool,
+    /// The finished games, by index.
+    pub games: Vec<GameResult>,
+    /// The SPRT, if one was run.
+    pub sprt: Option<Sprt>,
+    /// Its decision.
+    pub sprt_decision: Option<SprtDecision>,
+    /// Its final log-likelihood ratio.
+    pub llr: Option<f64>,
+}
+
+/// The agent that plays seat `seat` of game `game` (see the module documentation).
+pub fn seat_agent(seats: usize, seat: usize, game: u64) -> usize {
+    let g = (game % seats as u64) as usize;
+    match seats {
+        2 => (seat + g) % 2,
+        _ => (seat + seats - g) % seats,
+    }
+}
+
+/// The agents of every seat of game `game`.
+pub fn seat_agents(seats: usize, game: u64) -> Vec<usize> {
+    (0..seats).map(|s| seat_agent(seats, s, game)).collect()
+}
+
+/// The side of each seat of `kind`.
+pub fn seat_sides(kind: GameKind) -> Vec<Side> {
+    with_game!(kind, S => {
+        let state = S::start(kind, RulesConfig::default());
+        (0..state.num_seats()).map(|s| state.side_of(Seat(s as u8))).collect()
+    })
+}
+
+/// The score of `side` when `winner` won (`None`: a draw).
+fn side_score(winner: Option<u8>, side: Side) -> f64 {
+    match winner {
+        None => 0.5,
+        Some(w) if w == side.0 => 1.0,
+        Some(_) => 0.0,
+    }
+}
+
+/// Points of each seat for a game won by `winner`: its side's score shared equally by the
+/// seats of that side.
+pub fn seat_points(sides: &[Side], winner: Option<u8>) -> Vec<f64> {
+    sides
+        .iter()
+        .map(|&side| {
+            let members = sides.iter().filter(|&&s| s == side).count() as f64;
+            side_score(winner, side) / members
+        })
+        .collect()
+}
+
+/// What a match's games add up to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// Per agent: points (see the module documentation).
+    pub points: Vec<f64>,
+    /// Per agent: games played.
+    pub games: Vec<u64>,
+    /// Per agent and seat: results of that side when the agent held that seat.
+    pub by_seat: Vec<Vec<Wdl>>,
+    /// `pairs[a][b]`: agent `a`'s results against `b` (seats on opposite sides).
+    pub pairs: Vec<Vec<Wdl>>,
+    /// Elo relative to the last agent (the anchor, 0): two agents, the head-to-head Elo of
+    /// agent 0 against agent 1; three, maximum likelihood (`None` if no finite ratings).
+    pub elo: Option<Vec<EloEstimate>>,
+}
+
+impl MatchReport {
+    /// The game's kind.
+    pub fn kind(&self) -> Result<GameKind, EvalError> {
+        self.game
+            .parse()
+            .map_err(|e: crate::game::NotationError| EvalError::Settings(e.to_string()))
+    }
+
+    /// Points, per-seat results, pairwise results and Elo of the games on record.
+    pub fn summary(&self) -> Result<Summary, EvalError> {
+        let sides = seat_sides(self.kind()?);
+        let n = self.agents.len();
+        let mut points = vec![0.0; n];
+        let mut games = vec![0u64; n];
+        let mut by_seat = vec![vec![Wdl::default(); sides.len()]; n];
+        let mut pairs = vec![vec![Wdl::default(); n]; n];
+        for game in &self.games {
+            if game.seats.len() != sides.len() || game.seats.iter().any(|&a| a >= n) {
+                return Err(EvalError::Settings(format!(
+                    "game {} has seats {:?} for {} agents",
+                    game.index, game.seats, n
+                )));
+            }
+            let seat_pts = seat_points(&sides, game.winner);
+            for (seat, &agent) in game.seats.iter().enumerate() {
+                points[agent] += seat_pts[seat];
+                games[agent] += 1;
+                by_seat[agent][seat].add(side_score(game.winner, sides[seat]));
+                for (other, &opponent) in game.seats.iter().enumerate() {
+                    if sides[other] != sides[seat] {
+                        pairs[agent][opponent].add(side_score(game.winner, sides[seat]));
+                    }
+                }
+            }
+        }
+        let anchor = n - 1;
+        let elo = if n == 2 {
+            let anchor_row = EloEstimate {
+                elo: 0.0,
+                low: 0.0,
+                high: 0.0,
+            };
+            Some(vec![elo::head_to_head(&pairs[0][1]), anchor_row])
+        } else {
+            let mut pair_games = Vec::new();
+            for a in 0..n {
+                for b in a + 1..n {
+                    let w = pairs[a][b];
+                    pair_games.push(PairGames {
+                        a,
+                        b,
+                        games: w.games(),
+                        score: w.wins + 0.5 * w.draws,
+                    });
+                }
+            }
+            elo::solve(n, &pair_games, anchor, 0.0)
+                .ok()
+                .map(|r| r.players)
+        };
+        Ok(Summary {
+            points,
+            games,
+            by_seat,
+            pairs,
+            elo,
+        })
+    }
+
+    /// Sets of ReMATCH's format: the games in order, cut when an agent reaches `first_to`
+    /// points. Returns per agent the sets won (a set reached together is shared), the
+    /// number of complete sets, and the points of the unfinished last set.
+    pub fn sets(&self, first_to: f64) -> Result<(Vec<f64>, u64, Vec<f64>), EvalError> {
+        let sides = seat_sides(self.kind()?);
+        let n = self.agents.len();
+        let mut won = vec![0.0; n];
+        let mut complete = 0;
+        let mut current = vec![0.0; n];
+        let mut games: Vec<&GameResult> = self.games.iter().collect();
+        games.sort_by_key(|g| g.index);
+        for game in games {
+            for (seat, p) in seat_points(&sides, game.winner).into_iter().enumerate() {
+                current[game.seats[seat]] += p;
+            }
+            let winners: Vec<usize> = (0..n).filter(|&a| current[a] >= first_to).collect();
+            if !winners.is_empty() {
+                for &a in &winners {
+                    won[a] += 1.0 / winners.len() as f64;
+                }
+                complete += 1;
+                current = vec![0.0; n];
+            }
+        }
+        Ok((won, complete, current))
+    }
+}
+
+/// An agent ready to be built for a game: what it is and which evaluator it uses.
+enum Player {
+    Random,
+    Uct(u32),
+    AlphaBeta(Budget),
+    Net { evaluator: usize, visits: u32 },
+    Policy { evaluator: usize },
+}
+
+/// The search settings of net agents in matches: training's PUCT constants, no noise.
+fn net_mcts_config() -> MctsConfig {
+    MctsConfig {
+        dirichlet_alpha: 0.0,
+        dirichlet_fraction: 0.0,
+        ..MctsConfig::default()
+    }
+}
+
+impl Player {
+    fn build<S: Encode>(&self, seed: u64, handles: &[EvaluatorHandle]) -> Box<dyn Agent<S>> {
+        match *self {
+            Player::Random => Box::new(RandomAgent::new(seed)),
+            Player::Uct(playouts) => Box::new(rollout_uct(playouts, seed)),
+            Player::AlphaBeta(budget) => Box::new(AlphaBetaAgent::new(budget, seed)),
+            Player::Net { evaluator, visits } => Box::new(SearchAgent::new(
+                "net",
+                NetEvaluator::new(handles[evaluator].clone()),
+                net_mcts_config(),
+                Budget::Count(visits),
+            )),
+            Player::Policy { evaluator } => Box::new(PolicyAgent::new(handles[evaluator].clone())),
+        }
+    }
+}
+
+/// Loads the models the specs need, one evaluator per distinct weights file, each using
+/// `torch_threads` threads.
+fn load_players<S: Encode>(
+    kind: GameKind,
+    specs: &[AgentSpec],
+    torch_threads: i32,
+) -> Result<(Vec<Player>, Vec<Evaluator>), EvalError> {
+    let mut evaluators: Vec<Evaluator> = Vec::new();
+    let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
+    let mut players = Vec::new();
+    for spec in specs {
+        let evaluator = match spec.model_path() {
+            None => None,
+            Some(path) => {
+                let resolved = resolve_model(path).map_err(|reason| EvalError::NoModel {
+                    spec: spec.to_string(),
+                    reason,
+                })?;
+                let key = resolved
+                    .weights
+                    .canonicalize()
+                    .unwrap_or(resolved.weights.clone());
+                Some(match by_path.get(&key) {
+                    Some(&i) => i,
+                    None => {
+                        let model =
+                            Model::load(&resolved.weights, &S::net_shape(kind), Device::Cpu)
+                                .map_err(|source| EvalError::Model {
+                                    spec: spec.to_string(),
+                                    source,
+                                })?;
+                        let config = EvaluatorConfig {
+                            torch_threads,
+                            ..EvaluatorConfig::default()
+                        };
+                        evaluators.push(Evaluator::spawn(model, config));
+                        by_path.insert(key, evaluators.len() - 1);
+                        evaluators.len() - 1
+                    }
+                })
+            }
+        };
+        players.push(match (spec, evaluator) {
+            (AgentSpec::Random, _) => Player::Random,
+            (AgentSpec::Uct { playouts }, _) => Player::Uct(*playouts),
+            (AgentSpec::AlphaBeta { budget }, _) => Player::AlphaBeta(*budget),
+            (AgentSpec::Net { visits, .. }, Some(evaluator)) => Player::Net {
+                evaluator,
+                visits: *visits,
+            },
+            (AgentSpec::Policy { .. }, Some(evaluator)) => Player::Policy { evaluator },
+            _ => unreachable!("net and policy specs have a model path"),
+        });
+    }
+    Ok((players, evaluators))
+}
+
+/// Salt separating opening seeds from game seeds.
+const OPENING_SALT: u64 = 0x6f70_656e_696e_6773;
+
+/// Everything the game threads share.
+struct Arena<'a> {
+    settings: &'a MatchSettings,
+    labels: Vec<String>,
+    players: Vec<Player>,
+    handles: Vec<EvaluatorHandle>,
+    seats: usize,
+    stop: AtomicBool,
+    next: AtomicU64,
+}
+
+impl Arena<'_> {
+    /// Plays game `index`; `None` if the match was stopped meanwhile.
+    fn play<S: Encode>(&self, index: u64) -> Option<GameRecord> {
+        let s = self.settings;
+        let seats = seat_agents(self.seats, index);
+        let seed = game_seed(s.seed, index);
+        let mut state = S::start(s.kind, s.rules);
+        let mut record = GameRecord::new(&state, s.rules, seed, 0);
+        record.index = index;
+        record.agents = seats.iter().map(|&a| self.labels[a].clone()).collect();
+        let mut rng =
+            StdRng::seed_from_u64(game_seed(s.seed ^ OPENING_SALT, index / self.seats as u64));
+        let mut legal = StepList::new();
+        let mut turns = 0;
+        let mut push = |state: &mut S, action| {
+            record.steps.push(StepRecord {
+                action,
+                value: None,
+                target: Vec::new(),
+            });
+            state.apply_step(action);
+        };
+        while turns < s.opening_turns && state.outcome().is_none() {
+            state.legal_steps(&mut legal);
+            let action = *legal.choose(&mut rng).expect("a legal step");
+            push(&mut state, action);
+            if !state.turn_in_progress() {
+                turns += 1;
+            }
+        }
+        let mut agents: Vec<Box<dyn Agent<S>>> = seats
+            .iter()
+            .enumerate()
+            .map(|(seat, &a)| self.players[a].build(game_seed(seed, seat as u64), &self.handles))
+            .collect();
+        let outcome = loop {
+            if let Some(outcome) = state.outcome() {
+                break outcome;
+            }
+            if self.stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            let seat = state.seat_to_move().0 as usize;
+            let action = agents[seat].choose(&state);
+            push(&mut state, action);
+        };
+        record.finish(outcome.winner, outcome.reason);
+        Some(record)
+    }
+}
+
+/// The libtorch threads each of `models` evaluators gets on this machine's cores.
+fn torch_threads_per_evaluator(models: usize) -> i32 {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    (cores / models.max(1)).max(1) as i32
+}
+
+/// Plays a match between `specs` (one per seat of the game) and returns its report and the
+/// records of its games, both ordered by game index.
+pub fn play_match(
+    specs: &[AgentSpec],
+    settings: &MatchSettings,
+) -> Result<(MatchReport, Vec<GameRecord>), EvalError> {
+    with_game!(settings.kind, S => play_match_in::<S>(specs, settings))
+}
+
+fn play_match_in<S: Encode>(
+    specs: &[AgentSpec],
+    settings: &MatchSettings,
+) -> Result<(MatchReport, Vec<GameRecord>), EvalError> {
+    let kind = settings.kind;
+    let seats = S::start(kind, settings.rules).num_seats();
+    if specs.len() != seats {
+        return Err(EvalError::Settings(format!(
+            "{kind} has {seats} seats: give {seats} agents, not {}",
+            specs.len()
+        )));
+    }
+    if settings.sprt.is_some() && seats != 2 {
+        return Err(EvalError::Settings(
+            "the SPRT needs a 2-seat game (agent 0 against agent 1)".into(),
+        ));
+    }
+    if settings.parallel == 0 {
+        return Err(EvalError::Settings("parallel must be at least 1".into()));
+    }
+    let models: std::collections::HashSet<&Path> =
+        specs.iter().filter_map(|s| s.model_path()).collect();
+    let (players, evaluators) =
+        load_players::<S>(kind, specs, torch_threads_per_evaluator(models.len()))?;
+    let arena = Arena {
+        settings,
+        labels: specs.iter().map(|s| s.to_string()).collect(),
+        players,
+        handles: evaluators.iter().map(Evaluator::handle).collect(),
+        seats,
+        stop: AtomicBool::new(false),
+        next: AtomicU64::new(0),
+    };
+    let mut report = MatchReport {
+        format_version: REPORT_FORMAT_VERSION,
+        game: kind.name().to_string(),
+        agents: arena.labels.clone(),
+        seed: settings.seed,
+        opening_turns: settings.opening_turns,
+        ply_cap: settings.rules.ply_cap,
+        project_draws: settings.rules.project_draws,
+        games: Vec::new(),
+        sprt: settings.sprt,
+        sprt_decision: settings.sprt.map(|_| SprtDecision::Continue),
+        llr: settings.sprt.map(|_| 0.0),
+    };
+    let bar = progress_bar(settings);
+    let sides = seat_sides(kind);
+    let mut records = Vec::new();
+    let mut candidate = Wdl::default();
+    let threads = settings.parallel.min(settings.games as usize).max(1);
+    std::thread::scope(|scope| {
+        let (finished, results) = mpsc::channel::<GameRecord>();
+        for _ in 0..threads {
+            let finished = finished.clone();
+            let arena = &arena;
+            scope.spawn(move || loop {
+                let index = arena.next.fetch_add(1, Ordering::Relaxed);
+                if index >= arena.settings.games || arena.stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                match arena.play::<S>(index) {
+                    Some(record) => {
+                        if finished.send(record).is_err() {
+                            break;
+                        }
+                    }
+                    None => break,
+                }
+            });
+        }
+        drop(finished);
+        for record in results {
+            if arena.stop.load(Ordering::Relaxed) {
+                continue; // finished after the SPRT decided: not counted
+            }
+            let seats = seat_agents(seats, record.index);
+            let result = GameResult {
+                index: record.index,
+                seats: seats.clone(),
+                winner: record.winner,
+                reason: record.reason.clone(),
+                steps: record.steps.len() as u32,
+            };
+            let candidate_seat = seats.iter().position(|&a| a == 0).expect("agent 0 plays");
+            candidate.add(side_score(result.winner, sides[candidate_seat]));
+            report.games.push(result);
+            records.push(record);
+            bar.inc(1);
+            bar.set_message(format!(
+                "score {:.1}/{}",
+                candidate.wins + 0.5 * candidate.draws,
+                candidate.games()
+            ));
+            if let Some(sprt) = &settings.sprt {
+                report.llr = Some(sprt.llr(&candidate));
+                let decision = sprt.decide(&candidate);
+                report.sprt_decision = Some(decision);
+                if decision != SprtDecision::Continue {
+                    arena.stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+    });
+    bar.finish_and_clear();
+    drop(arena);
+    drop(evaluators);
+    report.games.sort_by_key(|g| g.index);
+    records.sort_by_key(|r| r.index);
+    Ok((report, records))
+}
+
+fn progress_bar(settings: &MatchSettings) -> ProgressBar {
+    if !settings.progress {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(settings.games), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] {pos}/{len} games  {per_sec}  ETA {eta}  {msg}",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    bar.enable_steady_tick(Duration::from_millis(500));
+    bar
+}
+
+/// Writes `result.json` and `games.jsonl` into `dir` (created if needed), atomically.
+pub fn write_match(
+    dir: &Path,
+    report: &MatchReport,
+    records: &[GameRecord],
+) -> Result<(), EvalError> {
+    let file_error = |path: &Path, reason: String| EvalError::File {
+        path: path.to_path_buf(),
+        reason,
+    };
+    std::fs::create_dir_all(dir).map_err(|e| file_error(dir, e.to_string()))?;
+    write_report(&dir.join("result.json"), report)?;
+    let games = dir.join("games.jsonl");
+    write_records(&games, records).map_err(|e| file_error(&games, e.to_string()))
+}
+
+/// Writes a report as pretty JSON, atomically.
+pub fn write_report(path: &Path, report: &MatchReport) -> Result<(), EvalError> {
+    let json = serde_json::to_string_pretty(report).expect("reports serialise");
+    crate::util::write_atomic(path, json.as_bytes()).map_err(|e| EvalError::File {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })
+}
+
+/// Reads a report written by [`write_report`].
+pub fn read_report(path: &Path) -> Result<MatchReport, EvalError> {
+    let file_error = |reason: String| EvalError::File {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| file_error(e.to_string()))?;
+    let report: MatchReport =
+        serde_json::from_str(&text).map_err(|e| file_error(format!("not a match report: {e}")))?;
+    if report.format_version != REPORT_FORMAT_VERSION {
+        return Err(file_error(format!(
+            "report format version {} (this build reads {REPORT_FORMAT_VERSION})",
+            report.format_version
+        )));
+    }
+    Ok(report)
+}
+
+fn fmt_elo(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:+.0}")
+    } else if x > 0.0 {
+        "+inf".into()
+    } else {
+        "-inf".into()
+    }
+}
+
+/// The summary table printed at the end of a match: per agent score, per-seat results,
+/// Elo with its 95% interval, sets, and the SPRT decision.
+pub fn summary_table(report: &MatchReport, first_to: Option<f64>) -> Result<String, EvalError> {
+    let kind = report.kind()?;
+    let summary = report.summary()?;
+    let seat_names = seat_names(kind);
+    let mut out = String::new();
+    let name_width = report
+        .agents
+        .iter()
+        .map(|a| a.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let _ = write!(
+        out,
+        "{:<name_width$}  {:>6}  {:>6}",
+        "agent", "games", "points"
+    );
+    for name in &seat_names {
+        let _ = write!(out, "  {:>13}", format!("as {name} W-D-L"));
+    }
+    let _ = writeln!(out, "  {:>22}", "Elo (95%)");
+    for (a, label) in report.agents.iter().enumerate() {
+        let _ = write!(
+            out,
+            "{label:<name_width$}  {:>6}  {:>6.1}",
+            summary.games[a], summary.points[a]
+        );
+        for wdl in &summary.by_seat[a] {
+            let _ = write!(
+                out,
+                "  {:>13}",
+                format!("{}-{}-{}", wdl.wins, wdl.draws, wdl.losses)
+            );
+        }
+        let elo = match &summary.elo {
+            Some(_) if a + 1 == report.agents.len() => "0 (anchor)".to_string(),
+            Some(e) => format!(
+                "{} [{}, {}]",
+                fmt_elo(e[a].elo),
+                fmt_elo(e[a].low),
+                fmt_elo(e[a].high)
+            ),
+            None => "n/a".into(),
+        };
+        let _ = writeln!(out, "  {elo:>22}");
+    }
+    if let Some(first_to) = first_to {
+        let (won, complete, current) = report.sets(first_to)?;
+        let _ = write!(
+            out,
+            "sets (first to {first_to} points): {complete} complete;"
+        );
+        for (label, w) in report.agents.iter().zip(&won) {
+            let _ = write!(out, " {label} {w}");
+        }
+        if current.iter().any(|&p| p > 0.0) {
+            let _ = write!(out, "; unfinished set at {current:?}");
+        }
+        out.push('\n');
+    }
+    if let (Some(sprt), Some(decision), Some(llr)) = (report.sprt, report.sprt_decision, report.llr)
+    {
+        let (low, high) = sprt.bounds();
+        let _ = writeln!(
+            out,
+            "SPRT elo0={} elo1={} alpha={} beta={}: LLR {llr:.2} in ({low:.2}, {high:.2}): {decision}",
+            sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta
+        );
+    }
+    Ok(out)
+}
+
+/// Names of the seats of `kind`, for tables.
+pub fn seat_names(kind: GameKind) -> Vec<String> {
+    match kind {
+        GameKind::Rematch => vec!["Red".into(), "Team".into()],
+        GameKind::Rematch3 => vec!["Red".into(), "White".into(), "Orange".into()],
+        GameKind::Hexdame => vec!["White".into(), "Red".into()],
+        GameKind::Eximo => vec!["White".into(), "Black".into()],
+    }
+}

@@ -1,0 +1,48 @@
+//! Evaluation: matches between agents ([`arena`]), Elo estimates ([`elo`]), the sequential
+//! probability ratio test ([`sprt`]), and agent specs as written on the command line
+//! ([`spec`]).
+
+pub mod arena;
+pub mod command;
+pub mod elo;
+pub mod spec;
+pub mod sprt;
+
+use std::path::PathBuf;
+
+use crate::net::NetError;
+
+/// Everything that can go wrong setting up or recording a match.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    /// An agent spec that does not parse.
+    #[error(transparent)]
+    Spec(#[from] spec::SpecError),
+    /// A model that cannot be found or loaded for this game.
+    #[error("agent {spec}: {source}")]
+    Model {
+        /// The agent's spec.
+        spec: String,
+        /// The cause.
+        source: NetError,
+    },
+    /// A path that names no model.
+    #[error("agent {spec}: {reason}")]
+    NoModel {
+        /// The agent's spec.
+        spec: String,
+        /// What was looked for.
+        reason: String,
+    },
+    /// Settings that cannot make a match.
+    #[error("bad match settings: {0}")]
+    Settings(String),
+    /// A file could not be read or written.
+    #[error("{path}: {reason}")]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
+}

@@ -1,0 +1,300 @@
+//! Matches: seat rotation and ReMATCH scoring, parallel play with records that replay, the
+//! SPRT stop, net agents from checkpoints, and clear errors for bad agents.
+
+use std::path::{Path, PathBuf};
+
+use checkers_zero::eval::arena::{
+    play_match, read_report, seat_agents, seat_points, seat_sides, write_match, GameResult,
+    MatchReport, MatchSettings, REPORT_FORMAT_VERSION,
+};
+use checkers_zero::eval::spec::AgentSpec;
+use checkers_zero::eval::sprt::{Sprt, SprtDecision};
+use checkers_zero::eval::EvalError;
+use checkers_zero::game::hexdame::HexDame;
+use checkers_zero::game::rematch::Rematch;
+use checkers_zero::game::{GameKind, RulesConfig, Side};
+use checkers_zero::net::encode::Encode;
+use checkers_zero::net::model::{Model, NetConfig};
+use checkers_zero::selfplay::record::read_records;
+use tch::Device;
+
+fn settings(kind: GameKind, games: u64) -> MatchSettings {
+    MatchSettings {
+        kind,
+        rules: RulesConfig::default(),
+        games,
+        parallel: 2,
+        seed: 7,
+        opening_turns: 2,
+        sprt: None,
+        progress: false,
+    }
+}
+
+fn specs(texts: &[&str]) -> Vec<AgentSpec> {
+    texts.iter().map(|t| AgentSpec::parse(t).unwrap()).collect()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cz-eval-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn two_seat_games_swap_sides_every_game() {
+    for g in 0..10u64 {
+        let seats = seat_agents(2, g);
+        assert_eq!(seats, if g % 2 == 0 { vec![0, 1] } else { vec![1, 0] });
+    }
+}
+
+#[test]
+fn three_seat_roles_rotate_counter_clockwise() {
+    // Red (0) -> White (1) -> Orange (2) -> Red: the player who was Red plays White next.
+    for g in 0..12u64 {
+        let now = seat_agents(3, g);
+        let next = seat_agents(3, g + 1);
+        assert_eq!(next[1], now[0], "game {g}: Red's player moves to White");
+        assert_eq!(next[2], now[1], "game {g}: White's player moves to Orange");
+        assert_eq!(next[0], now[2], "game {g}: Orange's player moves to Red");
+    }
+    // Every agent holds every role exactly once in each cycle of 3 games.
+    for cycle in 0..4u64 {
+        let mut seen = [[0; 3]; 3];
+        for g in 3 * cycle..3 * cycle + 3 {
+            for (seat, agent) in seat_agents(3, g).into_iter().enumerate() {
+                seen[agent][seat] += 1;
+            }
+        }
+        assert_eq!(seen, [[1; 3]; 3]);
+    }
+}
+
+#[test]
+fn rematch_points_lone_win_one_team_win_half_each() {
+    let sides3 = seat_sides(GameKind::Rematch3);
+    assert_eq!(sides3, vec![Side(0), Side(1), Side(1)]);
+    assert_eq!(seat_points(&sides3, Some(0)), vec![1.0, 0.0, 0.0]);
+    assert_eq!(seat_points(&sides3, Some(1)), vec![0.0, 0.5, 0.5]);
+    assert_eq!(seat_points(&sides3, None), vec![0.5, 0.25, 0.25]);
+    let sides2 = seat_sides(GameKind::Rematch);
+    assert_eq!(seat_points(&sides2, Some(1)), vec![0.0, 1.0]);
+    assert_eq!(seat_points(&sides2, None), vec![0.5, 0.5]);
+}
+
+fn report(kind: GameKind, agents: usize, winners: &[Option<u8>]) -> MatchReport {
+    let seats = seat_sides(kind).len();
+    MatchReport {
+        format_version: REPORT_FORMAT_VERSION,
+        game: kind.name().into(),
+        agents: (0..agents).map(|a| format!("a{a}")).collect(),
+        seed: 0,
+        opening_turns: 0,
+        ply_cap: 1000,
+        project_draws: true,
+        games: winners
+            .iter()
+            .enumerate()
+            .map(|(i, &winner)| GameResult {
+                index: i as u64,
+                seats: seat_agents(seats, i as u64),
+                winner,
+                reason: "NoPieces".into(),
+                steps: 10,
+            })
+            .collect(),
+        sprt: None,
+        sprt_decision: None,
+        llr: None,
+    }
+}
+
+#[test]
+fn three_player_scores_sets_and_seat_results() {
+    // Game 0: seats (a0, a1, a2), Red wins: a0 +1.
+    // Game 1: seats (a2, a0, a1), Team wins: a0 +½, a1 +½.
+    // Game 2: seats (a1, a2, a0), draw: a1 +½, a2 +¼, a0 +¼.
+    // Game 3: seats (a0, a1, a2), Red wins: a0 +1 -> a0 has 2.75.
+    // Game 4: seats (a2, a0, a1), Team wins: a0 reaches 3.25, a1 1.5: a0 takes the set.
+    let r = report(
+        GameKind::Rematch3,
+        3,
+        &[Some(0), Some(1), None, Some(0), Some(1), Some(0)],
+    );
+    let s = r.summary().unwrap();
+    assert_eq!(s.games, vec![6, 6, 6]);
+    // Game 5: seats (a1, a2, a0), Red (a1) wins.
+    assert_eq!(s.points, vec![3.25, 2.5, 0.25]);
+    assert_eq!(s.points.iter().sum::<f64>(), 6.0);
+    // a0 as Red (games 0, 3): two wins; as White (games 1, 4): two wins; as Orange
+    // (games 2, 5): a draw and a loss.
+    let wdl = |w: &checkers_zero::eval::elo::Wdl| (w.wins, w.draws, w.losses);
+    assert_eq!(wdl(&s.by_seat[0][0]), (2.0, 0.0, 0.0));
+    assert_eq!(wdl(&s.by_seat[0][1]), (2.0, 0.0, 0.0));
+    assert_eq!(wdl(&s.by_seat[0][2]), (0.0, 1.0, 1.0));
+    // Team mates never meet: a0 and a1 shared the Team in game 1 and 4.
+    let (won, complete, current) = r.sets(3.0).unwrap();
+    assert_eq!(complete, 1);
+    assert_eq!(won, vec![1.0, 0.0, 0.0]);
+    assert_eq!(current, vec![0.0, 1.0, 0.0]);
+}
+
+#[test]
+fn two_player_sets_first_to_three() {
+    // Agent 0 holds seat 0 in even games. Side 0 wins games 0, 2, 4 (agent 0), side 1 wins
+    // games 1, 3 (agent 0 again): agent 0 reaches 3 after game 2; the next set runs
+    // 3 (a0), 4 (a1), 5 draw, 6 (a1), 7 draw: a1 reaches 3 after game 7. Points 5 to 3.
+    let winners = [
+        Some(0),
+        Some(1),
+        Some(0),
+        Some(1),
+        Some(1),
+        None,
+        Some(1),
+        None,
+    ];
+    let r = report(GameKind::Rematch, 2, &winners);
+    let (won, complete, current) = r.sets(3.0).unwrap();
+    assert_eq!(complete, 2, "{won:?} {current:?}");
+    assert_eq!(won, vec![1.0, 1.0]);
+    assert_eq!(current, vec![0.0, 0.0]);
+    let s = r.summary().unwrap();
+    assert_eq!(s.points, vec![5.0, 3.0]);
+    let elo = s.elo.unwrap();
+    assert_eq!(elo[1].elo, 0.0, "the last agent is the anchor");
+    let expected = checkers_zero::eval::elo::elo_of_score(5.0 / 8.0);
+    assert!((elo[0].elo - expected).abs() < 1e-9);
+    assert!(elo[0].low < elo[0].elo && elo[0].elo < elo[0].high);
+}
+
+#[test]
+fn three_player_match_plays_every_role_and_records_replay() {
+    let dir = temp_dir("m3");
+    let (report, records) = play_match(
+        &specs(&["random", "alphabeta:1", "uct:8"]),
+        &settings(GameKind::Rematch3, 6),
+    )
+    .unwrap();
+    assert_eq!(report.games.len(), 6);
+    assert_eq!(records.len(), 6);
+    let summary = report.summary().unwrap();
+    for agent in 0..3 {
+        for seat in 0..3 {
+            assert_eq!(summary.by_seat[agent][seat].games(), 2.0);
+        }
+    }
+    assert!((summary.points.iter().sum::<f64>() - 6.0).abs() < 1e-9);
+    for (game, record) in report.games.iter().zip(&records) {
+        assert_eq!(game.index, record.index);
+        let names: Vec<String> = game
+            .seats
+            .iter()
+            .map(|&a| report.agents[a].clone())
+            .collect();
+        assert_eq!(record.agents, names);
+        let end: Rematch = record.replay(|_, _| {}).unwrap();
+        let outcome = checkers_zero::game::GameState::outcome(&end).expect("finished");
+        assert_eq!(outcome.winner.map(|s| s.0), game.winner);
+    }
+    // Openings are shared within a rotation and differ between rotations.
+    assert_eq!(records[0].steps[0].action, records[1].steps[0].action);
+    write_match(&dir, &report, &records).unwrap();
+    assert_eq!(read_report(&dir.join("result.json")).unwrap(), report);
+    assert_eq!(read_records(&dir.join("games.jsonl")).unwrap(), records);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn sprt_stops_a_lopsided_match_early() {
+    let mut s = settings(GameKind::Rematch, 400);
+    s.sprt = Some(Sprt::new(0.0, 100.0, 0.05, 0.05).unwrap());
+    let (report, _) = play_match(&specs(&["alphabeta:2", "random"]), &s).unwrap();
+    assert_eq!(report.sprt_decision, Some(SprtDecision::AcceptH1));
+    assert!(report.games.len() < 100, "{} games", report.games.len());
+    let (_, high) = s.sprt.unwrap().bounds();
+    assert!(report.llr.unwrap() >= high);
+}
+
+#[test]
+fn bad_agents_and_settings_are_errors() {
+    let s = settings(GameKind::Rematch, 2);
+    let err = play_match(&specs(&["random"]), &s).unwrap_err();
+    assert!(err.to_string().contains("2 seats"), "{err}");
+    let err = play_match(
+        &specs(&["random", "random"]),
+        &settings(GameKind::Rematch3, 2),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("3 seats"), "{err}");
+    let mut with_sprt = settings(GameKind::Rematch3, 3);
+    with_sprt.sprt = Some(Sprt::new(0.0, 10.0, 0.05, 0.05).unwrap());
+    let err = play_match(&specs(&["random", "random", "random"]), &with_sprt).unwrap_err();
+    assert!(matches!(err, EvalError::Settings(_)), "{err}");
+    let err = play_match(&specs(&["net:/nonexistent/run:8", "random"]), &s).unwrap_err();
+    assert!(matches!(err, EvalError::NoModel { .. }), "{err}");
+    assert!(err.to_string().contains("does not exist"), "{err}");
+}
+
+fn tiny_model(path: &Path, shape: checkers_zero::net::model::NetShape) {
+    let config = NetConfig {
+        blocks: 1,
+        channels: 8,
+        policy_channels: 4,
+        value_hidden: 8,
+    };
+    Model::new(shape, config, Device::Cpu)
+        .unwrap()
+        .save(path)
+        .unwrap();
+}
+
+#[test]
+fn net_agents_play_from_checkpoints_and_wrong_games_are_refused() {
+    let dir = temp_dir("net");
+    let ckpt = dir.join("checkpoints").join("step-00000010");
+    std::fs::create_dir_all(&ckpt).unwrap();
+    tiny_model(
+        &ckpt.join("model.safetensors"),
+        Rematch::net_shape(GameKind::Rematch),
+    );
+    std::fs::write(dir.join("checkpoints").join("latest"), "step-00000010").unwrap();
+    let hex = dir.join("hexdame.safetensors");
+    tiny_model(&hex, HexDame::net_shape(GameKind::Hexdame));
+
+    let run = dir.display().to_string();
+    let agents = [format!("{run}@4"), format!("policy:{}", ckpt.display())];
+    let specs: Vec<AgentSpec> = agents
+        .iter()
+        .map(|a| AgentSpec::parse(a).unwrap())
+        .collect();
+    let mut s = settings(GameKind::Rematch, 4);
+    s.rules.ply_cap = 60;
+    let (report, records) = play_match(&specs, &s).unwrap();
+    assert_eq!(report.games.len(), 4);
+    for record in &records {
+        let _: Rematch = record.replay(|_, _| {}).unwrap();
+    }
+
+    let wrong = AgentSpec::parse(&hex.display().to_string()).unwrap();
+    let err = play_match(&[wrong, AgentSpec::Random], &s).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("model mismatch") && text.contains("game"),
+        "{text}"
+    );
+    // A rematch model is not a rematch3 model either.
+    let err = play_match(
+        &[
+            AgentSpec::parse(&format!("{run}@4")).unwrap(),
+            AgentSpec::Random,
+            AgentSpec::Random,
+        ],
+        &settings(GameKind::Rematch3, 3),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("model mismatch"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
