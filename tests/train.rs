@@ -204,6 +204,65 @@ fn killed_during_a_checkpoint_write_resumes_from_the_previous_checkpoint() {
 }
 
 #[test]
+fn periodic_evaluation_logs_results_and_gating_promotes() {
+    let dir = scratch("evaluation");
+    let text = format!(
+        "{TINY}\n[evaluation]\nevery = 1\ngames = 4\nvisits = 4\nanchors = [\"random\"]\nparallel = 4\ngating = true\ngate_score = 0.0\n"
+    );
+    let config = write_config(&dir, &text);
+    let run = dir.join("run");
+    let summary = train(&TrainOptions {
+        config: Some(config),
+        run_dir: Some(run.clone()),
+        ..TrainOptions::default()
+    })
+    .unwrap();
+    assert_eq!(summary.final_step, 10);
+    // A baseline checkpoint at step 0 is the first incumbent.
+    assert!(run
+        .join("checkpoints/step-00000000/model.safetensors")
+        .is_file());
+    let metrics = MetricsLog::read(&run.join("metrics.jsonl")).unwrap();
+    let evaluations: Vec<_> = metrics
+        .iter()
+        .filter(|m| m["type"] == "evaluation")
+        .collect();
+    assert!(evaluations.len() >= 2, "{evaluations:?}");
+    let vs_incumbent = evaluations.iter().find(|m| m["incumbent"] == true).unwrap();
+    assert_eq!(vs_incumbent["games"], 4);
+    assert_eq!(
+        vs_incumbent["promoted"], true,
+        "gate_score 0 always promotes"
+    );
+    let score = vs_incumbent["score"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&score));
+    assert!(evaluations.iter().any(|m| m["opponent"] == "random"));
+    let promoted = vs_incumbent["step"].as_u64().unwrap();
+    let latest = latest_checkpoint(&run.join("checkpoints"))
+        .unwrap()
+        .unwrap();
+    let state = read_state(&latest).unwrap();
+    assert!(state.promoted_step >= Some(promoted));
+    // Match records for `ratings` and `games show`.
+    let matches: Vec<_> = std::fs::read_dir(run.join("matches")).unwrap().collect();
+    assert!(matches.len() >= 2);
+    for entry in matches {
+        let games = read_records(&entry.unwrap().path().join("games.jsonl")).unwrap();
+        assert_eq!(games.len(), 4);
+    }
+    // Gating without evaluations, or a gate above 1, is refused by the config check.
+    for bad in [
+        "[evaluation]\ngating = true\n",
+        "[evaluation]\nevery = 1\ngate_score = 1.5\n",
+        "[evaluation]\nevery = 1\nanchors = [\"uct:x\"]\n",
+    ] {
+        let error = RunConfig::parse(&format!("game = \"rematch\"\n{bad}"), "t.toml").unwrap_err();
+        assert!(error.to_string().contains("evaluation."), "{error}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn config_errors_name_the_key() {
     let cases = [
         ("game = \"rematch\"\nbogus = 1\n", "bogus"),

@@ -40,6 +40,9 @@ pub struct TrainState {
     pub next_game: u64,
     /// The run's seed.
     pub seed: u64,
+    /// With gating: the step of the checkpoint self-play uses (`None`: the newest).
+    #[serde(default)]
+    pub promoted_step: Option<u64>,
 }
 
 /// Errors of checkpoint files.

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::evaluation::EvaluationConfig;
 use crate::game::{GameKind, RulesConfig};
 use crate::net::model::NetConfig;
 
@@ -60,6 +61,9 @@ pub struct RunConfig {
     /// Training settings.
     #[serde(default)]
     pub train: TrainConfig,
+    /// Periodic evaluation of new checkpoints (and optional gating).
+    #[serde(default)]
+    pub evaluation: EvaluationConfig,
 }
 
 /// How root search targets are made.
@@ -454,6 +458,9 @@ impl RunConfig {
         }
         if t.min_window > t.window_max {
             return bad("train.min_window", "must be at most train.window_max");
+        }
+        if let Some((key, message)) = self.evaluation.check() {
+            return bad(&key, &message);
         }
         Ok(())
     }

@@ -3,6 +3,7 @@
 
 pub mod checkpoint;
 pub mod config;
+pub mod evaluation;
 pub mod metrics;
 pub mod optimizer;
 pub mod run;

@@ -25,11 +25,13 @@ use rand::SeedableRng;
 use serde_json::json;
 use tch::Device;
 
+use super::checkpoint::checkpoint_name;
 use super::checkpoint::{
     latest_checkpoint, load_checkpoint, remove_partial_checkpoints, write_checkpoint,
     CheckpointError, TrainState,
 };
 use super::config::{ConfigError, RunConfig};
+use super::evaluation::{EvaluationContext, EvaluationJob, OpponentResult};
 use super::metrics::MetricsLog;
 use super::optimizer::AdamW;
 use super::trainer::{train_step, StepStats};
@@ -362,6 +364,36 @@ impl<S: Encode> Run<S> {
         let reached_target =
             |step: u64| target_iterations > 0 && step >= target_iterations * steps_per_iteration;
 
+        // Evaluation: a baseline checkpoint to compare the first one with, and (gating) the
+        // checkpoint self-play starts from.
+        let evaluation = config.evaluation.clone();
+        let gating = evaluation.gating;
+        let checkpoints = self.run_dir.join("checkpoints");
+        if evaluation.every > 0 && latest_checkpoint(&checkpoints)?.is_none() {
+            if gating {
+                self.state.promoted_step = Some(self.state.step);
+            }
+            self.save_checkpoint()?;
+        }
+        let selfplay_model = match self.state.promoted_step {
+            Some(p) if gating && p != self.state.step => Model::load(
+                &checkpoints
+                    .join(checkpoint_name(p))
+                    .join("model.safetensors"),
+                &self.model.meta().shape,
+                Device::Cpu,
+            )?,
+            _ => self.model.try_clone()?,
+        };
+        let context = EvaluationContext {
+            kind,
+            rules: config.rules(),
+            seed: config.seed,
+            run_dir: self.run_dir.clone(),
+        };
+        let mut previous_checkpoint = latest_checkpoint(&checkpoints)?;
+        let mut pending: Option<EvaluationJob> = None;
+
         // Self-play: the evaluator thread and a pool of workers.
         let mut selfplay = SelfPlayPool::start::<S>(
             WorkerSettings {
@@ -371,7 +403,7 @@ impl<S: Encode> Run<S> {
                 seed: config.seed,
             },
             config.selfplay.workers,
-            self.model.try_clone()?,
+            selfplay_model,
             EvaluatorConfig {
                 max_batch: config.evaluator.max_batch,
                 max_wait: Duration::from_secs_f64(config.evaluator.max_wait_ms / 1000.0),
@@ -379,7 +411,10 @@ impl<S: Encode> Run<S> {
                 bf16: config.evaluator.bf16,
             },
             self.state.next_game,
-            self.state.step,
+            self.state
+                .promoted_step
+                .filter(|_| gating)
+                .unwrap_or(self.state.step),
         )?;
 
         // Progress.
@@ -437,6 +472,13 @@ impl<S: Encode> Run<S> {
                     self.samples_total,
                     self.window.len()
                 ));
+                if let Some(done) = pending
+                    .as_mut()
+                    .and_then(|job| job.poll().map(|r| (job.step, r)))
+                {
+                    pending = None;
+                    say(self.evaluated(done.0, done.1, &selfplay)?);
+                }
                 let allowed = t.replay_ratio * self.samples_total as f64;
                 if self.window.len() >= t.min_window
                     && (self.state.samples_trained + t.batch_size as u64) as f64 <= allowed
@@ -477,8 +519,29 @@ impl<S: Encode> Run<S> {
             if steps_in_iteration == steps_per_iteration {
                 self.state.elapsed_s = self.elapsed(started, elapsed_base);
                 self.state.next_game = selfplay.next_game();
-                checkpoint = Some(self.save_checkpoint()?);
-                selfplay.replace_model(self.model.try_clone()?, self.state.step)?;
+                let dir = self.save_checkpoint()?;
+                let iteration = self.state.step / steps_per_iteration;
+                if evaluation.every > 0 && iteration % evaluation.every == 0 && pending.is_none() {
+                    let incumbent = if gating {
+                        self.state
+                            .promoted_step
+                            .map(|p| checkpoints.join(checkpoint_name(p)))
+                    } else {
+                        previous_checkpoint.clone()
+                    };
+                    pending = Some(EvaluationJob::start(
+                        &evaluation,
+                        &context,
+                        self.state.step,
+                        &dir,
+                        incumbent.as_deref(),
+                    ));
+                }
+                if !gating {
+                    selfplay.replace_model(self.model.try_clone()?, self.state.step)?;
+                }
+                previous_checkpoint = Some(dir.clone());
+                checkpoint = Some(dir);
                 last_checkpoint = self.state.step;
                 let evals = selfplay.evaluator_stats();
                 let now_eval = (
@@ -513,6 +576,12 @@ impl<S: Encode> Run<S> {
             }
         }
 
+        // Finish a running evaluation (its result may promote a checkpoint).
+        let promoted_before = self.state.promoted_step;
+        if let Some(mut job) = pending.take() {
+            let result = job.wait();
+            say(self.evaluated(job.step, result, &selfplay)?);
+        }
         // Stop self-play; keep every game that finished.
         let next_game = selfplay.next_game();
         let (g, s) = self.collect(selfplay.stop(), &mut tally)?;
@@ -521,7 +590,7 @@ impl<S: Encode> Run<S> {
         if let Some(error) = failure {
             return Err(error);
         }
-        if self.state.step > last_checkpoint {
+        if self.state.step > last_checkpoint || self.state.promoted_step != promoted_before {
             self.state.elapsed_s = self.elapsed(started, elapsed_base);
             self.state.next_game = next_game;
             checkpoint = Some(self.save_checkpoint()?);
@@ -564,6 +633,73 @@ impl<S: Encode> Run<S> {
             &self.optimizer,
             &self.state,
         )?)
+    }
+
+    /// Logs a finished evaluation of the checkpoint at `step`; with gating, promotes it to
+    /// self-play if it scored enough against the incumbent. Returns a summary line.
+    fn evaluated(
+        &mut self,
+        step: u64,
+        result: Result<Vec<OpponentResult>, String>,
+        selfplay: &SelfPlayPool,
+    ) -> Result<String, TrainError> {
+        let path = self.run_dir.join("metrics.jsonl");
+        let results = match result {
+            Ok(results) => results,
+            Err(error) => {
+                self.metrics
+                    .append(&json!({"type": "evaluation", "step": step, "error": error}))
+                    .map_err(io_error(&path))?;
+                return Ok(format!("evaluation of step {step} failed: {error}"));
+            }
+        };
+        let evaluation = &self.config.evaluation;
+        let promote = evaluation.gating
+            && results
+                .iter()
+                .any(|r| r.incumbent && r.score >= evaluation.gate_score);
+        if promote {
+            let dir = self.run_dir.join("checkpoints").join(checkpoint_name(step));
+            let model = Model::load(
+                &dir.join("model.safetensors"),
+                &self.model.meta().shape,
+                Device::Cpu,
+            )?;
+            selfplay.replace_model(model, step)?;
+            self.state.promoted_step = Some(step);
+        }
+        let mut line = format!("evaluation of step {step}:");
+        for r in &results {
+            self.metrics
+                .append(&json!({
+                    "type": "evaluation", "step": step, "opponent": r.opponent,
+                    "incumbent": r.incumbent, "games": r.games, "score": r.score,
+                    "elo": finite(r.elo.0), "elo_low": finite(r.elo.1), "elo_high": finite(r.elo.2),
+                    "promoted": promote && r.incumbent,
+                }))
+                .map_err(io_error(&path))?;
+            line.push_str(&format!(
+                " vs {} {:.0}% ({} games, Elo {:+.0} [{:+.0}, {:+.0}]);",
+                if r.incumbent {
+                    "incumbent"
+                } else {
+                    r.opponent.as_str()
+                },
+                100.0 * r.score,
+                r.games,
+                r.elo.0,
+                r.elo.1,
+                r.elo.2
+            ));
+        }
+        if evaluation.gating {
+            line.push_str(if promote {
+                " promoted to self-play"
+            } else {
+                " not promoted"
+            });
+        }
+        Ok(line)
     }
 
     /// Writes the iteration's metrics and returns its one-line summary.
@@ -642,4 +778,9 @@ impl<S: Encode> Run<S> {
             elapsed,
         ))
     }
+}
+
+/// `value` if finite, else JSON null (JSON has no infinities).
+fn finite(value: f64) -> Option<f64> {
+    value.is_finite().then_some(value)
 }

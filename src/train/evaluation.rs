@@ -1,0 +1,237 @@
+//! Periodic evaluation during training: the newest checkpoint plays the previous one (or,
+//! with gating, the one self-play currently uses) and fixed anchor agents, on a background
+//! thread, so training never waits for it. Results go to `metrics.jsonl` (type
+//! `evaluation`) and, as match records, to `RUN/matches/` where `ratings` finds them. With
+//! gating, a checkpoint reaches self-play only if it scores at least `gate_score` against
+//! the incumbent.
+
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+
+use serde::{Deserialize, Serialize};
+
+use crate::eval::arena::{play_match, write_match, MatchSettings};
+use crate::eval::spec::AgentSpec;
+use crate::game::{GameKind, RulesConfig};
+use crate::selfplay::worker::game_seed;
+
+/// The `[evaluation]` section of a run config.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EvaluationConfig {
+    /// Evaluate every this many iterations (0: never).
+    pub every: u64,
+    /// Games per opponent (sides alternate).
+    pub games: u64,
+    /// Visits per step of the checkpoints' MCTS.
+    pub visits: u32,
+    /// Fixed opponents, as `match` agent specs (e.g. `random`, `uct:200`).
+    pub anchors: Vec<String>,
+    /// Games in flight at once.
+    pub parallel: usize,
+    /// Only hand a checkpoint to self-play if it beats the incumbent by `gate_score`.
+    pub gating: bool,
+    /// Score (0–1, draws ½) against the incumbent needed to be promoted.
+    pub gate_score: f64,
+}
+
+impl Default for EvaluationConfig {
+    fn default() -> Self {
+        EvaluationConfig {
+            every: 0,
+            games: 40,
+            visits: 64,
+            anchors: Vec::new(),
+            parallel: 8,
+            gating: false,
+            gate_score: 0.55,
+        }
+    }
+}
+
+impl EvaluationConfig {
+    /// The first problem with the values, as (key, message).
+    pub fn check(&self) -> Option<(String, String)> {
+        let bad =
+            |key: &str, message: &str| Some((format!("evaluation.{key}"), message.to_string()));
+        if self.every > 0 && self.games == 0 {
+            return bad("games", "must be at least 1");
+        }
+        if self.visits < 2 {
+            return bad("visits", "must be at least 2");
+        }
+        if !(1..=256).contains(&self.parallel) {
+            return bad("parallel", "must be 1..=256");
+        }
+        if !(0.0..=1.0).contains(&self.gate_score) {
+            return bad("gate_score", "must be in [0, 1]");
+        }
+        if self.gating && self.every == 0 {
+            return bad("gating", "needs evaluation.every > 0");
+        }
+        for (i, anchor) in self.anchors.iter().enumerate() {
+            if let Err(e) = AgentSpec::parse(anchor) {
+                return Some((format!("evaluation.anchors[{i}]"), e.to_string()));
+            }
+        }
+        None
+    }
+}
+
+/// One opponent's result against the candidate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpponentResult {
+    /// The opponent's spec.
+    pub opponent: String,
+    /// True for the incumbent (previous or promoted checkpoint).
+    pub incumbent: bool,
+    /// Games played.
+    pub games: u64,
+    /// The candidate's score (0–1).
+    pub score: f64,
+    /// The candidate's Elo against the opponent and its 95% interval.
+    pub elo: (f64, f64, f64),
+}
+
+/// An evaluation running on its own thread.
+pub struct EvaluationJob {
+    /// The candidate's training step.
+    pub step: u64,
+    /// The candidate's checkpoint directory.
+    pub candidate: PathBuf,
+    thread: Option<JoinHandle<Result<Vec<OpponentResult>, String>>>,
+}
+
+/// What an evaluation needs to know of the run.
+#[derive(Clone, Debug)]
+pub struct EvaluationContext {
+    /// The game.
+    pub kind: GameKind,
+    /// Its rules.
+    pub rules: RulesConfig,
+    /// The run's seed.
+    pub seed: u64,
+    /// The run directory (match records go to `matches/` in it).
+    pub run_dir: PathBuf,
+}
+
+impl EvaluationJob {
+    /// Starts evaluating `candidate` (at `step`) against `incumbent` and the anchors.
+    pub fn start(
+        config: &EvaluationConfig,
+        context: &EvaluationContext,
+        step: u64,
+        candidate: &Path,
+        incumbent: Option<&Path>,
+    ) -> EvaluationJob {
+        let config = config.clone();
+        let context = context.clone();
+        let candidate_dir = candidate.to_path_buf();
+        let incumbent = incumbent.map(Path::to_path_buf);
+        let thread = std::thread::Builder::new()
+            .name("evaluation".into())
+            .spawn(move || {
+                run(
+                    &config,
+                    &context,
+                    step,
+                    &candidate_dir,
+                    incumbent.as_deref(),
+                )
+            })
+            .expect("spawning the evaluation thread");
+        EvaluationJob {
+            step,
+            candidate: candidate.to_path_buf(),
+            thread: Some(thread),
+        }
+    }
+
+    /// The results once the evaluation has finished (`None` while it runs).
+    pub fn poll(&mut self) -> Option<Result<Vec<OpponentResult>, String>> {
+        if self.thread.as_ref().is_some_and(|t| t.is_finished()) {
+            return Some(self.wait());
+        }
+        None
+    }
+
+    /// Waits for the results.
+    pub fn wait(&mut self) -> Result<Vec<OpponentResult>, String> {
+        match self.thread.take() {
+            Some(thread) => thread
+                .join()
+                .unwrap_or_else(|_| Err("the evaluation thread panicked".into())),
+            None => Err("evaluation already collected".into()),
+        }
+    }
+}
+
+fn run(
+    config: &EvaluationConfig,
+    context: &EvaluationContext,
+    step: u64,
+    candidate: &Path,
+    incumbent: Option<&Path>,
+) -> Result<Vec<OpponentResult>, String> {
+    let me = AgentSpec::Net {
+        path: candidate.to_path_buf(),
+        visits: config.visits,
+    };
+    let mut opponents: Vec<(AgentSpec, bool)> = Vec::new();
+    if let Some(dir) = incumbent {
+        opponents.push((
+            AgentSpec::Net {
+                path: dir.to_path_buf(),
+                visits: config.visits,
+            },
+            true,
+        ));
+    }
+    for anchor in &config.anchors {
+        opponents.push((AgentSpec::parse(anchor).map_err(|e| e.to_string())?, false));
+    }
+    let mut results = Vec::new();
+    for (n, (opponent, is_incumbent)) in opponents.into_iter().enumerate() {
+        let settings = MatchSettings {
+            kind: context.kind,
+            rules: context.rules,
+            games: config.games,
+            parallel: config.parallel,
+            seed: game_seed(context.seed ^ 0x6576_616c, step * 64 + n as u64),
+            opening_turns: 2,
+            sprt: None,
+            progress: false,
+        };
+        let specs = [me.clone(), opponent.clone()];
+        let (report, records) = play_match(&specs, &settings).map_err(|e| e.to_string())?;
+        let label = if is_incumbent {
+            "incumbent".to_string()
+        } else {
+            opponent
+                .to_string()
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                .collect()
+        };
+        let dir = context
+            .run_dir
+            .join("matches")
+            .join(format!("train-step-{step:08}-vs-{label}"));
+        write_match(&dir, &report, &records).map_err(|e| e.to_string())?;
+        let summary = report.summary().map_err(|e| e.to_string())?;
+        let games = summary.games[0];
+        let elo = summary
+            .elo
+            .as_ref()
+            .map(|e| (e[0].elo, e[0].low, e[0].high))
+            .unwrap_or((f64::NAN, f64::NAN, f64::NAN));
+        results.push(OpponentResult {
+            opponent: opponent.to_string(),
+            incumbent: is_incumbent,
+            games,
+            score: summary.points[0] / games.max(1) as f64,
+            elo,
+        });
+    }
+    Ok(results)
+}
