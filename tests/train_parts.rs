@@ -32,7 +32,7 @@ fn random_game<S: GameState>(kind: GameKind, seed: u64) -> GameRecord {
     while state.outcome().is_none() {
         state.legal_steps(&mut steps);
         let action = steps[rng.gen_range(0..steps.len())];
-        let target = if record.steps.len() % 2 == 0 {
+        let target = if record.steps.len().is_multiple_of(2) {
             let p = 1.0 / steps.len() as f32;
             steps.iter().map(|&a| (a, p)).collect()
         } else {
