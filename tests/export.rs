@@ -274,16 +274,25 @@ fn export_takes_a_model_file_or_a_run_directory() {
     let checkpoint = write_checkpoint::<Eximo>(&root, kind, 300);
     let weights = checkpoint.join("model.safetensors");
 
-    // A bare model file: the training step is unknown.
+    // A model file in its checkpoint directory: the step from the state.json beside it.
     let from_file = export_checkpoint(&weights, &root.join("from-file")).unwrap();
-    assert_eq!(from_file.meta.training_step, None);
+    assert_eq!(from_file.meta.training_step, Some(300));
     assert_eq!(from_file.meta.game, "eximo");
     let states = random_positions::<Eximo>(kind, 4, 5);
     let input = encode_batch(&states);
     let expected = rust_output(&weights, &from_file.meta, &input);
     assert!(max_diff(&expected, &exported_output(&from_file.dir, &input)) <= TOLERANCE);
 
-    // A run directory: its newest checkpoint.
+    // A bare model file (weights and metadata only): the training step is unknown.
+    let bare = root.join("bare");
+    std::fs::create_dir_all(&bare).unwrap();
+    for file in ["model.safetensors", "model.json"] {
+        std::fs::copy(checkpoint.join(file), bare.join(file)).unwrap();
+    }
+    let from_bare = export_checkpoint(&bare.join("model.safetensors"), &root.join("b")).unwrap();
+    assert_eq!(from_bare.meta.training_step, None);
+
+    // A run directory: the checkpoint `latest` names.
     write_checkpoint::<Eximo>(&root, kind, 400);
     std::fs::write(root.join("checkpoints/latest"), "step-00000400").unwrap();
     let from_run = export_checkpoint(&root, &root.join("from-run")).unwrap();
@@ -316,8 +325,10 @@ fn export_errors_are_clear() {
     assert_clean_error(&out, "model.json");
 
     // An export loads only for its own game.
-    write_checkpoint::<Rematch>(&root, GameKind::Rematch, 10);
-    let dir = export_checkpoint(&root, &root.join("rematch")).unwrap().dir;
+    let checkpoint = write_checkpoint::<Rematch>(&root, GameKind::Rematch, 10);
+    let dir = export_checkpoint(&checkpoint, &root.join("rematch"))
+        .unwrap()
+        .dir;
     let model = ExportedModel::load(&dir).unwrap();
     assert!(model.check_game::<Rematch>().is_ok());
     let err = model.check_game::<HexDame>().unwrap_err();
@@ -337,8 +348,10 @@ fn export_errors_are_clear() {
 fn an_export_is_an_agent() {
     let root = temp_dir("agent");
     let kind = GameKind::Eximo;
-    write_checkpoint::<Eximo>(&root, kind, 20);
-    let dir = export_checkpoint(&root, &root.join("export")).unwrap().dir;
+    let checkpoint = write_checkpoint::<Eximo>(&root, kind, 20);
+    let dir = export_checkpoint(&checkpoint, &root.join("export"))
+        .unwrap()
+        .dir;
     let model = Arc::new(ExportedModel::load(&dir).unwrap());
     let mut agent = exported_agent::<Eximo>(Arc::clone(&model), Some(8)).unwrap();
     assert!(Agent::<Eximo>::name(&agent).contains(":8"));

@@ -87,13 +87,25 @@ fn records_round_trip_replay_and_show_for_every_game() {
     std::fs::write(&bad, "{\"format_version\": 1, \"game\": \"rematch\"\n").unwrap();
     for args in [
         vec!["games", "show", bad.to_str().unwrap()],
-        vec!["games", "show", "--index", "9", dir.join("eximo.jsonl").to_str().unwrap()],
+        vec![
+            "games",
+            "show",
+            "--index",
+            "9",
+            dir.join("eximo.jsonl").to_str().unwrap(),
+        ],
         vec!["games", "show", dir.join("missing.jsonl").to_str().unwrap()],
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_checkers-zero")).args(&args).output().unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
+            .args(&args)
+            .output()
+            .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-        assert!(stderr.starts_with("error: ") && stderr.trim_end().lines().count() == 1, "{stderr}");
+        assert!(
+            stderr.starts_with("error: ") && stderr.trim_end().lines().count() == 1,
+            "{stderr}"
+        );
     }
     // An illegal step in a record is refused when replayed.
     let mut broken = random_game::<checkers_zero::game::eximo::Eximo>(GameKind::Eximo, 9);
@@ -132,7 +144,10 @@ fn check_samples_and_batches<S: Encode>(kind: GameKind) {
                 assert_eq!(mask[a], 0.0, "target on an illegal step");
             }
         }
-        assert_eq!(mask.iter().filter(|&&m| m == 0.0).count(), samples[0].legal.len());
+        assert_eq!(
+            mask.iter().filter(|&&m| m == 0.0).count(),
+            samples[0].legal.len()
+        );
         // Which symmetry was used: the one whose transform gives these planes.
         let input = &batch.inputs[b * planes..(b + 1) * planes];
         let sym = (0..S::SYMMETRIES)
@@ -148,7 +163,11 @@ fn check_samples_and_batches<S: Encode>(kind: GameKind) {
             .expect("the input is a symmetry of the sample");
         seen.insert(sym);
         for &index in samples[0].legal.iter() {
-            let mapped = if sym == 0 { index as usize } else { S::transform_policy_index(sym, index as usize) };
+            let mapped = if sym == 0 {
+                index as usize
+            } else {
+                S::transform_policy_index(sym, index as usize)
+            };
             assert_eq!(mask[mapped], 0.0);
         }
         assert_eq!(batch.results[b], samples[0].result as i64);
@@ -168,10 +187,17 @@ fn samples_and_symmetric_batches_for_every_game() {
 
 #[test]
 fn window_grows_with_the_run_and_keeps_the_newest() {
-    let config = RunConfig::parse("game = \"rematch\"\n[train]\nwindow_base = 1000\nwindow_max = 5000\nmin_window = 10\n", "t").unwrap();
+    let config = RunConfig::parse(
+        "game = \"rematch\"\n[train]\nwindow_base = 1000\nwindow_max = 5000\nmin_window = 10\n",
+        "t",
+    )
+    .unwrap();
     assert_eq!(config.window_size(0), 1000);
     assert_eq!(config.window_size(1000), 1000);
-    let sizes: Vec<usize> = [2_000u64, 10_000, 100_000, 10_000_000].iter().map(|&n| config.window_size(n)).collect();
+    let sizes: Vec<usize> = [2_000u64, 10_000, 100_000, 10_000_000]
+        .iter()
+        .map(|&n| config.window_size(n))
+        .collect();
     assert!(sizes.windows(2).all(|w| w[0] <= w[1]), "{sizes:?}");
     assert!(sizes[0] > 1000 && sizes[0] < 2000, "{sizes:?}");
     assert_eq!(sizes[3], 5000);
@@ -215,7 +241,12 @@ fn training_lowers_the_loss_and_the_optimizer_state_resumes_exactly() {
         window.extend(samples_of_game::<S>(&random_game::<S>(kind, seed)).unwrap());
     }
     let shape = S::net_shape(kind);
-    let config = NetConfig { blocks: 1, channels: 16, policy_channels: 8, value_hidden: 16 };
+    let config = NetConfig {
+        blocks: 1,
+        channels: 16,
+        policy_channels: 8,
+        value_hidden: 16,
+    };
     tch::manual_seed(1);
     let model = Model::new(shape.clone(), config.clone(), Device::Cpu).unwrap();
     let mut optimizer = AdamW::new(model.var_store(), 3e-3, 1e-4);
@@ -246,9 +277,20 @@ fn training_lowers_the_loss_and_the_optimizer_state_resumes_exactly() {
     assert_eq!(losses(&model, &again, 1.0).1, losses(&copy, &again, 1.0).1);
 
     // A state file of another shape or a damaged one is an error, not a panic.
-    let other = Model::new(shape.clone(), NetConfig { channels: 8, ..config }, Device::Cpu).unwrap();
+    let other = Model::new(
+        shape.clone(),
+        NetConfig {
+            channels: 8,
+            ..config
+        },
+        Device::Cpu,
+    )
+    .unwrap();
     let mut other_optimizer = AdamW::new(other.var_store(), 1e-3, 0.0);
-    let error = other_optimizer.load(&dir.join("o.safetensors")).unwrap_err().to_string();
+    let error = other_optimizer
+        .load(&dir.join("o.safetensors"))
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("shape"), "{error}");
     std::fs::write(dir.join("bad.safetensors"), b"not a tensor file").unwrap();
     assert!(other_optimizer.load(&dir.join("bad.safetensors")).is_err());

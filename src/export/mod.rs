@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use tch::Device;
 
+use crate::eval::spec::{resolve_model, ResolvedModel};
 use crate::game::{GameKind, NotationError};
 use crate::net::encode::Encode;
 use crate::net::model::{Model, NetConfig, NetShape};
@@ -227,66 +228,6 @@ pub fn side_names(kind: GameKind) -> &'static [&'static str] {
     }
 }
 
-/// A checkpoint found from a `--checkpoint` path.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CheckpointSource {
-    /// The weights file (`model.safetensors`, with its `model.json` beside it).
-    pub weights: PathBuf,
-    /// The training step, when the checkpoint records one.
-    pub step: Option<u64>,
-}
-
-/// The part of a checkpoint's `state.json` that export reads.
-#[derive(Deserialize)]
-struct StepRecord {
-    step: u64,
-}
-
-/// Finds the weights and training step behind `path`: a checkpoint directory
-/// (`model.safetensors` + `state.json`), a run directory (its newest complete checkpoint),
-/// or a `.safetensors` file saved by [`Model::save`] (step unknown).
-pub fn resolve_checkpoint(path: &Path) -> Result<CheckpointSource, ExportError> {
-    let not = |reason: String| ExportError::NotACheckpoint {
-        path: path.to_path_buf(),
-        reason,
-    };
-    if path.is_file() {
-        return Ok(CheckpointSource {
-            weights: path.to_path_buf(),
-            step: None,
-        });
-    }
-    if !path.is_dir() {
-        return Err(not("no such file or directory".into()));
-    }
-    let weights = path.join("model.safetensors");
-    if weights.is_file() {
-        let state_path = path.join("state.json");
-        let step = match std::fs::read_to_string(&state_path) {
-            Ok(text) => Some(
-                serde_json::from_str::<StepRecord>(&text)
-                    .map_err(|e| not(format!("state.json has no training step: {e}")))?
-                    .step,
-            ),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(ExportError::io(&state_path)(e)),
-        };
-        return Ok(CheckpointSource { weights, step });
-    }
-    let checkpoints = path.join("checkpoints");
-    if checkpoints.is_dir() {
-        let newest = crate::train::checkpoint::latest_checkpoint(&checkpoints)
-            .map_err(|e| not(e.to_string()))?
-            .ok_or_else(|| not("the run has no complete checkpoint yet".into()))?;
-        return resolve_checkpoint(&newest);
-    }
-    Err(not(
-        "expected a checkpoint directory (model.safetensors, state.json), a run directory \
-         or a .safetensors model file"
-            .into(),
-    ))
-}
-
 /// What an export wrote.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExportSummary {
@@ -296,10 +237,15 @@ pub struct ExportSummary {
     pub meta: ExportMeta,
 }
 
-/// Exports the model of `checkpoint` (see [`resolve_checkpoint`]) to the directory `out`
-/// (created if needed): `model.pt` (TorchScript, fp32, CPU) and `model.json`.
+/// Exports the model of `checkpoint` to the directory `out` (created if needed):
+/// `model.pt` (TorchScript, fp32, CPU) and `model.json`. `checkpoint` is a checkpoint
+/// directory, a run directory (its latest checkpoint) or a `.safetensors` model file, as
+/// [`resolve_model`] finds them; the training step comes from the checkpoint's `state.json`.
 pub fn export_checkpoint(checkpoint: &Path, out: &Path) -> Result<ExportSummary, ExportError> {
-    let source = resolve_checkpoint(checkpoint)?;
+    let source = resolve_model(checkpoint).map_err(|reason| ExportError::NotACheckpoint {
+        path: checkpoint.to_path_buf(),
+        reason,
+    })?;
     let saved = Model::read_meta(&source.weights)?;
     let kind: GameKind = saved.shape.game.parse()?;
     with_game!(kind, S => export_typed::<S>(kind, &source, out))
@@ -307,7 +253,7 @@ pub fn export_checkpoint(checkpoint: &Path, out: &Path) -> Result<ExportSummary,
 
 fn export_typed<S: Encode>(
     kind: GameKind,
-    source: &CheckpointSource,
+    source: &ResolvedModel,
     out: &Path,
 ) -> Result<ExportSummary, ExportError> {
     let shape = S::net_shape(kind);
