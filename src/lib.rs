@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod eval;
+pub mod export;
 pub mod game;
 pub mod net;
 pub mod search;

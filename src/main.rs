@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use checkers_zero::cli;
+use checkers_zero::export;
 use checkers_zero::game::GameKind;
 use checkers_zero::selfplay::record::{read_records, GameRecord};
 use checkers_zero::selfplay::show::show_game;
@@ -74,6 +75,41 @@ enum Command {
     Games {
         #[command(subcommand)]
         command: GamesCommand,
+    },
+    /// Export a checkpoint's net: TorchScript `model.pt` + `model.json`, for play and Python.
+    Export {
+        /// A checkpoint directory, a run directory (its newest checkpoint) or a
+        /// `.safetensors` model file.
+        #[arg(long)]
+        checkpoint: std::path::PathBuf,
+        /// The export directory to write.
+        #[arg(long)]
+        out: std::path::PathBuf,
+    },
+    /// Play an exported model in the terminal (any mix of people and models at the seats).
+    Play {
+        /// The export directory.
+        #[arg(long)]
+        model: std::path::PathBuf,
+        /// Seats people play: names or numbers, comma-separated, `all` or `none`
+        /// (default: the seat that moves first).
+        #[arg(long)]
+        seat: Option<String>,
+        /// Root visits per searched step (default: the export's).
+        #[arg(long)]
+        visits: Option<u32>,
+        /// Start position in the project notation (default: the start position).
+        #[arg(long)]
+        position: Option<String>,
+    },
+    /// Run an exported model as an engine: a line protocol on stdin/stdout (see the README).
+    Engine {
+        /// The export directory.
+        #[arg(long)]
+        model: std::path::PathBuf,
+        /// Default root visits per searched step of `go` (default: the export's).
+        #[arg(long)]
+        visits: Option<u32>,
     },
     /// Draw the board with coordinates.
     Show {
@@ -176,6 +212,30 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 write!(out, "{}", show_game(game, boards)?)?;
             }
+        }
+        Command::Export {
+            checkpoint,
+            out: dir,
+        } => {
+            let summary = export::export_checkpoint(&checkpoint, &dir)?;
+            writeln!(out, "{}", summary.describe())?;
+        }
+        Command::Play {
+            model,
+            seat,
+            visits,
+            position,
+        } => {
+            let options = export::play::PlayOptions {
+                model,
+                seats: seat,
+                visits,
+                position,
+            };
+            export::play::play(&options, std::io::stdin().lock(), &mut out)?;
+        }
+        Command::Engine { model, visits } => {
+            export::engine::run_engine(&model, visits, std::io::stdin().lock(), &mut out)?;
         }
         Command::Show { game, position } => {
             let kind: GameKind = game.parse()?;

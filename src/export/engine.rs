@@ -1,0 +1,285 @@
+//! `checkers-zero engine`: a line protocol on stdin/stdout for GUIs and other programs,
+//! in the manner of UCI and GTP. One command per line; answers are whole lines; a command
+//! that cannot be carried out gets one line `error <message>` and the engine keeps running.
+//! The README's "Engine protocol" section is the reference; in short:
+//!
+//! ```text
+//! id                                   -> id name checkers-zero <version> game <g> encoding <e> step <n|unknown> visits <v>
+//! isready                              -> readyok
+//! newgame                              (silent) the start position
+//! position [<game>] startpos|<notation> [moves <turn> ...]   (silent)
+//! play <turn> [<turn> ...]             (silent) apply turns to the current position
+//! moves                                -> moves <turn> <turn> ...
+//! go [visits N | movetime MS]          -> bestturn <turn> value <v> visits <n> pv <turn> ...
+//! eval                                 -> eval value <v> wdl <w> <d> <l>
+//! show                                 -> the board, then [result <...>] and position <notation>
+//! set visits N                         (silent) the default budget of go
+//! help                                 -> commands <names>
+//! quit                                 ends the engine (so does the end of input)
+//! ```
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::play::describe_outcome;
+use super::think::TurnSearch;
+use super::torchscript::{ExportedModel, TorchScriptEvaluator};
+use super::ExportError;
+use crate::game::turns::{distinct_turns, parse_turn};
+use crate::game::{GameKind, GameState, RulesConfig};
+use crate::net::encode::Encode;
+use crate::search::agents::Budget;
+use crate::with_game;
+
+const COMMANDS: &str = "id isready newgame position play moves go eval show set help quit";
+
+/// Runs the engine on `input` until `quit` or the end of input, answering on `out`.
+/// Only a model that cannot be loaded (or a broken output) is an error; bad commands are
+/// answered with `error ...` lines.
+pub fn run_engine(
+    model_dir: &Path,
+    visits: Option<u32>,
+    input: impl BufRead,
+    out: &mut impl Write,
+) -> Result<(), ExportError> {
+    let model = Arc::new(ExportedModel::load(model_dir)?);
+    let kind = model.meta().kind()?;
+    with_game!(kind, S => {
+        model.check_game::<S>()?;
+        let mut engine = Engine::<S>::new(kind, model, visits);
+        engine.run(input, out)
+    })
+}
+
+/// What a command asks of the loop.
+enum Reply {
+    /// Lines to write (possibly none).
+    Lines(Vec<String>),
+    /// Stop.
+    Quit,
+}
+
+struct Engine<S> {
+    kind: GameKind,
+    model: Arc<ExportedModel>,
+    search: TurnSearch<TorchScriptEvaluator>,
+    visits: u32,
+    state: S,
+}
+
+fn parse_number<T: std::str::FromStr>(what: &str, text: Option<&str>) -> Result<T, String> {
+    let text = text.ok_or_else(|| format!("{what} needs a number"))?;
+    text.parse()
+        .map_err(|_| format!("{what} needs a number, got '{text}'"))
+}
+
+impl<S: Encode> Engine<S> {
+    fn new(kind: GameKind, model: Arc<ExportedModel>, visits: Option<u32>) -> Engine<S> {
+        let defaults = model.meta().search.clone();
+        Engine {
+            kind,
+            search: TurnSearch::new(
+                TorchScriptEvaluator::new(Arc::clone(&model)),
+                defaults.mcts_config(),
+            ),
+            model,
+            visits: visits.unwrap_or(defaults.visits).max(1),
+            state: S::start(kind, RulesConfig::default()),
+        }
+    }
+
+    fn run(&mut self, input: impl BufRead, out: &mut impl Write) -> Result<(), ExportError> {
+        for line in input.lines() {
+            let line = line?;
+            let reply = self
+                .handle(&line)
+                .unwrap_or_else(|message| Reply::Lines(vec![format!("error {message}")]));
+            match reply {
+                Reply::Quit => break,
+                Reply::Lines(lines) => {
+                    for line in lines {
+                        writeln!(out, "{line}")?;
+                    }
+                    out.flush()?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn handle(&mut self, line: &str) -> Result<Reply, String> {
+        let mut words = line.split_whitespace();
+        let Some(command) = words.next() else {
+            return Ok(Reply::Lines(Vec::new()));
+        };
+        let rest: Vec<&str> = words.collect();
+        let lines = match command {
+            "quit" => return Ok(Reply::Quit),
+            "isready" => vec!["readyok".to_string()],
+            "id" => vec![self.id()],
+            "help" => vec![format!("commands {COMMANDS}")],
+            "newgame" => {
+                self.state = S::start(self.kind, RulesConfig::default());
+                Vec::new()
+            }
+            "position" => {
+                self.state = self.position(&rest)?;
+                Vec::new()
+            }
+            "play" => {
+                if rest.is_empty() {
+                    return Err("play needs at least one turn".into());
+                }
+                self.state = apply_turns(&self.state, &rest)?;
+                Vec::new()
+            }
+            "moves" => {
+                let mut line = String::from("moves");
+                for turn in distinct_turns(&self.state) {
+                    line.push(' ');
+                    line.push_str(&turn.path);
+                }
+                vec![line]
+            }
+            "go" => vec![self.go(&rest)?],
+            "eval" => vec![self.eval()?],
+            "show" => self.show(),
+            "set" => {
+                match rest.as_slice() {
+                    ["visits", n] => {
+                        let n: u32 = parse_number("set visits", Some(n))?;
+                        if n == 0 {
+                            return Err("set visits needs a positive number".into());
+                        }
+                        self.visits = n;
+                    }
+                    _ => return Err("usage: set visits N".into()),
+                }
+                Vec::new()
+            }
+            other => return Err(format!("unknown command '{other}' (commands: {COMMANDS})")),
+        };
+        Ok(Reply::Lines(lines))
+    }
+
+    fn id(&self) -> String {
+        let meta = self.model.meta();
+        format!(
+            "id name checkers-zero {} game {} encoding {} step {} visits {}",
+            env!("CARGO_PKG_VERSION"),
+            meta.game,
+            meta.encoding_version,
+            meta.training_step
+                .map_or("unknown".to_string(), |s| s.to_string()),
+            self.visits
+        )
+    }
+
+    /// `position [<game>] startpos|<notation> [moves <turn> ...]`: the new position, or an
+    /// error leaving the current one as it is.
+    fn position(&self, words: &[&str]) -> Result<S, String> {
+        let mut words = words;
+        if let Some(first) = words.first() {
+            if let Ok(game) = first.parse::<GameKind>() {
+                if game != self.kind {
+                    return Err(format!("the model plays {}, not {game}", self.kind));
+                }
+                words = &words[1..];
+            }
+        }
+        let (setup, turns) = match words.iter().position(|w| *w == "moves") {
+            Some(at) => (&words[..at], &words[at + 1..]),
+            None => (words, &words[words.len()..]),
+        };
+        let start = match setup {
+            [] => return Err("position needs startpos or a position in the notation".into()),
+            ["startpos"] => S::start(self.kind, RulesConfig::default()),
+            tokens => S::from_notation(self.kind, &tokens.join(" "), RulesConfig::default())
+                .map_err(|e| e.to_string())?,
+        };
+        apply_turns(&start, turns)
+    }
+
+    fn go(&mut self, words: &[&str]) -> Result<String, String> {
+        let budget = match words {
+            [] => Budget::Count(self.visits),
+            ["visits", n] => {
+                let n: u32 = parse_number("go visits", Some(n))?;
+                if n == 0 {
+                    return Err("go visits needs a positive number".into());
+                }
+                Budget::Count(n)
+            }
+            ["movetime", ms] => Budget::Time(Duration::from_millis(parse_number(
+                "go movetime",
+                Some(ms),
+            )?)),
+            _ => return Err("usage: go [visits N | movetime MS]".into()),
+        };
+        if let Some(outcome) = self.state.outcome() {
+            return Err(format!(
+                "the game is over: {}",
+                describe_outcome(self.kind, &outcome)
+            ));
+        }
+        let thought = self
+            .search
+            .think(&self.state, budget)
+            .ok_or("the game is over")?;
+        if let Some(error) = self.search.evaluator_mut().last_error.take() {
+            return Err(format!("the model failed: {error}"));
+        }
+        Ok(format!(
+            "bestturn {} value {:.3} visits {} pv {}",
+            thought.path,
+            thought.value,
+            thought.visits,
+            thought.pv.join(" ")
+        ))
+    }
+
+    fn eval(&self) -> Result<String, String> {
+        if let Some(outcome) = self.state.outcome() {
+            return Err(format!(
+                "the game is over: {}",
+                describe_outcome(self.kind, &outcome)
+            ));
+        }
+        let (value, wdl) = TorchScriptEvaluator::new(Arc::clone(&self.model))
+            .evaluate_one(&self.state)
+            .map_err(|e| e.to_string())?;
+        Ok(format!(
+            "eval value {value:.3} wdl {:.3} {:.3} {:.3}",
+            wdl[0], wdl[1], wdl[2]
+        ))
+    }
+
+    fn show(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self.state.render().lines().map(str::to_string).collect();
+        if let Some(outcome) = self.state.outcome() {
+            lines.push(format!("result {}", describe_outcome(self.kind, &outcome)));
+        }
+        lines.push(format!("position {}", self.state.to_notation()));
+        lines
+    }
+}
+
+/// `state` after the turns `turns`, each in the move notation; an error names the first
+/// turn that cannot be played (and the state is not changed).
+fn apply_turns<S: GameState>(state: &S, turns: &[&str]) -> Result<S, String> {
+    let mut current = state.clone();
+    for (i, text) in turns.iter().enumerate() {
+        if let Some(outcome) = current.outcome() {
+            return Err(format!(
+                "turn {} '{text}': the game is already over ({outcome:?})",
+                i + 1
+            ));
+        }
+        current = parse_turn(&current, text)
+            .map_err(|e| format!("turn {} '{text}': {e}", i + 1))?
+            .state;
+    }
+    Ok(current)
+}

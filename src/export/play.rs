@@ -1,0 +1,248 @@
+//! `checkers-zero play`: people against an exported model in a terminal.
+//!
+//! The board is drawn after every turn. A person types a turn in the move notation or its
+//! number in the list of legal turns; `list` shows that list, `undo` takes back the last turn
+//! a person made (and the model's replies to it), `board` redraws, `help` explains, `quit`
+//! ends. Wrong input is answered with the reason and the legal choices. The model's turns
+//! are shown with the search's value for the side that made them. Any mix of people and
+//! models may sit at the seats (three seats in 3-player ReMATCH).
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::think::TurnSearch;
+use super::torchscript::{ExportedModel, TorchScriptEvaluator};
+use super::{seat_names, side_names, ExportError};
+use crate::game::turns::{distinct_turns, parse_turn};
+use crate::game::{GameKind, GameState, Outcome, RulesConfig, Seat};
+use crate::net::encode::Encode;
+use crate::search::agents::Budget;
+use crate::with_game;
+
+/// What `play` was asked to do.
+#[derive(Clone, Debug, Default)]
+pub struct PlayOptions {
+    /// The export directory.
+    pub model: PathBuf,
+    /// The seats people play: comma-separated seat names or numbers, `all` or `none`
+    /// (default: the seat that moves first).
+    pub seats: Option<String>,
+    /// Root visits per searched step (default: the export's).
+    pub visits: Option<u32>,
+    /// The start position in the notation (default: the game's start).
+    pub position: Option<String>,
+}
+
+/// How a session ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlayEnd {
+    /// The game finished.
+    Finished(Outcome),
+    /// A person typed `quit`, or the input ended.
+    Quit,
+}
+
+const HELP: &str = "\
+type a turn in the move notation (e.g. b2-c3, a3xc3xe3, c7-c8*b1*c1) or its number from the list
+  list    the legal turns, numbered
+  board   draw the board again
+  undo    take back your last turn (and the model's replies)
+  help    this text
+  quit    end the game";
+
+/// Plays one game: people's turns read from `input`, everything written to `out`.
+pub fn play(
+    options: &PlayOptions,
+    input: impl BufRead,
+    out: &mut impl Write,
+) -> Result<PlayEnd, ExportError> {
+    let model = Arc::new(ExportedModel::load(&options.model)?);
+    let kind = model.meta().kind()?;
+    with_game!(kind, S => play_typed::<S>(kind, model, options, input, out))
+}
+
+/// Parses `--seat`: which seats people play.
+pub fn human_seats(
+    kind: GameKind,
+    text: Option<&str>,
+    first: Seat,
+) -> Result<Vec<bool>, ExportError> {
+    let names = seat_names(kind);
+    let mut human = vec![false; names.len()];
+    match text.map(str::trim) {
+        None => human[first.0 as usize] = true,
+        Some("all") => human.iter_mut().for_each(|h| *h = true),
+        Some("none") => {}
+        Some(list) => {
+            for item in list.split(',').map(str::trim) {
+                let seat = names
+                    .iter()
+                    .position(|n| *n == item)
+                    .or_else(|| item.parse::<usize>().ok().filter(|&i| i < names.len()))
+                    .ok_or_else(|| {
+                        ExportError::Usage(format!(
+                            "unknown seat '{item}' for {kind}: seats are {} (or 0..{}), all, none",
+                            names.join(", "),
+                            names.len() - 1
+                        ))
+                    })?;
+                human[seat] = true;
+            }
+        }
+    }
+    Ok(human)
+}
+
+/// The result of a finished game in words.
+pub fn describe_outcome(kind: GameKind, outcome: &Outcome) -> String {
+    let winner = match outcome.winner {
+        Some(side) => format!("{} wins", side_names(kind)[side.0 as usize]),
+        None => "draw".to_string(),
+    };
+    format!("{winner} ({:?})", outcome.reason)
+}
+
+fn write_board<S: GameState>(out: &mut impl Write, state: &S) -> std::io::Result<()> {
+    write!(out, "{}", state.render())?;
+    writeln!(out, "position: {}", state.to_notation())
+}
+
+fn write_list<S: GameState>(out: &mut impl Write, state: &S) -> std::io::Result<()> {
+    let turns = distinct_turns(state);
+    writeln!(out, "legal turns:")?;
+    for (i, turn) in turns.iter().enumerate() {
+        writeln!(out, "  {:>3}. {}", i + 1, turn.path)?;
+    }
+    Ok(())
+}
+
+fn play_typed<S: Encode>(
+    kind: GameKind,
+    model: Arc<ExportedModel>,
+    options: &PlayOptions,
+    mut input: impl BufRead,
+    out: &mut impl Write,
+) -> Result<PlayEnd, ExportError> {
+    model.check_game::<S>()?;
+    let mut state: S =
+        crate::cli::position(kind, options.position.as_deref(), RulesConfig::default())?;
+    if state.turn_in_progress() {
+        return Err(ExportError::Usage(
+            "the position must be at a turn boundary".into(),
+        ));
+    }
+    let human = human_seats(kind, options.seats.as_deref(), state.seat_to_move())?;
+    let search_defaults = model.meta().search.clone();
+    let visits = options.visits.unwrap_or(search_defaults.visits).max(1);
+    let names = seat_names(kind);
+    let mut search = TurnSearch::new(
+        TorchScriptEvaluator::new(Arc::clone(&model)),
+        search_defaults.mcts_config(),
+    );
+    let step = model
+        .meta()
+        .training_step
+        .map_or("unknown".to_string(), |s| s.to_string());
+    let people: Vec<&str> = (0..names.len())
+        .filter(|&i| human[i])
+        .map(|i| names[i])
+        .collect();
+    writeln!(
+        out,
+        "{kind}: model {} (training step {step}), {visits} visits per step; people play: {}",
+        model.dir().display(),
+        if people.is_empty() {
+            "none".to_string()
+        } else {
+            people.join(", ")
+        }
+    )?;
+    writeln!(out, "type 'help' for the commands")?;
+    write_board(out, &state)?;
+    // Positions at the start of each turn played so far, for undo.
+    let mut history: Vec<S> = Vec::new();
+    let mut line = String::new();
+    loop {
+        if let Some(outcome) = state.outcome() {
+            writeln!(out, "game over: {}", describe_outcome(kind, &outcome))?;
+            out.flush()?;
+            return Ok(PlayEnd::Finished(outcome));
+        }
+        let seat = state.seat_to_move();
+        let name = names[seat.0 as usize];
+        if !human[seat.0 as usize] {
+            let thought = search
+                .think(&state, Budget::Count(visits))
+                .expect("the game is not over");
+            if let Some(error) = search.evaluator_mut().last_error.take() {
+                return Err(ExportError::Usage(format!("the model failed: {error}")));
+            }
+            writeln!(
+                out,
+                "{name} (model) plays {}   value {:+.3}   pv {}",
+                thought.path,
+                thought.value,
+                thought.pv.join(" ")
+            )?;
+            history.push(std::mem::replace(&mut state, thought.state));
+            write_board(out, &state)?;
+            continue;
+        }
+        write!(out, "{name} to move> ")?;
+        out.flush()?;
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            writeln!(out)?;
+            writeln!(out, "input ended")?;
+            return Ok(PlayEnd::Quit);
+        }
+        let command = line.trim();
+        match command {
+            "" => {}
+            "quit" | "exit" => {
+                writeln!(out, "game abandoned")?;
+                return Ok(PlayEnd::Quit);
+            }
+            "help" | "?" => writeln!(out, "{HELP}")?,
+            "list" | "moves" => write_list(out, &state)?,
+            "board" | "show" => write_board(out, &state)?,
+            "undo" => match history
+                .iter()
+                .rposition(|s| human[s.seat_to_move().0 as usize])
+            {
+                Some(at) => {
+                    let undone = history.len() - at;
+                    history.truncate(at + 1);
+                    state = history.pop().expect("the turn to go back to");
+                    writeln!(out, "undone: {undone} turn(s)")?;
+                    write_board(out, &state)?;
+                }
+                None => writeln!(out, "nothing to undo: no turn of yours has been played")?,
+            },
+            _ => {
+                let chosen = match command.parse::<usize>() {
+                    Ok(number) => {
+                        let turns = distinct_turns(&state);
+                        match number.checked_sub(1).and_then(|i| turns.into_iter().nth(i)) {
+                            Some(turn) => Ok(turn),
+                            None => Err(format!("there is no turn number {number}")),
+                        }
+                    }
+                    Err(_) => parse_turn(&state, command).map_err(|e| e.to_string()),
+                };
+                match chosen {
+                    Ok(turn) => {
+                        writeln!(out, "{name} plays {}", turn.path)?;
+                        history.push(std::mem::replace(&mut state, turn.state));
+                        write_board(out, &state)?;
+                    }
+                    Err(reason) => {
+                        writeln!(out, "not played: {reason}")?;
+                        write_list(out, &state)?;
+                    }
+                }
+            }
+        }
+    }
+}

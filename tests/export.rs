@@ -1,0 +1,562 @@
+//! Export of a checkpoint to TorchScript + model.json: the same outputs in Rust's net, in
+//! the loaded module and in Python's torch; the export as an agent; `play` driven by a
+//! scripted stdin to a finished game; the engine protocol driven by a script, bad commands
+//! included.
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+
+use checkers_zero::export::torchscript::{exported_agent, ExportedModel, TorchScriptEvaluator};
+use checkers_zero::export::{export_checkpoint, ExportError, ExportMeta};
+use checkers_zero::game::eximo::Eximo;
+use checkers_zero::game::hexdame::HexDame;
+use checkers_zero::game::rematch::Rematch;
+use checkers_zero::game::turns::distinct_turns;
+use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
+use checkers_zero::net::encode::Encode;
+use checkers_zero::net::evaluator::{evaluate_batch, Request};
+use checkers_zero::net::model::{Model, NetConfig};
+use checkers_zero::net::NetError;
+use checkers_zero::search::agents::Agent;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tch::{Device, Kind, Tensor};
+
+/// Largest difference allowed between two fp32 runs of the same net.
+const TOLERANCE: f64 = 1e-5;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cz-export-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn small_config() -> NetConfig {
+    NetConfig {
+        blocks: 2,
+        channels: 16,
+        policy_channels: 4,
+        value_hidden: 16,
+    }
+}
+
+/// A model for `kind` with every variable random, batch-norm statistics included (a fresh
+/// model's statistics are 0 and 1, which would hide a wrong export of them).
+fn random_model<S: Encode>(kind: GameKind, seed: i64) -> Model {
+    tch::manual_seed(seed);
+    let model = Model::new(S::net_shape(kind), small_config(), Device::Cpu).unwrap();
+    tch::no_grad(|| {
+        for (name, mut var) in model.var_store().variables() {
+            let noise = Tensor::randn_like(&var) * 0.5;
+            if name.ends_with("running_var") {
+                var.copy_(&(noise.abs() + 0.5));
+            } else {
+                var.copy_(&noise);
+            }
+        }
+    });
+    model
+}
+
+/// A training checkpoint directory as the trainer writes it (model files + state.json).
+fn write_checkpoint<S: Encode>(root: &Path, kind: GameKind, step: u64) -> PathBuf {
+    let dir = root.join(format!("checkpoints/step-{step:08}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    random_model::<S>(kind, step as i64)
+        .save(&dir.join("model.safetensors"))
+        .unwrap();
+    std::fs::write(dir.join("optimizer.safetensors"), b"not read by export").unwrap();
+    let state = format!(r#"{{"step": {step}, "elapsed_s": 1.5, "seed": 1, "next_game": 9}}"#);
+    std::fs::write(dir.join("state.json"), state).unwrap();
+    dir
+}
+
+/// Positions from random playouts (mid-turn ones included), encoded, as `[n, planes, h, w]`.
+fn random_positions<S: Encode>(kind: GameKind, n: usize, seed: u64) -> Vec<S> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut states = Vec::new();
+    let mut state = S::start(kind, RulesConfig::default());
+    let mut steps = StepList::new();
+    while states.len() < n {
+        state.legal_steps(&mut steps);
+        if steps.is_empty() {
+            state = S::start(kind, RulesConfig::default());
+            continue;
+        }
+        state.apply_step(steps[rng.gen_range(0..steps.len())]);
+        if state.outcome().is_none() && rng.gen_bool(0.3) {
+            states.push(state.clone());
+        }
+    }
+    states
+}
+
+fn encode_batch<S: Encode>(states: &[S]) -> Tensor {
+    let per = S::PLANES * S::HEIGHT * S::WIDTH;
+    let mut input = vec![0.0f32; per * states.len()];
+    for (state, chunk) in states.iter().zip(input.chunks_mut(per)) {
+        state.encode(chunk);
+    }
+    Tensor::from_slice(&input).reshape([
+        states.len() as i64,
+        S::PLANES as i64,
+        S::HEIGHT as i64,
+        S::WIDTH as i64,
+    ])
+}
+
+fn max_diff(a: &Tensor, b: &Tensor) -> f64 {
+    assert_eq!(a.size(), b.size());
+    (a - b).abs().max().double_value(&[])
+}
+
+/// The Rust net's output on `input`, laid out as the module's: policy then W/D/L logits.
+fn rust_output(weights: &Path, shape_of: &ExportMeta, input: &Tensor) -> Tensor {
+    let model = Model::load(weights, &shape_of.shape, Device::Cpu).unwrap();
+    let (policy, value) = tch::no_grad(|| model.forward_t(input, false));
+    Tensor::cat(&[policy, value], 1)
+}
+
+fn exported_output(dir: &Path, input: &Tensor) -> Tensor {
+    let exported = ExportedModel::load(dir).unwrap();
+    let (policy, value) = exported.forward(input).unwrap();
+    Tensor::cat(&[policy, value], 1)
+}
+
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let mut pipe = child.stdin.take().unwrap();
+    // The program may stop reading early (quit, game over): a broken pipe is fine.
+    let _ = pipe.write_all(stdin.as_bytes());
+    drop(pipe);
+    child.wait_with_output().unwrap()
+}
+
+fn text(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "exit {:?}: {}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn assert_clean_error(output: &Output, needle: &str) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(stderr.contains(needle), "'{needle}' not in: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// Exports a fresh checkpoint of `kind` through the command line; returns the export dir.
+fn export_via_cli<S: Encode>(root: &Path, kind: GameKind, step: u64) -> PathBuf {
+    let checkpoint = write_checkpoint::<S>(root, kind, step);
+    let out_dir = root.join("export");
+    let out = run(
+        &[
+            "export",
+            "--checkpoint",
+            checkpoint.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+        "",
+    );
+    let said = text(&out);
+    assert!(said.contains(&format!("training step {step}")), "{said}");
+    out_dir
+}
+
+fn python() -> PathBuf {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run scripts/setup first (it installs the project's Python \
+         environment with torch, which this test needs to load the export in Python)",
+        python.display()
+    );
+    python
+}
+
+#[test]
+fn export_round_trip_is_identical_in_rust_and_python() {
+    let root = temp_dir("python");
+    let kind = GameKind::Rematch;
+    let dir = export_via_cli::<Rematch>(&root, kind, 200);
+    let meta = ExportMeta::read(&dir).unwrap();
+    assert_eq!(meta.game, "rematch");
+    assert_eq!(meta.training_step, Some(200));
+    assert_eq!(meta.input_shape, [-1, 51, 5, 5]);
+    assert_eq!(meta.action_space.size, 456);
+    assert_eq!(meta.encoding_version, Rematch::ENCODING_VERSION);
+
+    // Five positions: traced with a batch of two, the module must take any batch.
+    let states = random_positions::<Rematch>(kind, 5, 3);
+    let input = encode_batch(&states);
+    let weights = root.join("checkpoints/step-00000200/model.safetensors");
+    let expected = rust_output(&weights, &meta, &input);
+    let in_rust = exported_output(&dir, &input);
+    assert!(
+        max_diff(&expected, &in_rust) <= TOLERANCE,
+        "libtorch module differs"
+    );
+    // Not trivially equal: the outputs vary across positions.
+    assert!(max_diff(&expected.get(0), &expected.get(1)) > 1e-3);
+
+    let input_path = root.join("input.npy");
+    let output_path = root.join("output.npy");
+    input.write_npy(&input_path).unwrap();
+    let status = Command::new(python())
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/check_torchscript.py"))
+        .args([&dir, &input_path, &output_path])
+        .output()
+        .expect("python runs");
+    assert!(
+        status.status.success(),
+        "python failed: {}{}",
+        String::from_utf8_lossy(&status.stdout),
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let in_python = Tensor::read_npy(&output_path).unwrap().to_kind(Kind::Float);
+    assert!(
+        max_diff(&expected, &in_python) <= TOLERANCE,
+        "python's torch differs by {}",
+        max_diff(&expected, &in_python)
+    );
+
+    // The search's view: priors over legal steps and W/D/L match the trainer's evaluator.
+    let model = Model::load(&weights, &meta.shape, Device::Cpu).unwrap();
+    let requests: Vec<Request> = states
+        .iter()
+        .map(|s| {
+            let mut steps = StepList::new();
+            s.legal_steps(&mut steps);
+            let mut input = vec![0.0; Rematch::PLANES * Rematch::HEIGHT * Rematch::WIDTH];
+            s.encode(&mut input);
+            Request {
+                input,
+                legal: steps.iter().map(|&a| s.policy_index(a) as u16).collect(),
+            }
+        })
+        .collect();
+    let reference = evaluate_batch(&model, &requests.iter().collect::<Vec<_>>()).unwrap();
+    let exported = Arc::new(ExportedModel::load(&dir).unwrap());
+    let answers = exported
+        .evaluate_states(&states.iter().collect::<Vec<_>>())
+        .unwrap();
+    for (a, r) in answers.iter().zip(&reference) {
+        assert_eq!(a.priors.len(), r.policy.len());
+        for (p, q) in a.priors.iter().zip(&r.policy) {
+            assert!((p - q).abs() < 1e-5, "prior {p} vs {q}");
+        }
+        for (p, q) in a.wdl.iter().zip(&r.wdl) {
+            assert!((p - q).abs() < 1e-5, "wdl {p} vs {q}");
+        }
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn export_takes_a_model_file_or_a_run_directory() {
+    let root = temp_dir("sources");
+    let kind = GameKind::Eximo;
+    let checkpoint = write_checkpoint::<Eximo>(&root, kind, 300);
+    let weights = checkpoint.join("model.safetensors");
+
+    // A model file in its checkpoint directory: the step from the state.json beside it.
+    let from_file = export_checkpoint(&weights, &root.join("from-file")).unwrap();
+    assert_eq!(from_file.meta.training_step, Some(300));
+    assert_eq!(from_file.meta.game, "eximo");
+    let states = random_positions::<Eximo>(kind, 4, 5);
+    let input = encode_batch(&states);
+    let expected = rust_output(&weights, &from_file.meta, &input);
+    assert!(max_diff(&expected, &exported_output(&from_file.dir, &input)) <= TOLERANCE);
+
+    // A bare model file (weights and metadata only): the training step is unknown.
+    let bare = root.join("bare");
+    std::fs::create_dir_all(&bare).unwrap();
+    for file in ["model.safetensors", "model.json"] {
+        std::fs::copy(checkpoint.join(file), bare.join(file)).unwrap();
+    }
+    let from_bare = export_checkpoint(&bare.join("model.safetensors"), &root.join("b")).unwrap();
+    assert_eq!(from_bare.meta.training_step, None);
+
+    // A run directory: the checkpoint `latest` names.
+    write_checkpoint::<Eximo>(&root, kind, 400);
+    std::fs::write(root.join("checkpoints/latest"), "step-00000400").unwrap();
+    let from_run = export_checkpoint(&root, &root.join("from-run")).unwrap();
+    assert_eq!(from_run.meta.training_step, Some(400));
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn export_errors_are_clear() {
+    let root = temp_dir("errors");
+    let missing = root.join("nothing-here");
+    let out = run(
+        &[
+            "export",
+            "--checkpoint",
+            missing.to_str().unwrap(),
+            "--out",
+            root.join("x").to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_clean_error(&out, "not a checkpoint");
+    let empty = root.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let err = export_checkpoint(&empty, &root.join("x")).unwrap_err();
+    assert!(matches!(err, ExportError::NotACheckpoint { .. }), "{err}");
+    let out = run(&["play", "--model", empty.to_str().unwrap()], "");
+    assert_clean_error(&out, "model.json");
+    let out = run(&["engine", "--model", empty.to_str().unwrap()], "");
+    assert_clean_error(&out, "model.json");
+
+    // An export loads only for its own game.
+    let checkpoint = write_checkpoint::<Rematch>(&root, GameKind::Rematch, 10);
+    let dir = export_checkpoint(&checkpoint, &root.join("rematch"))
+        .unwrap()
+        .dir;
+    let model = ExportedModel::load(&dir).unwrap();
+    assert!(model.check_game::<Rematch>().is_ok());
+    let err = model.check_game::<HexDame>().unwrap_err();
+    assert!(
+        matches!(err, ExportError::Net(NetError::Mismatch { .. })),
+        "{err}"
+    );
+    let out = run(
+        &["play", "--model", dir.to_str().unwrap(), "--seat", "blue"],
+        "",
+    );
+    assert_clean_error(&out, "unknown seat 'blue'");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn an_export_is_an_agent() {
+    let root = temp_dir("agent");
+    let kind = GameKind::Eximo;
+    let checkpoint = write_checkpoint::<Eximo>(&root, kind, 20);
+    let dir = export_checkpoint(&checkpoint, &root.join("export"))
+        .unwrap()
+        .dir;
+    let model = Arc::new(ExportedModel::load(&dir).unwrap());
+    let mut agent = exported_agent::<Eximo>(Arc::clone(&model), Some(8)).unwrap();
+    assert!(Agent::<Eximo>::name(&agent).contains(":8"));
+    let mut state = Eximo::start(kind, RulesConfig::default());
+    let mut steps = StepList::new();
+    for _ in 0..6 {
+        state.legal_steps(&mut steps);
+        if steps.is_empty() {
+            break;
+        }
+        let step = agent.choose(&state);
+        assert!(steps.contains(&step));
+        state.apply_step(step);
+    }
+    let evaluator = TorchScriptEvaluator::new(model);
+    let (value, wdl) = evaluator.evaluate_one(&state).unwrap();
+    assert!((wdl.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+    assert!((value - (wdl[0] - wdl[2])).abs() < 1e-6);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn engine_protocol_answers_every_command_and_survives_bad_ones() {
+    let root = temp_dir("engine");
+    let kind = GameKind::Rematch;
+    let dir = export_via_cli::<Rematch>(&root, kind, 200);
+    let start = Rematch::start(kind, RulesConfig::default());
+    let legal: Vec<String> = distinct_turns(&start).into_iter().map(|t| t.path).collect();
+    let after = distinct_turns(&start).swap_remove(2);
+    let script = [
+        "isready".to_string(),
+        "id".into(),
+        "frobnicate now".into(),
+        "".into(),
+        "moves".into(),
+        "go visits 16".into(),
+        "go visits lots".into(),
+        "go sideways".into(),
+        "position hexdame startpos".into(),
+        "position purple a1:R".into(),
+        format!("position startpos moves {} z9-z9", legal[0]),
+        "show".into(),
+        format!("play {}", legal[2]),
+        "show".into(),
+        "eval".into(),
+        "go movetime 50".into(),
+        "set visits 8".into(),
+        "newgame".into(),
+        "go".into(),
+        "set speed 3".into(),
+        "quit".into(),
+        "isready".into(),
+    ]
+    .join("\n");
+    let out = run(&["engine", "--model", dir.to_str().unwrap()], &script);
+    let said = text(&out);
+    let lines: Vec<&str> = said.lines().collect();
+    let mut at = 0;
+    let mut next = || {
+        let line = lines.get(at).copied().unwrap_or("<missing>");
+        at += 1;
+        line
+    };
+    assert_eq!(next(), "readyok");
+    let id = next();
+    assert!(
+        id.starts_with("id name checkers-zero ")
+            && id.contains(" game rematch encoding ")
+            && id.contains(" step 200 "),
+        "{id}"
+    );
+    assert!(next().starts_with("error unknown command 'frobnicate'"));
+    assert_eq!(next(), format!("moves {}", legal.join(" ")));
+    let best = next();
+    let words: Vec<&str> = best.split_whitespace().collect();
+    assert_eq!(words[0], "bestturn", "{best}");
+    assert!(legal.contains(&words[1].to_string()), "{best}");
+    assert_eq!(words[2], "value");
+    assert!(words[3].parse::<f32>().unwrap().abs() <= 1.0);
+    assert_eq!(&words[4..6], ["visits", "16"], "{best}");
+    assert_eq!(words[6], "pv");
+    assert_eq!(words[7], words[1], "the pv starts with the best turn");
+    assert!(next().starts_with("error go visits needs a number"));
+    assert!(next().starts_with("error usage: go"));
+    assert_eq!(next(), "error the model plays rematch, not hexdame");
+    assert!(next().starts_with("error bad seat 'purple'"));
+    assert!(next().starts_with("error turn 2 'z9-z9'"));
+    // The failed position command left the start position in place.
+    let mut show = Vec::new();
+    loop {
+        let line = next();
+        show.push(line);
+        if line.starts_with("position ") || line == "<missing>" {
+            break;
+        }
+    }
+    assert!(show.len() > 2, "a board is drawn: {show:?}");
+    assert_eq!(
+        show.last().unwrap(),
+        &format!("position {}", start.to_notation())
+    );
+    loop {
+        let line = next();
+        if line.starts_with("position ") || line == "<missing>" {
+            assert_eq!(line, format!("position {}", after.state.to_notation()));
+            break;
+        }
+    }
+    let eval = next();
+    let words: Vec<&str> = eval.split_whitespace().collect();
+    assert_eq!(
+        (words[0], words[1], words[3]),
+        ("eval", "value", "wdl"),
+        "{eval}"
+    );
+    let wdl: f32 = words[4..7].iter().map(|w| w.parse::<f32>().unwrap()).sum();
+    assert!((wdl - 1.0).abs() < 0.01, "{eval}");
+    let timed = next();
+    assert!(timed.starts_with("bestturn "), "{timed}");
+    let default_budget = next();
+    assert!(default_budget.contains(" visits 8 pv "), "{default_budget}");
+    assert!(next().starts_with("error usage: set visits"));
+    assert_eq!(next(), "<missing>", "nothing after quit");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn play_scripted_to_a_finished_game_with_undo_and_bad_input() {
+    let root = temp_dir("play");
+    let kind = GameKind::Hexdame;
+    let checkpoint = write_checkpoint::<HexDame>(&root, kind, 50);
+    let dir = export_checkpoint(&checkpoint, &root.join("export"))
+        .unwrap()
+        .dir;
+    // White (a person) to move; whatever Red's lone man does next, White's only turn is
+    // a capture that takes Red's last piece.
+    let position = "white a1:w c3:w c5:w e3:w e5:r";
+    let start = HexDame::from_notation(kind, position, RulesConfig::default()).unwrap();
+    let second = distinct_turns(&start).swap_remove(1).path;
+    assert!(second.starts_with("a1-"), "{second}");
+    let script = "hello\na1-a3\nundo\n99\na1-a2\nundo\n2\n1\nquit\n";
+    let out = run(
+        &[
+            "play",
+            "--model",
+            dir.to_str().unwrap(),
+            "--position",
+            position,
+            "--seat",
+            "white",
+            "--visits",
+            "8",
+        ],
+        script,
+    );
+    let said = text(&out);
+    let has = |needle: &str| assert!(said.contains(needle), "'{needle}' not in:\n{said}");
+    has("people play: white");
+    has("not played: malformed move 'hello'");
+    has("not played: illegal move 'a1-a3' (legal: a1-a2 a1-b1");
+    has("legal turns:\n    1. a1-a2\n    2. a1-b1");
+    has("nothing to undo");
+    has("not played: there is no turn number 99");
+    has("white plays a1-a2");
+    has("undone: 2 turn(s)");
+    has(&format!("white plays {second}"));
+    assert_eq!(said.matches("red (model) plays e5-").count(), 2, "{said}");
+    has("game over: white wins (NoPieces)");
+    assert!(
+        !said.contains("game abandoned"),
+        "the game ended before 'quit'"
+    );
+    // The board is drawn at the start and after every turn (5 turns, one undo).
+    assert_eq!(said.matches("position: ").count(), 1 + 5 + 1, "{said}");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn play_three_player_rematch_with_people_and_a_model() {
+    let root = temp_dir("play3");
+    let kind = GameKind::Rematch3;
+    let checkpoint = write_checkpoint::<Rematch>(&root, kind, 70);
+    let dir = export_checkpoint(&checkpoint, &root.join("export"))
+        .unwrap()
+        .dir;
+    // People at Red and Orange always take the first listed turn; the model plays White.
+    let script = "1\n".repeat(2000);
+    let out = run(
+        &[
+            "play",
+            "--model",
+            dir.to_str().unwrap(),
+            "--seat",
+            "red,orange",
+            "--visits",
+            "4",
+        ],
+        &script,
+    );
+    let said = text(&out);
+    assert!(said.contains("people play: red, orange"), "{said}");
+    assert!(said.contains("game over: "), "the game finished: {said}");
+    assert!(said.contains("white (model) plays "));
+    assert!(said.contains("red plays ") && said.contains("orange plays "));
+    assert!(!said.contains("red (model)") && !said.contains("orange (model)"));
+    assert!(!said.contains("white plays "), "White is the model's seat");
+    std::fs::remove_dir_all(&root).unwrap();
+}
