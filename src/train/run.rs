@@ -521,7 +521,10 @@ impl<S: Encode> Run<S> {
                 self.state.next_game = selfplay.next_game();
                 let dir = self.save_checkpoint()?;
                 let iteration = self.state.step / steps_per_iteration;
-                if evaluation.every > 0 && iteration % evaluation.every == 0 && pending.is_none() {
+                if evaluation.every > 0
+                    && iteration.is_multiple_of(evaluation.every)
+                    && pending.is_none()
+                {
                     let incumbent = if gating {
                         self.state
                             .promoted_step
