@@ -49,6 +49,20 @@ fn requests<S: Encode>(kind: GameKind, count: usize) -> Vec<Request> {
 /// Positions per second of back-to-back forward passes over `batch` positions, over at
 /// least `seconds` and three passes.
 fn standalone(model: &Model, reqs: &[Request], batch: usize, seconds: f64) -> f64 {
+    // On a fresh thread with its own torch threads, as the evaluator runs.
+    let model = model.try_clone().unwrap();
+    std::thread::scope(|scope| {
+        scope
+            .spawn(move || {
+                tch::set_num_threads(2);
+                standalone_here(&model, reqs, batch, seconds)
+            })
+            .join()
+            .unwrap()
+    })
+}
+
+fn standalone_here(model: &Model, reqs: &[Request], batch: usize, seconds: f64) -> f64 {
     let refs: Vec<&Request> = reqs.iter().cycle().take(batch).collect();
     let _guard = tch::no_grad_guard();
     evaluate_batch(model, &refs).unwrap(); // warm-up: kernels and allocations
@@ -61,13 +75,13 @@ fn standalone(model: &Model, reqs: &[Request], batch: usize, seconds: f64) -> f6
     positions as f64 / start.elapsed().as_secs_f64()
 }
 
-/// Positions per second through the evaluator at `max_batch`, in steady state: producers
+/// Positions per second through the evaluator at `max_batch`, in steady state. Producers
 /// model self-play workers, each sending one job of a quarter batch per round (all its
-/// games' leaves) and waiting for the answer; there are enough of them (eight, two for batch
-/// 1) for one batch to run while the next is queued. The rate is taken between the first
-/// and the last batch that completes in a window of at least `seconds` and three batches,
-/// so neither thread start-up nor the last round's stragglers count. `fp32_below` as in
-/// [`EvaluatorConfig`].
+/// games' leaves) and waiting for the answer; there are eight of them (two at batch one), so
+/// one batch runs while the next is queued. The rate is taken between the first and the
+/// last batch that completes in a window of at least `seconds` and three batches, so
+/// neither thread start-up nor the last round's stragglers count. `fp32_below` is the
+/// [`EvaluatorConfig`] field.
 fn through_evaluator(
     model: Model,
     reqs: &[Request],

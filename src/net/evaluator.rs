@@ -7,15 +7,17 @@
 //! passed, and runs them as one batch. Nobody holds a lock while waiting, so no interleaving
 //! of producers can deadlock.
 //!
-//! What was measured to keep the net busy (README, inference benchmark):
+//! What it does to keep the net busy (README, inference benchmark):
 //! - dispatching as soon as every live handle has a job queued (a self-play worker sends one
 //!   job per round and then waits, so nothing more can come): no idle `max_wait` per round
 //!   when the workers together fill less than `max_batch`, nor at the end of a run;
-//! - running small batches in fp32 when the net is bf16 (`fp32_below`): bf16 is 2-3x slower
-//!   than fp32 at batch 1 on this CPU and about even at 4-8;
+//! - running small batches in fp32 when the net is bf16 (`fp32_below`): on this CPU fp32 is
+//!   ahead or even at batch 1-2 for ReMATCH and Eximo, bf16 ahead from batch 4 on;
 //! - answers shared by all jobs of a batch (one `Arc`) instead of a copy per job.
-//! Copies of the input (one per job into the batch, one into the tensor) cost < 1% of a
-//! forward pass even at batch 512, so they stay simple.
+//!
+//! Copies of the input (one per job into the batch, one into the tensor) are left as they
+//! are: about 2.6 MB at ReMATCH batch 512 against a forward pass of about 90 ms (not
+//! measured separately).
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
@@ -52,9 +54,10 @@ impl Default for EvaluatorConfig {
             max_batch: 128,
             max_wait: Duration::from_millis(2),
             torch_threads: 0,
-            // bf16 measured 2-3x faster than fp32 from batch 8 up on this CPU (README)...
+            // bf16 measured 1.1-2x faster than fp32 at batch 4-16 on this CPU (README)...
             bf16: true,
-            // ...and fp32 up to 2-3x faster at batch 1-2 (README, `--crossover`).
+            // ...while fp32 is ahead or even at batch 1-2 for ReMATCH and Eximo (README,
+            // `--crossover`; HexDame's net is faster in bf16 already at batch 1).
             fp32_below: 4,
         }
     }
