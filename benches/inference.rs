@@ -1,8 +1,9 @@
 //! Net throughput on this CPU for each game's default net: positions/s and GFLOP/s at batch
 //! 1, 8, 32, 128 and 512 in fp32 and bf16, standalone (back-to-back forward passes) and
 //! through the batched evaluator fed by many producer threads, as a ratio of the standalone
-//! figure at the same batch. `cargo bench --bench inference [-- --quick] [GAME...]`
-use std::sync::atomic::Ordering;
+//! figure at the same batch. `cargo bench --bench inference [-- --quick] [--crossover] [GAME...]`
+//! (`--crossover`: standalone fp32 against bf16 at batch 1-16 only.)
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use checkers_zero::game::{GameKind, RulesConfig, StepList};
@@ -45,45 +46,66 @@ fn requests<S: Encode>(kind: GameKind, count: usize) -> Vec<Request> {
     out
 }
 
-/// Positions per second of back-to-back forward passes over `batch` positions.
+/// Positions per second of back-to-back forward passes over `batch` positions, over at
+/// least `seconds` and three passes.
 fn standalone(model: &Model, reqs: &[Request], batch: usize, seconds: f64) -> f64 {
+    // On a fresh thread with its own torch threads, as the evaluator runs.
+    let model = model.try_clone().unwrap();
+    std::thread::scope(|scope| {
+        scope
+            .spawn(move || {
+                tch::set_num_threads(2);
+                standalone_here(&model, reqs, batch, seconds)
+            })
+            .join()
+            .unwrap()
+    })
+}
+
+fn standalone_here(model: &Model, reqs: &[Request], batch: usize, seconds: f64) -> f64 {
     let refs: Vec<&Request> = reqs.iter().cycle().take(batch).collect();
     let _guard = tch::no_grad_guard();
     evaluate_batch(model, &refs).unwrap(); // warm-up: kernels and allocations
     let start = Instant::now();
     let mut positions = 0;
-    while start.elapsed().as_secs_f64() < seconds {
+    while start.elapsed().as_secs_f64() < seconds || positions < 3 * batch {
         evaluate_batch(model, &refs).unwrap();
         positions += batch;
     }
     positions as f64 / start.elapsed().as_secs_f64()
 }
 
-/// Positions per second through the evaluator at `max_batch`, with enough producers (each
-/// sending jobs of 8 positions, as a worker with several games would) to fill two batches.
+/// Positions per second through the evaluator at `max_batch`, in steady state. Producers
+/// model self-play workers, each sending one job of a quarter batch per round (all its
+/// games' leaves) and waiting for the answer; there are eight of them (two at batch one), so
+/// one batch runs while the next is queued. The rate is taken between the first and the
+/// last batch that completes in a window of at least `seconds` and three batches, so
+/// neither thread start-up nor the last round's stragglers count. `fp32_below` is the
+/// [`EvaluatorConfig`] field.
 fn through_evaluator(
     model: Model,
     reqs: &[Request],
     max_batch: usize,
-    bf16: bool,
+    (bf16, fp32_below): (bool, usize),
     seconds: f64,
 ) -> f64 {
-    let job = max_batch.min(8);
-    let producers = (2 * max_batch / job).max(2);
+    let job = max_batch.div_ceil(4);
+    let producers = 2 * max_batch.div_ceil(job);
     let config = EvaluatorConfig {
         max_batch,
         max_wait: Duration::from_millis(5),
         torch_threads: 2,
         bf16,
+        fp32_below,
     };
     let evaluator = Evaluator::spawn(model, config);
-    // Warm-up batch, not counted.
+    // Warm-up at the full batch size (kernels and allocations for that shape), not counted.
     evaluator
-        .evaluate(reqs.iter().take(job).cloned().collect())
+        .evaluate(reqs.iter().cycle().take(max_batch).cloned().collect())
         .unwrap();
-    let counted_from = evaluator.stats().positions.load(Ordering::Relaxed);
-    let run_for = Duration::from_secs_f64(seconds);
-    let start = Instant::now();
+    let stop = AtomicBool::new(false);
+    let stats = evaluator.stats();
+    let mut window = None;
     std::thread::scope(|scope| {
         for p in 0..producers {
             let handle = evaluator.handle();
@@ -94,15 +116,42 @@ fn through_evaluator(
                 .take(job)
                 .cloned()
                 .collect();
+            let stop = &stop;
             scope.spawn(move || {
-                while start.elapsed() < run_for {
+                while !stop.load(Ordering::Relaxed) {
                     handle.evaluate(mine.clone()).unwrap();
                 }
             });
         }
+        // Watch the counter (waking every half millisecond): note when batches complete.
+        let mut seen = stats.batches.load(Ordering::Relaxed);
+        let mut completions = 0;
+        let mut first: Option<(u64, Instant)> = None;
+        loop {
+            std::thread::sleep(Duration::from_micros(500));
+            let batches = stats.batches.load(Ordering::Relaxed);
+            if batches == seen {
+                continue;
+            }
+            seen = batches;
+            completions += 1;
+            let now = (stats.positions.load(Ordering::Relaxed), Instant::now());
+            // Skip the first round, whose batches the producers' start-up may have delayed.
+            if completions < 3 {
+                continue;
+            }
+            let Some((p0, t0)) = first else {
+                first = Some(now);
+                continue;
+            };
+            if completions >= 6 && now.1.duration_since(t0).as_secs_f64() >= seconds {
+                window = Some((now.0 - p0) as f64 / now.1.duration_since(t0).as_secs_f64());
+                break;
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
     });
-    let positions = evaluator.stats().positions.load(Ordering::Relaxed) - counted_from;
-    positions as f64 / start.elapsed().as_secs_f64()
+    window.expect("the window closed")
 }
 
 /// The middle value.
@@ -115,6 +164,7 @@ fn main() {
     checkers_zero::net::init_torch_runtime();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let quick = args.iter().any(|a| a == "--quick");
+    let crossover = args.iter().any(|a| a == "--crossover");
     let filter: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
     let seconds = if quick { 0.6 } else { 1.5 };
     tch::set_num_threads(2);
@@ -135,30 +185,60 @@ fn main() {
                 shape.num_actions, flops / 1e6
             );
             let reqs = requests::<S>(kind, 512);
-            for (kind_name, bf16) in [("fp32", false), ("bf16", true)] {
+            let copy_of = |kind: Kind| {
                 let mut model = Model::new(shape.clone(), config.clone(), Device::Cpu).unwrap();
                 model.var_store_mut().copy(fp32.var_store()).unwrap();
-                if bf16 {
-                    model.set_kind(Kind::BFloat16);
+                model.set_kind(kind);
+                model
+            };
+            if crossover {
+                // Where bf16 overtakes fp32: the evaluator's `fp32_below` default.
+                let (f, b) = (copy_of(Kind::Float), copy_of(Kind::BFloat16));
+                for batch in [1, 2, 4, 8, 16] {
+                    let (mut fs, mut bs) = (Vec::new(), Vec::new());
+                    for _ in 0..3 {
+                        fs.push(standalone(&f, &reqs, batch, seconds / 3.0));
+                        bs.push(standalone(&b, &reqs, batch, seconds / 3.0));
+                    }
+                    let (fs, bs) = (median(fs), median(bs));
+                    println!("  batch {batch:>2}: fp32 {fs:>6.0} pos/s, bf16 {bs:>6.0} pos/s, bf16/fp32 {:.2}", bs / fs);
                 }
-                for batch in BATCHES {
+                continue;
+            }
+            let mut best_alone = [0.0f64; BATCHES.len()];
+            for (kind_name, bf16) in [("fp32", false), ("bf16", true)] {
+                let model = copy_of(if bf16 { Kind::BFloat16 } else { Kind::Float });
+                for (b, batch) in BATCHES.into_iter().enumerate() {
                     // Standalone and evaluator runs interleaved three times; medians, so that
-                    // load from elsewhere hits both alike.
+                    // load from elsewhere hits both alike. The evaluator runs in the same
+                    // precision at every batch here (no fp32 switch).
                     let mut alone = Vec::new();
                     let mut served = Vec::new();
                     for _ in 0..3 {
                         alone.push(standalone(&model, &reqs, batch, seconds / 3.0));
-                        let mut fresh = Model::new(shape.clone(), config.clone(), Device::Cpu).unwrap();
-                        fresh.var_store_mut().copy(fp32.var_store()).unwrap();
-                        served.push(through_evaluator(fresh, &reqs, batch, bf16, seconds / 3.0));
+                        served.push(through_evaluator(copy_of(Kind::Float), &reqs, batch, (bf16, 0), seconds / 3.0));
                     }
                     let (alone, served) = (median(alone), median(served));
+                    best_alone[b] = best_alone[b].max(alone);
                     println!(
                         "  {kind_name} batch {batch:>3}: standalone {alone:>7.0} pos/s {:>6.1} GFLOP/s | evaluator {served:>7.0} pos/s, ratio {:.2}",
                         alone * flops / 1e9,
                         served / alone
                     );
                 }
+            }
+            // The default: bf16 with small batches in fp32, against the faster standalone.
+            let fp32_below = EvaluatorConfig::default().fp32_below;
+            for (b, batch) in BATCHES.into_iter().enumerate().take(2) {
+                let served = median(
+                    (0..3)
+                        .map(|_| through_evaluator(copy_of(Kind::Float), &reqs, batch, (true, fp32_below), seconds / 3.0))
+                        .collect(),
+                );
+                println!(
+                    "  default (bf16, fp32 below {fp32_below}) batch {batch:>3}: evaluator {served:>7.0} pos/s, ratio to the faster standalone {:.2}",
+                    served / best_alone[b]
+                );
             }
         });
     }

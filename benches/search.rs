@@ -58,6 +58,7 @@ fn net_mcts<S: Encode>(kind: GameKind, workers: usize, per_worker: usize, simula
             max_wait: Duration::from_millis(5),
             torch_threads: 2,
             bf16: true,
+            ..EvaluatorConfig::default()
         },
     );
     let start = Instant::now();

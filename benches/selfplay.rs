@@ -87,6 +87,7 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64) {
             max_wait: Duration::from_secs_f64(e.max_wait_ms / 1000.0),
             torch_threads: e.torch_threads,
             bf16: e.bf16,
+            ..EvaluatorConfig::default()
         },
         0,
         0,

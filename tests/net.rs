@@ -1,10 +1,14 @@
 //! The model and the batched evaluator: shapes, save/load with metadata checks, clear
-//! errors on bad files, batching under many producers, bf16 against fp32.
+//! errors on bad files, batching under many producers, bf16 against fp32, the fp32 copy
+//! for small batches, dispatch without waiting, replacing the weights.
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use checkers_zero::net::evaluator::{evaluate_batch, Evaluator, EvaluatorConfig, Request};
+use checkers_zero::net::evaluator::{
+    evaluate_batch, Evaluation, Evaluator, EvaluatorConfig, Request,
+};
 use checkers_zero::net::model::{Model, NetConfig, NetShape};
 use checkers_zero::net::NetError;
 use tch::Device;
@@ -190,6 +194,7 @@ fn evaluator_serves_many_producers_without_deadlock() {
         max_wait: Duration::from_millis(1),
         torch_threads: 1,
         bf16: false,
+        ..EvaluatorConfig::default()
     };
     let evaluator = Evaluator::spawn(model, config);
     let expected = Arc::new(expected);
@@ -247,6 +252,117 @@ fn bf16_agrees_with_fp32() {
             assert!((x - y).abs() < 0.03, "{x} vs {y}");
         }
     }
+}
+
+/// Largest difference between two sets of answers (policies and W/D/L).
+fn max_difference(a: &[Evaluation], b: &[Evaluation]) -> f32 {
+    a.iter()
+        .zip(b)
+        .flat_map(|(x, y)| {
+            let policy = x.policy.iter().zip(&y.policy).map(|(p, q)| (p - q).abs());
+            let wdl = x.wdl.iter().zip(&y.wdl).map(|(p, q)| (p - q).abs());
+            policy.chain(wdl).collect::<Vec<_>>()
+        })
+        .fold(0.0, f32::max)
+}
+
+#[test]
+fn bf16_evaluator_runs_small_batches_in_fp32() {
+    tch::manual_seed(7);
+    let shape = hex_shape();
+    let fp32 = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
+    let requests: Vec<Request> = (0..4).map(|s| request(s, &shape)).collect();
+    let refs: Vec<&Request> = requests.iter().collect();
+    let expected = evaluate_batch(&fp32, &refs).unwrap();
+    let served = |fp32_below: usize| {
+        let config = EvaluatorConfig {
+            max_batch: 8,
+            torch_threads: 1,
+            bf16: true,
+            fp32_below,
+            ..EvaluatorConfig::default()
+        };
+        let evaluator = Evaluator::spawn(fp32.try_clone().unwrap(), config);
+        let answers = evaluator.evaluate(requests.clone()).unwrap();
+        evaluator.shutdown();
+        answers
+    };
+    // A batch of 4 below the threshold: the fp32 copy, same answers as fp32.
+    let small = max_difference(&served(5), &expected);
+    assert!(small < 1e-5, "fp32 copy differs by {small}");
+    // At the threshold: bf16, close to fp32 but not equal.
+    let bf16 = max_difference(&served(4), &expected);
+    assert!(bf16 > 1e-5 && bf16 < 0.03, "bf16 differs by {bf16}");
+}
+
+#[test]
+fn a_lone_producer_is_not_kept_waiting_for_a_full_batch() {
+    tch::manual_seed(8);
+    let shape = hex_shape();
+    let model = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
+    let config = EvaluatorConfig {
+        max_batch: 64,
+        max_wait: Duration::from_secs(60),
+        torch_threads: 1,
+        bf16: false,
+        ..EvaluatorConfig::default()
+    };
+    let evaluator = Evaluator::spawn(model, config);
+    let started = Instant::now();
+    // Only handle alive: its job runs at once, as do the evaluator's own requests.
+    let handle = evaluator.handle();
+    for s in 0..3 {
+        handle.evaluate(vec![request(s, &shape)]).unwrap();
+    }
+    drop(handle);
+    evaluator.evaluate(vec![request(3, &shape)]).unwrap();
+    // Two handles, both with a job queued: one batch, at once.
+    let before = evaluator.stats().batches.load(Ordering::Relaxed);
+    let handles = [evaluator.handle(), evaluator.handle()];
+    std::thread::scope(|scope| {
+        for (s, handle) in handles.into_iter().enumerate() {
+            let shape = &shape;
+            scope.spawn(move || handle.evaluate(vec![request(s as u64, shape)]).unwrap());
+        }
+    });
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "waited out max_wait: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        evaluator.stats().batches.load(Ordering::Relaxed),
+        before + 1
+    );
+    evaluator.shutdown();
+}
+
+#[test]
+fn replaced_weights_serve_the_next_batches() {
+    tch::manual_seed(9);
+    let shape = hex_shape();
+    let old = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
+    let new = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
+    let requests: Vec<Request> = (0..3).map(|s| request(s, &shape)).collect();
+    let refs: Vec<&Request> = requests.iter().collect();
+    let (from_old, from_new) = (
+        evaluate_batch(&old, &refs).unwrap(),
+        evaluate_batch(&new, &refs).unwrap(),
+    );
+    assert!(
+        max_difference(&from_old, &from_new) > 1e-3,
+        "two different nets"
+    );
+    let config = EvaluatorConfig {
+        torch_threads: 1,
+        bf16: false,
+        ..EvaluatorConfig::default()
+    };
+    let evaluator = Evaluator::spawn(old, config);
+    assert!(max_difference(&evaluator.evaluate(requests.clone()).unwrap(), &from_old) < 1e-5);
+    evaluator.replace_model(new).unwrap();
+    assert!(max_difference(&evaluator.evaluate(requests.clone()).unwrap(), &from_new) < 1e-5);
+    evaluator.shutdown();
 }
 
 #[test]

@@ -3,10 +3,23 @@
 //!
 //! Producers send a *job* (one or many positions) and block on their own reply channel;
 //! the evaluator thread waits for the first job, then gathers more until `max_batch`
-//! positions are queued or `max_wait` has passed, and runs them as one batch. Nobody holds
-//! a lock while waiting, so no interleaving of producers can deadlock.
+//! positions are queued, every live producer handle has a job queued, or `max_wait` has
+//! passed, and runs them as one batch. Nobody holds a lock while waiting, so no interleaving
+//! of producers can deadlock.
+//!
+//! What it does to keep the net busy (README, inference benchmark):
+//! - dispatching as soon as every live handle has a job queued (a self-play worker sends one
+//!   job per round and then waits, so nothing more can come): no idle `max_wait` per round
+//!   when the workers together fill less than `max_batch`, nor at the end of a run;
+//! - running small batches in fp32 when the net is bf16 (`fp32_below`): on this CPU fp32 is
+//!   ahead or even at batch 1-2 for ReMATCH and Eximo, bf16 ahead from batch 4 on;
+//! - answers shared by all jobs of a batch (one `Arc`) instead of a copy per job.
+//!
+//! Copies of the input (one per job into the batch, one into the tensor) are left as they
+//! are: about 2.6 MB at ReMATCH batch 512 against a forward pass of about 90 ms (not
+//! measured separately).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -23,12 +36,16 @@ use crate::game::Action;
 pub struct EvaluatorConfig {
     /// Most positions per forward pass.
     pub max_batch: usize,
-    /// Longest wait for a batch to fill once the first request has arrived.
+    /// Longest wait for a batch to fill once the first request has arrived (cut short once
+    /// every live handle has a job queued).
     pub max_wait: Duration,
     /// libtorch intra-op threads (0 leaves libtorch's default).
     pub torch_threads: i32,
     /// Run the net in bfloat16 (inputs and weights), reading results back as f32.
     pub bf16: bool,
+    /// With `bf16`, batches of fewer positions than this run on an fp32 copy of the weights
+    /// (faster there on this CPU; 0 or 1: always bf16).
+    pub fp32_below: usize,
 }
 
 impl Default for EvaluatorConfig {
@@ -37,8 +54,11 @@ impl Default for EvaluatorConfig {
             max_batch: 128,
             max_wait: Duration::from_millis(2),
             torch_threads: 0,
-            // bf16 measured 2-3x faster than fp32 from batch 8 up on this CPU (README).
+            // bf16 measured 1.1-2x faster than fp32 at batch 4-16 on this CPU (README)...
             bf16: true,
+            // ...while fp32 is ahead or even at batch 1-2 for ReMATCH and Eximo (README,
+            // `--crossover`; HexDame's net is faster in bf16 already at batch 1).
+            fp32_below: 4,
         }
     }
 }
@@ -76,15 +96,22 @@ pub struct EvaluatorStats {
 struct Job {
     input: Vec<f32>,
     positions: usize,
-    reply: SyncSender<Result<RawOutput, NetError>>,
+    reply: SyncSender<Result<Reply, NetError>>,
 }
 
-/// The net's raw outputs for one job: policy logits `[positions * num_actions]` and W/D/L
+/// The net's raw outputs for one batch: policy logits `[positions * num_actions]` and W/D/L
 /// logits `[positions * 3]`. Producers turn them into probabilities themselves, so the
 /// evaluator thread does nothing but batch and run the net.
 struct RawOutput {
     policy: Vec<f32>,
     value: Vec<f32>,
+}
+
+/// A job's answer: the batch's outputs, shared by all its jobs, and where the job's own
+/// positions start in them.
+struct Reply {
+    raw: Arc<RawOutput>,
+    first: usize,
 }
 
 /// What a producer needs to know of the model to prepare jobs and read answers.
@@ -103,10 +130,36 @@ enum Message {
 }
 
 /// A cloneable, thread-safe handle for sending work to the evaluator.
-#[derive(Clone)]
+///
+/// Every clone counts as a live producer until it is dropped: once each live producer has a
+/// job queued, the evaluator runs the batch without waiting out `max_wait`. A handle shared
+/// between threads by reference counts once, which only makes some batches smaller.
 pub struct EvaluatorHandle {
     jobs: Sender<Message>,
     shape: JobShape,
+    producers: Arc<AtomicUsize>,
+    /// Whether this handle is one of the `producers` (the evaluator's own handle is not).
+    counted: bool,
+}
+
+impl Clone for EvaluatorHandle {
+    fn clone(&self) -> Self {
+        self.producers.fetch_add(1, Ordering::AcqRel);
+        EvaluatorHandle {
+            jobs: self.jobs.clone(),
+            shape: self.shape,
+            producers: Arc::clone(&self.producers),
+            counted: true,
+        }
+    }
+}
+
+impl Drop for EvaluatorHandle {
+    fn drop(&mut self) {
+        if self.counted {
+            self.producers.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
 }
 
 impl EvaluatorHandle {
@@ -134,19 +187,32 @@ impl EvaluatorHandle {
         self.jobs
             .send(Message::Evaluate(job))
             .map_err(|_| NetError::EvaluatorGone)?;
-        let raw = answer.recv().map_err(|_| NetError::EvaluatorGone)??;
-        Ok(requests
-            .iter()
-            .enumerate()
-            .map(|(i, request)| Evaluation {
-                policy: masked_softmax(
-                    &raw.policy[i * num_actions..(i + 1) * num_actions],
-                    &request.legal,
-                ),
-                wdl: softmax3(&raw.value[3 * i..3 * i + 3]),
-            })
-            .collect())
+        let Reply { raw, first } = answer.recv().map_err(|_| NetError::EvaluatorGone)??;
+        Ok(read_answers(&raw, first, &requests, num_actions))
     }
+}
+
+/// Masked policies and W/D/L of `requests`, whose outputs start at position `first` of `raw`.
+fn read_answers(
+    raw: &RawOutput,
+    first: usize,
+    requests: &[impl std::borrow::Borrow<Request>],
+    num_actions: usize,
+) -> Vec<Evaluation> {
+    requests
+        .iter()
+        .enumerate()
+        .map(|(i, request)| {
+            let at = first + i;
+            Evaluation {
+                policy: masked_softmax(
+                    &raw.policy[at * num_actions..(at + 1) * num_actions],
+                    &request.borrow().legal,
+                ),
+                wdl: softmax3(&raw.value[3 * at..3 * at + 3]),
+            }
+        })
+        .collect()
 }
 
 /// The evaluator: owns the model on its own thread. Dropping it (and every handle) stops it.
@@ -158,13 +224,15 @@ pub struct Evaluator {
 
 impl Evaluator {
     /// Starts the evaluator thread with `model`.
-    pub fn spawn(mut model: Model, config: EvaluatorConfig) -> Evaluator {
+    pub fn spawn(model: Model, config: EvaluatorConfig) -> Evaluator {
         let (jobs, queue) = mpsc::channel();
         let shape = &model.meta().shape;
         let shape = JobShape {
             per_position: (shape.planes * shape.height * shape.width) as usize,
             num_actions: shape.num_actions as usize,
         };
+        let producers = Arc::new(AtomicUsize::new(0));
+        let thread_producers = Arc::clone(&producers);
         let stats = Arc::new(EvaluatorStats::default());
         let thread_stats = Arc::clone(&stats);
         let thread = std::thread::Builder::new()
@@ -173,14 +241,17 @@ impl Evaluator {
                 if config.torch_threads > 0 {
                     tch::set_num_threads(config.torch_threads);
                 }
-                if config.bf16 {
-                    model.set_kind(Kind::BFloat16);
-                }
-                serve(model, &config, &queue, &thread_stats);
+                let nets = Nets::new(Box::new(model), &config);
+                serve(nets, &config, &queue, &thread_producers, &thread_stats);
             })
             .expect("spawning the evaluator thread");
         Evaluator {
-            handle: EvaluatorHandle { jobs, shape },
+            handle: EvaluatorHandle {
+                jobs,
+                shape,
+                producers,
+                counted: false,
+            },
             stats,
             thread: Some(thread),
         }
@@ -227,10 +298,47 @@ impl Drop for Evaluator {
     }
 }
 
+/// The weights as the evaluator runs them: in the configured precision, plus an fp32 copy
+/// for small batches when that precision is bf16.
+struct Nets {
+    main: Model,
+    small: Option<Model>,
+    fp32_below: usize,
+}
+
+impl Nets {
+    fn new(mut model: Box<Model>, config: &EvaluatorConfig) -> Nets {
+        let small = (config.bf16 && config.fp32_below > 1)
+            .then(|| model.try_clone().ok())
+            .flatten()
+            .map(|mut copy| {
+                copy.set_kind(Kind::Float);
+                copy
+            });
+        if config.bf16 {
+            model.set_kind(Kind::BFloat16);
+        }
+        Nets {
+            main: *model,
+            small,
+            fp32_below: config.fp32_below,
+        }
+    }
+
+    /// The model to run a batch of `positions` on.
+    fn for_batch(&self, positions: usize) -> &Model {
+        match &self.small {
+            Some(small) if positions < self.fp32_below => small,
+            _ => &self.main,
+        }
+    }
+}
+
 fn serve(
-    mut model: Model,
+    mut nets: Nets,
     config: &EvaluatorConfig,
     queue: &Receiver<Message>,
+    producers: &AtomicUsize,
     stats: &EvaluatorStats,
 ) {
     let _no_grad = tch::no_grad_guard();
@@ -242,14 +350,16 @@ fn serve(
         let first = match first {
             Message::Evaluate(job) => job,
             Message::Replace(new_model) => {
-                model = adopt(new_model, config);
+                nets = Nets::new(new_model, config);
                 continue;
             }
         };
         let mut queued = first.positions;
         pending.push(first);
         let deadline = Instant::now() + config.max_wait;
-        while queued < max_batch {
+        // Gather until the batch is full or nobody else can send (every live handle has a
+        // job queued), or the wait is over.
+        while queued < max_batch && pending.len() < producers.load(Ordering::Acquire) {
             let now = Instant::now();
             let message = match queue.try_recv() {
                 Ok(message) => message,
@@ -276,7 +386,7 @@ fn serve(
             input.extend_from_slice(&job.input);
         }
         let started = Instant::now();
-        let result = forward_raw(&model, &input, queued, max_batch);
+        let result = forward_raw(|n| nets.for_batch(n), &input, queued, max_batch);
         stats
             .busy_nanos
             .fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
@@ -286,16 +396,15 @@ fn serve(
             .fetch_add(queued.div_ceil(max_batch) as u64, Ordering::Relaxed);
         match result {
             Ok(raw) => {
-                let actions = raw.policy.len() / queued.max(1);
-                let mut at = 0;
+                let raw = Arc::new(raw);
+                let mut first = 0;
                 for job in pending.drain(..) {
-                    let n = job.positions;
-                    let answer = RawOutput {
-                        policy: raw.policy[at * actions..(at + n) * actions].to_vec(),
-                        value: raw.value[3 * at..3 * (at + n)].to_vec(),
+                    let reply = Reply {
+                        raw: Arc::clone(&raw),
+                        first,
                     };
-                    at += n;
-                    let _ = job.reply.send(Ok(answer));
+                    first += job.positions;
+                    let _ = job.reply.send(Ok(reply));
                 }
             }
             Err(error) => {
@@ -306,47 +415,47 @@ fn serve(
             }
         }
         if let Some(new_model) = replacement.take() {
-            model = adopt(new_model, config);
+            nets = Nets::new(new_model, config);
         }
     }
 }
 
-/// Prepares a replacement model the way the evaluator runs it.
-fn adopt(mut model: Box<Model>, config: &EvaluatorConfig) -> Model {
-    if config.bf16 {
-        model.set_kind(Kind::BFloat16);
-    }
-    *model
-}
-
-/// Runs `positions` laid out in `input` through the net, at most `max_batch` at a time.
-fn forward_raw(
-    model: &Model,
+/// Runs `positions` laid out in `input` through the net, at most `max_batch` at a time, each
+/// chunk on `model_for(chunk size)`.
+fn forward_raw<'a>(
+    model_for: impl Fn(usize) -> &'a Model,
     input: &[f32],
     positions: usize,
     max_batch: usize,
 ) -> Result<RawOutput, NetError> {
-    let shape = &model.meta().shape;
+    let shape = &model_for(positions.min(max_batch)).meta().shape;
     let per_position = (shape.planes * shape.height * shape.width) as usize;
     let mut raw = RawOutput {
         policy: Vec::with_capacity(positions * shape.num_actions as usize),
         value: Vec::with_capacity(positions * 3),
     };
     for chunk in input.chunks(max_batch * per_position) {
-        let batch = (chunk.len() / per_position) as i64;
+        let batch = chunk.len() / per_position;
+        let model = model_for(batch);
         let x = Tensor::from_slice(chunk)
-            .reshape([batch, shape.planes, shape.height, shape.width])
+            .reshape([batch as i64, shape.planes, shape.height, shape.width])
             .to_device(model.var_store().device())
             .to_kind(model.kind());
         let (policy, value) = model.forward_t(&x, false);
-        raw.policy.extend(Vec::<f32>::try_from(
-            policy.to_kind(Kind::Float).flatten(0, -1),
-        )?);
-        raw.value.extend(Vec::<f32>::try_from(
-            value.to_kind(Kind::Float).flatten(0, -1),
-        )?);
+        append_f32(&policy, &mut raw.policy)?;
+        append_f32(&value, &mut raw.value)?;
     }
     Ok(raw)
+}
+
+/// Appends the values of `tensor` (any float kind) to `out` as f32.
+fn append_f32(tensor: &Tensor, out: &mut Vec<f32>) -> Result<(), NetError> {
+    let values = tensor.to_kind(Kind::Float).contiguous();
+    let n = values.numel();
+    let at = out.len();
+    out.resize(at + n, 0.0);
+    values.f_copy_data(&mut out[at..], n)?;
+    Ok(())
 }
 
 /// Checks a request against the model's input size and action space.
@@ -388,15 +497,8 @@ pub fn evaluate_batch(model: &Model, requests: &[&Request]) -> Result<Vec<Evalua
         check_request(request, per_position, actions)?;
         input.extend_from_slice(&request.input);
     }
-    let raw = forward_raw(model, &input, requests.len(), requests.len().max(1))?;
-    Ok(requests
-        .iter()
-        .enumerate()
-        .map(|(i, request)| Evaluation {
-            policy: masked_softmax(&raw.policy[i * actions..(i + 1) * actions], &request.legal),
-            wdl: softmax3(&raw.value[3 * i..3 * i + 3]),
-        })
-        .collect())
+    let raw = forward_raw(|_| model, &input, requests.len(), requests.len().max(1))?;
+    Ok(read_answers(&raw, 0, requests, actions))
 }
 
 /// Softmax of `logits` restricted to `legal` (in that order).

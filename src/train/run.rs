@@ -409,6 +409,7 @@ impl<S: Encode> Run<S> {
                 max_wait: Duration::from_secs_f64(config.evaluator.max_wait_ms / 1000.0),
                 torch_threads: config.evaluator.torch_threads,
                 bf16: config.evaluator.bf16,
+                ..EvaluatorConfig::default()
             },
             self.state.next_game,
             self.state
