@@ -3,7 +3,6 @@
 //! standalone throughput at the same batch size and thread count, and training samples/s.
 //! `cargo bench --bench selfplay [-- CONFIG] [--seconds N]`
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use checkers_zero::net::encode::Encode;
@@ -57,6 +56,33 @@ fn standalone(model: &Model, requests: &[Request], batch: usize, seconds: f64) -
     positions as f64 / start.elapsed().as_secs_f64()
 }
 
+/// Positions per second of `instances` threads, each with its own copy of `model` and
+/// `threads` libtorch threads, running forward passes of `batch` positions side by side:
+/// the evaluator instances' layout without self-play around them.
+fn standalone_instances(
+    model: &Model,
+    requests: &[Request],
+    batch: usize,
+    instances: usize,
+    threads: i32,
+    seconds: f64,
+) -> f64 {
+    let copies: Vec<Model> = (0..instances).map(|_| model.try_clone().unwrap()).collect();
+    let rates: Vec<f64> = std::thread::scope(|scope| {
+        let handles: Vec<_> = copies
+            .into_iter()
+            .map(|copy| {
+                scope.spawn(move || {
+                    tch::set_num_threads(threads);
+                    standalone(&copy, requests, batch, seconds)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    rates.iter().sum()
+}
+
 fn run<S: Encode>(config: &RunConfig, seconds: f64) {
     let kind = config.kind();
     let shape = S::net_shape(kind);
@@ -65,13 +91,13 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64) {
     let flops = model.flops_per_position();
     let e = &config.evaluator;
     println!(
-        "{kind}: net {} blocks x {} channels ({:.1} MFLOP/position); {} workers x {} games, {} search {}/{} visits ({}% full); evaluator max batch {}, {} torch thread(s), {}",
+        "{kind}: net {} blocks x {} channels ({:.1} MFLOP/position); {} workers x {} games, {} search {}/{} visits ({}% full); evaluator max batch {}, {} instance(s) x {} torch thread(s), {}",
         config.net_config().blocks, config.net_config().channels, flops / 1e6,
         config.selfplay.workers, config.selfplay.games_in_flight,
         format!("{:?}", config.selfplay.search).to_lowercase(),
         config.selfplay.full_visits, config.selfplay.fast_visits,
         (100.0 * config.selfplay.full_search_share).round(),
-        e.max_batch, e.torch_threads, if e.bf16 { "bf16" } else { "fp32" }
+        e.max_batch, e.instances, e.torch_threads, if e.bf16 { "bf16" } else { "fp32" }
     );
     let mut pool = SelfPlayPool::start::<S>(
         WorkerSettings {
@@ -89,17 +115,18 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64) {
             bf16: e.bf16,
             ..EvaluatorConfig::default()
         },
+        e.instances,
         0,
         0,
     )
     .unwrap();
     std::thread::sleep(Duration::from_secs(2)); // warm-up
     let mark = |p: &SelfPlayPool| {
-        let s = p.evaluator_stats();
+        let s = p.evaluator_totals();
         (
-            s.positions.load(Ordering::Relaxed),
-            s.batches.load(Ordering::Relaxed),
-            s.busy_nanos.load(Ordering::Relaxed),
+            s.positions,
+            s.batches,
+            s.busy_nanos / s.instances as u64,
             p.steps_played(),
             p.samples_made(),
         )
@@ -130,23 +157,34 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64) {
         100.0 * busy
     );
 
-    // The same net alone, same precision and threads, at the same batch size.
-    if e.torch_threads > 0 {
-        tch::set_num_threads(e.torch_threads);
-    }
+    // The same net alone, same precision, at the same batch size, with as many threads as
+    // all the evaluator instances together (the cores they have).
+    let threads = e.torch_threads.max(1) * e.instances as i32;
+    tch::set_num_threads(threads);
     let mut alone_model = model.try_clone().unwrap();
     if e.bf16 {
         alone_model.set_kind(Kind::BFloat16);
     }
     let requests = requests_from::<S>(&games, 1024);
     let batch = mean_batch.round().max(1.0) as usize;
-    let alone = standalone(&alone_model, &requests, batch, 3.0);
-    let peak = standalone(&alone_model, &requests, e.max_batch, 3.0);
+    let alone = standalone_instances(
+        &alone_model,
+        &requests,
+        batch,
+        e.instances,
+        e.torch_threads.max(1),
+        3.0,
+    );
     println!(
-        "  standalone net at batch {batch}: {alone:.0} positions/s -> self-play/standalone ratio {:.2} (at max batch {}: {peak:.0} positions/s, ratio {:.2})",
+        "  standalone net at batch {batch}, {} instance(s) x {} torch thread(s) side by side: {alone:.0} positions/s -> self-play/standalone ratio {:.2}",
+        e.instances,
+        e.torch_threads.max(1),
         net_rate / alone,
-        e.max_batch,
-        net_rate / peak
+    );
+    let one = standalone(&alone_model, &requests, batch, 3.0);
+    println!(
+        "  standalone net at batch {batch}, one forward pass at a time with {threads} torch thread(s): {one:.0} positions/s -> ratio {:.2}",
+        net_rate / one
     );
 
     // Training on the games just played.

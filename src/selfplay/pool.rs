@@ -1,5 +1,10 @@
-//! Self-play as a service: the evaluator thread and a rayon pool of workers, started
+//! Self-play as a service: evaluator threads and a rayon pool of workers, started
 //! together, fed new weights while they run, and stopped keeping every finished game.
+//!
+//! With several evaluator instances (each owning a copy of the model), worker `w` sends its
+//! leaves to instance `w % instances`. On this 2-core CPU two single-threaded instances beat
+//! one instance with two libtorch threads: inside self-play the second OpenMP thread of a
+//! shared forward pass gained nothing (README, self-play benchmark).
 
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver};
@@ -8,13 +13,13 @@ use std::sync::Arc;
 use super::record::GameRecord;
 use super::worker::{run_worker, SharedCounters, WorkerSettings};
 use crate::net::encode::Encode;
-use crate::net::evaluator::{Evaluator, EvaluatorConfig, EvaluatorStats};
+use crate::net::evaluator::{Evaluator, EvaluatorConfig};
 use crate::net::model::Model;
 use crate::net::NetError;
 
 /// Running self-play: workers playing games through one batched evaluator.
 pub struct SelfPlayPool {
-    evaluator: Evaluator,
+    evaluators: Vec<Evaluator>,
     counters: Arc<SharedCounters>,
     games: Receiver<GameRecord>,
     exits: Receiver<()>,
@@ -24,17 +29,22 @@ pub struct SelfPlayPool {
 }
 
 impl SelfPlayPool {
-    /// Starts `workers` workers for game `S` with `model` behind the evaluator; game numbers
-    /// start at `next_game`, records carry `model_step`.
+    /// Starts `workers` workers for game `S` with `model` behind `instances` evaluators;
+    /// game numbers start at `next_game`, records carry `model_step`.
     pub fn start<S: Encode>(
         settings: WorkerSettings,
         workers: usize,
         model: Model,
         evaluator: EvaluatorConfig,
+        instances: usize,
         next_game: u64,
         model_step: u64,
     ) -> Result<SelfPlayPool, NetError> {
-        let evaluator = Evaluator::spawn(model, evaluator);
+        let mut evaluators = Vec::new();
+        for _ in 1..instances.max(1) {
+            evaluators.push(Evaluator::spawn(model.try_clone()?, evaluator.clone()));
+        }
+        evaluators.push(Evaluator::spawn(model, evaluator));
         let counters = Arc::new(SharedCounters::default());
         counters.next_game.store(next_game, Ordering::Relaxed);
         counters.model_step.store(model_step, Ordering::Relaxed);
@@ -45,9 +55,9 @@ impl SelfPlayPool {
             .thread_name(|i| format!("selfplay-{i}"))
             .build()
             .map_err(|e| NetError::Shape(format!("cannot start self-play threads: {e}")))?;
-        for _ in 0..workers {
-            let (settings, handle, counters) =
-                (settings.clone(), evaluator.handle(), Arc::clone(&counters));
+        for w in 0..workers {
+            let handle = evaluators[w % evaluators.len()].handle();
+            let (settings, counters) = (settings.clone(), Arc::clone(&counters));
             let (sender, exit) = (game_sender.clone(), exit_sender.clone());
             threads.spawn(move || {
                 run_worker::<S>(settings, handle, counters, sender);
@@ -55,7 +65,7 @@ impl SelfPlayPool {
             });
         }
         Ok(SelfPlayPool {
-            evaluator,
+            evaluators,
             counters,
             games,
             exits,
@@ -78,7 +88,10 @@ impl SelfPlayPool {
 
     /// Hands new weights (of training step `step`) to self-play.
     pub fn replace_model(&self, model: Model, step: u64) -> Result<(), NetError> {
-        self.evaluator.replace_model(model)?;
+        for evaluator in &self.evaluators[1..] {
+            evaluator.replace_model(model.try_clone()?)?;
+        }
+        self.evaluators[0].replace_model(model)?;
         self.counters.model_step.store(step, Ordering::Relaxed);
         Ok(())
     }
@@ -98,9 +111,19 @@ impl SelfPlayPool {
         self.counters.full_searches.load(Ordering::Relaxed)
     }
 
-    /// The evaluator's counters.
-    pub fn evaluator_stats(&self) -> &EvaluatorStats {
-        self.evaluator.stats()
+    /// The evaluators' counters, summed over instances.
+    pub fn evaluator_totals(&self) -> EvaluatorTotals {
+        let mut totals = EvaluatorTotals {
+            instances: self.evaluators.len(),
+            ..EvaluatorTotals::default()
+        };
+        for evaluator in &self.evaluators {
+            let stats = evaluator.stats();
+            totals.positions += stats.positions.load(Ordering::Relaxed);
+            totals.batches += stats.batches.load(Ordering::Relaxed);
+            totals.busy_nanos += stats.busy_nanos.load(Ordering::Relaxed);
+        }
+        totals
     }
 
     /// Stops the workers (dropping unfinished games) and returns the games that finished
@@ -111,7 +134,22 @@ impl SelfPlayPool {
             self.exited += 1;
         }
         let games = self.finished_games();
-        self.evaluator.shutdown();
+        for evaluator in self.evaluators.drain(..) {
+            evaluator.shutdown();
+        }
         games
     }
+}
+
+/// The evaluators' work so far, summed over instances.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EvaluatorTotals {
+    /// Evaluator instances.
+    pub instances: usize,
+    /// Positions evaluated.
+    pub positions: u64,
+    /// Forward passes.
+    pub batches: u64,
+    /// Nanoseconds the nets were busy (summed: up to `instances` times the wall time).
+    pub busy_nanos: u64,
 }

@@ -128,8 +128,11 @@ pub struct EvaluatorSettings {
     pub max_wait_ms: f64,
     /// Run the self-play net in bfloat16.
     pub bf16: bool,
-    /// libtorch threads of the evaluator (0: libtorch's default).
+    /// libtorch threads of each evaluator (0: libtorch's default).
     pub torch_threads: i32,
+    /// Evaluator instances, each with its own copy of the net; worker `w` uses instance
+    /// `w % instances`.
+    pub instances: usize,
 }
 
 /// Training settings.
@@ -204,6 +207,7 @@ impl Default for EvaluatorSettings {
             max_wait_ms: 2.0,
             bf16: true,
             torch_threads: 1,
+            instances: 1,
         }
     }
 }
@@ -400,6 +404,9 @@ impl RunConfig {
         }
         if !(0..=256).contains(&e.torch_threads) {
             return bad("evaluator.torch_threads", "must be 0..=256");
+        }
+        if !(1..=64).contains(&e.instances) {
+            return bad("evaluator.instances", "must be 1..=64");
         }
         let t = &self.train;
         let train_checks: [(&str, bool, &str); 12] = [

@@ -16,7 +16,6 @@
 //! ```
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -411,6 +410,7 @@ impl<S: Encode> Run<S> {
                 bf16: config.evaluator.bf16,
                 ..EvaluatorConfig::default()
             },
+            config.evaluator.instances,
             self.state.next_game,
             self.state
                 .promoted_step
@@ -547,11 +547,11 @@ impl<S: Encode> Run<S> {
                 previous_checkpoint = Some(dir.clone());
                 checkpoint = Some(dir);
                 last_checkpoint = self.state.step;
-                let evals = selfplay.evaluator_stats();
+                let evals = selfplay.evaluator_totals();
                 let now_eval = (
-                    evals.positions.load(Ordering::Relaxed),
-                    evals.batches.load(Ordering::Relaxed),
-                    evals.busy_nanos.load(Ordering::Relaxed),
+                    evals.positions,
+                    evals.batches,
+                    evals.busy_nanos / evals.instances.max(1) as u64,
                 );
                 let now_steps = selfplay.steps_played();
                 let seconds = iteration_started.elapsed().as_secs_f64().max(1e-9);
