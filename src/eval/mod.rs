@@ -5,6 +5,8 @@
 pub mod arena;
 pub mod command;
 pub mod elo;
+pub mod plot;
+pub mod ratings;
 pub mod spec;
 pub mod sprt;
 
