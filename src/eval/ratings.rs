@@ -3,7 +3,7 @@
 //! games still needed.
 //!
 //! **Players.** Every checkpoint `RUN/checkpoints/step-*` with a `model.safetensors`, as net
-//! + MCTS with a fixed number of visits, named `step-00000200@100`; anchors by their spec
+//! and MCTS with a fixed number of visits, named `step-00000200@100`; anchors by their spec
 //! (`random`, `alphabeta:2`, ...).
 //!
 //! **Schedule.** Each checkpoint against the one before it, and each anchor against the
