@@ -346,9 +346,9 @@ fn load_players<S: Encode>(
                     None => {
                         let model =
                             Model::load(&resolved.weights, &S::net_shape(kind), Device::Cpu)
-                                .map_err(|source| EvalError::Model {
+                                .map_err(|cause| EvalError::Model {
                                     spec: spec.to_string(),
-                                    source,
+                                    cause,
                                 })?;
                         let config = EvaluatorConfig {
                             torch_threads,
