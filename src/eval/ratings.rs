@@ -590,4 +590,41 @@ mod tests {
         assert_eq!(scheduled_pairs(1, 1), vec![(0, 1)]);
         assert_eq!(scheduled_pairs(0, 2), vec![(0, 1)]);
     }
+
+    #[test]
+    fn three_player_pairs_count_opposite_seats_of_different_players() {
+        use crate::eval::arena::{seat_agents, GameResult, REPORT_FORMAT_VERSION};
+        // x against y playing both other seats: [x, y, y], roles rotating.
+        let winners = [Some(0), Some(1), None];
+        let report = MatchReport {
+            format_version: REPORT_FORMAT_VERSION,
+            game: "rematch3".into(),
+            agents: vec!["y".into(), "x".into(), "y".into()],
+            seed: 0,
+            opening_turns: 0,
+            ply_cap: 100,
+            project_draws: true,
+            games: winners
+                .iter()
+                .enumerate()
+                .map(|(i, &winner)| GameResult {
+                    index: i as u64,
+                    seats: seat_agents(3, i as u64),
+                    winner,
+                    reason: "NoPieces".into(),
+                    steps: 1,
+                })
+                .collect(),
+            sprt: None,
+            sprt_decision: None,
+            llr: None,
+        };
+        // Game 0: seats (y, x, y), Red wins: y beats x once (Red against White); y-y skipped.
+        // Game 1: seats (y, y, x), Team wins: x beats y once (Orange against Red).
+        // Game 2: seats (x, y, y), draw: x draws y twice (Red against both).
+        let results = pair_results(&[report]).unwrap();
+        assert_eq!(results.len(), 1);
+        let g = results[&("x".to_string(), "y".to_string())];
+        assert_eq!((g.games, g.score), (4.0, 2.0));
+    }
 }
