@@ -71,6 +71,9 @@ enum Command {
     /// Play a match between agents: games in parallel, seats rotating, per-seat results,
     /// Elo with a 95% interval, optional SPRT stop; writes result.json and games.jsonl.
     Match(checkers_zero::eval::command::MatchArgs),
+    /// Rate a run's checkpoints (and anchors) from the matches on record, playing the games
+    /// still needed; writes ratings.csv, ratings.png and losses.png into the run directory.
+    Ratings(checkers_zero::eval::command::RatingsArgs),
     /// Read game records (self-play and match games).
     Games {
         #[command(subcommand)]
@@ -187,6 +190,7 @@ fn run(cli: Cli) -> Result<()> {
             )?;
         }
         Command::Match(args) => checkers_zero::eval::command::run_match(&args, &mut out)?,
+        Command::Ratings(args) => checkers_zero::eval::command::run_ratings(&args, &mut out)?,
         Command::Games {
             command:
                 GamesCommand::Show {

@@ -298,3 +298,70 @@ fn net_agents_play_from_checkpoints_and_wrong_games_are_refused() {
     assert!(err.to_string().contains("model mismatch"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn ratings_play_what_is_missing_then_rate_and_plot() {
+    use checkers_zero::eval::ratings::{rate_run, RatingsOptions};
+    let run = temp_dir("run");
+    std::fs::write(run.join("config.toml"), "game = \"rematch\"\nseed = 1\n").unwrap();
+    for (step, elapsed) in [(10u64, 36.0f64), (20, 72.0)] {
+        let dir = run.join("checkpoints").join(format!("step-{step:08}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        tiny_model(
+            &dir.join("model.safetensors"),
+            Rematch::net_shape(GameKind::Rematch),
+        );
+        let state = format!("{{\"step\": {step}, \"elapsed_s\": {elapsed}}}");
+        std::fs::write(dir.join("state.json"), state).unwrap();
+    }
+    let mut metrics = String::new();
+    for step in [10, 20] {
+        metrics.push_str(&format!(
+            "{{\"type\":\"train\",\"step\":{step},\"elapsed_s\":1.0,\"policy_loss\":{},\
+             \"value_loss\":0.6,\"total_loss\":2.0,\"policy_entropy\":1.5}}\n",
+            2.0 / step as f64
+        ));
+        metrics.push_str("{\"type\":\"selfplay\",\"step\":5}\n");
+    }
+    std::fs::write(run.join("metrics.jsonl"), metrics).unwrap();
+    let mut options = RatingsOptions {
+        run_dir: run.clone(),
+        anchors: specs(&["random"]),
+        visits: 2,
+        games_per_pair: 4,
+        parallel: 2,
+        seed: 3,
+        opening_turns: 1,
+        rules: RulesConfig {
+            ply_cap: 40,
+            ..RulesConfig::default()
+        },
+        play: true,
+        progress: false,
+    };
+    let summary = rate_run(&options).unwrap();
+    // Pairs: 20-10, 20-random, 10-random: 4 games each.
+    assert_eq!(summary.games_played, 12);
+    assert_eq!(summary.anchor, "random");
+    let names: Vec<&str> = summary.players.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["step-00000010@2", "step-00000020@2", "random"]);
+    assert_eq!(summary.players[1].step, Some(20));
+    assert_eq!(summary.players[1].hours, Some(0.02));
+    assert_eq!(summary.players[2].elo.elo, 0.0);
+    let csv = std::fs::read_to_string(run.join("ratings.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 4, "{csv}");
+    assert!(csv.starts_with("player,step,hours,games,elo,elo_low,elo_high\n"));
+    for png in ["ratings.png", "losses.png"] {
+        let bytes = std::fs::read(run.join(png)).unwrap();
+        assert!(bytes.len() > 1000 && &bytes[1..4] == b"PNG", "{png}");
+    }
+    let match_files = std::fs::read_dir(run.join("matches")).unwrap().count();
+    assert_eq!(match_files, 6, "a report and a games file per pair");
+    // Everything needed is on record: a second call plays nothing and rates the same.
+    let again = rate_run(&options).unwrap();
+    assert_eq!(again.games_played, 0);
+    assert_eq!(again.players, summary.players);
+    options.games_per_pair = 6;
+    assert_eq!(rate_run(&options).unwrap().games_played, 6);
+    std::fs::remove_dir_all(&run).unwrap();
+}

@@ -234,18 +234,15 @@ impl MatchReport {
             };
             Some(vec![elo::head_to_head(&pairs[0][1]), anchor_row])
         } else {
-            let mut pair_games = Vec::new();
-            for a in 0..n {
-                for b in a + 1..n {
-                    let w = pairs[a][b];
-                    pair_games.push(PairGames {
-                        a,
-                        b,
-                        games: w.games(),
-                        score: w.wins + 0.5 * w.draws,
-                    });
-                }
-            }
+            let pair_games: Vec<PairGames> = (0..n)
+                .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+                .map(|(a, b)| PairGames {
+                    a,
+                    b,
+                    games: pairs[a][b].games(),
+                    score: pairs[a][b].wins + 0.5 * pairs[a][b].draws,
+                })
+                .collect();
             elo::solve(n, &pair_games, anchor, 0.0)
                 .ok()
                 .map(|r| r.players)
@@ -349,9 +346,9 @@ fn load_players<S: Encode>(
                     None => {
                         let model =
                             Model::load(&resolved.weights, &S::net_shape(kind), Device::Cpu)
-                                .map_err(|source| EvalError::Model {
+                                .map_err(|cause| EvalError::Model {
                                     spec: spec.to_string(),
-                                    source,
+                                    cause,
                                 })?;
                         let config = EvaluatorConfig {
                             torch_threads,

@@ -110,3 +110,81 @@ pub fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<()> {
     )?;
     Ok(())
 }
+
+/// Arguments of `checkers-zero ratings`.
+#[derive(Args, Debug, Clone)]
+pub struct RatingsArgs {
+    /// The training run directory.
+    #[arg(long)]
+    pub run_dir: PathBuf,
+    /// An agent rated with the checkpoints (repeat); the first is the Elo anchor (0),
+    /// else the first checkpoint is. Same forms as `match --agent`.
+    #[arg(long = "anchor", num_args = 1)]
+    pub anchors: Vec<String>,
+    /// Visits per step of the checkpoints' net + MCTS.
+    #[arg(long, default_value_t = super::spec::DEFAULT_VISITS)]
+    pub visits: u32,
+    /// Games every scheduled pair should have on record.
+    #[arg(long, default_value_t = 40)]
+    pub games_per_pair: u64,
+    /// Games in flight at once.
+    #[arg(long, default_value_t = 32)]
+    pub parallel: usize,
+    /// Seed of the scheduled matches.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Uniformly random whole turns opening every game.
+    #[arg(long, default_value_t = 2)]
+    pub opening_turns: u32,
+    /// Whole turns after which a game is an adjudicated draw (0: no cap).
+    #[arg(long, default_value_t = RulesConfig::default().ply_cap)]
+    pub ply_cap: u32,
+    /// Only rate the results on record; play nothing.
+    #[arg(long)]
+    pub no_play: bool,
+    /// Hide the progress bars.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Runs `ratings`: plays the missing games, rates, writes the CSV and plots, prints a table.
+pub fn run_ratings(args: &RatingsArgs, out: &mut impl Write) -> Result<()> {
+    let anchors = args
+        .anchors
+        .iter()
+        .map(|s| AgentSpec::parse(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    if args.visits == 0 {
+        anyhow::bail!("--visits must be at least 1");
+    }
+    let options = super::ratings::RatingsOptions {
+        run_dir: args.run_dir.clone(),
+        anchors,
+        visits: args.visits,
+        games_per_pair: args.games_per_pair,
+        parallel: args.parallel,
+        seed: args.seed,
+        opening_turns: args.opening_turns,
+        rules: RulesConfig {
+            ply_cap: args.ply_cap,
+            ..RulesConfig::default()
+        },
+        play: !args.no_play,
+        progress: !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    };
+    let summary = super::ratings::rate_run(&options)
+        .with_context(|| format!("rating {}", args.run_dir.display()))?;
+    write!(out, "{}", super::ratings::ratings_table(&summary))?;
+    writeln!(
+        out,
+        "anchor {} = 0; {} games played now",
+        summary.anchor, summary.games_played
+    )?;
+    for note in &summary.notes {
+        writeln!(out, "note: {note}")?;
+    }
+    for file in &summary.files {
+        writeln!(out, "wrote {}", file.display())?;
+    }
+    Ok(())
+}

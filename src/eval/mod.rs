@@ -5,6 +5,8 @@
 pub mod arena;
 pub mod command;
 pub mod elo;
+pub mod plot;
+pub mod ratings;
 pub mod spec;
 pub mod sprt;
 
@@ -19,12 +21,12 @@ pub enum EvalError {
     #[error(transparent)]
     Spec(#[from] spec::SpecError),
     /// A model that cannot be found or loaded for this game.
-    #[error("agent {spec}: {source}")]
+    #[error("agent {spec}: {cause}")]
     Model {
         /// The agent's spec.
         spec: String,
-        /// The cause.
-        source: NetError,
+        /// The cause (in the message, not chained, so it is printed once).
+        cause: NetError,
     },
     /// A path that names no model.
     #[error("agent {spec}: {reason}")]
