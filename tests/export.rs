@@ -370,6 +370,55 @@ fn an_export_is_an_agent() {
     let (value, wdl) = evaluator.evaluate_one(&state).unwrap();
     assert!((wdl.iter().sum::<f32>() - 1.0).abs() < 1e-4);
     assert!((value - (wdl[0] - wdl[2])).abs() < 1e-6);
+
+    // The `match` command takes an export directory as an agent, and refuses it for
+    // another game.
+    let dir_text = dir.to_str().unwrap();
+    for spec in [format!("{dir_text}@4"), format!("export:{dir_text}:4")] {
+        let out = run(
+            &[
+                "match",
+                "--game",
+                "eximo",
+                "--agent",
+                &spec,
+                "--agent",
+                "random",
+                "--games",
+                "2",
+                "--quiet",
+                "--out",
+                root.join("m").to_str().unwrap(),
+            ],
+            "",
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let said = text(&out);
+        assert!(
+            said.contains("export:") && said.contains("random"),
+            "{said}"
+        );
+    }
+    let out = run(
+        &[
+            "match",
+            "--game",
+            "hexdame",
+            "--agent",
+            &format!("export:{dir_text}"),
+            "--agent",
+            "random",
+            "--games",
+            "2",
+            "--quiet",
+        ],
+        "",
+    );
+    assert_clean_error(&out, "mismatch");
     std::fs::remove_dir_all(&root).unwrap();
 }
 

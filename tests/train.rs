@@ -243,13 +243,36 @@ fn periodic_evaluation_logs_results_and_gating_promotes() {
         .unwrap();
     let state = read_state(&latest).unwrap();
     assert!(state.promoted_step >= Some(promoted));
-    // Match records for `ratings` and `games show`.
-    let matches: Vec<_> = std::fs::read_dir(run.join("matches")).unwrap().collect();
-    assert!(matches.len() >= 2);
-    for entry in matches {
-        let games = read_records(&entry.unwrap().path().join("games.jsonl")).unwrap();
-        assert_eq!(games.len(), 4);
+    // Match records in the format `ratings` reads, and games for `games show`.
+    let names: Vec<String> = std::fs::read_dir(run.join("matches"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    let reports: Vec<&String> = names
+        .iter()
+        .filter(|n| n.ends_with(".json") && !n.ends_with(".games.jsonl"))
+        .collect();
+    assert!(reports.len() >= 2, "{names:?}");
+    for report in reports {
+        let games = run
+            .join("matches")
+            .join(report.replace(".json", ".games.jsonl"));
+        assert_eq!(read_records(&games).unwrap().len(), 4);
+        let text = std::fs::read_to_string(run.join("matches").join(report)).unwrap();
+        assert!(text.contains("step-00000005@4"), "{text}");
     }
+    // `ratings` counts these games without playing more.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
+        .args(["ratings", "--no-play", "--visits", "4", "--run-dir"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(run.join("ratings.csv").is_file());
     // Gating without evaluations, or a gate above 1, is refused by the config check.
     for bad in [
         "[evaluation]\ngating = true\n",

@@ -142,7 +142,7 @@ fn check_samples_and_batches<S: Encode>(kind: GameKind) {
         .find(|s| distinct(s))
         .unwrap_or(&samples[0])
         .clone();
-    let samples = vec![sample];
+    let samples = [sample];
     let mut window = ReplayWindow::new(10_000);
     window.extend(samples.iter().cloned());
     let symmetries = Symmetries::of::<S>();

@@ -41,6 +41,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -54,6 +55,7 @@ use super::elo::{self, EloEstimate, PairGames, Wdl};
 use super::spec::{resolve_model, AgentSpec};
 use super::sprt::{Sprt, SprtDecision};
 use super::EvalError;
+use crate::export::torchscript::{exported_agent, ExportedModel};
 use crate::game::{GameKind, GameState, RulesConfig, Seat, Side, StepList};
 use crate::net::encode::Encode;
 use crate::net::evaluator::{Evaluator, EvaluatorConfig, EvaluatorHandle};
@@ -289,8 +291,17 @@ enum Player {
     Random,
     Uct(u32),
     AlphaBeta(Budget),
-    Net { evaluator: usize, visits: u32 },
-    Policy { evaluator: usize },
+    Net {
+        evaluator: usize,
+        visits: u32,
+    },
+    Policy {
+        evaluator: usize,
+    },
+    Exported {
+        model: Arc<ExportedModel>,
+        visits: u32,
+    },
 }
 
 /// The search settings of net agents in matches: training's PUCT constants, no noise.
@@ -315,6 +326,10 @@ impl Player {
                 Budget::Count(visits),
             )),
             Player::Policy { evaluator } => Box::new(PolicyAgent::new(handles[evaluator].clone())),
+            Player::Exported { ref model, visits } => Box::new(
+                exported_agent::<S>(Arc::clone(model), Some(visits))
+                    .expect("the game was checked when the model was loaded"),
+            ),
         }
     }
 }
@@ -362,6 +377,18 @@ fn load_players<S: Encode>(
             }
         };
         players.push(match (spec, evaluator) {
+            (AgentSpec::Exported { dir, visits }, _) => {
+                let model = ExportedModel::load(dir)
+                    .and_then(|m| m.check_game::<S>().map(|_| m))
+                    .map_err(|e| EvalError::NoModel {
+                        spec: spec.to_string(),
+                        reason: e.to_string(),
+                    })?;
+                Player::Exported {
+                    model: Arc::new(model),
+                    visits: *visits,
+                }
+            }
             (AgentSpec::Random, _) => Player::Random,
             (AgentSpec::Uct { playouts }, _) => Player::Uct(*playouts),
             (AgentSpec::AlphaBeta { budget }, _) => Player::AlphaBeta(*budget),

@@ -7,6 +7,7 @@
 //! | `alphabeta:D` / `alphabeta:Nms` | alpha-beta on material, `D` whole turns deep / `N` ms per step |
 //! | `policy:PATH` | the net's most probable step, no search |
 //! | `net:PATH` / `net:PATH:V` / `PATH` / `PATH@V` | net + MCTS, `V` visits per step (default 100) |
+//! | `export:DIR` / `export:DIR:V` (or `DIR`, `DIR@V` for an export directory) | an exported TorchScript model + MCTS |
 //!
 //! `PATH` is a checkpoint directory (`.../checkpoints/step-00000200`), a run directory (its
 //! newest checkpoint), or a model `.safetensors` file (with its `.json` metadata beside it).
@@ -45,6 +46,13 @@ pub enum AgentSpec {
     Policy {
         /// Checkpoint directory, run directory or weights file.
         path: PathBuf,
+    },
+    /// An exported model (`checkers-zero export`) + MCTS.
+    Exported {
+        /// The export directory (`model.pt` and `model.json`).
+        dir: PathBuf,
+        /// Visits per step.
+        visits: u32,
     },
     /// Net + MCTS.
     Net {
@@ -115,6 +123,12 @@ fn model_path(spec: &str, text: &str) -> Result<PathBuf, SpecError> {
     Ok(PathBuf::from(text))
 }
 
+/// True for a directory written by `checkers-zero export`.
+fn is_export_dir(path: &Path) -> bool {
+    path.join(crate::export::META_FILE).is_file()
+        && path.join(crate::export::TORCHSCRIPT_FILE).is_file()
+}
+
 fn looks_like_path(text: &str) -> bool {
     text.contains('/') || text.ends_with(".safetensors") || Path::new(text).exists()
 }
@@ -154,7 +168,7 @@ impl AgentSpec {
             "policy" => Ok(AgentSpec::Policy {
                 path: model_path(spec, rest)?,
             }),
-            "net" => {
+            "net" | "export" => {
                 // net:PATH or net:PATH:VISITS (a last `:` followed by digits is the budget).
                 let (path, budget) = match rest.rsplit_once(':') {
                     Some((path, v)) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
@@ -162,9 +176,19 @@ impl AgentSpec {
                     }
                     _ => (rest, None),
                 };
+                let visits = budget.map_or(Ok(DEFAULT_VISITS), |v| visits(spec, v))?;
+                if head == "export" || is_export_dir(Path::new(path)) {
+                    if path.is_empty() {
+                        return Err(SpecError::Unknown(spec.to_string()));
+                    }
+                    return Ok(AgentSpec::Exported {
+                        dir: PathBuf::from(path),
+                        visits,
+                    });
+                }
                 Ok(AgentSpec::Net {
                     path: model_path(spec, path)?,
-                    visits: budget.map_or(Ok(DEFAULT_VISITS), |v| visits(spec, v))?,
+                    visits,
                 })
             }
             _ => {
@@ -174,6 +198,12 @@ impl AgentSpec {
                 };
                 if !looks_like_path(path) {
                     return Err(SpecError::Unknown(spec.to_string()));
+                }
+                if is_export_dir(Path::new(path)) {
+                    return Ok(AgentSpec::Exported {
+                        dir: PathBuf::from(path),
+                        visits: budget.map_or(Ok(DEFAULT_VISITS), |v| visits(spec, v))?,
+                    });
                 }
                 Ok(AgentSpec::Net {
                     path: model_path(spec, path)?,
@@ -213,6 +243,7 @@ impl fmt::Display for AgentSpec {
             } => write!(f, "alphabeta:{}ms", t.as_millis()),
             AgentSpec::Policy { path } => write!(f, "policy:{}", path.display()),
             AgentSpec::Net { path, visits } => write!(f, "net:{}:{visits}", path.display()),
+            AgentSpec::Exported { dir, visits } => write!(f, "export:{}:{visits}", dir.display()),
         }
     }
 }

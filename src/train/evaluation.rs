@@ -1,7 +1,9 @@
 //! Periodic evaluation during training: the newest checkpoint plays the previous one (or,
 //! with gating, the one self-play currently uses) and fixed anchor agents, on a background
 //! thread, so training never waits for it. Results go to `metrics.jsonl` (type
-//! `evaluation`) and, as match records, to `RUN/matches/` where `ratings` finds them. With
+//! `evaluation`) and, as match records, to `RUN/matches/` in the format `ratings` reads
+//! (players named `step-NNNNNNNN@VISITS` and anchors by spec), so a later `ratings` with the
+//! same visits counts them instead of replaying them. With
 //! gating, a checkpoint reaches self-play only if it scores at least `gate_score` against
 //! the incumbent.
 
@@ -10,9 +12,10 @@ use std::thread::JoinHandle;
 
 use serde::{Deserialize, Serialize};
 
-use crate::eval::arena::{play_match, write_match, MatchSettings};
+use crate::eval::arena::{play_match, write_report, MatchSettings};
 use crate::eval::spec::AgentSpec;
 use crate::game::{GameKind, RulesConfig};
+use crate::selfplay::record::write_records;
 use crate::selfplay::worker::game_seed;
 
 /// The `[evaluation]` section of a run config.
@@ -116,28 +119,24 @@ pub struct EvaluationContext {
 }
 
 impl EvaluationJob {
-    /// Starts evaluating `candidate` (at `step`) against `incumbent` and the anchors.
+    /// Starts evaluating `candidate` (at `step`) against `incumbent` (its step and
+    /// checkpoint directory) and the anchors.
     pub fn start(
         config: &EvaluationConfig,
         context: &EvaluationContext,
         step: u64,
         candidate: &Path,
-        incumbent: Option<&Path>,
+        incumbent: Option<(u64, &Path)>,
     ) -> EvaluationJob {
         let config = config.clone();
         let context = context.clone();
         let candidate_dir = candidate.to_path_buf();
-        let incumbent = incumbent.map(Path::to_path_buf);
+        let incumbent = incumbent.map(|(s, p)| (s, p.to_path_buf()));
         let thread = std::thread::Builder::new()
             .name("evaluation".into())
             .spawn(move || {
-                run(
-                    &config,
-                    &context,
-                    step,
-                    &candidate_dir,
-                    incumbent.as_deref(),
-                )
+                let incumbent = incumbent.as_ref().map(|(s, p)| (*s, p.as_path()));
+                run(&config, &context, step, &candidate_dir, incumbent)
             })
             .expect("spawning the evaluation thread");
         EvaluationJob {
@@ -171,27 +170,32 @@ fn run(
     context: &EvaluationContext,
     step: u64,
     candidate: &Path,
-    incumbent: Option<&Path>,
+    incumbent: Option<(u64, &Path)>,
 ) -> Result<Vec<OpponentResult>, String> {
     let me = AgentSpec::Net {
         path: candidate.to_path_buf(),
         visits: config.visits,
     };
-    let mut opponents: Vec<(AgentSpec, bool)> = Vec::new();
-    if let Some(dir) = incumbent {
+    let player = |step: u64| format!("step-{step:08}@{}", config.visits);
+    // (agent, its name in the match records, whether it is the incumbent)
+    let mut opponents: Vec<(AgentSpec, String, bool)> = Vec::new();
+    if let Some((incumbent_step, dir)) = incumbent {
         opponents.push((
             AgentSpec::Net {
                 path: dir.to_path_buf(),
                 visits: config.visits,
             },
+            player(incumbent_step),
             true,
         ));
     }
     for anchor in &config.anchors {
-        opponents.push((AgentSpec::parse(anchor).map_err(|e| e.to_string())?, false));
+        let spec = AgentSpec::parse(anchor).map_err(|e| e.to_string())?;
+        let name = spec.to_string();
+        opponents.push((spec, name, false));
     }
     let mut results = Vec::new();
-    for (n, (opponent, is_incumbent)) in opponents.into_iter().enumerate() {
+    for (n, (opponent, name, is_incumbent)) in opponents.into_iter().enumerate() {
         let settings = MatchSettings {
             kind: context.kind,
             rules: context.rules,
@@ -203,21 +207,24 @@ fn run(
             progress: false,
         };
         let specs = [me.clone(), opponent.clone()];
-        let (report, records) = play_match(&specs, &settings).map_err(|e| e.to_string())?;
-        let label = if is_incumbent {
-            "incumbent".to_string()
-        } else {
-            opponent
-                .to_string()
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-                .collect()
-        };
-        let dir = context
-            .run_dir
-            .join("matches")
-            .join(format!("train-step-{step:08}-vs-{label}"));
-        write_match(&dir, &report, &records).map_err(|e| e.to_string())?;
+        let (mut report, records) = play_match(&specs, &settings).map_err(|e| e.to_string())?;
+        report.agents = vec![player(step), name.clone()];
+        let stem: String = format!("train-{}_vs_{name}", player(step))
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let dir = context.run_dir.join("matches");
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        // Games first, the report last: `ratings` only counts matches whose report exists.
+        write_records(&dir.join(format!("{stem}.games.jsonl")), &records)
+            .map_err(|e| e.to_string())?;
+        write_report(&dir.join(format!("{stem}.json")), &report).map_err(|e| e.to_string())?;
         let summary = report.summary().map_err(|e| e.to_string())?;
         let games = summary.games[0];
         let elo = summary
@@ -226,7 +233,7 @@ fn run(
             .map(|e| (e[0].elo, e[0].low, e[0].high))
             .unwrap_or((f64::NAN, f64::NAN, f64::NAN));
         results.push(OpponentResult {
-            opponent: opponent.to_string(),
+            opponent: name,
             incumbent: is_incumbent,
             games,
             score: summary.points[0] / games.max(1) as f64,

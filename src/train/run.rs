@@ -24,7 +24,7 @@ use rand::SeedableRng;
 use serde_json::json;
 use tch::Device;
 
-use super::checkpoint::checkpoint_name;
+use super::checkpoint::{checkpoint_name, read_state};
 use super::checkpoint::{
     latest_checkpoint, load_checkpoint, remove_partial_checkpoints, write_checkpoint,
     CheckpointError, TrainState,
@@ -390,7 +390,10 @@ impl<S: Encode> Run<S> {
             seed: config.seed,
             run_dir: self.run_dir.clone(),
         };
-        let mut previous_checkpoint = latest_checkpoint(&checkpoints)?;
+        let mut previous_checkpoint = match latest_checkpoint(&checkpoints)? {
+            Some(dir) => Some((read_state(&dir)?.step, dir)),
+            None => None,
+        };
         let mut pending: Option<EvaluationJob> = None;
 
         // Self-play: the evaluator thread and a pool of workers.
@@ -529,7 +532,7 @@ impl<S: Encode> Run<S> {
                     let incumbent = if gating {
                         self.state
                             .promoted_step
-                            .map(|p| checkpoints.join(checkpoint_name(p)))
+                            .map(|p| (p, checkpoints.join(checkpoint_name(p))))
                     } else {
                         previous_checkpoint.clone()
                     };
@@ -538,13 +541,13 @@ impl<S: Encode> Run<S> {
                         &context,
                         self.state.step,
                         &dir,
-                        incumbent.as_deref(),
+                        incumbent.as_ref().map(|(s, p)| (*s, p.as_path())),
                     ));
                 }
                 if !gating {
                     selfplay.replace_model(self.model.try_clone()?, self.state.step)?;
                 }
-                previous_checkpoint = Some(dir.clone());
+                previous_checkpoint = Some((self.state.step, dir.clone()));
                 checkpoint = Some(dir);
                 last_checkpoint = self.state.step;
                 let evals = selfplay.evaluator_totals();
