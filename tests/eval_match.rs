@@ -337,6 +337,7 @@ fn ratings_play_what_is_missing_then_rate_and_plot() {
             ..RulesConfig::default()
         },
         play: true,
+        every: 1,
         progress: false,
     };
     let summary = rate_run(&options).unwrap();
@@ -361,6 +362,10 @@ fn ratings_play_what_is_missing_then_rate_and_plot() {
     let again = rate_run(&options).unwrap();
     assert_eq!(again.games_played, 0);
     assert_eq!(again.players, summary.players);
+    // Rating every 5th checkpoint still keeps the first and the newest.
+    options.every = 5;
+    assert_eq!(rate_run(&options).unwrap().players, summary.players);
+    options.every = 1;
     options.games_per_pair = 6;
     assert_eq!(rate_run(&options).unwrap().games_played, 6);
     std::fs::remove_dir_all(&run).unwrap();

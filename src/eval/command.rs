@@ -142,6 +142,10 @@ pub struct RatingsArgs {
     /// Only rate the results on record; play nothing.
     #[arg(long)]
     pub no_play: bool,
+    /// Rate only every this many checkpoints (by step order; the newest always), to rate a
+    /// long run quickly.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub every: u64,
     /// Hide the progress bars.
     #[arg(long)]
     pub quiet: bool,
@@ -170,6 +174,7 @@ pub fn run_ratings(args: &RatingsArgs, out: &mut impl Write) -> Result<()> {
             ..RulesConfig::default()
         },
         play: !args.no_play,
+        every: args.every as usize,
         progress: !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
     };
     let summary = super::ratings::rate_run(&options)

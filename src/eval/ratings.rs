@@ -58,6 +58,8 @@ pub struct RatingsOptions {
     pub rules: RulesConfig,
     /// Play the games still needed (false: rate what is on record).
     pub play: bool,
+    /// Rate every this many checkpoints (in step order, the newest always included).
+    pub every: usize,
     /// Progress bars.
     pub progress: bool,
 }
@@ -256,7 +258,15 @@ fn file_stem(name: &str) -> String {
 pub fn rate_run(options: &RatingsOptions) -> Result<RatingsSummary, EvalError> {
     let run = &options.run_dir;
     let kind = run_game(run)?;
-    let checkpoints = list_checkpoints(run)?;
+    let mut checkpoints = list_checkpoints(run)?;
+    let last = checkpoints.len().saturating_sub(1);
+    let every = options.every.max(1);
+    checkpoints = checkpoints
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % every == 0 || *i == last)
+        .map(|(_, c)| c)
+        .collect();
     let mut names: Vec<String> = checkpoints
         .iter()
         .map(|c| format!("step-{:08}@{}", c.step, options.visits))
