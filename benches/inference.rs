@@ -31,17 +31,11 @@ fn requests<S: Encode>(kind: GameKind, count: usize) -> Vec<Request> {
             }
             state.apply_step(steps[rng.gen_range(0..steps.len())]);
         }
-        state.legal_steps(&mut steps);
+        let request = Request::for_state(&state, &mut steps);
         if steps.is_empty() {
             continue;
         }
-        let mut input = vec![0.0; S::PLANES * S::HEIGHT * S::WIDTH];
-        state.encode(&mut input);
-        let legal = steps
-            .iter()
-            .map(|&a| state.policy_index(a) as u16)
-            .collect();
-        out.push(Request { input, legal });
+        out.push(request);
     }
     out
 }

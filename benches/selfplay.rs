@@ -6,11 +6,10 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use checkers_zero::net::encode::Encode;
-use checkers_zero::net::evaluator::{evaluate_batch, EvaluatorConfig, Request};
+use checkers_zero::net::evaluator::{evaluate_batch, Request};
 use checkers_zero::net::model::Model;
 use checkers_zero::selfplay::pool::SelfPlayPool;
 use checkers_zero::selfplay::record::GameRecord;
-use checkers_zero::selfplay::worker::WorkerSettings;
 use checkers_zero::train::config::RunConfig;
 use checkers_zero::train::optimizer::AdamW;
 use checkers_zero::train::trainer::train_step;
@@ -26,17 +25,9 @@ fn requests_from<S: Encode>(games: &[GameRecord], count: usize) -> Vec<Request> 
     let mut steps = Vec::new();
     for game in games {
         let _ = game.replay::<S>(|state, _| {
-            if out.len() >= count {
-                return;
+            if out.len() < count {
+                out.push(Request::for_state(state, &mut steps));
             }
-            let mut input = vec![0.0; S::PLANES * S::HEIGHT * S::WIDTH];
-            state.encode(&mut input);
-            state.legal_steps(&mut steps);
-            let legal = steps
-                .iter()
-                .map(|&a| state.policy_index(a) as u16)
-                .collect();
-            out.push(Request { input, legal });
         });
     }
     out
@@ -100,21 +91,10 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64) {
         e.max_batch, e.instances, e.torch_threads, if e.bf16 { "bf16" } else { "fp32" }
     );
     let mut pool = SelfPlayPool::start::<S>(
-        WorkerSettings {
-            kind,
-            rules: config.rules(),
-            selfplay: config.selfplay.clone(),
-            seed: config.seed,
-        },
+        config.worker_settings(),
         config.selfplay.workers,
         model.try_clone().unwrap(),
-        EvaluatorConfig {
-            max_batch: e.max_batch,
-            max_wait: Duration::from_secs_f64(e.max_wait_ms / 1000.0),
-            torch_threads: e.torch_threads,
-            bf16: e.bf16,
-            ..EvaluatorConfig::default()
-        },
+        config.evaluator_config(),
         e.instances,
         0,
         0,

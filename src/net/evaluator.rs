@@ -72,6 +72,21 @@ pub struct Request {
     pub legal: Vec<Action>,
 }
 
+impl Request {
+    /// The request for `state`: its planes and the policy indices of its legal steps
+    /// (`steps` receives the legal steps, in `legal_steps` order).
+    pub fn for_state<S: crate::net::encode::Encode>(state: &S, steps: &mut Vec<Action>) -> Request {
+        let mut input = vec![0.0; S::PLANES * S::HEIGHT * S::WIDTH];
+        state.encode(&mut input);
+        state.legal_steps(steps);
+        let legal = steps
+            .iter()
+            .map(|&a| state.policy_index(a) as Action)
+            .collect();
+        Request { input, legal }
+    }
+}
+
 /// The net's answer for one position.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Evaluation {

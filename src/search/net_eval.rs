@@ -39,19 +39,11 @@ impl NetEvaluator {
 
     /// Priors (in `legal_steps` order) and W/D/L for each state.
     pub fn evaluate_states<S: Encode>(&self, states: &[&S]) -> Result<Vec<NetAnswer>, NetError> {
-        let planes = S::PLANES * S::HEIGHT * S::WIDTH;
         let mut legal_sets = Vec::with_capacity(states.len());
         let mut requests = Vec::with_capacity(states.len());
         for state in states {
-            let mut input = vec![0.0; planes];
-            state.encode(&mut input);
             let mut steps = StepList::new();
-            state.legal_steps(&mut steps);
-            let legal = steps
-                .iter()
-                .map(|&a| state.policy_index(a) as Action)
-                .collect();
-            requests.push(Request { input, legal });
+            requests.push(Request::for_state(*state, &mut steps));
             legal_sets.push(steps);
         }
         let answers = self.handle.evaluate(requests)?;

@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use super::evaluation::EvaluationConfig;
 use crate::game::{GameKind, RulesConfig};
+use crate::net::evaluator::EvaluatorConfig;
 use crate::net::model::NetConfig;
+use crate::selfplay::worker::WorkerSettings;
 
 /// Errors reading a config.
 #[derive(Debug, thiserror::Error)]
@@ -280,6 +282,28 @@ impl RunConfig {
                 self.selfplay.ply_cap
             },
             ..RulesConfig::default()
+        }
+    }
+
+    /// The self-play workers' settings.
+    pub fn worker_settings(&self) -> WorkerSettings {
+        WorkerSettings {
+            kind: self.kind(),
+            rules: self.rules(),
+            selfplay: self.selfplay.clone(),
+            seed: self.seed,
+        }
+    }
+
+    /// The settings of each self-play evaluator instance.
+    pub fn evaluator_config(&self) -> EvaluatorConfig {
+        let e = &self.evaluator;
+        EvaluatorConfig {
+            max_batch: e.max_batch,
+            max_wait: std::time::Duration::from_secs_f64(e.max_wait_ms / 1000.0),
+            torch_threads: e.torch_threads,
+            bf16: e.bf16,
+            ..EvaluatorConfig::default()
         }
     }
 

@@ -37,12 +37,11 @@ use super::trainer::{train_step, StepStats};
 use super::window::{samples_of_game, ReplayWindow, Symmetries};
 use crate::game::Side;
 use crate::net::encode::Encode;
-use crate::net::evaluator::EvaluatorConfig;
 use crate::net::model::Model;
 use crate::net::NetError;
 use crate::selfplay::pool::SelfPlayPool;
 use crate::selfplay::record::{read_records, write_records, GameRecord, RecordError};
-use crate::selfplay::worker::{game_seed, WorkerSettings};
+use crate::selfplay::worker::game_seed;
 use crate::util::write_atomic;
 use crate::with_game;
 
@@ -398,21 +397,10 @@ impl<S: Encode> Run<S> {
 
         // Self-play: the evaluator thread and a pool of workers.
         let mut selfplay = SelfPlayPool::start::<S>(
-            WorkerSettings {
-                kind,
-                rules: config.rules(),
-                selfplay: config.selfplay.clone(),
-                seed: config.seed,
-            },
+            config.worker_settings(),
             config.selfplay.workers,
             selfplay_model,
-            EvaluatorConfig {
-                max_batch: config.evaluator.max_batch,
-                max_wait: Duration::from_secs_f64(config.evaluator.max_wait_ms / 1000.0),
-                torch_threads: config.evaluator.torch_threads,
-                bf16: config.evaluator.bf16,
-                ..EvaluatorConfig::default()
-            },
+            config.evaluator_config(),
             config.evaluator.instances,
             self.state.next_game,
             self.state
