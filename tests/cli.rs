@@ -1,23 +1,7 @@
 //! The command-line contract: output formats and clear one-line errors (exit code 2) on bad
 //! input, for every game.
-use std::process::{Command, Output};
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn assert_clean_error(output: &Output, needle: &str) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
-    assert!(output.stdout.is_empty(), "no output on error");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
-    assert!(stderr.starts_with("error: "), "{stderr}");
-    assert!(stderr.contains(needle), "'{needle}' not in: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-}
+mod common;
+use common::{assert_clean_error, run};
 
 const GAMES: [&str; 4] = ["rematch", "rematch3", "hexdame", "eximo"];
 

@@ -1,21 +1,7 @@
 //! `match` on the command line: the summary table, the files it writes (records that
 //! `games show` replays), and one-line errors for bad agents and settings.
-use std::process::{Command, Output};
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn assert_clean_error(output: &Output, needle: &str) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
-    assert!(stderr.starts_with("error: "), "{stderr}");
-    assert!(stderr.contains(needle), "'{needle}' not in: {stderr}");
-}
+mod common;
+use common::{assert_clean_error, run};
 
 #[test]
 fn match_prints_a_summary_and_writes_replayable_games() {

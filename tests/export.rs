@@ -2,9 +2,10 @@
 //! the loaded module and in Python's torch; the export as an agent; `play` driven by a
 //! scripted stdin to a finished game; the engine protocol driven by a script, bad commands
 //! included.
-use std::io::Write;
+mod common;
+use common::{assert_clean_error, run_with_input as run};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::sync::Arc;
 
 use checkers_zero::export::torchscript::{exported_agent, ExportedModel, TorchScriptEvaluator};
@@ -125,21 +126,6 @@ fn exported_output(dir: &Path, input: &Tensor) -> Tensor {
     Tensor::cat(&[policy, value], 1)
 }
 
-fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("binary runs");
-    let mut pipe = child.stdin.take().unwrap();
-    // The program may stop reading early (quit, game over): a broken pipe is fine.
-    let _ = pipe.write_all(stdin.as_bytes());
-    drop(pipe);
-    child.wait_with_output().unwrap()
-}
-
 fn text(output: &Output) -> String {
     assert!(
         output.status.success(),
@@ -148,15 +134,6 @@ fn text(output: &Output) -> String {
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-fn assert_clean_error(output: &Output, needle: &str) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
-    assert!(stderr.starts_with("error: "), "{stderr}");
-    assert!(stderr.contains(needle), "'{needle}' not in: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
 /// Exports a fresh checkpoint of `kind` through the command line; returns the export dir.

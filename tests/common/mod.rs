@@ -1,0 +1,39 @@
+//! Helpers shared by the command-line tests: running the binary and checking that an error
+//! is one clear line with exit code 2.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// Runs `checkers-zero` with `args` and no input.
+pub fn run(args: &[&str]) -> Output {
+    run_with_input(args, "")
+}
+
+/// Runs `checkers-zero` with `args`, writing `stdin` to its input.
+pub fn run_with_input(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let mut pipe = child.stdin.take().unwrap();
+    // The program may stop reading early (quit, game over): a broken pipe is fine.
+    let _ = pipe.write_all(stdin.as_bytes());
+    drop(pipe);
+    child.wait_with_output().unwrap()
+}
+
+/// Asserts a failed run printed exactly one `error: ...` line containing `needle`, nothing
+/// on stdout, exited with code 2 and did not panic.
+pub fn assert_clean_error(output: &Output, needle: &str) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    assert!(output.stdout.is_empty(), "no output on error");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(stderr.contains(needle), "'{needle}' not in: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
