@@ -17,8 +17,8 @@ use crate::net::encode::Encode;
 use crate::net::evaluator::masked_softmax;
 use crate::net::model::{check_shape, Model};
 use crate::search::agents::{Budget, SearchAgent};
-use crate::search::mcts::{Evaluate, LeafEval, UniformEvaluator};
-use crate::search::net_eval::NetAnswer;
+use crate::search::mcts::{Evaluate, LeafEval};
+use crate::search::net_eval::{leaf_evals, NetAnswer};
 
 /// Traces `model` (fp32, inference mode) into a TorchScript module with a `forward`
 /// method. The model's variables are frozen first (traced weights become constants, which
@@ -202,19 +202,8 @@ impl TorchScriptEvaluator {
 
 impl<S: Encode> Evaluate<S> for TorchScriptEvaluator {
     fn evaluate(&mut self, states: &[&S]) -> Vec<LeafEval> {
-        match self.model.evaluate_states(states) {
-            Ok(answers) => answers
-                .into_iter()
-                .map(|answer| LeafEval {
-                    priors: answer.priors,
-                    value: answer.wdl[0] - answer.wdl[2],
-                })
-                .collect(),
-            Err(error) => {
-                self.last_error = Some(error.to_string());
-                UniformEvaluator.evaluate(states)
-            }
-        }
+        let answers = self.model.evaluate_states(states);
+        leaf_evals(answers, &mut self.last_error, states)
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::agents::Agent;
 use super::mcts::{Evaluate, LeafEval};
-use crate::game::{Action, StepList};
+use crate::game::{Action, GameState, StepList};
 use crate::net::encode::Encode;
 use crate::net::evaluator::{EvaluatorHandle, Request};
 use crate::net::NetError;
@@ -61,19 +61,30 @@ impl NetEvaluator {
 
 impl<S: Encode> Evaluate<S> for NetEvaluator {
     fn evaluate(&mut self, states: &[&S]) -> Vec<LeafEval> {
-        match self.evaluate_states(states) {
-            Ok(answers) => answers
-                .into_iter()
-                .map(|answer| LeafEval {
-                    priors: answer.priors,
-                    value: answer.wdl[0] - answer.wdl[2],
-                })
-                .collect(),
-            Err(error) => {
-                // Keep the search alive (uniform priors, neutral value) and report upward.
-                self.last_error = Some(error.to_string());
-                super::mcts::UniformEvaluator.evaluate(states)
-            }
+        let answers = self.evaluate_states(states);
+        leaf_evals(answers, &mut self.last_error, states)
+    }
+}
+
+/// Search's view of a net's answers: priors and the value W − L for the side to move. On an
+/// error the search stays alive (uniform priors, neutral value) and the error is kept in
+/// `last_error` for the caller to report.
+pub fn leaf_evals<S: GameState, E: std::fmt::Display>(
+    answers: Result<Vec<NetAnswer>, E>,
+    last_error: &mut Option<String>,
+    states: &[&S],
+) -> Vec<LeafEval> {
+    match answers {
+        Ok(answers) => answers
+            .into_iter()
+            .map(|answer| LeafEval {
+                priors: answer.priors,
+                value: answer.wdl[0] - answer.wdl[2],
+            })
+            .collect(),
+        Err(error) => {
+            *last_error = Some(error.to_string());
+            super::mcts::UniformEvaluator.evaluate(states)
         }
     }
 }
