@@ -1,7 +1,9 @@
 //! Matches: seat rotation and ReMATCH scoring, parallel play with records that replay, the
 //! SPRT stop, net agents from checkpoints, and clear errors for bad agents.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::fresh_dir;
+use std::path::Path;
 
 use checkers_zero::eval::arena::{
     play_match, read_report, seat_agents, seat_points, seat_sides, write_match, GameResult,
@@ -33,13 +35,6 @@ fn settings(kind: GameKind, games: u64) -> MatchSettings {
 
 fn specs(texts: &[&str]) -> Vec<AgentSpec> {
     texts.iter().map(|t| AgentSpec::parse(t).unwrap()).collect()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cz-eval-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[test]
@@ -172,7 +167,7 @@ fn two_player_sets_first_to_three() {
 
 #[test]
 fn three_player_match_plays_every_role_and_records_replay() {
-    let dir = temp_dir("m3");
+    let dir = fresh_dir("eval-m3");
     let (report, records) = play_match(
         &specs(&["random", "alphabeta:1", "uct:8"]),
         &settings(GameKind::Rematch3, 6),
@@ -253,7 +248,7 @@ fn tiny_model(path: &Path, shape: checkers_zero::net::model::NetShape) {
 
 #[test]
 fn net_agents_play_from_checkpoints_and_wrong_games_are_refused() {
-    let dir = temp_dir("net");
+    let dir = fresh_dir("eval-net");
     let ckpt = dir.join("checkpoints").join("step-00000010");
     std::fs::create_dir_all(&ckpt).unwrap();
     tiny_model(
@@ -302,7 +297,7 @@ fn net_agents_play_from_checkpoints_and_wrong_games_are_refused() {
 #[test]
 fn ratings_play_what_is_missing_then_rate_and_plot() {
     use checkers_zero::eval::ratings::{rate_run, RatingsOptions};
-    let run = temp_dir("run");
+    let run = fresh_dir("eval-run");
     std::fs::write(run.join("config.toml"), "game = \"rematch\"\nseed = 1\n").unwrap();
     for (step, elapsed) in [(10u64, 36.0f64), (20, 72.0)] {
         let dir = run.join("checkpoints").join(format!("step-{step:08}"));

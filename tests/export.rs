@@ -3,7 +3,7 @@
 //! scripted stdin to a finished game; the engine protocol driven by a script, bad commands
 //! included.
 mod common;
-use common::{assert_clean_error, run_with_input as run};
+use common::{assert_clean_error, fresh_dir, run_with_input as run};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
@@ -26,13 +26,6 @@ use tch::{Device, Kind, Tensor};
 
 /// Largest difference allowed between two fp32 runs of the same net.
 const TOLERANCE: f64 = 1e-5;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cz-export-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn small_config() -> NetConfig {
     NetConfig {
@@ -168,7 +161,7 @@ fn python() -> PathBuf {
 
 #[test]
 fn export_round_trip_is_identical_in_rust_and_python() {
-    let root = temp_dir("python");
+    let root = fresh_dir("export-python");
     let kind = GameKind::Rematch;
     let dir = export_via_cli::<Rematch>(&root, kind, 200);
     let meta = ExportMeta::read(&dir).unwrap();
@@ -246,7 +239,7 @@ fn export_round_trip_is_identical_in_rust_and_python() {
 
 #[test]
 fn export_takes_a_model_file_or_a_run_directory() {
-    let root = temp_dir("sources");
+    let root = fresh_dir("export-sources");
     let kind = GameKind::Eximo;
     let checkpoint = write_checkpoint::<Eximo>(&root, kind, 300);
     let weights = checkpoint.join("model.safetensors");
@@ -279,7 +272,7 @@ fn export_takes_a_model_file_or_a_run_directory() {
 
 #[test]
 fn export_errors_are_clear() {
-    let root = temp_dir("errors");
+    let root = fresh_dir("export-errors");
     let missing = root.join("nothing-here");
     let out = run(
         &[
@@ -323,7 +316,7 @@ fn export_errors_are_clear() {
 
 #[test]
 fn an_export_is_an_agent() {
-    let root = temp_dir("agent");
+    let root = fresh_dir("export-agent");
     let kind = GameKind::Eximo;
     let checkpoint = write_checkpoint::<Eximo>(&root, kind, 20);
     let dir = export_checkpoint(&checkpoint, &root.join("export"))
@@ -401,7 +394,7 @@ fn an_export_is_an_agent() {
 
 #[test]
 fn engine_protocol_answers_every_command_and_survives_bad_ones() {
-    let root = temp_dir("engine");
+    let root = fresh_dir("export-engine");
     let kind = GameKind::Rematch;
     let dir = export_via_cli::<Rematch>(&root, kind, 200);
     let start = Rematch::start(kind, RulesConfig::default());
@@ -506,7 +499,7 @@ fn engine_protocol_answers_every_command_and_survives_bad_ones() {
 
 #[test]
 fn play_scripted_to_a_finished_game_with_undo_and_bad_input() {
-    let root = temp_dir("play");
+    let root = fresh_dir("export-play");
     let kind = GameKind::Hexdame;
     let checkpoint = write_checkpoint::<HexDame>(&root, kind, 50);
     let dir = export_checkpoint(&checkpoint, &root.join("export"))
@@ -557,7 +550,7 @@ fn play_scripted_to_a_finished_game_with_undo_and_bad_input() {
 
 #[test]
 fn play_three_player_rematch_with_people_and_a_model() {
-    let root = temp_dir("play3");
+    let root = fresh_dir("export-play3");
     let kind = GameKind::Rematch3;
     let checkpoint = write_checkpoint::<Rematch>(&root, kind, 70);
     let dir = export_checkpoint(&checkpoint, &root.join("export"))

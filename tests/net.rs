@@ -1,7 +1,8 @@
 //! The model and the batched evaluator: shapes, save/load with metadata checks, clear
 //! errors on bad files, batching under many producers, bf16 against fp32, the fp32 copy
 //! for small batches, dispatch without waiting, replacing the weights.
-use std::path::PathBuf;
+mod common;
+use common::fresh_dir;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -50,13 +51,6 @@ fn request(seed: u64, shape: &NetShape) -> Request {
     Request { input, legal }
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cz-net-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 #[test]
 fn forward_shapes_and_masked_policy() {
     tch::manual_seed(1);
@@ -86,7 +80,7 @@ fn outputs_do_not_depend_on_batch_company() {
 #[test]
 fn save_and_load_round_trip() {
     tch::manual_seed(3);
-    let dir = temp_dir("roundtrip");
+    let dir = fresh_dir("net-roundtrip");
     let shape = hex_shape();
     let model = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
     let path = dir.join("model.safetensors");
@@ -110,7 +104,7 @@ fn save_and_load_round_trip() {
 
 #[test]
 fn loading_a_model_of_another_game_or_shape_fails_clearly() {
-    let dir = temp_dir("mismatch");
+    let dir = fresh_dir("net-mismatch");
     let shape = hex_shape();
     let path = dir.join("model.safetensors");
     Model::new(shape.clone(), small_config(), Device::Cpu)
@@ -149,7 +143,7 @@ fn loading_a_model_of_another_game_or_shape_fails_clearly() {
 
 #[test]
 fn missing_or_corrupted_files_are_errors_not_panics() {
-    let dir = temp_dir("corrupt");
+    let dir = fresh_dir("net-corrupt");
     let shape = hex_shape();
     let path = dir.join("model.safetensors");
     assert!(matches!(

@@ -2,6 +2,8 @@
 //! a run killed in the middle of a checkpoint write resumes without corruption; configs
 //! with unknown keys or bad values are refused with the key named.
 
+mod common;
+use common::fresh_dir;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -38,13 +40,6 @@ min_window = 64
 window_base = 1000
 "#;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cz-train-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 fn write_config(dir: &Path, text: &str) -> PathBuf {
     let path = dir.join("tiny.toml");
     std::fs::write(&path, text).unwrap();
@@ -60,7 +55,7 @@ fn games_on_disk(run: &Path) -> usize {
 
 #[test]
 fn tiny_run_trains_stops_and_resumes_from_the_same_step() {
-    let dir = scratch("resume");
+    let dir = fresh_dir("train-resume");
     let config = write_config(&dir, TINY);
     let run = dir.join("run");
     let first = train(&TrainOptions {
@@ -126,7 +121,7 @@ fn tiny_run_trains_stops_and_resumes_from_the_same_step() {
 
 #[test]
 fn killed_during_a_checkpoint_write_resumes_from_the_previous_checkpoint() {
-    let dir = scratch("kill");
+    let dir = fresh_dir("train-kill");
     let config = write_config(&dir, TINY);
     let run = dir.join("run");
     let binary = env!("CARGO_BIN_EXE_checkers-zero");
@@ -205,7 +200,7 @@ fn killed_during_a_checkpoint_write_resumes_from_the_previous_checkpoint() {
 
 #[test]
 fn periodic_evaluation_logs_results_and_gating_promotes() {
-    let dir = scratch("evaluation");
+    let dir = fresh_dir("train-evaluation");
     let text = format!(
         "{TINY}\n[evaluation]\nevery = 1\ngames = 4\nvisits = 4\nanchors = [\"random\"]\nparallel = 4\ngating = true\ngate_score = 0.0\n"
     );
@@ -313,7 +308,7 @@ fn config_errors_name_the_key() {
 
 #[test]
 fn resume_without_a_run_and_bad_checkpoints_are_clear_errors() {
-    let dir = scratch("errors");
+    let dir = fresh_dir("train-errors");
     let error = train(&TrainOptions {
         run_dir: Some(dir.join("nothing")),
         resume: true,

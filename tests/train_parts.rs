@@ -3,6 +3,8 @@
 //! and the optimizer's saved state.
 #![allow(clippy::clone_on_copy)]
 
+mod common;
+use common::fresh_dir;
 use std::process::Command;
 
 use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
@@ -50,16 +52,9 @@ fn random_game<S: GameState>(kind: GameKind, seed: u64) -> GameRecord {
     record
 }
 
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("cz-parts-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 #[test]
 fn records_round_trip_replay_and_show_for_every_game() {
-    let dir = scratch("records");
+    let dir = fresh_dir("parts-records");
     for kind in GameKind::ALL {
         with_game!(kind, S => {
             let games: Vec<GameRecord> = (0..3).map(|s| random_game::<S>(kind, s)).collect();
@@ -277,7 +272,7 @@ fn training_lowers_the_loss_and_the_optimizer_state_resumes_exactly() {
     assert!(after < before - 0.1, "{before} -> {after}");
 
     // Save model + optimizer; the copy and the original take identical further steps.
-    let dir = scratch("optimizer");
+    let dir = fresh_dir("parts-optimizer");
     model.save(&dir.join("m.safetensors")).unwrap();
     optimizer.save(&dir.join("o.safetensors")).unwrap();
     let copy = Model::load(&dir.join("m.safetensors"), &shape, Device::Cpu).unwrap();

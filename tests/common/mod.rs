@@ -37,3 +37,12 @@ pub fn assert_clean_error(output: &Output, needle: &str) {
     assert!(stderr.contains(needle), "'{needle}' not in: {stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// An empty directory `cz-<name>-<pid>` under the system's temp directory (emptied first if
+/// a previous run left it).
+pub fn fresh_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("cz-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
