@@ -10,5 +10,6 @@ pub mod game;
 pub mod net;
 pub mod search;
 pub mod selfplay;
+pub mod store;
 pub mod train;
 pub mod util;

@@ -21,7 +21,6 @@
 //! played through with resignation off: a loss after it confirms the resignation, anything
 //! else counts as a false resignation.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -193,13 +192,19 @@ impl GameRecord {
     }
 }
 
-/// Writes `games` as one record file, atomically.
-pub fn write_records(path: &Path, games: &[GameRecord]) -> Result<(), RecordError> {
+/// `games` as record-file text: one JSON object per line.
+pub fn records_to_jsonl(games: &[GameRecord]) -> String {
     let mut text = String::new();
     for game in games {
         text.push_str(&serde_json::to_string(game).expect("records serialise"));
         text.push('\n');
     }
+    text
+}
+
+/// Writes `games` as one record file, atomically.
+pub fn write_records(path: &Path, games: &[GameRecord]) -> Result<(), RecordError> {
+    let text = records_to_jsonl(games);
     crate::util::write_atomic(path, text.as_bytes()).map_err(|source| RecordError::Io {
         path: path.to_path_buf(),
         source,
@@ -208,23 +213,26 @@ pub fn write_records(path: &Path, games: &[GameRecord]) -> Result<(), RecordErro
 
 /// Reads every game of a record file.
 pub fn read_records(path: &Path) -> Result<Vec<GameRecord>, RecordError> {
-    let io = |source| RecordError::Io {
+    let text = std::fs::read_to_string(path).map_err(|source| RecordError::Io {
         path: path.to_path_buf(),
         source,
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
+    })?;
+    parse_records(&text, path)
+}
+
+/// Parses record-file text; `source` names it in errors.
+pub fn parse_records(text: &str, source: &Path) -> Result<Vec<GameRecord>, RecordError> {
     let mut games = Vec::new();
-    for (i, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(io)?;
+    for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         let malformed = |reason: String| RecordError::Malformed {
-            path: path.to_path_buf(),
+            path: source.to_path_buf(),
             line: i + 1,
             reason,
         };
-        let game: GameRecord = serde_json::from_str(&line).map_err(|e| malformed(e.to_string()))?;
+        let game: GameRecord = serde_json::from_str(line).map_err(|e| malformed(e.to_string()))?;
         if game.format_version != RECORD_FORMAT_VERSION {
             return Err(malformed(format!(
                 "format version {} (this build reads {RECORD_FORMAT_VERSION})",

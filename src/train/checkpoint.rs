@@ -11,6 +11,7 @@
 //! Randomness is a function of the run's seed and these counters (games are seeded by their
 //! index, training batches by the step), so the counters are the RNG state.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -43,6 +44,10 @@ pub struct TrainState {
     /// With gating: the step of the checkpoint self-play uses (`None`: the newest).
     #[serde(default)]
     pub promoted_step: Option<u64>,
+    /// Distributed runs: game shards taken in, per self-play session (its shards are
+    /// numbered from 0, so the count says which ones).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub consumed: BTreeMap<String, u64>,
 }
 
 /// Errors of checkpoint files.

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use crate::eval::arena::{play_match, write_report, MatchSettings};
 use crate::eval::spec::AgentSpec;
@@ -241,4 +242,80 @@ fn run(
         });
     }
     Ok(results)
+}
+
+/// What a finished evaluation means for the run: its metrics lines, whether (with gating) the
+/// candidate is promoted to self-play, and a one-line summary.
+#[derive(Clone, Debug)]
+pub struct EvaluationOutcome {
+    /// `evaluation` metrics lines, one per opponent (or one with the error).
+    pub metrics: Vec<serde_json::Value>,
+    /// With gating: the candidate scored at least `gate_score` against the incumbent.
+    pub promote: bool,
+    /// A line for the log.
+    pub summary: String,
+}
+
+impl EvaluationOutcome {
+    /// The outcome of the evaluation of the checkpoint at `step`.
+    pub fn of(
+        config: &EvaluationConfig,
+        step: u64,
+        result: Result<Vec<OpponentResult>, String>,
+    ) -> EvaluationOutcome {
+        let results = match result {
+            Ok(results) => results,
+            Err(error) => {
+                return EvaluationOutcome {
+                    metrics: vec![json!({"type": "evaluation", "step": step, "error": error})],
+                    promote: false,
+                    summary: format!("evaluation of step {step} failed: {error}"),
+                }
+            }
+        };
+        let promote = config.gating
+            && results
+                .iter()
+                .any(|r| r.incumbent && r.score >= config.gate_score);
+        let mut summary = format!("evaluation of step {step}:");
+        let mut metrics = Vec::new();
+        for r in &results {
+            metrics.push(json!({
+                "type": "evaluation", "step": step, "opponent": r.opponent,
+                "incumbent": r.incumbent, "games": r.games, "score": r.score,
+                "elo": finite(r.elo.0), "elo_low": finite(r.elo.1), "elo_high": finite(r.elo.2),
+                "promoted": promote && r.incumbent,
+            }));
+            summary.push_str(&format!(
+                " vs {} {:.0}% ({} games, Elo {:+.0} [{:+.0}, {:+.0}]);",
+                if r.incumbent {
+                    "incumbent"
+                } else {
+                    r.opponent.as_str()
+                },
+                100.0 * r.score,
+                r.games,
+                r.elo.0,
+                r.elo.1,
+                r.elo.2
+            ));
+        }
+        if config.gating {
+            summary.push_str(if promote {
+                " promoted to self-play"
+            } else {
+                " not promoted"
+            });
+        }
+        EvaluationOutcome {
+            metrics,
+            promote,
+            summary,
+        }
+    }
+}
+
+/// `value` if finite, else JSON null (JSON has no infinities).
+fn finite(value: f64) -> Option<f64> {
+    value.is_finite().then_some(value)
 }

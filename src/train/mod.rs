@@ -4,6 +4,7 @@
 pub mod checkpoint;
 pub mod config;
 pub mod evaluation;
+pub mod learner;
 pub mod metrics;
 pub mod optimizer;
 pub mod run;

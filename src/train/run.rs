@@ -19,29 +19,22 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rand::rngs::StdRng;
-use rand::SeedableRng;
 use serde_json::json;
 use tch::Device;
 
 use super::checkpoint::{checkpoint_name, read_state};
-use super::checkpoint::{
-    latest_checkpoint, load_checkpoint, remove_partial_checkpoints, write_checkpoint,
-    CheckpointError, TrainState,
-};
+use super::checkpoint::{latest_checkpoint, remove_partial_checkpoints, CheckpointError};
 use super::config::{ConfigError, RunConfig};
-use super::evaluation::{EvaluationContext, EvaluationJob, OpponentResult};
+use super::evaluation::{EvaluationContext, EvaluationJob, EvaluationOutcome, OpponentResult};
+use super::learner::Learner;
 use super::metrics::MetricsLog;
-use super::optimizer::AdamW;
-use super::trainer::{train_step, StepStats};
-use super::window::{samples_of_game, ReplayWindow, Symmetries};
+use super::trainer::StepStats;
 use crate::game::Side;
 use crate::net::encode::Encode;
 use crate::net::model::Model;
 use crate::net::NetError;
 use crate::selfplay::pool::SelfPlayPool;
 use crate::selfplay::record::{read_records, write_records, GameRecord, RecordError};
-use crate::selfplay::worker::game_seed;
 use crate::util::write_atomic;
 use crate::with_game;
 
@@ -254,16 +247,10 @@ struct Run<S: Encode> {
     options: TrainOptions,
     config: RunConfig,
     run_dir: PathBuf,
-    model: Model,
-    optimizer: AdamW,
-    state: TrainState,
+    learner: Learner<S>,
     start_step: u64,
-    window: ReplayWindow,
     shards: Shards,
     metrics: MetricsLog,
-    samples_total: u64,
-    games_total: u64,
-    _game: std::marker::PhantomData<S>,
 }
 
 impl<S: Encode> Run<S> {
@@ -273,13 +260,7 @@ impl<S: Encode> Run<S> {
         run_dir: PathBuf,
         config: RunConfig,
     ) -> Result<Self, TrainError> {
-        let kind = config.kind();
-        let shape = S::net_shape(kind);
         let checkpoints = run_dir.join("checkpoints");
-        let t = &config.train;
-        if t.torch_threads > 0 {
-            tch::set_num_threads(t.torch_threads);
-        }
         let latest = if options.resume {
             remove_partial_checkpoints(&checkpoints)?;
             latest_checkpoint(&checkpoints)?
@@ -287,60 +268,30 @@ impl<S: Encode> Run<S> {
             None
         };
         let resumed = latest.is_some();
-        let (model, optimizer, state) = match &latest {
-            Some(dir) => load_checkpoint(dir, &shape, t.learning_rate, t.weight_decay)?,
-            None => {
-                tch::manual_seed(config.seed as i64);
-                let model = Model::new(shape, config.net_config(), Device::Cpu)?;
-                let optimizer = AdamW::new(model.var_store(), t.learning_rate, t.weight_decay);
-                let state = TrainState {
-                    seed: config.seed,
-                    ..TrainState::default()
-                };
-                (model, optimizer, state)
-            }
-        };
+        let learner = Learner::<S>::new(config.clone(), latest.as_deref())?;
         let (shards, existing) = Shards::open(&run_dir.join("games"))?;
         let mut run = Run {
             options: options.clone(),
-            window: ReplayWindow::new(config.window_size(0)),
             metrics: MetricsLog::open(
                 &run_dir.join("metrics.jsonl"),
-                resumed.then_some(state.step),
+                resumed.then_some(learner.state.step),
             )
             .map_err(io_error(&run_dir.join("metrics.jsonl")))?,
             config,
             run_dir,
-            start_step: state.step,
-            model,
-            optimizer,
-            state,
+            start_step: learner.state.step,
+            learner,
             shards,
-            samples_total: 0,
-            games_total: 0,
-            _game: std::marker::PhantomData,
         };
-        let mut next_game = run.state.next_game;
+        let mut next_game = run.learner.state.next_game;
         for path in existing {
             for record in read_records(&path)? {
                 next_game = next_game.max(record.index + 1);
-                run.ingest(&record)?;
+                run.learner.ingest(&record)?;
             }
         }
-        run.state.next_game = next_game;
+        run.learner.state.next_game = next_game;
         Ok(run)
-    }
-
-    /// Adds a finished game's samples to the window; returns how many it gave.
-    fn ingest(&mut self, record: &GameRecord) -> Result<usize, TrainError> {
-        let samples = samples_of_game::<S>(record)?;
-        let count = samples.len();
-        self.samples_total += count as u64;
-        self.games_total += 1;
-        self.window
-            .set_capacity(self.config.window_size(self.samples_total));
-        self.window.extend(samples);
-        Ok(count)
     }
 
     fn elapsed(&self, started: Instant, base: f64) -> f64 {
@@ -356,7 +307,7 @@ impl<S: Encode> Run<S> {
         let target_iterations = self.options.iterations.unwrap_or(t.iterations);
         let minutes = self.options.minutes.unwrap_or(t.max_minutes);
         let started = Instant::now();
-        let elapsed_base = self.state.elapsed_s;
+        let elapsed_base = self.learner.state.elapsed_s;
         let deadline = (minutes > 0.0).then(|| started + Duration::from_secs_f64(minutes * 60.0));
         let past_deadline = || deadline.is_some_and(|d| Instant::now() >= d);
         let reached_target =
@@ -369,19 +320,19 @@ impl<S: Encode> Run<S> {
         let checkpoints = self.run_dir.join("checkpoints");
         if evaluation.every > 0 && latest_checkpoint(&checkpoints)?.is_none() {
             if gating {
-                self.state.promoted_step = Some(self.state.step);
+                self.learner.state.promoted_step = Some(self.learner.state.step);
             }
             self.save_checkpoint()?;
         }
-        let selfplay_model = match self.state.promoted_step {
-            Some(p) if gating && p != self.state.step => Model::load(
+        let selfplay_model = match self.learner.state.promoted_step {
+            Some(p) if gating && p != self.learner.state.step => Model::load(
                 &checkpoints
                     .join(checkpoint_name(p))
                     .join("model.safetensors"),
-                &self.model.meta().shape,
+                &self.learner.model.meta().shape,
                 Device::Cpu,
             )?,
-            _ => self.model.try_clone()?,
+            _ => self.learner.model.try_clone()?,
         };
         let context = EvaluationContext {
             kind,
@@ -402,11 +353,12 @@ impl<S: Encode> Run<S> {
             selfplay_model,
             config.evaluator_config(),
             config.evaluator.instances,
-            self.state.next_game,
-            self.state
+            self.learner.state.next_game,
+            self.learner
+                .state
                 .promoted_step
                 .filter(|_| gating)
-                .unwrap_or(self.state.step),
+                .unwrap_or(self.learner.state.step),
         )?;
 
         // Progress.
@@ -437,32 +389,30 @@ impl<S: Encode> Run<S> {
             }
         };
 
-        let symmetries = Symmetries::of::<S>();
-        let num_actions = self.model.meta().shape.num_actions as usize;
         let mut tally = SelfPlayTally::default();
         let mut losses = StepStats::default();
-        let mut steps_in_iteration = self.state.step % steps_per_iteration;
+        let mut steps_in_iteration = self.learner.state.step % steps_per_iteration;
         let mut iteration_started = Instant::now();
         let mut train_time = Duration::ZERO;
         let mut eval_mark = (0u64, 0u64, 0u64); // positions, batches, busy nanos
         let mut steps_mark = 0u64;
-        let mut last_checkpoint = self.state.step;
+        let mut last_checkpoint = self.learner.state.step;
         let mut checkpoint = latest_checkpoint(&self.run_dir.join("checkpoints"))?;
         let (mut games_run, mut samples_run) = (0u64, 0u64);
         let mut failure = None;
         train_bar.set_position(steps_in_iteration);
 
-        'training: while !reached_target(self.state.step) && !past_deadline() {
+        'training: while !reached_target(self.learner.state.step) && !past_deadline() {
             // Wait for self-play until the replay ratio allows a step.
             loop {
                 let (g, s) = self.collect(selfplay.finished_games(), &mut tally)?;
                 games_run += g;
                 samples_run += s;
-                selfplay_bar.set_position(self.games_total);
+                selfplay_bar.set_position(self.learner.games_total);
                 selfplay_bar.set_message(format!(
                     "{} samples, window {}",
-                    self.samples_total,
-                    self.window.len()
+                    self.learner.samples_total,
+                    self.learner.window.len()
                 ));
                 if let Some(done) = pending
                     .as_mut()
@@ -471,10 +421,7 @@ impl<S: Encode> Run<S> {
                     pending = None;
                     say(self.evaluated(done.0, done.1, &selfplay)?);
                 }
-                let allowed = t.replay_ratio * self.samples_total as f64;
-                if self.window.len() >= t.min_window
-                    && (self.state.samples_trained + t.batch_size as u64) as f64 <= allowed
-                {
+                if self.learner.ready() {
                     break;
                 }
                 if past_deadline() {
@@ -488,37 +435,24 @@ impl<S: Encode> Run<S> {
                 std::thread::sleep(Duration::from_millis(10));
             }
             let step_started = Instant::now();
-            let mut rng = StdRng::seed_from_u64(game_seed(
-                self.state.seed ^ 0x7472_6169_6e00_0000,
-                self.state.step,
-            ));
-            let batch = self
-                .window
-                .batch(t.batch_size, num_actions, &symmetries, &mut rng);
-            let stats = train_step(
-                &self.model,
-                &mut self.optimizer,
-                &batch,
-                t.value_loss_weight,
-            );
+            let stats = self.learner.step();
             train_time += step_started.elapsed();
             losses.add(&stats);
-            self.state.step += 1;
-            self.state.samples_trained += t.batch_size as u64;
             steps_in_iteration += 1;
             train_bar.set_position(steps_in_iteration);
             train_bar.set_message(format!("loss {:.3}", stats.total_loss));
             if steps_in_iteration == steps_per_iteration {
-                self.state.elapsed_s = self.elapsed(started, elapsed_base);
-                self.state.next_game = selfplay.next_game();
+                self.learner.state.elapsed_s = self.elapsed(started, elapsed_base);
+                self.learner.state.next_game = selfplay.next_game();
                 let dir = self.save_checkpoint()?;
-                let iteration = self.state.step / steps_per_iteration;
+                let iteration = self.learner.state.step / steps_per_iteration;
                 if evaluation.every > 0
                     && iteration.is_multiple_of(evaluation.every)
                     && pending.is_none()
                 {
                     let incumbent = if gating {
-                        self.state
+                        self.learner
+                            .state
                             .promoted_step
                             .map(|p| (p, checkpoints.join(checkpoint_name(p))))
                     } else {
@@ -527,17 +461,18 @@ impl<S: Encode> Run<S> {
                     pending = Some(EvaluationJob::start(
                         &evaluation,
                         &context,
-                        self.state.step,
+                        self.learner.state.step,
                         &dir,
                         incumbent.as_ref().map(|(s, p)| (*s, p.as_path())),
                     ));
                 }
                 if !gating {
-                    selfplay.replace_model(self.model.try_clone()?, self.state.step)?;
+                    selfplay
+                        .replace_model(self.learner.model.try_clone()?, self.learner.state.step)?;
                 }
-                previous_checkpoint = Some((self.state.step, dir.clone()));
+                previous_checkpoint = Some((self.learner.state.step, dir.clone()));
                 checkpoint = Some(dir);
-                last_checkpoint = self.state.step;
+                last_checkpoint = self.learner.state.step;
                 let evals = selfplay.evaluator_totals();
                 let now_eval = (
                     evals.positions,
@@ -572,7 +507,7 @@ impl<S: Encode> Run<S> {
         }
 
         // Finish a running evaluation (its result may promote a checkpoint).
-        let promoted_before = self.state.promoted_step;
+        let promoted_before = self.learner.state.promoted_step;
         if let Some(mut job) = pending.take() {
             let result = job.wait();
             say(self.evaluated(job.step, result, &selfplay)?);
@@ -585,9 +520,11 @@ impl<S: Encode> Run<S> {
         if let Some(error) = failure {
             return Err(error);
         }
-        if self.state.step > last_checkpoint || self.state.promoted_step != promoted_before {
-            self.state.elapsed_s = self.elapsed(started, elapsed_base);
-            self.state.next_game = next_game;
+        if self.learner.state.step > last_checkpoint
+            || self.learner.state.promoted_step != promoted_before
+        {
+            self.learner.state.elapsed_s = self.elapsed(started, elapsed_base);
+            self.learner.state.next_game = next_game;
             checkpoint = Some(self.save_checkpoint()?);
         }
         selfplay_bar.finish_and_clear();
@@ -595,7 +532,7 @@ impl<S: Encode> Run<S> {
         Ok(TrainSummary {
             run_dir: self.run_dir.clone(),
             start_step: self.start_step,
-            final_step: self.state.step,
+            final_step: self.learner.state.step,
             checkpoint,
             games: games_run,
             samples: samples_run,
@@ -614,7 +551,7 @@ impl<S: Encode> Run<S> {
         self.shards.write(&finished)?;
         let mut samples = 0;
         for record in &finished {
-            let count = self.ingest(record)?;
+            let count = self.learner.ingest(record)?;
             tally.add(record, count);
             samples += count as u64;
         }
@@ -622,12 +559,8 @@ impl<S: Encode> Run<S> {
     }
 
     fn save_checkpoint(&self) -> Result<PathBuf, TrainError> {
-        Ok(write_checkpoint(
-            &self.run_dir.join("checkpoints"),
-            &self.model,
-            &self.optimizer,
-            &self.state,
-        )?)
+        self.learner
+            .save_checkpoint(&self.run_dir.join("checkpoints"))
     }
 
     /// Logs a finished evaluation of the checkpoint at `step`; with gating, promotes it to
@@ -639,62 +572,21 @@ impl<S: Encode> Run<S> {
         selfplay: &SelfPlayPool,
     ) -> Result<String, TrainError> {
         let path = self.run_dir.join("metrics.jsonl");
-        let results = match result {
-            Ok(results) => results,
-            Err(error) => {
-                self.metrics
-                    .append(&json!({"type": "evaluation", "step": step, "error": error}))
-                    .map_err(io_error(&path))?;
-                return Ok(format!("evaluation of step {step} failed: {error}"));
-            }
-        };
-        let evaluation = &self.config.evaluation;
-        let promote = evaluation.gating
-            && results
-                .iter()
-                .any(|r| r.incumbent && r.score >= evaluation.gate_score);
-        if promote {
+        let outcome = EvaluationOutcome::of(&self.config.evaluation, step, result);
+        for line in &outcome.metrics {
+            self.metrics.append(line).map_err(io_error(&path))?;
+        }
+        if outcome.promote {
             let dir = self.run_dir.join("checkpoints").join(checkpoint_name(step));
             let model = Model::load(
                 &dir.join("model.safetensors"),
-                &self.model.meta().shape,
+                &self.learner.model.meta().shape,
                 Device::Cpu,
             )?;
             selfplay.replace_model(model, step)?;
-            self.state.promoted_step = Some(step);
+            self.learner.state.promoted_step = Some(step);
         }
-        let mut line = format!("evaluation of step {step}:");
-        for r in &results {
-            self.metrics
-                .append(&json!({
-                    "type": "evaluation", "step": step, "opponent": r.opponent,
-                    "incumbent": r.incumbent, "games": r.games, "score": r.score,
-                    "elo": finite(r.elo.0), "elo_low": finite(r.elo.1), "elo_high": finite(r.elo.2),
-                    "promoted": promote && r.incumbent,
-                }))
-                .map_err(io_error(&path))?;
-            line.push_str(&format!(
-                " vs {} {:.0}% ({} games, Elo {:+.0} [{:+.0}, {:+.0}]);",
-                if r.incumbent {
-                    "incumbent"
-                } else {
-                    r.opponent.as_str()
-                },
-                100.0 * r.score,
-                r.games,
-                r.elo.0,
-                r.elo.1,
-                r.elo.2
-            ));
-        }
-        if evaluation.gating {
-            line.push_str(if promote {
-                " promoted to self-play"
-            } else {
-                " not promoted"
-            });
-        }
-        Ok(line)
+        Ok(outcome.summary)
     }
 
     /// Writes the iteration's metrics and returns its one-line summary.
@@ -709,8 +601,8 @@ impl<S: Encode> Run<S> {
         evals: (u64, u64, u64),
         steps_played: u64,
     ) -> Result<String, TrainError> {
-        let step = self.state.step;
-        let elapsed = self.state.elapsed_s;
+        let step = self.learner.state.step;
+        let elapsed = self.learner.state.elapsed_s;
         let iteration = step / self.config.train.steps_per_iteration;
         let samples_per_s =
             (steps * self.config.train.batch_size as u64) as f64 / train_seconds.max(1e-9);
@@ -727,20 +619,13 @@ impl<S: Encode> Run<S> {
         };
         let path = self.run_dir.join("metrics.jsonl");
         self.metrics
-            .append(&json!({
-                "type": "train", "step": step, "iteration": iteration, "elapsed_s": elapsed,
-                "policy_loss": losses.policy_loss, "value_loss": losses.value_loss,
-                "total_loss": losses.total_loss, "policy_entropy": losses.policy_entropy,
-                "learning_rate": self.optimizer.learning_rate,
-                "samples_per_s": samples_per_s, "window": self.window.len(),
-                "samples_trained": self.state.samples_trained,
-            }))
+            .append(&self.learner.train_metrics(losses, samples_per_s))
             .map_err(io_error(&path))?;
         self.metrics
             .append(&json!({
                 "type": "selfplay", "step": step, "iteration": iteration, "elapsed_s": elapsed,
-                "games": tally.games, "games_total": self.games_total,
-                "samples": tally.samples, "samples_total": self.samples_total,
+                "games": tally.games, "games_total": self.learner.games_total,
+                "samples": tally.samples, "samples_total": self.learner.samples_total,
                 "mean_game_steps": mean_length,
                 "wins_side0": tally.wins[0], "wins_side1": tally.wins[1], "draws": tally.draws,
                 "resigned": tally.resigned, "played_through": tally.played_through,
@@ -769,13 +654,8 @@ impl<S: Encode> Run<S> {
             mean_batch,
             100.0 * net_busy,
             samples_per_s,
-            self.window.len(),
+            self.learner.window.len(),
             elapsed,
         ))
     }
-}
-
-/// `value` if finite, else JSON null (JSON has no infinities).
-fn finite(value: f64) -> Option<f64> {
-    value.is_finite().then_some(value)
 }
