@@ -4,6 +4,7 @@
 //! checkpoints → evaluation and export. See `DESIGN.md` in the shared folder for the map.
 
 pub mod cli;
+pub mod distributed;
 pub mod eval;
 pub mod export;
 pub mod game;

@@ -68,6 +68,16 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// Distributed run, learner role (one per run): take in the game shards self-play
+    /// publishes at --store, train, publish checkpoints. Starts the run from --config or
+    /// resumes it.
+    Learn(checkers_zero::distributed::command::LearnArgs),
+    /// Distributed run, self-play role (any number, any machines): play games with the
+    /// newest checkpoint at --store and publish them as shards.
+    Selfplay(checkers_zero::distributed::command::SelfPlayArgs),
+    /// Distributed run, evaluator role (at most one): play each new checkpoint against the
+    /// previous one and the config's anchors; with gating, promote winners to self-play.
+    Evaluate(checkers_zero::distributed::command::EvaluateArgs),
     /// Play a match between agents: games in parallel, seats rotating, per-seat results,
     /// Elo with a 95% interval, optional SPRT stop; writes result.json and games.jsonl.
     Match(checkers_zero::eval::command::MatchArgs),
@@ -188,6 +198,13 @@ fn run(cli: Cli) -> Result<()> {
                     .map(|p| p.display().to_string())
                     .unwrap_or_else(|| "none".into())
             )?;
+        }
+        Command::Learn(args) => checkers_zero::distributed::command::run_learn(&args, &mut out)?,
+        Command::Selfplay(args) => {
+            checkers_zero::distributed::command::run_selfplay(&args, &mut out)?
+        }
+        Command::Evaluate(args) => {
+            checkers_zero::distributed::command::run_evaluate(&args, &mut out)?
         }
         Command::Match(args) => checkers_zero::eval::command::run_match(&args, &mut out)?,
         Command::Ratings(args) => checkers_zero::eval::command::run_ratings(&args, &mut out)?,

@@ -55,6 +55,15 @@ impl RunStore {
     /// a store the `object_store` crate supports (`s3://bucket/prefix`, `gs://`, `az://`,
     /// `http(s)://`), configured from the environment.
     pub fn open(location: &str) -> Result<RunStore, StoreError> {
+        RunStore::open_with(location, &[])
+    }
+
+    /// Like [`RunStore::open`], with settings that override the environment's, named as
+    /// the environment variables are (e.g. `("AWS_ENDPOINT", "http://127.0.0.1:9000")`).
+    pub fn open_with(
+        location: &str,
+        settings: &[(String, String)],
+    ) -> Result<RunStore, StoreError> {
         let bad = |reason: String| StoreError::Location {
             location: location.to_string(),
             reason,
@@ -70,7 +79,7 @@ impl RunStore {
                     .map_err(|()| bad("not a local file URL".into()))?;
                 local_store(&path).map_err(bad)?
             } else {
-                remote_store(&url).map_err(bad)?
+                remote_store(&url, settings).map_err(bad)?
             }
         } else {
             local_store(&PathBuf::from(location)).map_err(bad)?
@@ -177,24 +186,57 @@ fn local_store(path: &std::path::Path) -> Result<Arc<dyn ObjectStore>, String> {
     Ok(Arc::new(store))
 }
 
-fn remote_store(url: &url::Url) -> Result<Arc<dyn ObjectStore>, String> {
+/// Applies the `settings` whose names parse as config keys of a builder (`AWS_ENDPOINT` →
+/// `aws_endpoint`), as the builders' `from_env` does for the environment.
+fn with_settings<B, K: std::str::FromStr>(
+    builder: B,
+    settings: &[(String, String)],
+    prefix: &str,
+    apply: impl Fn(B, K, &str) -> B,
+) -> B {
+    settings
+        .iter()
+        .filter(|(name, _)| name.starts_with(prefix))
+        .filter_map(|(name, value)| Some((name.to_ascii_lowercase().parse::<K>().ok()?, value)))
+        .fold(builder, |b, (key, value)| apply(b, key, value))
+}
+
+fn remote_store(
+    url: &url::Url,
+    settings: &[(String, String)],
+) -> Result<Arc<dyn ObjectStore>, String> {
     let prefix = StorePath::from_url_path(url.path()).map_err(|e| e.to_string())?;
     let base: Arc<dyn ObjectStore> = match url.scheme() {
         "s3" | "s3a" => Arc::new(
-            object_store::aws::AmazonS3Builder::from_env()
-                .with_url(url.as_str())
+            with_settings(
+                object_store::aws::AmazonS3Builder::from_env(),
+                settings,
+                "AWS_",
+                |b, k, v| b.with_config(k, v),
+            )
+            .with_url(url.as_str())
                 .build()
                 .map_err(|e| e.to_string())?,
         ),
         "gs" => Arc::new(
-            object_store::gcp::GoogleCloudStorageBuilder::from_env()
-                .with_url(url.as_str())
+            with_settings(
+                object_store::gcp::GoogleCloudStorageBuilder::from_env(),
+                settings,
+                "GOOGLE_",
+                |b, k, v| b.with_config(k, v),
+            )
+            .with_url(url.as_str())
                 .build()
                 .map_err(|e| e.to_string())?,
         ),
         "az" | "azure" | "abfs" | "abfss" => Arc::new(
-            object_store::azure::MicrosoftAzureBuilder::from_env()
-                .with_url(url.as_str())
+            with_settings(
+                object_store::azure::MicrosoftAzureBuilder::from_env(),
+                settings,
+                "AZURE_",
+                |b, k, v| b.with_config(k, v),
+            )
+            .with_url(url.as_str())
                 .build()
                 .map_err(|e| e.to_string())?,
         ),

@@ -1,0 +1,188 @@
+//! The command line of the distributed roles: `learn`, `selfplay` and `evaluate`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use super::evaluate::{evaluate, EvaluateOptions};
+use super::learn::{learn, LearnOptions};
+use super::selfplay::{selfplay, SelfPlayOptions};
+
+/// Where the run lives, shared by every role.
+#[derive(Args, Debug, Clone)]
+pub struct StoreArgs {
+    /// The run location: a directory, or a URL of an object store (`s3://bucket/prefix`,
+    /// `gs://…`, `az://…`, `http(s)://…`); credentials and endpoint from the environment
+    /// (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT`,
+    /// `AWS_ALLOW_HTTP`, …).
+    #[arg(long, env = "CHECKERS_ZERO_STORE")]
+    pub store: String,
+    /// Local scratch directory (default: a temporary directory, removed at exit).
+    #[arg(long)]
+    pub work_dir: Option<PathBuf>,
+    /// Hide the progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+impl StoreArgs {
+    fn progress(&self) -> bool {
+        !self.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr())
+    }
+}
+
+/// Arguments of `checkers-zero learn`.
+#[derive(Args, Debug, Clone)]
+pub struct LearnArgs {
+    #[command(flatten)]
+    store: StoreArgs,
+    /// The config to start the run with (when resuming, it must equal the stored one).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Stop at this training step (default: train.iterations × train.steps_per_iteration).
+    #[arg(long)]
+    max_steps: Option<u64>,
+    /// Stop after this many minutes (default: train.max_minutes; 0: no limit).
+    #[arg(long)]
+    max_minutes: Option<f64>,
+    /// Stop once no new shard has come for this many seconds and no step is allowed.
+    #[arg(long)]
+    idle_exit: Option<f64>,
+    /// Seconds between listings of new shards.
+    #[arg(long, default_value_t = 1.0)]
+    poll_seconds: f64,
+}
+
+/// Arguments of `checkers-zero selfplay`.
+#[derive(Args, Debug, Clone)]
+pub struct SelfPlayArgs {
+    #[command(flatten)]
+    store: StoreArgs,
+    /// This worker's name (default: the host name).
+    #[arg(long)]
+    worker_id: Option<String>,
+    /// Games per published shard.
+    #[arg(long, default_value_t = 16)]
+    games_per_shard: usize,
+    /// Publish a smaller shard once its first game is this many seconds old.
+    #[arg(long, default_value_t = 60.0)]
+    shard_seconds: f64,
+    /// Stop after publishing at least this many games.
+    #[arg(long)]
+    max_games: Option<u64>,
+    /// Stop after this many minutes.
+    #[arg(long)]
+    max_minutes: Option<f64>,
+    /// Minutes to wait for the run's config and first checkpoint.
+    #[arg(long, default_value_t = 30.0)]
+    wait_minutes: f64,
+    /// Seconds between looks for a newer checkpoint.
+    #[arg(long, default_value_t = 5.0)]
+    poll_seconds: f64,
+}
+
+/// Arguments of `checkers-zero evaluate`.
+#[derive(Args, Debug, Clone)]
+pub struct EvaluateArgs {
+    #[command(flatten)]
+    store: StoreArgs,
+    /// Stop after this many minutes (0: no limit).
+    #[arg(long)]
+    max_minutes: Option<f64>,
+    /// Evaluate the newest checkpoint if it is due, then exit.
+    #[arg(long)]
+    once: bool,
+    /// Minutes to wait for the run's config.
+    #[arg(long, default_value_t = 30.0)]
+    wait_minutes: f64,
+    /// Seconds between looks for a new checkpoint.
+    #[arg(long, default_value_t = 10.0)]
+    poll_seconds: f64,
+}
+
+/// Runs `learn`.
+pub fn run_learn(args: &LearnArgs, out: &mut impl Write) -> Result<()> {
+    let options = LearnOptions {
+        store: args.store.store.clone(),
+        config: args.config.clone(),
+        max_steps: args.max_steps,
+        max_minutes: args.max_minutes,
+        idle_exit: args.idle_exit,
+        work_dir: args.store.work_dir.clone(),
+        poll_seconds: args.poll_seconds,
+        progress: args.store.progress(),
+    };
+    let summary = learn(&options).with_context(|| format!("learn at {}", args.store.store))?;
+    writeln!(
+        out,
+        "learn {}: steps {} -> {}; took in {} shards, {} games, {} samples in {:.0} s ({:.2} shards/s)",
+        args.store.store,
+        summary.start_step,
+        summary.final_step,
+        summary.shards,
+        summary.games,
+        summary.samples,
+        summary.seconds,
+        summary.shards as f64 / summary.seconds.max(1e-9),
+    )?;
+    Ok(())
+}
+
+/// Runs `selfplay`.
+pub fn run_selfplay(args: &SelfPlayArgs, out: &mut impl Write) -> Result<()> {
+    let options = SelfPlayOptions {
+        store: args.store.store.clone(),
+        worker_id: args.worker_id.clone(),
+        games_per_shard: args.games_per_shard,
+        shard_seconds: args.shard_seconds,
+        max_games: args.max_games,
+        max_minutes: args.max_minutes,
+        wait_minutes: args.wait_minutes,
+        poll_seconds: args.poll_seconds,
+        work_dir: args.store.work_dir.clone(),
+        progress: args.store.progress(),
+    };
+    let summary =
+        selfplay(&options).with_context(|| format!("selfplay at {}", args.store.store))?;
+    writeln!(
+        out,
+        "selfplay {}: session {}, {} games in {} shards, {} positions in {:.1} s ({:.0} positions/s), checkpoint {}",
+        args.store.store,
+        summary.session,
+        summary.games,
+        summary.shards,
+        summary.positions,
+        summary.seconds,
+        summary.positions as f64 / summary.seconds.max(1e-9),
+        summary.model_step,
+    )?;
+    Ok(())
+}
+
+/// Runs `evaluate`.
+pub fn run_evaluate(args: &EvaluateArgs, out: &mut impl Write) -> Result<()> {
+    let options = EvaluateOptions {
+        store: args.store.store.clone(),
+        max_minutes: args.max_minutes,
+        once: args.once,
+        wait_minutes: args.wait_minutes,
+        poll_seconds: args.poll_seconds,
+        work_dir: args.store.work_dir.clone(),
+    };
+    let steps = evaluate(&options).with_context(|| format!("evaluate at {}", args.store.store))?;
+    let list: Vec<String> = steps.iter().map(|s| s.to_string()).collect();
+    writeln!(
+        out,
+        "evaluate {}: evaluated {} checkpoint(s){}",
+        args.store.store,
+        steps.len(),
+        if list.is_empty() {
+            String::new()
+        } else {
+            format!(" (steps {})", list.join(", "))
+        }
+    )?;
+    Ok(())
+}

@@ -1,0 +1,499 @@
+//! The `learn` role: one per run. Takes in the game shards self-play publishes, each exactly
+//! once, trains on them as the replay ratio allows, and publishes a checkpoint (with the
+//! shards it took in since the previous one) every `steps_per_iteration` steps.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::{json, Value};
+
+use super::{
+    checkpoint_key, fetch_checkpoint, io_error, parse_shard_key, prune_cache, publish_checkpoint,
+    read_pointer, write_pointer, DistError, StopFlag, WorkDir, CHECKPOINT_FILES, CONFIG_KEY,
+    LATEST_KEY, PROMOTED_KEY,
+};
+use crate::net::encode::Encode;
+use crate::selfplay::record::parse_records;
+use crate::store::RunStore;
+use crate::train::config::RunConfig;
+use crate::train::learner::Learner;
+use crate::train::metrics::MetricsLog;
+use crate::train::trainer::StepStats;
+use crate::with_game;
+
+/// The learner's metrics object.
+pub const LEARNER_METRICS_KEY: &str = "learner/metrics.jsonl";
+
+/// What `learn` was asked to do.
+#[derive(Clone, Debug)]
+pub struct LearnOptions {
+    /// The run location.
+    pub store: String,
+    /// The config to start the run with (optional when the run exists; must then match).
+    pub config: Option<PathBuf>,
+    /// Stop at this training step (default: `train.iterations` × `steps_per_iteration`).
+    pub max_steps: Option<u64>,
+    /// Stop after this many minutes (default: `train.max_minutes`; 0: no limit).
+    pub max_minutes: Option<f64>,
+    /// Stop once no new shard has come for this many seconds and the window allows no step.
+    pub idle_exit: Option<f64>,
+    /// Local scratch directory (default: a temporary one, removed at exit).
+    pub work_dir: Option<PathBuf>,
+    /// Seconds between listings of the store's shards.
+    pub poll_seconds: f64,
+    /// Draw a progress bar.
+    pub progress: bool,
+}
+
+/// What a `learn` invocation did.
+#[derive(Clone, Debug, Default)]
+pub struct LearnSummary {
+    /// The step it started from.
+    pub start_step: u64,
+    /// The step of its last checkpoint.
+    pub final_step: u64,
+    /// Shards taken in by this invocation (not counting those re-read on resume).
+    pub shards: u64,
+    /// Games in them.
+    pub games: u64,
+    /// Training samples in them.
+    pub samples: u64,
+    /// Wall time (seconds).
+    pub seconds: f64,
+}
+
+/// Runs the learner until its step target, time limit, idle limit or a stop signal.
+pub fn learn(options: &LearnOptions) -> Result<LearnSummary, DistError> {
+    let store = RunStore::open(&options.store)?;
+    let config = run_config(&store, options.config.as_deref())?;
+    with_game!(config.kind(), S => LearnerRole::<S>::start(options, store, config)?.run())
+}
+
+/// The stored config, or (new run) the given one, stored. A given config must match.
+fn run_config(store: &RunStore, given: Option<&Path>) -> Result<RunConfig, DistError> {
+    let stored = store.get_text(CONFIG_KEY)?;
+    let given = given.map(RunConfig::load).transpose()?;
+    match (stored, given) {
+        (Some(text), given) => {
+            let config = RunConfig::parse(&text, &format!("{}/{CONFIG_KEY}", store.location()))?;
+            if given.is_some_and(|g| g != config) {
+                return Err(DistError::Run(format!(
+                    "--config differs from the config the run at {} started with (drop --config to resume it)",
+                    store.location()
+                )));
+            }
+            Ok(config)
+        }
+        (None, Some(config)) => {
+            store.put(CONFIG_KEY, config.to_toml().into_bytes())?;
+            Ok(config)
+        }
+        (None, None) => Err(DistError::Run(format!(
+            "{} holds no run: pass --config to start one",
+            store.location()
+        ))),
+    }
+}
+
+/// The chain link of a published checkpoint: which shards it took in after `previous`.
+#[derive(Clone, Debug)]
+struct Link {
+    step: u64,
+    previous: Option<u64>,
+    shards: Vec<String>,
+}
+
+/// Intake since the iteration's start, for the metrics.
+#[derive(Clone, Copy, Debug, Default)]
+struct IntakeTally {
+    shards: u64,
+    games: u64,
+    samples: u64,
+    rejected: u64,
+}
+
+struct LearnerRole<S: Encode> {
+    options: LearnOptions,
+    store: RunStore,
+    work: WorkDir,
+    learner: Learner<S>,
+    metrics: MetricsLog,
+    /// The newest published checkpoint's link.
+    published: Option<Link>,
+    /// Shards taken in since then.
+    pending: Vec<String>,
+    total: IntakeTally,
+    start_step: u64,
+    started: Instant,
+    elapsed_base: f64,
+}
+
+impl<S: Encode> LearnerRole<S> {
+    /// Resumes from the newest checkpoint (re-reading the shards it took in), or starts a
+    /// fresh net and publishes it as step 0 so that self-play can begin.
+    fn start(
+        options: &LearnOptions,
+        store: RunStore,
+        config: RunConfig,
+    ) -> Result<Self, DistError> {
+        let work = WorkDir::new(options.work_dir.as_deref(), "learn")?;
+        let cache = work.path().join("checkpoints");
+        let latest = read_pointer(&store, LATEST_KEY)?;
+        let (learner, published) = match latest {
+            Some(step) => {
+                let dir = fetch_checkpoint(&store, step, &CHECKPOINT_FILES, &cache)?;
+                let learner = Learner::<S>::new(config, Some(&dir))?;
+                (learner, Some(read_link(&store, step)?))
+            }
+            None => (Learner::<S>::new(config, None)?, None),
+        };
+        let metrics_path = work.path().join("metrics.jsonl");
+        if let Some(bytes) = store.get(LEARNER_METRICS_KEY)? {
+            std::fs::write(&metrics_path, bytes).map_err(io_error(&metrics_path))?;
+        }
+        let metrics = MetricsLog::open(&metrics_path, Some(learner.state.step))
+            .map_err(io_error(&metrics_path))?;
+        let mut role = LearnerRole {
+            options: options.clone(),
+            start_step: learner.state.step,
+            elapsed_base: learner.state.elapsed_s,
+            store,
+            work,
+            learner,
+            metrics,
+            published,
+            pending: Vec::new(),
+            total: IntakeTally::default(),
+            started: Instant::now(),
+        };
+        match latest {
+            Some(_) => role.reread_consumed()?,
+            None => {
+                role.checkpoint()?;
+                if role.learner.config.evaluation.gating {
+                    write_pointer(&role.store, PROMOTED_KEY, 0)?;
+                }
+            }
+        }
+        Ok(role)
+    }
+
+    /// Rebuilds the replay window from the shards the checkpoint had taken in.
+    fn reread_consumed(&mut self) -> Result<(), DistError> {
+        let consumed = self.learner.state.consumed.clone();
+        for (session, count) in consumed {
+            for seq in 0..count {
+                let key = super::shard_key(&session, seq);
+                match self.store.get_text(&key)? {
+                    Some(text) => {
+                        self.ingest_shard(&key, &text);
+                    }
+                    None => eprintln!("warning: {key} was taken in before but is gone"),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a shard's games to the window; returns (games, samples), or `None` (with a
+    /// warning) for a shard that cannot be used.
+    fn ingest_shard(&mut self, key: &str, text: &str) -> Option<(u64, u64)> {
+        let games = match parse_records(text, Path::new(key)) {
+            Ok(games) => games,
+            Err(e) => {
+                eprintln!("warning: skipping shard {key}: {e}");
+                return None;
+            }
+        };
+        let mut samples = 0;
+        for game in &games {
+            match self.learner.ingest(game) {
+                Ok(n) => samples += n as u64,
+                Err(e) => {
+                    eprintln!("warning: skipping a game of shard {key}: {e}");
+                }
+            }
+        }
+        Some((games.len() as u64, samples))
+    }
+
+    /// Takes in every new shard, in order within each session. Returns the tally.
+    fn take_in(&mut self) -> Result<IntakeTally, DistError> {
+        let mut available: BTreeMap<String, BTreeSet<u64>> = BTreeMap::new();
+        for key in self.store.list("games")? {
+            if let Some((session, seq)) = parse_shard_key(&key) {
+                available
+                    .entry(session.to_string())
+                    .or_default()
+                    .insert(seq);
+            }
+        }
+        let mut tally = IntakeTally::default();
+        for (session, seqs) in available {
+            loop {
+                let next = self
+                    .learner
+                    .state
+                    .consumed
+                    .get(&session)
+                    .copied()
+                    .unwrap_or(0);
+                if !seqs.contains(&next) {
+                    break;
+                }
+                let key = super::shard_key(&session, next);
+                let Some(text) = self.store.get_text(&key)? else {
+                    break;
+                };
+                match self.ingest_shard(&key, &text) {
+                    Some((games, samples)) => {
+                        tally.games += games;
+                        tally.samples += samples;
+                    }
+                    None => tally.rejected += 1,
+                }
+                tally.shards += 1;
+                self.learner
+                    .state
+                    .consumed
+                    .insert(session.clone(), next + 1);
+                self.pending.push(key);
+            }
+        }
+        self.total.shards += tally.shards;
+        self.total.games += tally.games;
+        self.total.samples += tally.samples;
+        self.total.rejected += tally.rejected;
+        Ok(tally)
+    }
+
+    /// Writes and publishes a checkpoint of the current step with the shards taken in since
+    /// the previous one, then the metrics.
+    fn checkpoint(&mut self) -> Result<(), DistError> {
+        let step = self.learner.state.step;
+        self.learner.state.elapsed_s = self.elapsed_base + self.started.elapsed().as_secs_f64();
+        let cache = self.work.path().join("checkpoints");
+        let dir = self.learner.save_checkpoint(&cache)?;
+        let pending = std::mem::take(&mut self.pending);
+        let link = match self.published.take() {
+            None => Link {
+                step,
+                previous: None,
+                shards: pending,
+            },
+            // Again at the same step (more intake, no training): extend its link.
+            Some(mut same) if same.step == step => {
+                same.shards.extend(pending);
+                same
+            }
+            Some(before) => Link {
+                step,
+                previous: Some(before.step),
+                shards: pending,
+            },
+        };
+        let intake = json!({"step": step, "previous": link.previous, "shards": link.shards});
+        publish_checkpoint(&self.store, &dir, step, &intake)?;
+        self.published = Some(link);
+        prune_cache(&cache, &[step]);
+        let metrics_path = self.work.path().join("metrics.jsonl");
+        if metrics_path.is_file() {
+            let bytes = std::fs::read(&metrics_path).map_err(io_error(&metrics_path))?;
+            self.store.put(LEARNER_METRICS_KEY, bytes)?;
+        }
+        Ok(())
+    }
+
+    fn run(mut self) -> Result<LearnSummary, DistError> {
+        let stop = StopFlag::on_signals();
+        let t = self.learner.config.train.clone();
+        let target = self
+            .options
+            .max_steps
+            .or((t.iterations > 0).then(|| t.iterations * t.steps_per_iteration));
+        let minutes = self.options.max_minutes.unwrap_or(t.max_minutes);
+        let deadline =
+            (minutes > 0.0).then(|| self.started + Duration::from_secs_f64(minutes * 60.0));
+        let poll = Duration::from_secs_f64(self.options.poll_seconds.max(0.05));
+        let bar = ProgressBar::with_draw_target(
+            None,
+            if self.options.progress {
+                ProgressDrawTarget::stderr()
+            } else {
+                ProgressDrawTarget::hidden()
+            },
+        );
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} learn {elapsed_precise} {msg}")
+                .expect("valid template"),
+        );
+        let mut last_list: Option<Instant> = None;
+        let mut last_new = Instant::now();
+        let mut losses = StepStats::default();
+        let mut iteration = IterationMarks::new(&self.total);
+        while !stop.raised()
+            && target.is_none_or(|s| self.learner.state.step < s)
+            && deadline.is_none_or(|d| Instant::now() < d)
+        {
+            if last_list.is_none_or(|at| at.elapsed() >= poll) {
+                if self.take_in()?.shards > 0 {
+                    last_new = Instant::now();
+                }
+                last_list = Some(Instant::now());
+            }
+            if self.learner.ready() {
+                let started = Instant::now();
+                let stats = self.learner.step();
+                iteration.train_time += started.elapsed();
+                losses.add(&stats);
+                iteration.steps += 1;
+                if self
+                    .learner
+                    .state
+                    .step
+                    .is_multiple_of(t.steps_per_iteration)
+                {
+                    self.checkpoint()?;
+                    let line = self.report(&iteration, &losses.scaled(iteration.steps as f64))?;
+                    bar.println(&line);
+                    if !self.options.progress {
+                        eprintln!("{line}");
+                    }
+                    losses = StepStats::default();
+                    iteration = IterationMarks::new(&self.total);
+                }
+            } else if self
+                .options
+                .idle_exit
+                .is_some_and(|s| last_new.elapsed().as_secs_f64() >= s)
+            {
+                break;
+            } else {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            bar.set_message(format!(
+                "step {} | {} shards, {} games taken in | window {}",
+                self.learner.state.step,
+                self.total.shards,
+                self.total.games,
+                self.learner.window.len()
+            ));
+            bar.tick();
+        }
+        // Take in what has come, and save it with the final checkpoint.
+        self.take_in()?;
+        let published_step = self.published.as_ref().map(|l| l.step);
+        if published_step != Some(self.learner.state.step) || !self.pending.is_empty() {
+            self.checkpoint()?;
+        }
+        bar.finish_and_clear();
+        Ok(LearnSummary {
+            start_step: self.start_step,
+            final_step: self.learner.state.step,
+            shards: self.total.shards,
+            games: self.total.games,
+            samples: self.total.samples,
+            seconds: self.started.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// Writes the iteration's metrics (training and intake) and returns its summary line.
+    fn report(&self, marks: &IterationMarks, losses: &StepStats) -> Result<String, DistError> {
+        let seconds = marks.started.elapsed().as_secs_f64().max(1e-9);
+        let batch = self.learner.config.train.batch_size as f64;
+        let samples_per_s = marks.steps as f64 * batch / marks.train_time.as_secs_f64().max(1e-9);
+        let shards = self.total.shards - marks.intake.shards;
+        let games = self.total.games - marks.intake.games;
+        let samples = self.total.samples - marks.intake.samples;
+        let state = &self.learner.state;
+        let path = self.work.path().join("metrics.jsonl");
+        let intake: Value = json!({
+            "type": "intake", "step": state.step, "elapsed_s": state.elapsed_s,
+            "shards": shards, "games": games, "samples": samples,
+            "shards_per_s": shards as f64 / seconds, "games_per_s": games as f64 / seconds,
+            "samples_per_s": samples as f64 / seconds,
+            "sessions": state.consumed.len(), "rejected_shards": self.total.rejected,
+        });
+        for line in [self.learner.train_metrics(losses, samples_per_s), intake] {
+            self.metrics.append(&line).map_err(io_error(&path))?;
+        }
+        Ok(format!(
+            "step {:>6} | loss {:.3} (policy {:.3} value {:.3}) | took in {shards} shards, {games} games, \
+             {samples} samples ({:.1} shards/s, {:.0} samples/s) | train {:.0} samples/s | window {} | {:.0}s",
+            state.step,
+            losses.total_loss,
+            losses.policy_loss,
+            losses.value_loss,
+            shards as f64 / seconds,
+            samples as f64 / seconds,
+            samples_per_s,
+            self.learner.window.len(),
+            state.elapsed_s,
+        ))
+    }
+}
+
+/// Where an iteration started.
+struct IterationMarks {
+    started: Instant,
+    intake: IntakeTally,
+    steps: u64,
+    train_time: Duration,
+}
+
+impl IterationMarks {
+    fn new(total: &IntakeTally) -> IterationMarks {
+        IterationMarks {
+            started: Instant::now(),
+            intake: *total,
+            steps: 0,
+            train_time: Duration::ZERO,
+        }
+    }
+}
+
+/// The link of the published checkpoint at `step`.
+fn read_link(store: &RunStore, step: u64) -> Result<Link, DistError> {
+    let key = checkpoint_key(step, "intake.json");
+    let bad = |reason: &str| DistError::Run(format!("{}/{key}: {reason}", store.location()));
+    let Some(text) = store.get_text(&key)? else {
+        return Err(bad("missing"));
+    };
+    let value: Value = serde_json::from_str(&text).map_err(|e| bad(&e.to_string()))?;
+    let shards = value["shards"]
+        .as_array()
+        .ok_or_else(|| bad("no shard list"))?
+        .iter()
+        .map(|s| {
+            s.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| bad("a shard is not a string"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Link {
+        step,
+        previous: value["previous"].as_u64(),
+        shards,
+    })
+}
+
+/// Every shard the checkpoint chain ending at `step` took in, in order, following each
+/// checkpoint's `previous` link (used to audit exactly-once intake).
+pub fn intake_chain(store: &RunStore, step: u64) -> Result<Vec<String>, DistError> {
+    let mut links = Vec::new();
+    let mut at = Some(step);
+    while let Some(step) = at {
+        let link = read_link(store, step)?;
+        if link.previous.is_some_and(|p| p >= step) {
+            return Err(DistError::Run(format!(
+                "checkpoint {step} links back to {:?}",
+                link.previous
+            )));
+        }
+        at = link.previous;
+        links.push(link);
+    }
+    Ok(links.into_iter().rev().flat_map(|l| l.shards).collect())
+}

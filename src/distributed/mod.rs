@@ -1,0 +1,332 @@
+//! A run split into roles that share one run location ([`crate::store::RunStore`]): any
+//! number of self-play workers ([`selfplay`]), one learner ([`learn`]) and at most one
+//! evaluator ([`evaluate`]), each its own process on its own machine.
+//!
+//! ```text
+//! config.toml                          the run's config (written once, by the first learner)
+//! checkpoints/step-NNNNNNNN/…          model.safetensors, model.json, optimizer.safetensors,
+//!                                      state.json, intake.json (shards taken in since the
+//!                                      previous checkpoint)
+//! checkpoints/latest                   name of the newest checkpoint (written after its files)
+//! checkpoints/promoted                 with gating: the checkpoint self-play uses (evaluator)
+//! games/<worker>-<session>/NNNNNNNN.jsonl   game shards, immutable, numbered per session
+//! workers/<worker>-<session>.json      each self-play session's counters
+//! learner/metrics.jsonl                the learner's metrics (replaced at each checkpoint)
+//! evaluator/metrics.jsonl, evaluator/state.json, matches/…   evaluation results
+//! ```
+//!
+//! No step relies on a lock: every object has one writer. A shard is one put, so it exists
+//! whole or not at all; a session writes its shards one after another, so the learner's
+//! progress is a count per session, saved in each checkpoint (`TrainState::consumed`). A
+//! learner restarted from a checkpoint takes in again exactly the shards taken in after it,
+//! whose training was lost with the process. Pointers are written after what they point to.
+
+pub mod command;
+pub mod evaluate;
+pub mod learn;
+pub mod selfplay;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::net::NetError;
+use crate::selfplay::record::RecordError;
+use crate::store::{RunStore, StoreError};
+use crate::train::checkpoint::{checkpoint_name, CheckpointError};
+use crate::train::config::{ConfigError, RunConfig};
+use crate::train::run::TrainError;
+use crate::util::write_atomic;
+
+/// The run's config.
+pub const CONFIG_KEY: &str = "config.toml";
+/// Names the newest checkpoint.
+pub const LATEST_KEY: &str = "checkpoints/latest";
+/// With gating: names the checkpoint self-play uses.
+pub const PROMOTED_KEY: &str = "checkpoints/promoted";
+/// The files of a checkpoint, in upload order (`state.json` last).
+pub const CHECKPOINT_FILES: [&str; 4] = [
+    "model.safetensors",
+    "model.json",
+    "optimizer.safetensors",
+    "state.json",
+];
+/// What a self-play worker needs of a checkpoint.
+pub const MODEL_FILES: [&str; 2] = ["model.safetensors", "model.json"];
+
+/// Errors of the distributed roles.
+#[derive(Debug, thiserror::Error)]
+pub enum DistError {
+    /// The run location failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A bad config.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// Training failed.
+    #[error(transparent)]
+    Train(#[from] TrainError),
+    /// A checkpoint problem.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    /// A model problem.
+    #[error(transparent)]
+    Net(#[from] NetError),
+    /// A game record problem.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    /// A local file could not be used.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The run cannot go on as asked.
+    #[error("{0}")]
+    Run(String),
+}
+
+pub(crate) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> DistError + '_ {
+    move |source| DistError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The key of file `file` of the checkpoint at `step`.
+pub fn checkpoint_key(step: u64, file: &str) -> String {
+    format!("checkpoints/{}/{file}", checkpoint_name(step))
+}
+
+/// The key of shard `seq` of self-play session `session`.
+pub fn shard_key(session: &str, seq: u64) -> String {
+    format!("games/{session}/{seq:08}.jsonl")
+}
+
+/// The session and number of a shard key (`None` for anything else).
+pub fn parse_shard_key(key: &str) -> Option<(&str, u64)> {
+    let rest = key.strip_prefix("games/")?;
+    let (session, file) = rest.split_once('/')?;
+    let seq = file.strip_suffix(".jsonl")?;
+    if session.is_empty() || seq.len() != 8 || !seq.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((session, seq.parse().ok()?))
+}
+
+/// The step a pointer object (`latest`, `promoted`) names, if it exists.
+pub fn read_pointer(store: &RunStore, key: &str) -> Result<Option<u64>, DistError> {
+    let Some(text) = store.get_text(key)? else {
+        return Ok(None);
+    };
+    text.trim()
+        .strip_prefix("step-")
+        .and_then(|s| s.parse().ok())
+        .map(Some)
+        .ok_or_else(|| {
+            DistError::Run(format!(
+                "{}/{key} holds {:?}, not a checkpoint name",
+                store.location(),
+                text.trim()
+            ))
+        })
+}
+
+/// Points `key` at the checkpoint of `step`.
+pub fn write_pointer(store: &RunStore, key: &str, step: u64) -> Result<(), DistError> {
+    Ok(store.put(key, checkpoint_name(step).into_bytes())?)
+}
+
+/// Uploads the files of the local checkpoint directory `dir` (of `step`) plus `intake`
+/// (JSON), then moves `latest` to it.
+pub fn publish_checkpoint(
+    store: &RunStore,
+    dir: &Path,
+    step: u64,
+    intake: &serde_json::Value,
+) -> Result<(), DistError> {
+    for file in CHECKPOINT_FILES {
+        let path = dir.join(file);
+        let bytes = std::fs::read(&path).map_err(io_error(&path))?;
+        store.put(&checkpoint_key(step, file), bytes)?;
+    }
+    let intake = serde_json::to_vec_pretty(intake).expect("intake serialises");
+    store.put(&checkpoint_key(step, "intake.json"), intake)?;
+    write_pointer(store, LATEST_KEY, step)
+}
+
+/// Downloads `files` of the checkpoint at `step` into `cache/step-NNNNNNNN/` (kept if
+/// already there) and returns that directory.
+pub fn fetch_checkpoint(
+    store: &RunStore,
+    step: u64,
+    files: &[&str],
+    cache: &Path,
+) -> Result<PathBuf, DistError> {
+    let dir = cache.join(checkpoint_name(step));
+    std::fs::create_dir_all(&dir).map_err(io_error(&dir))?;
+    for file in files {
+        let path = dir.join(file);
+        if path.is_file() {
+            continue;
+        }
+        let key = checkpoint_key(step, file);
+        let bytes = store
+            .get(&key)?
+            .ok_or_else(|| DistError::Run(format!("{}/{key} is missing", store.location())))?;
+        write_atomic(&path, &bytes).map_err(io_error(&path))?;
+    }
+    Ok(dir)
+}
+
+/// Removes the cached checkpoints in `cache` other than `keep`.
+pub fn prune_cache(cache: &Path, keep: &[u64]) {
+    let keep: Vec<String> = keep.iter().map(|s| checkpoint_name(*s)).collect();
+    if let Ok(entries) = std::fs::read_dir(cache) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            if name.starts_with("step-") && !keep.contains(&name) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+}
+
+/// The run's config, waiting up to `wait` for the learner to write it.
+pub fn wait_for_config(
+    store: &RunStore,
+    wait: Duration,
+    stop: &StopFlag,
+) -> Result<RunConfig, DistError> {
+    let text = wait_for(store, wait, stop, "config.toml", |s| {
+        s.get_text(CONFIG_KEY)
+            .map_err(DistError::from)
+            .map(|t| t.filter(|t| !t.is_empty()))
+    })?;
+    Ok(RunConfig::parse(
+        &text,
+        &format!("{}/{CONFIG_KEY}", store.location()),
+    )?)
+}
+
+/// Polls `probe` once a second until it finds something, `wait` passes, or a stop signal.
+pub fn wait_for<T>(
+    store: &RunStore,
+    wait: Duration,
+    stop: &StopFlag,
+    what: &str,
+    mut probe: impl FnMut(&RunStore) -> Result<Option<T>, DistError>,
+) -> Result<T, DistError> {
+    let started = std::time::Instant::now();
+    let mut said = false;
+    loop {
+        if let Some(found) = probe(store)? {
+            return Ok(found);
+        }
+        if started.elapsed() >= wait || stop.raised() {
+            return Err(DistError::Run(format!(
+                "{} has no {what} yet (waited {:.0} s; is the learner running?)",
+                store.location(),
+                started.elapsed().as_secs_f64()
+            )));
+        }
+        if !said {
+            eprintln!("waiting for {what} at {}", store.location());
+            said = true;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// Set by SIGINT or SIGTERM: the role finishes its current unit of work (publishes its
+/// games, writes its checkpoint) and exits.
+#[derive(Clone, Debug)]
+pub struct StopFlag(Arc<AtomicBool>);
+
+impl StopFlag {
+    /// A flag raised by SIGINT and SIGTERM.
+    pub fn on_signals() -> StopFlag {
+        let flag = Arc::new(AtomicBool::new(false));
+        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            // Registration only fails for forbidden signals, which these are not.
+            let _ = signal_hook::flag::register(signal, Arc::clone(&flag));
+        }
+        StopFlag(flag)
+    }
+
+    /// True once a stop was asked for.
+    pub fn raised(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// A scratch directory for a role's local files, removed when dropped.
+#[derive(Debug)]
+pub struct WorkDir {
+    path: PathBuf,
+    remove: bool,
+}
+
+impl WorkDir {
+    /// `given`, kept afterwards, or a fresh temporary directory for `role`, removed.
+    pub fn new(given: Option<&Path>, role: &str) -> Result<WorkDir, DistError> {
+        let (path, remove) = match given {
+            Some(path) => (path.to_path_buf(), false),
+            None => (
+                std::env::temp_dir().join(format!(
+                    "checkers-zero-{role}-{}-{}",
+                    std::process::id(),
+                    unix_millis()
+                )),
+                true,
+            ),
+        };
+        std::fs::create_dir_all(&path).map_err(io_error(&path))?;
+        Ok(WorkDir { path, remove })
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        if self.remove {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn unix_millis() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shard_keys_round_trip_and_reject_other_objects() {
+        let key = shard_key("worker-1-abc", 17);
+        assert_eq!(key, "games/worker-1-abc/00000017.jsonl");
+        assert_eq!(parse_shard_key(&key), Some(("worker-1-abc", 17)));
+        for other in [
+            "games/x/00000017.jsonl#1",
+            "games/x/17.jsonl",
+            "games/00000001.jsonl",
+            "games//00000001.jsonl",
+            "workers/x.json",
+        ] {
+            assert_eq!(parse_shard_key(other), None, "{other}");
+        }
+    }
+}

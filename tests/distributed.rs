@@ -1,0 +1,367 @@
+//! The distributed roles as separate processes sharing one run location: two self-play
+//! workers and a learner, a worker and the learner killed and restarted, then the audit that
+//! the learner took in every shard exactly once. Run on a local directory and on a real
+//! S3-compatible server (s3s-fs on loopback; skipped, saying so, where it is not installed).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use checkers_zero::distributed::learn::intake_chain;
+use checkers_zero::distributed::{parse_shard_key, read_pointer, LATEST_KEY};
+use checkers_zero::selfplay::record::parse_records;
+use checkers_zero::store::RunStore;
+use checkers_zero::train::checkpoint::{checkpoint_name, TrainState};
+use common::{assert_clean_error, fresh_dir, run};
+
+const CONFIG: &str = r#"
+game = "rematch"
+seed = 5
+[net]
+blocks = 1
+channels = 16
+policy_channels = 8
+value_hidden = 16
+[selfplay]
+workers = 1
+games_in_flight = 8
+full_visits = 8
+fast_visits = 4
+full_search_share = 0.5
+ply_cap = 40
+[evaluator]
+max_batch = 32
+instances = 1
+[train]
+batch_size = 32
+steps_per_iteration = 5
+replay_ratio = 2.0
+min_window = 64
+window_base = 1000
+[evaluation]
+every = 1
+games = 2
+visits = 4
+anchors = ["random"]
+parallel = 2
+"#;
+
+/// A role process with its output in `dir/<name>.out` and `.err`.
+struct Role {
+    child: Child,
+    name: String,
+}
+
+fn spawn(dir: &Path, name: &str, args: &[&str], env: &[(String, String)]) -> Role {
+    let file = |ext: &str| std::fs::File::create(dir.join(format!("{name}.{ext}"))).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
+        .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(file("out"))
+        .stderr(file("err"))
+        .spawn()
+        .expect("binary runs");
+    Role {
+        child,
+        name: name.to_string(),
+    }
+}
+
+impl Role {
+    /// Waits for a clean exit (at most `timeout`); returns its standard output.
+    fn finish(mut self, dir: &Path, timeout: Duration) -> String {
+        let started = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > timeout {
+                let _ = self.child.kill();
+                panic!("{} did not finish in {timeout:?}", self.name);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let read = |ext: &str| {
+            std::fs::read_to_string(dir.join(format!("{}.{ext}", self.name))).unwrap_or_default()
+        };
+        assert!(status.success(), "{} failed: {}", self.name, read("err"));
+        assert!(!read("err").contains("panicked"), "{}", read("err"));
+        read("out")
+    }
+
+    /// SIGKILL: no chance to clean up.
+    fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for Role {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn wait_until(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !done() {
+        assert!(started.elapsed() < timeout, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The shard keys in the store, by session.
+fn shards_by_session(store: &RunStore) -> BTreeMap<String, Vec<String>> {
+    let mut sessions: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for key in store.list("games").unwrap() {
+        let (session, _) = parse_shard_key(&key).unwrap_or_else(|| panic!("stray {key}"));
+        sessions.entry(session.to_string()).or_default().push(key);
+    }
+    sessions
+}
+
+fn latest_step(store: &RunStore) -> Option<u64> {
+    read_pointer(store, LATEST_KEY).unwrap()
+}
+
+/// Two workers and a learner at `location`; a worker killed mid-shard and a learner killed
+/// and restarted; every shard must be taken in exactly once.
+fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
+    let config = dir.join("config.toml");
+    std::fs::write(&config, CONFIG).unwrap();
+    let store = RunStore::open_with(location, env).unwrap();
+    let config = config.to_str().unwrap();
+    let learn = |name: &str, extra: &[&str]| {
+        let mut args = vec![
+            "learn",
+            "--store",
+            location,
+            "--quiet",
+            "--poll-seconds",
+            "0.2",
+        ];
+        args.extend_from_slice(extra);
+        spawn(dir, name, &args, env)
+    };
+    let selfplay = |name: &str, extra: &[&str]| {
+        let mut args = vec![
+            "selfplay",
+            "--store",
+            location,
+            "--quiet",
+            "--games-per-shard",
+            "2",
+            "--shard-seconds",
+            "2",
+            "--poll-seconds",
+            "0.5",
+        ];
+        args.extend_from_slice(extra);
+        spawn(dir, name, &args, env)
+    };
+    let learner = learn("learn-1", &["--config", config]);
+    let worker1 = selfplay("worker-1", &["--worker-id", "w1"]);
+    let worker2 = selfplay("worker-2", &["--worker-id", "w2", "--max-games", "40"]);
+
+    // Kill worker 1 once it has published two shards: it is playing its next one.
+    let w1_shards = |store: &RunStore| {
+        shards_by_session(store)
+            .iter()
+            .filter(|(s, _)| s.starts_with("w1-"))
+            .map(|(_, keys)| keys.len())
+            .sum::<usize>()
+    };
+    wait_until("worker 1's shards", Duration::from_secs(120), || {
+        w1_shards(&store) >= 2
+    });
+    worker1.kill();
+    // Nothing partial: every object under games/ is a whole, readable shard.
+    for keys in shards_by_session(&store).values() {
+        for key in keys {
+            let text = store.get_text(key).unwrap().unwrap();
+            let games = parse_records(&text, Path::new(key)).unwrap();
+            assert!(!games.is_empty(), "{key} is empty");
+        }
+    }
+    let worker1 = selfplay("worker-1b", &["--worker-id", "w1", "--max-games", "12"]);
+
+    // Kill the learner once it has published a trained checkpoint.
+    wait_until("a trained checkpoint", Duration::from_secs(120), || {
+        latest_step(&store).is_some_and(|s| s >= 10)
+    });
+    learner.kill();
+    let killed_at = latest_step(&store).unwrap();
+    let learner = learn("learn-2", &["--idle-exit", "4"]);
+
+    worker1.finish(dir, Duration::from_secs(180));
+    worker2.finish(dir, Duration::from_secs(180));
+    let out = learner.finish(dir, Duration::from_secs(180));
+    let resumed_from: u64 = out
+        .split("steps ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no steps in {out:?}"));
+    assert!(
+        resumed_from >= killed_at && resumed_from > 0,
+        "restarted learner began at {resumed_from}, the store had {killed_at}: {out}"
+    );
+
+    // The audit: the chain of checkpoints from the newest back to step 0 names every shard
+    // in the store exactly once, and the newest checkpoint's counts agree.
+    let sessions = shards_by_session(&store);
+    assert_eq!(
+        sessions.len(),
+        3,
+        "two sessions of w1, one of w2: {sessions:?}"
+    );
+    let mut all: Vec<String> = sessions.values().flatten().cloned().collect();
+    all.sort();
+    let latest = latest_step(&store).unwrap();
+    let chain = intake_chain(&store, latest).unwrap();
+    let mut taken = chain.clone();
+    taken.sort();
+    let repeated: Vec<_> = taken.windows(2).filter(|w| w[0] == w[1]).collect();
+    assert!(repeated.is_empty(), "taken in twice: {repeated:?}");
+    assert_eq!(taken, all, "the chain must hold every shard");
+    let state_key = format!("checkpoints/{}/state.json", checkpoint_name(latest));
+    let state: TrainState =
+        serde_json::from_str(&store.get_text(&state_key).unwrap().unwrap()).unwrap();
+    let counts: BTreeMap<String, u64> = sessions
+        .iter()
+        .map(|(s, keys)| (s.clone(), keys.len() as u64))
+        .collect();
+    assert_eq!(state.consumed, counts);
+    // Workers report their counters.
+    let statuses = store.list("workers").unwrap();
+    assert_eq!(statuses.len(), 3, "{statuses:?}");
+}
+
+#[test]
+fn local_store_takes_in_every_shard_once_across_kills_then_evaluates() {
+    let dir = fresh_dir("dist-local");
+    let store_dir = dir.join("store");
+    let location = store_dir.to_str().unwrap();
+    shards_flow(location, &[], &dir);
+
+    // The evaluator plays the newest checkpoint against step 0 and the anchor, once.
+    let out = spawn(
+        &dir,
+        "evaluate-1",
+        &["evaluate", "--store", location, "--once", "--quiet"],
+        &[],
+    )
+    .finish(&dir, Duration::from_secs(120));
+    assert!(out.contains("evaluated 1 checkpoint"), "{out}");
+    let matches: Vec<_> = std::fs::read_dir(store_dir.join("matches"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    assert_eq!(
+        matches
+            .iter()
+            .filter(|n| n.ends_with(".games.jsonl"))
+            .count(),
+        2,
+        "{matches:?}"
+    );
+    let metrics = std::fs::read_to_string(store_dir.join("evaluator/metrics.jsonl")).unwrap();
+    assert!(metrics.contains("\"opponent\":\"random\""), "{metrics}");
+    assert!(metrics.contains("\"incumbent\":true"), "{metrics}");
+    // Its progress is saved: nothing is due a second time.
+    let again = spawn(
+        &dir,
+        "evaluate-2",
+        &["evaluate", "--store", location, "--once", "--quiet"],
+        &[],
+    )
+    .finish(&dir, Duration::from_secs(60));
+    assert!(again.contains("evaluated 0 checkpoint"), "{again}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn s3_store_takes_in_every_shard_once_across_kills() {
+    let Some(server) = common::s3::server_or_skip() else {
+        return;
+    };
+    server.create_bucket("runs");
+    let dir = fresh_dir("dist-s3");
+    shards_flow("s3://runs/test-run", &server.env(), &dir);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn role_commands_reject_bad_input_clearly() {
+    let dir = fresh_dir("dist-errors");
+    let store = dir.join("store");
+    let location = store.to_str().unwrap();
+    assert_clean_error(
+        &run(&["learn", "--store", location, "--quiet"]),
+        "holds no run: pass --config",
+    );
+    assert_clean_error(
+        &run(&[
+            "selfplay",
+            "--store",
+            location,
+            "--wait-minutes",
+            "0",
+            "--quiet",
+        ]),
+        "has no config.toml yet",
+    );
+    assert_clean_error(
+        &run(&["selfplay", "--store", location, "--worker-id", "a/b"]),
+        "worker id",
+    );
+    assert_clean_error(
+        &run(&["learn", "--store", "ftp://host/run", "--quiet"]),
+        "unsupported scheme",
+    );
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "game = \"rematch\"\n[train]\nbatch_size = 0\n").unwrap();
+    assert_clean_error(
+        &run(&[
+            "learn",
+            "--store",
+            location,
+            "--config",
+            bad.to_str().unwrap(),
+        ]),
+        "train.batch_size",
+    );
+    // A run exists: another config is refused.
+    let config = dir.join("config.toml");
+    std::fs::write(&config, CONFIG).unwrap();
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::write(
+        store.join("config.toml"),
+        CONFIG.replace("seed = 5", "seed = 6"),
+    )
+    .unwrap();
+    assert_clean_error(
+        &run(&[
+            "learn",
+            "--store",
+            location,
+            "--config",
+            config.to_str().unwrap(),
+        ]),
+        "differs from the config",
+    );
+    // A corrupt pointer is an error, not a panic.
+    std::fs::write(store.join("config.toml"), CONFIG).unwrap();
+    std::fs::create_dir_all(store.join("checkpoints")).unwrap();
+    std::fs::write(store.join("checkpoints/latest"), "garbage").unwrap();
+    assert_clean_error(
+        &run(&["learn", "--store", location, "--quiet"]),
+        "not a checkpoint name",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
