@@ -1,6 +1,8 @@
-//! Helpers shared by the command-line tests: running the binary and checking that an error
-//! is one clear line with exit code 2.
+//! Helpers shared by the tests: running the binary and checking that an error is one clear
+//! line with exit code 2, fresh temporary directories, and (`s3`) a local S3-compatible server.
 #![allow(dead_code)]
+
+pub mod s3;
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
