@@ -188,7 +188,6 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
             assert!(!games.is_empty(), "{key} is empty");
         }
     }
-    let worker1 = selfplay("worker-1b", &["--worker-id", "w1", "--max-games", "12"]);
 
     // Kill the learner once it has published a trained checkpoint.
     wait_until("a trained checkpoint", Duration::from_secs(120), || {
@@ -196,6 +195,7 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
     });
     learner.kill();
     let killed_at = latest_step(&store).unwrap();
+    let worker1 = selfplay("worker-1b", &["--worker-id", "w1", "--max-games", "12"]);
     let learner = learn("learn-2", &["--idle-exit", "4"]);
 
     worker1.finish(dir, Duration::from_secs(180));
@@ -237,6 +237,20 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
         .map(|(s, keys)| (s.clone(), keys.len() as u64))
         .collect();
     assert_eq!(state.consumed, counts);
+    // The restarted worker began after the learner had published step `killed_at`: its
+    // games are played by that checkpoint or newer ones.
+    let mut w1_sessions: Vec<(u128, &String)> = sessions
+        .keys()
+        .filter(|s| s.starts_with("w1-"))
+        .map(|s| (s.split('-').nth(1).unwrap().parse().unwrap(), s))
+        .collect();
+    w1_sessions.sort();
+    for key in &sessions[w1_sessions[1].1] {
+        let text = store.get_text(key).unwrap().unwrap();
+        for game in parse_records(&text, Path::new(key)).unwrap() {
+            assert!(game.model_step >= killed_at, "{key}: {}", game.model_step);
+        }
+    }
     // Workers report their counters.
     let statuses = store.list("workers").unwrap();
     assert_eq!(statuses.len(), 3, "{statuses:?}");

@@ -306,3 +306,63 @@ fn training_lowers_the_loss_and_the_optimizer_state_resumes_exactly() {
     assert!(other_optimizer.load(&dir.join("bad.safetensors")).is_err());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn rolling_pool_switches_weights_between_games() {
+    use checkers_zero::game::rematch::Rematch;
+    use checkers_zero::selfplay::pool::RollingPool;
+    use std::collections::BTreeSet;
+    use std::time::{Duration, Instant};
+
+    let config = RunConfig::parse(
+        "game = \"rematch\"\nseed = 9\n[net]\nblocks = 1\nchannels = 8\npolicy_channels = 4\n\
+         value_hidden = 8\n[selfplay]\nworkers = 2\ngames_in_flight = 6\nfull_visits = 4\n\
+         fast_visits = 2\nply_cap = 30\n[evaluator]\ninstances = 1\n",
+        "rolling",
+    )
+    .unwrap();
+    let shape = Rematch::net_shape(config.kind());
+    let model = || Model::new(shape.clone(), config.net_config(), Device::Cpu).unwrap();
+    let mut pool = RollingPool::start::<Rematch>(
+        config.worker_settings(),
+        config.selfplay.workers,
+        model(),
+        config.evaluator_config(),
+        1,
+        0,
+        0,
+    )
+    .unwrap();
+    let mut games = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let wait_for = |games: &mut Vec<GameRecord>,
+                    pool: &mut RollingPool,
+                    done: &dyn Fn(&[GameRecord], &RollingPool) -> bool| {
+        while !done(games, pool) {
+            assert!(Instant::now() < deadline, "self-play too slow");
+            games.extend(pool.finished_games());
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
+    wait_for(&mut games, &mut pool, &|g, _| g.len() >= 4);
+    let before_switch = games.len();
+    pool.switch(model(), 7).unwrap();
+    assert_eq!(pool.draining(), 1);
+    // The old pool plays its games out, then stops; new games use the new weights.
+    wait_for(&mut games, &mut pool, &|_, p| p.draining() == 0);
+    let drained = games.len();
+    wait_for(&mut games, &mut pool, &|g, _| g.len() >= drained + 6);
+    games.extend(pool.stop());
+    let old_after_switch = games[before_switch..]
+        .iter()
+        .filter(|g| g.model_step == 0)
+        .count();
+    assert!(
+        old_after_switch >= 1,
+        "games in flight finish on their weights"
+    );
+    assert!(games[drained..].iter().all(|g| g.model_step == 7));
+    assert!(games.iter().all(|g| g.model_step == 0 || g.model_step == 7));
+    let indices: BTreeSet<u64> = games.iter().map(|g| g.index).collect();
+    assert_eq!(indices.len(), games.len(), "game numbers are unique");
+}

@@ -117,7 +117,7 @@ pub fn run_learn(args: &LearnArgs, out: &mut impl Write) -> Result<()> {
     let summary = learn(&options).with_context(|| format!("learn at {}", args.store.store))?;
     writeln!(
         out,
-        "learn {}: steps {} -> {}; took in {} shards, {} games, {} samples in {:.0} s ({:.2} shards/s)",
+        "learn {}: steps {} -> {}; took in {} shards, {} games, {} samples in {:.2} s ({:.1} shards/s, {:.0} samples/s)",
         args.store.store,
         summary.start_step,
         summary.final_step,
@@ -126,6 +126,7 @@ pub fn run_learn(args: &LearnArgs, out: &mut impl Write) -> Result<()> {
         summary.samples,
         summary.seconds,
         summary.shards as f64 / summary.seconds.max(1e-9),
+        summary.samples as f64 / summary.seconds.max(1e-9),
     )?;
     Ok(())
 }

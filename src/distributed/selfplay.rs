@@ -1,5 +1,6 @@
 //! The `selfplay` role: any number of them, on any machines. Plays games with the newest
-//! checkpoint (or, with gating, the promoted one), picking up new ones as they appear, and
+//! checkpoint (or, with gating, the promoted one), taking up a new one between games (new
+//! games start with it while the games in flight finish with theirs: [`RollingPool`]), and
 //! publishes finished games as immutable shards under a session of its own. Stateless: it
 //! can be killed at any moment (the games of an unpublished shard are lost, nothing partial
 //! is left) and started again, as a new session.
@@ -18,7 +19,7 @@ use super::{
 };
 use crate::net::encode::Encode;
 use crate::net::model::Model;
-use crate::selfplay::pool::SelfPlayPool;
+use crate::selfplay::pool::RollingPool;
 use crate::selfplay::record::{records_to_jsonl, GameRecord};
 use crate::selfplay::worker::game_seed;
 use crate::store::RunStore;
@@ -170,7 +171,6 @@ fn run<S: Encode>(
     let shape = S::net_shape(config.kind());
     let load = |step: u64| -> Result<Model, DistError> {
         let dir = fetch_checkpoint(store, step, &MODEL_FILES, work.path())?;
-        prune_cache(work.path(), &[step]);
         Ok(Model::load(
             &dir.join("model.safetensors"),
             &shape,
@@ -179,7 +179,7 @@ fn run<S: Encode>(
     };
     // Game numbers (which seed the games) start at a point of the session's own.
     let first_game = game_seed(config.seed, fnv1a(&session)) << 24 >> 8;
-    let mut pool = SelfPlayPool::start::<S>(
+    let mut pool = RollingPool::start::<S>(
         config.worker_settings(),
         config.selfplay.workers,
         load(model_step)?,
@@ -217,7 +217,7 @@ fn run<S: Encode>(
     let shard_age = Duration::from_secs_f64(options.shard_seconds.max(0.0));
     let mut last_poll = Instant::now();
     let status_key = format!("workers/{session}.json");
-    let status = |shards: &ShardWriter, pool: &SelfPlayPool, model_step: u64, done: bool| {
+    let status = |shards: &ShardWriter, pool: &RollingPool, model_step: u64, done: bool| {
         let seconds = started.elapsed().as_secs_f64().max(1e-9);
         let evals = pool.evaluator_totals();
         let value = json!({
@@ -227,7 +227,7 @@ fn run<S: Encode>(
             "seconds": seconds, "positions_per_s": pool.steps_played() as f64 / seconds,
             "net_positions_per_s": evals.positions as f64 / seconds,
             "net_mean_batch": evals.positions as f64 / evals.batches.max(1) as f64,
-            "model_step": model_step, "done": done, "updated_unix_ms": unix_millis() as u64,
+            "model_step": model_step, "draining_pools": pool.draining(), "done": done, "updated_unix_ms": unix_millis() as u64,
         });
         store.put(
             &status_key,
@@ -256,7 +256,8 @@ fn run<S: Encode>(
         if last_poll.elapsed() >= poll {
             last_poll = Instant::now();
             if let Some(step) = read_pointer(store, pointer)?.filter(|s| *s != model_step) {
-                pool.replace_model(load(step)?, step)?;
+                pool.switch(load(step)?, step)?;
+                prune_cache(work.path(), &[model_step, step]);
                 model_step = step;
             }
         }

@@ -96,6 +96,12 @@ impl SelfPlayPool {
         Ok(())
     }
 
+    /// Lets the games in flight finish and starts no new ones; the workers then exit
+    /// ([`SelfPlayPool::alive`] turns false) and [`SelfPlayPool::stop`] returns the rest.
+    pub fn drain(&self) {
+        self.counters.drain.store(true, Ordering::Relaxed);
+    }
+
     /// The number of the next game to start.
     pub fn next_game(&self) -> u64 {
         self.counters.next_game.load(Ordering::Relaxed)
@@ -152,4 +158,154 @@ pub struct EvaluatorTotals {
     pub batches: u64,
     /// Nanoseconds the nets were busy (summed: up to `instances` times the wall time).
     pub busy_nanos: u64,
+}
+
+/// The signature of [`SelfPlayPool::start`] for one game type.
+type StartPool = fn(
+    WorkerSettings,
+    usize,
+    Model,
+    EvaluatorConfig,
+    usize,
+    u64,
+    u64,
+) -> Result<SelfPlayPool, NetError>;
+
+/// Self-play that takes new weights between games: new games start with the new weights
+/// (in a new pool) while the games in flight finish with the weights they began with (the
+/// old pool drains, then stops), so every game is played by one checkpoint throughout.
+pub struct RollingPool {
+    start: StartPool,
+    settings: WorkerSettings,
+    workers: usize,
+    evaluator: EvaluatorConfig,
+    instances: usize,
+    current: SelfPlayPool,
+    draining: Vec<SelfPlayPool>,
+    /// Counters of the pools that have stopped: steps, samples, evaluator work.
+    retired: (u64, u64, EvaluatorTotals),
+}
+
+impl RollingPool {
+    /// Starts self-play for game `S`, as [`SelfPlayPool::start`].
+    pub fn start<S: Encode>(
+        settings: WorkerSettings,
+        workers: usize,
+        model: Model,
+        evaluator: EvaluatorConfig,
+        instances: usize,
+        next_game: u64,
+        model_step: u64,
+    ) -> Result<RollingPool, NetError> {
+        let start: StartPool = SelfPlayPool::start::<S>;
+        let current = start(
+            settings.clone(),
+            workers,
+            model,
+            evaluator.clone(),
+            instances,
+            next_game,
+            model_step,
+        )?;
+        Ok(RollingPool {
+            start,
+            settings,
+            workers,
+            evaluator,
+            instances,
+            current,
+            draining: Vec::new(),
+            retired: (0, 0, EvaluatorTotals::default()),
+        })
+    }
+
+    /// New games from now on use `model` (of training step `step`).
+    pub fn switch(&mut self, model: Model, step: u64) -> Result<(), NetError> {
+        self.current.drain();
+        // Past every number the draining pool may still hand out (a worker that had not
+        // yet seen the drain fills its games once more).
+        let in_flight = (self.workers * self.settings.selfplay.games_in_flight) as u64;
+        let next_game = self.current.next_game() + in_flight;
+        let fresh = (self.start)(
+            self.settings.clone(),
+            self.workers,
+            model,
+            self.evaluator.clone(),
+            self.instances,
+            next_game,
+            step,
+        )?;
+        self.draining
+            .push(std::mem::replace(&mut self.current, fresh));
+        Ok(())
+    }
+
+    /// The games finished since the last call, from every pool; stops drained pools.
+    pub fn finished_games(&mut self) -> Vec<GameRecord> {
+        let mut games = self.current.finished_games();
+        let mut i = 0;
+        while i < self.draining.len() {
+            if self.draining[i].alive() {
+                games.extend(self.draining[i].finished_games());
+                i += 1;
+            } else {
+                let pool = self.draining.swap_remove(i);
+                let evals = pool.evaluator_totals();
+                self.retired.0 += pool.steps_played();
+                self.retired.1 += pool.samples_made();
+                self.retired.2.positions += evals.positions;
+                self.retired.2.batches += evals.batches;
+                self.retired.2.busy_nanos += evals.busy_nanos;
+                games.extend(pool.stop());
+            }
+        }
+        games
+    }
+
+    /// Pools draining (playing out games of older weights).
+    pub fn draining(&self) -> usize {
+        self.draining.len()
+    }
+
+    /// True while the current pool's workers run.
+    pub fn alive(&mut self) -> bool {
+        self.current.alive()
+    }
+
+    /// Steps played by every pool so far.
+    pub fn steps_played(&self) -> u64 {
+        self.retired.0 + self.pools().map(SelfPlayPool::steps_played).sum::<u64>()
+    }
+
+    /// Training samples made by every pool so far.
+    pub fn samples_made(&self) -> u64 {
+        self.retired.1 + self.pools().map(SelfPlayPool::samples_made).sum::<u64>()
+    }
+
+    /// Evaluator work of every pool so far (`instances`: the current pool's).
+    pub fn evaluator_totals(&self) -> EvaluatorTotals {
+        let mut totals = self.retired.2;
+        totals.instances = self.instances;
+        for pool in self.pools() {
+            let evals = pool.evaluator_totals();
+            totals.positions += evals.positions;
+            totals.batches += evals.batches;
+            totals.busy_nanos += evals.busy_nanos;
+        }
+        totals
+    }
+
+    fn pools(&self) -> impl Iterator<Item = &SelfPlayPool> {
+        std::iter::once(&self.current).chain(&self.draining)
+    }
+
+    /// Stops every pool (dropping unfinished games); returns the games finished since the
+    /// last [`RollingPool::finished_games`].
+    pub fn stop(self) -> Vec<GameRecord> {
+        let mut games = self.current.stop();
+        for pool in self.draining {
+            games.extend(pool.stop());
+        }
+        games
+    }
 }

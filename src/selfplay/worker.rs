@@ -40,6 +40,8 @@ pub struct WorkerSettings {
 pub struct SharedCounters {
     /// Set to stop the workers (unfinished games are dropped).
     pub stop: AtomicBool,
+    /// Set to let the workers finish the games in flight, start no new ones, and exit.
+    pub drain: AtomicBool,
     /// Index of the next game to start (a game's seed derives from it).
     pub next_game: AtomicU64,
     /// The training step of the weights self-play uses (recorded in each game).
@@ -133,8 +135,12 @@ pub fn run_worker<S: Encode>(
     let mut slots: Vec<Slot<S>> = Vec::new();
     let mut legal = StepList::new();
     while !counters.stop.load(Ordering::Relaxed) {
-        while slots.len() < sp.games_in_flight {
-            slots.push(new_slot(&settings, &counters, &mcts_config));
+        if !counters.drain.load(Ordering::Relaxed) {
+            while slots.len() < sp.games_in_flight {
+                slots.push(new_slot(&settings, &counters, &mcts_config));
+            }
+        } else if slots.is_empty() {
+            return;
         }
         // One leaf from every game (finishing searches and games on the way).
         let mut leaves: Vec<(usize, Leaf<S>)> = Vec::with_capacity(slots.len());
