@@ -23,6 +23,9 @@ use crate::train::metrics::MetricsLog;
 use crate::train::trainer::StepStats;
 use crate::with_game;
 
+/// Shards fetched per batch of concurrent gets.
+const SHARDS_PER_FETCH: usize = 256;
+
 /// The learner's metrics object.
 pub const LEARNER_METRICS_KEY: &str = "learner/metrics.jsonl";
 
@@ -182,13 +185,18 @@ impl<S: Encode> LearnerRole<S> {
 
     /// Rebuilds the replay window from the shards the checkpoint had taken in.
     fn reread_consumed(&mut self) -> Result<(), DistError> {
-        let consumed = self.learner.state.consumed.clone();
-        for (session, count) in consumed {
-            for seq in 0..count {
-                let key = super::shard_key(&session, seq);
-                match self.store.get_text(&key)? {
-                    Some(text) => {
-                        self.ingest_shard(&key, &text);
+        let keys: Vec<String> = self
+            .learner
+            .state
+            .consumed
+            .iter()
+            .flat_map(|(session, count)| (0..*count).map(|seq| super::shard_key(session, seq)))
+            .collect();
+        for chunk in keys.chunks(SHARDS_PER_FETCH) {
+            for (key, bytes) in chunk.iter().zip(self.store.get_many(chunk)?) {
+                match bytes {
+                    Some(bytes) => {
+                        self.ingest_shard(key, &String::from_utf8_lossy(&bytes));
                     }
                     None => eprintln!("warning: {key} was taken in before but is gone"),
                 }
@@ -230,24 +238,38 @@ impl<S: Encode> LearnerRole<S> {
                     .insert(seq);
             }
         }
-        let mut tally = IntakeTally::default();
+        // The new shards: each session's next ones, in order, up to the first gap.
+        let mut new: Vec<(String, u64)> = Vec::new();
         for (session, seqs) in available {
-            loop {
-                let next = self
-                    .learner
-                    .state
-                    .consumed
-                    .get(&session)
-                    .copied()
-                    .unwrap_or(0);
-                if !seqs.contains(&next) {
-                    break;
+            let mut next = self
+                .learner
+                .state
+                .consumed
+                .get(&session)
+                .copied()
+                .unwrap_or(0);
+            while seqs.contains(&next) {
+                new.push((session.clone(), next));
+                next += 1;
+            }
+        }
+        let mut tally = IntakeTally::default();
+        let mut stopped = BTreeSet::new();
+        for chunk in new.chunks(SHARDS_PER_FETCH) {
+            let keys: Vec<String> = chunk.iter().map(|(s, n)| super::shard_key(s, *n)).collect();
+            for ((session, seq), (key, bytes)) in chunk
+                .iter()
+                .zip(keys.iter().zip(self.store.get_many(&keys)?))
+            {
+                if stopped.contains(session) {
+                    continue;
                 }
-                let key = super::shard_key(&session, next);
-                let Some(text) = self.store.get_text(&key)? else {
-                    break;
+                let Some(bytes) = bytes else {
+                    // Listed but gone (deleted by hand): this session stops here for now.
+                    stopped.insert(session.clone());
+                    continue;
                 };
-                match self.ingest_shard(&key, &text) {
+                match self.ingest_shard(key, &String::from_utf8_lossy(&bytes)) {
                     Some((games, samples)) => {
                         tally.games += games;
                         tally.samples += samples;
@@ -255,11 +277,8 @@ impl<S: Encode> LearnerRole<S> {
                     None => tally.rejected += 1,
                 }
                 tally.shards += 1;
-                self.learner
-                    .state
-                    .consumed
-                    .insert(session.clone(), next + 1);
-                self.pending.push(key);
+                self.learner.state.consumed.insert(session.clone(), seq + 1);
+                self.pending.push(key.clone());
             }
         }
         self.total.shards += tally.shards;
