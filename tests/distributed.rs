@@ -11,7 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use checkers_zero::distributed::learn::intake_chain;
-use checkers_zero::distributed::{parse_shard_key, read_pointer, LATEST_KEY};
+use checkers_zero::distributed::{parse_shard_key, read_pointer, LATEST_KEY, PROMOTED_KEY};
 use checkers_zero::selfplay::record::parse_records;
 use checkers_zero::store::RunStore;
 use checkers_zero::train::checkpoint::{checkpoint_name, TrainState};
@@ -307,6 +307,89 @@ fn s3_store_takes_in_every_shard_once_across_kills() {
     server.create_bucket("runs");
     let dir = fresh_dir("dist-s3");
     shards_flow("s3://runs/test-run", &server.env(), &dir);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn with_gating_workers_follow_the_promoted_checkpoint_not_the_newest() {
+    let dir = fresh_dir("dist-gating");
+    let config = dir.join("config.toml");
+    std::fs::write(
+        &config,
+        CONFIG.replace("parallel = 2", "parallel = 2\ngating = true"),
+    )
+    .unwrap();
+    let store_dir = dir.join("store");
+    let location = store_dir.to_str().unwrap();
+    let learner = spawn(
+        &dir,
+        "learn",
+        &[
+            "learn",
+            "--store",
+            location,
+            "--config",
+            config.to_str().unwrap(),
+            "--quiet",
+            "--poll-seconds",
+            "0.2",
+            "--idle-exit",
+            "3",
+        ],
+        &[],
+    );
+    let worker = spawn(
+        &dir,
+        "worker",
+        &[
+            "selfplay",
+            "--store",
+            location,
+            "--quiet",
+            "--worker-id",
+            "g",
+            "--games-per-shard",
+            "2",
+            "--poll-seconds",
+            "0.2",
+            "--max-games",
+            "30",
+        ],
+        &[],
+    );
+    worker.finish(&dir, Duration::from_secs(120));
+    learner.finish(&dir, Duration::from_secs(120));
+    let store = RunStore::open(location).unwrap();
+    let latest = latest_step(&store).unwrap();
+    assert!(latest >= 5, "the learner trained: {latest}");
+    // No evaluator ran: step 0 is still the promoted checkpoint, and every game used it.
+    assert_eq!(read_pointer(&store, PROMOTED_KEY).unwrap(), Some(0));
+    for key in store.list("games").unwrap() {
+        let text = store.get_text(&key).unwrap().unwrap();
+        for game in parse_records(&text, Path::new(&key)).unwrap() {
+            assert_eq!(game.model_step, 0, "{key}");
+        }
+    }
+    // The evaluator plays the newest against the promoted one and moves the pointer only if
+    // the newest scored its gate.
+    spawn(
+        &dir,
+        "evaluate",
+        &["evaluate", "--store", location, "--once", "--quiet"],
+        &[],
+    )
+    .finish(&dir, Duration::from_secs(120));
+    let metrics = store.get_text("evaluator/metrics.jsonl").unwrap().unwrap();
+    let incumbent: serde_json::Value = metrics
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["incumbent"] == true)
+        .expect("an incumbent result");
+    let promoted = incumbent["promoted"].as_bool().unwrap();
+    assert_eq!(incumbent["step"].as_u64(), Some(latest));
+    assert_eq!(incumbent["score"].as_f64().unwrap() >= 0.55, promoted);
+    let expected = if promoted { latest } else { 0 };
+    assert_eq!(read_pointer(&store, PROMOTED_KEY).unwrap(), Some(expected));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
