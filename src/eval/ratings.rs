@@ -21,7 +21,8 @@
 //! on the first anchor (or the first checkpoint), with one virtual draw per pair that met
 //! (keeps sweeps, common against weak anchors, finite). Output: `RUN/ratings.csv`,
 //! `RUN/ratings.png` (Elo against training step and against training hours, 95% intervals
-//! as bars) and `RUN/losses.png` (the `"type": "train"` lines of `RUN/metrics.jsonl`).
+//! as bars) and `RUN/losses.png` (the `"type": "train"` lines of `RUN/metrics.jsonl`, or of
+//! `RUN/learner/metrics.jsonl` for a distributed run in a local directory).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -394,9 +395,25 @@ pub fn rate_run(options: &RatingsOptions) -> Result<RatingsSummary, EvalError> {
         games[p.a] += p.games;
         games[p.b] += p.games;
     }
-    // Players without games cannot be rated: leave them out of the solve.
-    let active: Vec<usize> = (0..names.len())
-        .filter(|&i| games[i] > 0.0 || i == anchor)
+    // Only players joined to the anchor by a chain of games can be rated: leave the others
+    // (no games, or matches of another visit count on record) out of the solve.
+    let mut reached = vec![false; names.len()];
+    reached[anchor] = true;
+    let mut frontier = vec![anchor];
+    while let Some(at) = frontier.pop() {
+        for p in pairs.iter().filter(|p| p.games > 0.0) {
+            for (from, to) in [(p.a, p.b), (p.b, p.a)] {
+                if from == at && !reached[to] {
+                    reached[to] = true;
+                    frontier.push(to);
+                }
+            }
+        }
+    }
+    let active: Vec<usize> = (0..names.len()).filter(|&i| reached[i]).collect();
+    let pairs: Vec<PairGames> = pairs
+        .into_iter()
+        .filter(|p| reached[p.a] && reached[p.b])
         .collect();
     let position: HashMap<usize, usize> = active.iter().enumerate().map(|(k, &i)| (i, k)).collect();
     let solved_pairs: Vec<PairGames> = pairs
@@ -431,7 +448,12 @@ pub fn rate_run(options: &RatingsOptions) -> Result<RatingsSummary, EvalError> {
     write_atomic(&plot_path, &png).map_err(|e| file_error(&plot_path, e))?;
     files.push(plot_path);
     let loss_path = run.join("losses.png");
-    match loss_panels(&run.join("metrics.jsonl")) {
+    // `train` runs keep RUN/metrics.jsonl; distributed runs (a local store) the learner's.
+    let metrics = [run.join("metrics.jsonl"), run.join("learner/metrics.jsonl")]
+        .into_iter()
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| run.join("metrics.jsonl"));
+    match loss_panels(&metrics) {
         Ok(panels) => {
             let png = render_png(&panels, 2).map_err(|e| file_error(&loss_path, e))?;
             write_atomic(&loss_path, &png).map_err(|e| file_error(&loss_path, e))?;
