@@ -288,6 +288,7 @@ fn config_errors_name_the_key() {
         ("game = \"rematch\"\n[selfplay]\nfull_visits = 1\n", "selfplay.full_visits"),
         ("game = \"rematch\"\n[train]\nlearning_rate = -1.0\n", "train.learning_rate"),
         ("game = \"rematch\"\n[selfplay]\nsearch = \"alphabeta\"\n", "search"),
+        ("game = \"rematch\"\n[selfplay]\nnew_weights = \"sometimes\"\n", "new_weights"),
         ("game = \"chess\"\n", "game"),
         ("game = \"rematch\"\n[train]\nwindow_base = 10\nwindow_max = 5\n", "train.window_max"),
         ("game = \"rematch\"\n[net]\nblocks = 0\nchannels = 8\npolicy_channels = 4\nvalue_hidden = 4\n", "net.blocks"),

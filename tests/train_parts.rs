@@ -340,16 +340,21 @@ fn rolling_pool_switches_weights_between_games() {
                     done: &dyn Fn(&[GameRecord], &RollingPool) -> bool| {
         while !done(games, pool) {
             assert!(Instant::now() < deadline, "self-play too slow");
-            games.extend(pool.finished_games());
+            games.extend(pool.finished_games().unwrap());
             std::thread::sleep(Duration::from_millis(5));
         }
     };
     wait_for(&mut games, &mut pool, &|g, _| g.len() >= 4);
     let before_switch = games.len();
     pool.switch(model(), 7).unwrap();
-    assert_eq!(pool.draining(), 1);
-    // The old pool plays its games out, then stops; new games use the new weights.
-    wait_for(&mut games, &mut pool, &|_, p| p.draining() == 0);
+    assert_eq!((pool.draining(), pool.model_step()), (1, 7));
+    // A newer checkpoint while the old pool drains waits for the drain.
+    pool.switch(model(), 8).unwrap();
+    assert_eq!((pool.draining(), pool.model_step()), (1, 7));
+    // The old pools play their games out, then stop; new games use the newest weights.
+    wait_for(&mut games, &mut pool, &|_, p| {
+        p.draining() == 0 && p.model_step() == 8
+    });
     let drained = games.len();
     wait_for(&mut games, &mut pool, &|g, _| g.len() >= drained + 6);
     games.extend(pool.stop());
@@ -361,8 +366,8 @@ fn rolling_pool_switches_weights_between_games() {
         old_after_switch >= 1,
         "games in flight finish on their weights"
     );
-    assert!(games[drained..].iter().all(|g| g.model_step == 7));
-    assert!(games.iter().all(|g| g.model_step == 0 || g.model_step == 7));
+    assert!(games[drained..].iter().all(|g| g.model_step == 8));
+    assert!(games.iter().all(|g| [0, 7, 8].contains(&g.model_step)));
     let indices: BTreeSet<u64> = games.iter().map(|g| g.index).collect();
     assert_eq!(indices.len(), games.len(), "game numbers are unique");
 }

@@ -227,7 +227,8 @@ fn run<S: Encode>(
             "seconds": seconds, "positions_per_s": pool.steps_played() as f64 / seconds,
             "net_positions_per_s": evals.positions as f64 / seconds,
             "net_mean_batch": evals.positions as f64 / evals.batches.max(1) as f64,
-            "model_step": model_step, "draining_pools": pool.draining(), "done": done, "updated_unix_ms": unix_millis() as u64,
+            "model_step": pool.model_step(), "newest_seen": model_step,
+            "draining_pools": pool.draining(), "done": done, "updated_unix_ms": unix_millis() as u64,
         });
         store.put(
             &status_key,
@@ -236,7 +237,7 @@ fn run<S: Encode>(
     };
     let mut failure = None;
     loop {
-        shards.add(pool.finished_games());
+        shards.add(pool.finished_games()?);
         let enough = options
             .max_games
             .is_some_and(|m| shards.games + shards.buffer.len() as u64 >= m);
@@ -272,7 +273,7 @@ fn run<S: Encode>(
     }
     let positions = pool.steps_played();
     let seconds = started.elapsed().as_secs_f64();
-    shards.add(pool.finished_games());
+    shards.add(pool.finished_games()?);
     status(&shards, &pool, model_step, true)?;
     shards.add(pool.stop());
     shards.publish()?;

@@ -16,6 +16,7 @@ use crate::net::encode::Encode;
 use crate::net::evaluator::{Evaluator, EvaluatorConfig};
 use crate::net::model::Model;
 use crate::net::NetError;
+use crate::train::config::NewWeights;
 
 /// Running self-play: workers playing games through one batched evaluator.
 pub struct SelfPlayPool {
@@ -107,6 +108,11 @@ impl SelfPlayPool {
         self.counters.next_game.load(Ordering::Relaxed)
     }
 
+    /// The training step of the weights new games use.
+    pub fn model_step(&self) -> u64 {
+        self.counters.model_step.load(Ordering::Relaxed)
+    }
+
     /// Steps (searched or forced) played so far.
     pub fn steps_played(&self) -> u64 {
         self.counters.steps_played.load(Ordering::Relaxed)
@@ -174,6 +180,7 @@ type StartPool = fn(
 /// Self-play that takes new weights between games: new games start with the new weights
 /// (in a new pool) while the games in flight finish with the weights they began with (the
 /// old pool drains, then stops), so every game is played by one checkpoint throughout.
+/// With `selfplay.new_weights = "at_once"` it hands them to the running pool instead.
 pub struct RollingPool {
     start: StartPool,
     settings: WorkerSettings,
@@ -184,6 +191,8 @@ pub struct RollingPool {
     draining: Vec<SelfPlayPool>,
     /// Counters of the pools that have stopped: steps, samples, evaluator work.
     retired: (u64, u64, EvaluatorTotals),
+    /// A switch waiting for the draining pool to finish.
+    pending: Option<(Model, u64)>,
 }
 
 impl RollingPool {
@@ -216,11 +225,21 @@ impl RollingPool {
             current,
             draining: Vec::new(),
             retired: (0, 0, EvaluatorTotals::default()),
+            pending: None,
         })
     }
 
-    /// New games from now on use `model` (of training step `step`).
+    /// New games use `model` (of training step `step`) from now on, or, while an older
+    /// pool is still draining, from the moment it has drained (a newer `switch` meanwhile
+    /// replaces this one): at most two pools share the cores.
     pub fn switch(&mut self, model: Model, step: u64) -> Result<(), NetError> {
+        if self.settings.selfplay.new_weights == NewWeights::AtOnce {
+            return self.current.replace_model(model, step);
+        }
+        if !self.draining.is_empty() {
+            self.pending = Some((model, step));
+            return Ok(());
+        }
         self.current.drain();
         // Past every number the draining pool may still hand out (a worker that had not
         // yet seen the drain fills its games once more).
@@ -240,8 +259,9 @@ impl RollingPool {
         Ok(())
     }
 
-    /// The games finished since the last call, from every pool; stops drained pools.
-    pub fn finished_games(&mut self) -> Vec<GameRecord> {
+    /// The games finished since the last call, from every pool; stops drained pools and
+    /// then makes a deferred switch.
+    pub fn finished_games(&mut self) -> Result<Vec<GameRecord>, NetError> {
         let mut games = self.current.finished_games();
         let mut i = 0;
         while i < self.draining.len() {
@@ -259,7 +279,22 @@ impl RollingPool {
                 games.extend(pool.stop());
             }
         }
-        games
+        if self.draining.is_empty() {
+            if let Some((model, step)) = self.pending.take() {
+                self.switch(model, step)?;
+            }
+        }
+        Ok(games)
+    }
+
+    /// The step of the weights new games use (a deferred switch not yet made).
+    pub fn model_step(&self) -> u64 {
+        self.current.model_step()
+    }
+
+    /// The number of the next game to start (past every game started so far).
+    pub fn next_game(&self) -> u64 {
+        self.current.next_game()
     }
 
     /// Pools draining (playing out games of older weights).

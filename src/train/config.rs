@@ -78,6 +78,18 @@ pub enum SearchKind {
     Puct,
 }
 
+/// When self-play takes up new weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NewWeights {
+    /// New games start with them; games in flight finish with the weights they began with
+    /// (each game is played by one checkpoint, as its record says).
+    BetweenGames,
+    /// Every search from the next one on uses them (fresher, no second pool while the old
+    /// games finish; a game may span checkpoints).
+    AtOnce,
+}
+
 /// Self-play settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -118,6 +130,8 @@ pub struct SelfPlayConfig {
     pub resign_consecutive: u32,
     /// Share of games played through with resignation off, to measure false resignations.
     pub resign_playthrough: f32,
+    /// `between_games` or `at_once`.
+    pub new_weights: NewWeights,
 }
 
 /// Batched-inference settings for self-play.
@@ -198,6 +212,7 @@ impl Default for SelfPlayConfig {
             resign_threshold: -0.9,
             resign_consecutive: 3,
             resign_playthrough: 0.1,
+            new_weights: NewWeights::BetweenGames,
         }
     }
 }

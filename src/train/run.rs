@@ -33,7 +33,7 @@ use crate::game::Side;
 use crate::net::encode::Encode;
 use crate::net::model::Model;
 use crate::net::NetError;
-use crate::selfplay::pool::SelfPlayPool;
+use crate::selfplay::pool::RollingPool;
 use crate::selfplay::record::{read_records, write_records, GameRecord, RecordError};
 use crate::util::write_atomic;
 use crate::with_game;
@@ -347,7 +347,7 @@ impl<S: Encode> Run<S> {
         let mut pending: Option<EvaluationJob> = None;
 
         // Self-play: the evaluator thread and a pool of workers.
-        let mut selfplay = SelfPlayPool::start::<S>(
+        let mut selfplay = RollingPool::start::<S>(
             config.worker_settings(),
             config.selfplay.workers,
             selfplay_model,
@@ -405,7 +405,7 @@ impl<S: Encode> Run<S> {
         'training: while !reached_target(self.learner.state.step) && !past_deadline() {
             // Wait for self-play until the replay ratio allows a step.
             loop {
-                let (g, s) = self.collect(selfplay.finished_games(), &mut tally)?;
+                let (g, s) = self.collect(selfplay.finished_games()?, &mut tally)?;
                 games_run += g;
                 samples_run += s;
                 selfplay_bar.set_position(self.learner.games_total);
@@ -419,7 +419,7 @@ impl<S: Encode> Run<S> {
                     .and_then(|job| job.poll().map(|r| (job.step, r)))
                 {
                     pending = None;
-                    say(self.evaluated(done.0, done.1, &selfplay)?);
+                    say(self.evaluated(done.0, done.1, &mut selfplay)?);
                 }
                 if self.learner.ready() {
                     break;
@@ -467,8 +467,7 @@ impl<S: Encode> Run<S> {
                     ));
                 }
                 if !gating {
-                    selfplay
-                        .replace_model(self.learner.model.try_clone()?, self.learner.state.step)?;
+                    selfplay.switch(self.learner.model.try_clone()?, self.learner.state.step)?;
                 }
                 previous_checkpoint = Some((self.learner.state.step, dir.clone()));
                 checkpoint = Some(dir);
@@ -510,7 +509,7 @@ impl<S: Encode> Run<S> {
         let promoted_before = self.learner.state.promoted_step;
         if let Some(mut job) = pending.take() {
             let result = job.wait();
-            say(self.evaluated(job.step, result, &selfplay)?);
+            say(self.evaluated(job.step, result, &mut selfplay)?);
         }
         // Stop self-play; keep every game that finished.
         let next_game = selfplay.next_game();
@@ -569,7 +568,7 @@ impl<S: Encode> Run<S> {
         &mut self,
         step: u64,
         result: Result<Vec<OpponentResult>, String>,
-        selfplay: &SelfPlayPool,
+        selfplay: &mut RollingPool,
     ) -> Result<String, TrainError> {
         let path = self.run_dir.join("metrics.jsonl");
         let outcome = EvaluationOutcome::of(&self.config.evaluation, step, result);
@@ -583,7 +582,7 @@ impl<S: Encode> Run<S> {
                 &self.learner.model.meta().shape,
                 Device::Cpu,
             )?;
-            selfplay.replace_model(model, step)?;
+            selfplay.switch(model, step)?;
             self.learner.state.promoted_step = Some(step);
         }
         Ok(outcome.summary)
