@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use checkers_zero::distributed::learn::intake_chain;
 use checkers_zero::distributed::{parse_shard_key, read_pointer, LATEST_KEY, PROMOTED_KEY};
-use checkers_zero::selfplay::record::parse_records;
+use checkers_zero::selfplay::record::{parse_records, GameRecord};
 use checkers_zero::store::RunStore;
 use checkers_zero::train::checkpoint::{checkpoint_name, TrainState};
 use common::{assert_clean_error, fresh_dir, run};
@@ -125,6 +125,38 @@ fn shards_by_session(store: &RunStore) -> BTreeMap<String, Vec<String>> {
     sessions
 }
 
+/// The games of a shard (it must be whole and readable).
+fn shard_games(store: &RunStore, key: &str) -> Vec<GameRecord> {
+    let text = store.get_text(key).unwrap().unwrap();
+    parse_records(&text, Path::new(key)).unwrap()
+}
+
+/// Starts role `command` (`learn`, `selfplay`, `evaluate`) on the store at `location`.
+fn role(
+    dir: &Path,
+    name: &str,
+    command: &str,
+    location: &str,
+    extra: &[&str],
+    env: &[(String, String)],
+) -> Role {
+    let mut args = vec![
+        command,
+        "--store",
+        location,
+        "--quiet",
+        "--poll-seconds",
+        "0.2",
+    ];
+    args.extend_from_slice(extra);
+    spawn(dir, name, &args, env)
+}
+
+/// Runs `checkers-zero evaluate --once` on `location`; returns its output.
+fn evaluate_once(dir: &Path, name: &str, location: &str) -> String {
+    role(dir, name, "evaluate", location, &["--once"], &[]).finish(dir, Duration::from_secs(120))
+}
+
 fn latest_step(store: &RunStore) -> Option<u64> {
     read_pointer(store, LATEST_KEY).unwrap()
 }
@@ -136,33 +168,11 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
     std::fs::write(&config, CONFIG).unwrap();
     let store = RunStore::open_with(location, env).unwrap();
     let config = config.to_str().unwrap();
-    let learn = |name: &str, extra: &[&str]| {
-        let mut args = vec![
-            "learn",
-            "--store",
-            location,
-            "--quiet",
-            "--poll-seconds",
-            "0.2",
-        ];
-        args.extend_from_slice(extra);
-        spawn(dir, name, &args, env)
-    };
+    let learn = |name: &str, extra: &[&str]| role(dir, name, "learn", location, extra, env);
     let selfplay = |name: &str, extra: &[&str]| {
-        let mut args = vec![
-            "selfplay",
-            "--store",
-            location,
-            "--quiet",
-            "--games-per-shard",
-            "2",
-            "--shard-seconds",
-            "2",
-            "--poll-seconds",
-            "0.5",
-        ];
+        let mut args = vec!["--games-per-shard", "2", "--shard-seconds", "2"];
         args.extend_from_slice(extra);
-        spawn(dir, name, &args, env)
+        role(dir, name, "selfplay", location, &args, env)
     };
     let learner = learn("learn-1", &["--config", config]);
     let worker1 = selfplay("worker-1", &["--worker-id", "w1"]);
@@ -183,9 +193,7 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
     // Nothing partial: every object under games/ is a whole, readable shard.
     for keys in shards_by_session(&store).values() {
         for key in keys {
-            let text = store.get_text(key).unwrap().unwrap();
-            let games = parse_records(&text, Path::new(key)).unwrap();
-            assert!(!games.is_empty(), "{key} is empty");
+            assert!(!shard_games(&store, key).is_empty(), "{key} is empty");
         }
     }
 
@@ -246,8 +254,7 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
         .collect();
     w1_sessions.sort();
     for key in &sessions[w1_sessions[1].1] {
-        let text = store.get_text(key).unwrap().unwrap();
-        for game in parse_records(&text, Path::new(key)).unwrap() {
+        for game in shard_games(&store, key) {
             assert!(game.model_step >= killed_at, "{key}: {}", game.model_step);
         }
     }
@@ -264,13 +271,7 @@ fn local_store_takes_in_every_shard_once_across_kills_then_evaluates() {
     shards_flow(location, &[], &dir);
 
     // The evaluator plays the newest checkpoint against step 0 and the anchor, once.
-    let out = spawn(
-        &dir,
-        "evaluate-1",
-        &["evaluate", "--store", location, "--once", "--quiet"],
-        &[],
-    )
-    .finish(&dir, Duration::from_secs(120));
+    let out = evaluate_once(&dir, "evaluate-1", location);
     assert!(out.contains("evaluated 1 checkpoint"), "{out}");
     let matches: Vec<_> = std::fs::read_dir(store_dir.join("matches"))
         .unwrap()
@@ -288,13 +289,7 @@ fn local_store_takes_in_every_shard_once_across_kills_then_evaluates() {
     assert!(metrics.contains("\"opponent\":\"random\""), "{metrics}");
     assert!(metrics.contains("\"incumbent\":true"), "{metrics}");
     // Its progress is saved: nothing is due a second time.
-    let again = spawn(
-        &dir,
-        "evaluate-2",
-        &["evaluate", "--store", location, "--once", "--quiet"],
-        &[],
-    )
-    .finish(&dir, Duration::from_secs(60));
+    let again = evaluate_once(&dir, "evaluate-2", location);
     assert!(again.contains("evaluated 0 checkpoint"), "{again}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -321,37 +316,25 @@ fn with_gating_workers_follow_the_promoted_checkpoint_not_the_newest() {
     .unwrap();
     let store_dir = dir.join("store");
     let location = store_dir.to_str().unwrap();
-    let learner = spawn(
+    let config = config.to_str().unwrap();
+    let learner = role(
         &dir,
         "learn",
-        &[
-            "learn",
-            "--store",
-            location,
-            "--config",
-            config.to_str().unwrap(),
-            "--quiet",
-            "--poll-seconds",
-            "0.2",
-            "--idle-exit",
-            "3",
-        ],
+        "learn",
+        location,
+        &["--config", config, "--idle-exit", "3"],
         &[],
     );
-    let worker = spawn(
+    let worker = role(
         &dir,
         "worker",
+        "selfplay",
+        location,
         &[
-            "selfplay",
-            "--store",
-            location,
-            "--quiet",
             "--worker-id",
             "g",
             "--games-per-shard",
             "2",
-            "--poll-seconds",
-            "0.2",
             "--max-games",
             "30",
         ],
@@ -365,20 +348,13 @@ fn with_gating_workers_follow_the_promoted_checkpoint_not_the_newest() {
     // No evaluator ran: step 0 is still the promoted checkpoint, and every game used it.
     assert_eq!(read_pointer(&store, PROMOTED_KEY).unwrap(), Some(0));
     for key in store.list("games").unwrap() {
-        let text = store.get_text(&key).unwrap().unwrap();
-        for game in parse_records(&text, Path::new(&key)).unwrap() {
+        for game in shard_games(&store, &key) {
             assert_eq!(game.model_step, 0, "{key}");
         }
     }
     // The evaluator plays the newest against the promoted one and moves the pointer only if
     // the newest scored its gate.
-    spawn(
-        &dir,
-        "evaluate",
-        &["evaluate", "--store", location, "--once", "--quiet"],
-        &[],
-    )
-    .finish(&dir, Duration::from_secs(120));
+    evaluate_once(&dir, "evaluate", location);
     let metrics = store.get_text("evaluator/metrics.jsonl").unwrap().unwrap();
     let incumbent: serde_json::Value = metrics
         .lines()

@@ -61,38 +61,32 @@ pub enum DistError {
     /// The run location failed.
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// A bad config.
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    /// Training failed.
+    /// The training side failed: config, checkpoint, model, game records, local files.
     #[error(transparent)]
     Train(#[from] TrainError),
-    /// A checkpoint problem.
-    #[error(transparent)]
-    Checkpoint(#[from] CheckpointError),
-    /// A model problem.
-    #[error(transparent)]
-    Net(#[from] NetError),
-    /// A game record problem.
-    #[error(transparent)]
-    Record(#[from] RecordError),
-    /// A local file could not be used.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
     /// The run cannot go on as asked.
     #[error("{0}")]
     Run(String),
 }
 
+/// Errors of the training side reach the roles through [`TrainError`].
+macro_rules! via_train_error {
+    ($($source:ty),*) => {$(
+        impl From<$source> for DistError {
+            fn from(error: $source) -> Self {
+                DistError::Train(error.into())
+            }
+        }
+    )*};
+}
+via_train_error!(ConfigError, CheckpointError, NetError, RecordError);
+
 pub(crate) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> DistError + '_ {
-    move |source| DistError::Io {
-        path: path.to_path_buf(),
-        source,
+    move |source| {
+        DistError::Train(TrainError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
     }
 }
 
