@@ -15,6 +15,7 @@ use checkers_zero::distributed::{parse_shard_key, read_pointer, LATEST_KEY, PROM
 use checkers_zero::selfplay::record::{parse_records, GameRecord};
 use checkers_zero::store::RunStore;
 use checkers_zero::train::checkpoint::{checkpoint_name, TrainState};
+use checkers_zero::train::config::RunConfig;
 use common::{assert_clean_error, fresh_dir, run};
 
 const CONFIG: &str = r#"
@@ -258,6 +259,27 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
             assert!(game.model_step >= killed_at, "{key}: {}", game.model_step);
         }
     }
+    // A restart re-reads only the newest shards, enough to fill the window as it was.
+    let out = role(
+        dir,
+        "learn-3",
+        "learn",
+        location,
+        &["--max-steps", "0"],
+        env,
+    )
+    .finish(dir, Duration::from_secs(120));
+    let window: usize = out
+        .split("window ")
+        .nth(1)
+        .and_then(|s| s.split(';').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no window in {out:?}"));
+    let capacity = RunConfig::parse(CONFIG, "test")
+        .unwrap()
+        .window_size(state.samples_seen);
+    assert!(state.samples_seen > 0);
+    assert_eq!(window, capacity.min(state.samples_seen as usize), "{out}");
     // Workers report their counters.
     let statuses = store.list("workers").unwrap();
     assert_eq!(statuses.len(), 3, "{statuses:?}");

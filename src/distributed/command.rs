@@ -117,10 +117,11 @@ pub fn run_learn(args: &LearnArgs, out: &mut impl Write) -> Result<()> {
     let summary = learn(&options).with_context(|| format!("learn at {}", args.store.store))?;
     writeln!(
         out,
-        "learn {}: steps {} -> {}; took in {} shards, {} games, {} samples in {:.2} s ({:.1} shards/s, {:.0} samples/s)",
+        "learn {}: steps {} -> {}, window {}; took in {} shards, {} games, {} samples in {:.2} s ({:.1} shards/s, {:.0} samples/s)",
         args.store.store,
         summary.start_step,
         summary.final_step,
+        summary.window,
         summary.shards,
         summary.games,
         summary.samples,

@@ -15,7 +15,7 @@ use super::{
     LATEST_KEY, PROMOTED_KEY,
 };
 use crate::net::encode::Encode;
-use crate::selfplay::record::parse_records;
+use crate::selfplay::record::{parse_records, GameRecord};
 use crate::store::RunStore;
 use crate::train::config::RunConfig;
 use crate::train::learner::Learner;
@@ -65,6 +65,8 @@ pub struct LearnSummary {
     pub samples: u64,
     /// Wall time (seconds).
     pub seconds: f64,
+    /// Samples in the replay window at the end.
+    pub window: usize,
 }
 
 /// Runs the learner until its step target, time limit, idle limit or a stop signal.
@@ -183,15 +185,54 @@ impl<S: Encode> LearnerRole<S> {
         Ok(role)
     }
 
-    /// Rebuilds the replay window from the shards the checkpoint had taken in.
+    /// Rebuilds the replay window from the shards the checkpoint had taken in: only the
+    /// newest ones that fill it (walking the checkpoints' intake links back), so a restart
+    /// costs the window's size, not the run's length.
     fn reread_consumed(&mut self) -> Result<(), DistError> {
-        let keys: Vec<String> = self
-            .learner
-            .state
-            .consumed
-            .iter()
-            .flat_map(|(session, count)| (0..*count).map(|seq| super::shard_key(session, seq)))
-            .collect();
+        let state = self.learner.state.clone();
+        let chain = if state.samples_seen > 0 {
+            intake_chain(&self.store, state.step).ok()
+        } else {
+            None
+        };
+        let Some(chain) = chain else {
+            // Without the chain or the counts: every shard, session by session.
+            let keys: Vec<String> = state
+                .consumed
+                .iter()
+                .flat_map(|(session, n)| (0..*n).map(|seq| super::shard_key(session, seq)))
+                .collect();
+            return self.reingest(&keys);
+        };
+        // Sized for the whole run from the start, so that re-reading evicts nothing early.
+        self.learner
+            .restore_totals(state.samples_seen, state.games_seen);
+        let capacity = self.learner.config.window_size(state.samples_seen) as u64;
+        let mut newest = Vec::new();
+        let mut samples = 0u64;
+        'back: for chunk in chain.rchunks(SHARDS_PER_FETCH).map(<[String]>::to_vec) {
+            for (key, bytes) in chunk.iter().zip(self.store.get_many(&chunk)?).rev() {
+                let Some(bytes) = bytes else { continue };
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                samples += parse_records(&text, Path::new(key))
+                    .map(|games| games.iter().map(searched_steps).sum::<u64>())
+                    .unwrap_or(0);
+                newest.push((key.clone(), text));
+                if samples >= capacity {
+                    break 'back;
+                }
+            }
+        }
+        for (key, text) in newest.iter().rev() {
+            self.ingest_shard(key, text);
+        }
+        self.learner
+            .restore_totals(state.samples_seen, state.games_seen);
+        Ok(())
+    }
+
+    /// Adds the shards `keys` to the window, in order.
+    fn reingest(&mut self, keys: &[String]) -> Result<(), DistError> {
         for chunk in keys.chunks(SHARDS_PER_FETCH) {
             for (key, bytes) in chunk.iter().zip(self.store.get_many(chunk)?) {
                 match bytes {
@@ -227,10 +268,14 @@ impl<S: Encode> LearnerRole<S> {
         Some((games.len() as u64, samples))
     }
 
-    /// Takes in every new shard, in order within each session. Returns the tally.
-    fn take_in(&mut self) -> Result<IntakeTally, DistError> {
+    /// Takes in every new shard, in order within each session. Returns the tally and the
+    /// time the listing took.
+    fn take_in(&mut self) -> Result<(IntakeTally, Duration), DistError> {
         let mut available: BTreeMap<String, BTreeSet<u64>> = BTreeMap::new();
-        for key in self.store.list("games")? {
+        let started = Instant::now();
+        let keys = self.store.list("games")?;
+        let listing = started.elapsed();
+        for key in keys {
             if let Some((session, seq)) = parse_shard_key(&key) {
                 available
                     .entry(session.to_string())
@@ -285,7 +330,7 @@ impl<S: Encode> LearnerRole<S> {
         self.total.games += tally.games;
         self.total.samples += tally.samples;
         self.total.rejected += tally.rejected;
-        Ok(tally)
+        Ok((tally, listing))
     }
 
     /// Writes and publishes a checkpoint of the current step with the shards taken in since
@@ -293,6 +338,8 @@ impl<S: Encode> LearnerRole<S> {
     fn checkpoint(&mut self) -> Result<(), DistError> {
         let step = self.learner.state.step;
         self.learner.state.elapsed_s = self.elapsed_base + self.started.elapsed().as_secs_f64();
+        self.learner.state.samples_seen = self.learner.samples_total;
+        self.learner.state.games_seen = self.learner.games_total;
         let cache = self.work.path().join("checkpoints");
         let dir = self.learner.save_checkpoint(&cache)?;
         let pending = std::mem::take(&mut self.pending);
@@ -348,7 +395,7 @@ impl<S: Encode> LearnerRole<S> {
             ProgressStyle::with_template("{spinner} learn {elapsed_precise} {msg}")
                 .expect("valid template"),
         );
-        let mut last_list: Option<Instant> = None;
+        let mut last_list: Option<(Instant, Duration)> = None;
         let mut last_new = Instant::now();
         let mut losses = StepStats::default();
         let mut iteration = IterationMarks::new(&self.total);
@@ -356,11 +403,14 @@ impl<S: Encode> LearnerRole<S> {
             && target.is_none_or(|s| self.learner.state.step < s)
             && deadline.is_none_or(|d| Instant::now() < d)
         {
-            if last_list.is_none_or(|at| at.elapsed() >= poll) {
-                if self.take_in()?.shards > 0 {
+            // Listing grows with the run (every shard ever written): look at most every
+            // `poll`, and at most a tenth of the time.
+            if last_list.is_none_or(|(at, took)| at.elapsed() >= poll.max(took * 10)) {
+                let (tally, listing) = self.take_in()?;
+                if tally.shards > 0 {
                     last_new = Instant::now();
                 }
-                last_list = Some(Instant::now());
+                last_list = Some((Instant::now(), listing));
             }
             if self.learner.ready() {
                 let started = Instant::now();
@@ -415,6 +465,7 @@ impl<S: Encode> LearnerRole<S> {
             games: self.total.games,
             samples: self.total.samples,
             seconds: self.started.elapsed().as_secs_f64(),
+            window: self.learner.window.len(),
         })
     }
 
@@ -471,6 +522,11 @@ impl IterationMarks {
             train_time: Duration::ZERO,
         }
     }
+}
+
+/// The training samples a game gives: its fully searched steps.
+fn searched_steps(game: &GameRecord) -> u64 {
+    game.steps.iter().filter(|s| !s.target.is_empty()).count() as u64
 }
 
 /// The link of the published checkpoint at `step`.

@@ -48,6 +48,16 @@ pub struct TrainState {
     /// numbered from 0, so the count says which ones).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub consumed: BTreeMap<String, u64>,
+    /// Distributed runs: training samples in every game taken in (sizes the window).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub samples_seen: u64,
+    /// Distributed runs: games taken in.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub games_seen: u64,
+}
+
+fn is_zero(value: &u64) -> bool {
+    *value == 0
 }
 
 /// Errors of checkpoint files.

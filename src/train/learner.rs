@@ -90,6 +90,14 @@ impl<S: Encode> Learner<S> {
         Ok(count)
     }
 
+    /// Sets the intake totals after a resume that re-read only part of the games (the
+    /// window is sized by all of them).
+    pub fn restore_totals(&mut self, samples: u64, games: u64) {
+        self.samples_total = samples;
+        self.games_total = games;
+        self.window.set_capacity(self.config.window_size(samples));
+    }
+
     /// True when the window is big enough and the replay ratio allows another step.
     pub fn ready(&self) -> bool {
         let t = &self.config.train;
