@@ -213,18 +213,17 @@ impl<S: Encode> LearnerRole<S> {
         'back: for chunk in chain.rchunks(SHARDS_PER_FETCH).map(<[String]>::to_vec) {
             for (key, bytes) in chunk.iter().zip(self.store.get_many(&chunk)?).rev() {
                 let Some(bytes) = bytes else { continue };
-                let text = String::from_utf8_lossy(&bytes).into_owned();
-                samples += parse_records(&text, Path::new(key))
-                    .map(|games| games.iter().map(searched_steps).sum::<u64>())
-                    .unwrap_or(0);
-                newest.push((key.clone(), text));
+                let games = parse_records(&String::from_utf8_lossy(&bytes), Path::new(key))
+                    .unwrap_or_default();
+                samples += games.iter().map(searched_steps).sum::<u64>();
+                newest.push((key.clone(), games));
                 if samples >= capacity {
                     break 'back;
                 }
             }
         }
-        for (key, text) in newest.iter().rev() {
-            self.ingest_shard(key, text);
+        for (key, games) in newest.iter().rev() {
+            self.ingest_games(key, games);
         }
         self.learner
             .restore_totals(state.samples_seen, state.games_seen);
@@ -256,8 +255,13 @@ impl<S: Encode> LearnerRole<S> {
                 return None;
             }
         };
+        Some(self.ingest_games(key, &games))
+    }
+
+    /// Adds parsed games of shard `key` to the window; returns (games, samples).
+    fn ingest_games(&mut self, key: &str, games: &[GameRecord]) -> (u64, u64) {
         let mut samples = 0;
-        for game in &games {
+        for game in games {
             match self.learner.ingest(game) {
                 Ok(n) => samples += n as u64,
                 Err(e) => {
@@ -265,7 +269,7 @@ impl<S: Encode> LearnerRole<S> {
                 }
             }
         }
-        Some((games.len() as u64, samples))
+        (games.len() as u64, samples)
     }
 
     /// Takes in every new shard, in order within each session. Returns the tally and the
