@@ -6,7 +6,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{json, Value};
 
 use super::{
@@ -387,18 +386,8 @@ impl<S: Encode> LearnerRole<S> {
         let deadline =
             (minutes > 0.0).then(|| self.started + Duration::from_secs_f64(minutes * 60.0));
         let poll = Duration::from_secs_f64(self.options.poll_seconds.max(0.05));
-        let bar = ProgressBar::with_draw_target(
-            None,
-            if self.options.progress {
-                ProgressDrawTarget::stderr()
-            } else {
-                ProgressDrawTarget::hidden()
-            },
-        );
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} learn {elapsed_precise} {msg}")
-                .expect("valid template"),
-        );
+        let bar = super::progress_bar(self.options.progress, "learn", target);
+        bar.set_position(self.learner.state.step);
         let mut last_list: Option<(Instant, Duration)> = None;
         let mut last_new = Instant::now();
         let mut losses = StepStats::default();
@@ -446,6 +435,7 @@ impl<S: Encode> LearnerRole<S> {
             } else {
                 std::thread::sleep(Duration::from_millis(20));
             }
+            bar.set_position(self.learner.state.step);
             bar.set_message(format!(
                 "step {} | {} shards, {} games taken in | window {}",
                 self.learner.state.step,

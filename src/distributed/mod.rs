@@ -27,6 +27,8 @@ pub mod learn;
 pub mod selfplay;
 
 use std::path::{Path, PathBuf};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -294,6 +296,27 @@ impl Drop for WorkDir {
             let _ = std::fs::remove_dir_all(&self.path);
         }
     }
+}
+
+/// A role's progress bar on stderr (hidden unless `show`): with a known `length`, a bar with
+/// rate and ETA; without, a spinner with the elapsed time.
+pub fn progress_bar(show: bool, label: &str, length: Option<u64>) -> ProgressBar {
+    let target = if show {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    };
+    let bar = ProgressBar::with_draw_target(length, target);
+    let template = match length {
+        Some(_) => format!("{label} [{{bar:30}}] {{pos}}/{{len}} {{per_sec}} ETA {{eta}} {{msg}}"),
+        None => format!("{{spinner}} {label} {{elapsed_precise}} {{msg}}"),
+    };
+    bar.set_style(
+        ProgressStyle::with_template(&template)
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar
 }
 
 /// Milliseconds since the Unix epoch.

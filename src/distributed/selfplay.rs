@@ -8,7 +8,6 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::Rng;
 use serde_json::json;
 use tch::Device;
@@ -196,18 +195,7 @@ fn run<S: Encode>(
         shards: 0,
         games: 0,
     };
-    let bar = ProgressBar::with_draw_target(
-        None,
-        if options.progress {
-            ProgressDrawTarget::stderr()
-        } else {
-            ProgressDrawTarget::hidden()
-        },
-    );
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} self-play {elapsed_precise} {msg}")
-            .expect("valid template"),
-    );
+    let bar = super::progress_bar(options.progress, "self-play games", options.max_games);
     let started = Instant::now();
     let deadline = options
         .max_minutes
@@ -262,6 +250,7 @@ fn run<S: Encode>(
                 model_step = step;
             }
         }
+        bar.set_position(shards.games + shards.buffer.len() as u64);
         bar.set_message(format!(
             "{} games in {} shards | {:.0} positions/s | checkpoint {model_step}",
             shards.games + shards.buffer.len() as u64,
