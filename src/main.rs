@@ -78,6 +78,9 @@ enum Command {
     /// Distributed run, evaluator role (at most one): play each new checkpoint against the
     /// previous one and the config's anchors; with gating, promote winners to self-play.
     Evaluate(checkers_zero::distributed::command::EvaluateArgs),
+    /// Distributed run: what the learner, the self-play sessions and the evaluator are doing,
+    /// read from the store.
+    Status(checkers_zero::distributed::command::StatusArgs),
     /// Play a match between agents: games in parallel, seats rotating, per-seat results,
     /// Elo with a 95% interval, optional SPRT stop; writes result.json and games.jsonl.
     Match(checkers_zero::eval::command::MatchArgs),
@@ -206,6 +209,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Evaluate(args) => {
             checkers_zero::distributed::command::run_evaluate(&args, &mut out)?
         }
+        Command::Status(args) => checkers_zero::distributed::command::run_status(&args, &mut out)?,
         Command::Match(args) => checkers_zero::eval::command::run_match(&args, &mut out)?,
         Command::Ratings(args) => checkers_zero::eval::command::run_ratings(&args, &mut out)?,
         Command::Games {

@@ -280,6 +280,19 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
         .window_size(state.samples_seen);
     assert!(state.samples_seen > 0);
     assert_eq!(window, capacity.min(state.samples_seen as usize), "{out}");
+    // `status` sums it up from the store alone.
+    let status = spawn(dir, "status", &["status", "--store", location], env)
+        .finish(dir, Duration::from_secs(60));
+    for expected in [
+        format!("learner: checkpoint step {latest}"),
+        format!(
+            "shards: {} in the store, backlog 0 not yet taken in",
+            all.len()
+        ),
+        "of 3 sessions".to_string(),
+    ] {
+        assert!(status.contains(&expected), "{expected:?} not in {status}");
+    }
     // Workers report their counters.
     let statuses = store.list("workers").unwrap();
     assert_eq!(statuses.len(), 3, "{statuses:?}");
@@ -396,6 +409,10 @@ fn role_commands_reject_bad_input_clearly() {
     let dir = fresh_dir("dist-errors");
     let store = dir.join("store");
     let location = store.to_str().unwrap();
+    assert_clean_error(
+        &run(&["status", "--store", location]),
+        "no such run directory",
+    );
     assert_clean_error(
         &run(&["learn", "--store", location, "--quiet"]),
         "holds no run: pass --config",

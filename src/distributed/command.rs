@@ -9,6 +9,7 @@ use clap::Args;
 use super::evaluate::{evaluate, EvaluateOptions};
 use super::learn::{learn, LearnOptions};
 use super::selfplay::{selfplay, SelfPlayOptions};
+use crate::store::RunStore;
 
 /// Where the run lives, shared by every role.
 #[derive(Args, Debug, Clone)]
@@ -100,6 +101,27 @@ pub struct EvaluateArgs {
     /// Seconds between looks for a new checkpoint.
     #[arg(long, default_value_t = 10.0)]
     poll_seconds: f64,
+}
+
+/// Arguments of `checkers-zero status`.
+#[derive(Args, Debug, Clone)]
+pub struct StatusArgs {
+    /// The run location (as the roles take it).
+    #[arg(long, env = "CHECKERS_ZERO_STORE")]
+    store: String,
+}
+
+/// Runs `status`.
+pub fn run_status(args: &StatusArgs, out: &mut impl Write) -> Result<()> {
+    // Reading must not create: a local path has to exist already.
+    if !args.store.contains("://") && !std::path::Path::new(&args.store).is_dir() {
+        anyhow::bail!("{}: no such run directory", args.store);
+    }
+    let store = RunStore::open(&args.store)?;
+    let status =
+        super::status::run_status(&store).with_context(|| format!("status of {}", args.store))?;
+    write!(out, "{status}")?;
+    Ok(())
 }
 
 /// Runs `learn`.

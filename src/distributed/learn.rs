@@ -363,7 +363,10 @@ impl<S: Encode> LearnerRole<S> {
                 shards: pending,
             },
         };
-        let intake = json!({"step": step, "previous": link.previous, "shards": link.shards});
+        let intake = json!({
+            "step": step, "previous": link.previous, "shards": link.shards,
+            "published_unix_ms": super::unix_millis() as u64,
+        });
         publish_checkpoint(&self.store, &dir, step, &intake)?;
         self.published = Some(link);
         prune_cache(&cache, &[step]);

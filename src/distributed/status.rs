@@ -1,0 +1,212 @@
+//! `checkers-zero status`: what a distributed run is doing, read from its store alone — the
+//! learner's newest checkpoint and how far it is behind the shards, each self-play session's
+//! counters, and the evaluator's last result.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde_json::Value;
+
+use super::evaluate::{EVALUATOR_METRICS_KEY, EVALUATOR_STATE_KEY};
+use super::{
+    checkpoint_key, parse_shard_key, read_pointer, unix_millis, DistError, CONFIG_KEY, LATEST_KEY,
+    PROMOTED_KEY,
+};
+use crate::store::RunStore;
+use crate::train::checkpoint::TrainState;
+use crate::train::config::RunConfig;
+
+/// A worker session whose counters are older than this is reported as stopped.
+pub const ACTIVE_SECONDS: f64 = 120.0;
+
+/// One self-play session's counters (its `workers/<session>.json`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionStatus {
+    /// The session's name.
+    pub session: String,
+    /// Games played (published or about to be).
+    pub games: u64,
+    /// Self-play positions per second over the session.
+    pub positions_per_s: f64,
+    /// The checkpoint its new games use.
+    pub model_step: u64,
+    /// Seconds since it last wrote its counters.
+    pub age_s: f64,
+    /// It said it stopped.
+    pub done: bool,
+}
+
+/// What a run is doing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunStatus {
+    /// The run location.
+    pub location: String,
+    /// Game and seed of the run.
+    pub game: String,
+    /// The newest checkpoint's counters (`None`: no checkpoint yet).
+    pub checkpoint: Option<TrainState>,
+    /// Seconds since the newest checkpoint was published.
+    pub checkpoint_age_s: Option<f64>,
+    /// With gating: the checkpoint self-play uses.
+    pub promoted: Option<u64>,
+    /// Shards in the store.
+    pub shards: u64,
+    /// Shards the newest checkpoint has not taken in.
+    pub backlog: u64,
+    /// Every self-play session, newest counters first.
+    pub sessions: Vec<SessionStatus>,
+    /// The evaluator's last evaluated step and its last metrics lines.
+    pub evaluation: Option<(u64, Vec<Value>)>,
+}
+
+/// Reads the status of the run at `store`.
+pub fn run_status(store: &RunStore) -> Result<RunStatus, DistError> {
+    let Some(config_text) = store.get_text(CONFIG_KEY)? else {
+        return Err(DistError::Run(format!("{} holds no run", store.location())));
+    };
+    let config = RunConfig::parse(&config_text, CONFIG_KEY)?;
+    let latest = read_pointer(store, LATEST_KEY)?;
+    let read_json = |key: &str| -> Result<Option<Value>, DistError> {
+        store
+            .get_text(key)?
+            .map(|t| {
+                serde_json::from_str(&t)
+                    .map_err(|e| DistError::Run(format!("{}/{key}: {e}", store.location())))
+            })
+            .transpose()
+    };
+    let (checkpoint, checkpoint_age_s) = match latest {
+        Some(step) => {
+            let state = read_json(&checkpoint_key(step, "state.json"))?
+                .map(serde_json::from_value::<TrainState>)
+                .transpose()
+                .map_err(|e| DistError::Run(format!("checkpoint {step}: {e}")))?;
+            let age = read_json(&checkpoint_key(step, "intake.json"))?
+                .and_then(|v| v["published_unix_ms"].as_u64())
+                .map(|ms| (unix_millis() as f64 - ms as f64) / 1000.0);
+            (state, age)
+        }
+        None => (None, None),
+    };
+    let mut per_session: BTreeMap<String, u64> = BTreeMap::new();
+    for key in store.list("games")? {
+        if let Some((session, _)) = parse_shard_key(&key) {
+            *per_session.entry(session.to_string()).or_default() += 1;
+        }
+    }
+    let shards: u64 = per_session.values().sum();
+    let consumed = checkpoint.as_ref().map(|c| &c.consumed);
+    let backlog = per_session
+        .iter()
+        .map(|(s, n)| n.saturating_sub(consumed.and_then(|c| c.get(s)).copied().unwrap_or(0)))
+        .sum();
+    let now = unix_millis() as f64;
+    let mut sessions = Vec::new();
+    for key in store.list("workers")? {
+        let Some(v) = read_json(&key)? else { continue };
+        sessions.push(SessionStatus {
+            session: v["session"].as_str().unwrap_or(&key).to_string(),
+            games: v["games"].as_u64().unwrap_or(0),
+            positions_per_s: v["positions_per_s"].as_f64().unwrap_or(0.0),
+            model_step: v["model_step"].as_u64().unwrap_or(0),
+            age_s: (now - v["updated_unix_ms"].as_f64().unwrap_or(0.0)) / 1000.0,
+            done: v["done"].as_bool().unwrap_or(false),
+        });
+    }
+    sessions.sort_by(|a, b| a.age_s.total_cmp(&b.age_s));
+    let evaluation = match read_json(EVALUATOR_STATE_KEY)?.and_then(|v| v["last_step"].as_u64()) {
+        Some(step) => {
+            let lines: Vec<Value> = store
+                .get_text(EVALUATOR_METRICS_KEY)?
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .filter(|v| v["step"].as_u64() == Some(step))
+                .collect();
+            Some((step, lines))
+        }
+        None => None,
+    };
+    Ok(RunStatus {
+        location: store.location().to_string(),
+        game: format!("{}, seed {}", config.game, config.seed),
+        checkpoint,
+        checkpoint_age_s,
+        promoted: read_pointer(store, PROMOTED_KEY)?,
+        shards,
+        backlog,
+        sessions,
+        evaluation,
+    })
+}
+
+impl fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "run {} ({})", self.location, self.game)?;
+        match &self.checkpoint {
+            Some(c) => writeln!(
+                f,
+                "learner: checkpoint step {}{}, {:.2} h of training{}",
+                c.step,
+                self.checkpoint_age_s
+                    .map_or(String::new(), |a| format!(" (published {a:.0} s ago)")),
+                c.elapsed_s / 3600.0,
+                if c.games_seen > 0 {
+                    format!(
+                        ", {} games and {} samples taken in",
+                        c.games_seen, c.samples_seen
+                    )
+                } else {
+                    String::new()
+                },
+            )?,
+            None => writeln!(f, "learner: no checkpoint yet")?,
+        }
+        if let Some(step) = self.promoted {
+            writeln!(f, "gating: self-play uses step {step}")?;
+        }
+        writeln!(
+            f,
+            "shards: {} in the store, backlog {} not yet taken in",
+            self.shards, self.backlog
+        )?;
+        let active: Vec<&SessionStatus> = self
+            .sessions
+            .iter()
+            .filter(|s| !s.done && s.age_s < ACTIVE_SECONDS)
+            .collect();
+        writeln!(
+            f,
+            "self-play: {} active of {} sessions, {:.0} positions/s together",
+            active.len(),
+            self.sessions.len(),
+            active.iter().fold(0.0, |sum, s| sum + s.positions_per_s)
+        )?;
+        for s in &self.sessions {
+            let state = if s.done {
+                "stopped"
+            } else if s.age_s < ACTIVE_SECONDS {
+                "active"
+            } else {
+                "silent"
+            };
+            writeln!(
+                f,
+                "  {:<40} {state:<7} {:>7} games {:>7.0} positions/s  checkpoint {:>6}  {:.0} s ago",
+                s.session, s.games, s.positions_per_s, s.model_step, s.age_s
+            )?;
+        }
+        match &self.evaluation {
+            Some((step, lines)) => {
+                write!(f, "evaluator: last evaluated step {step}")?;
+                for v in lines {
+                    if let (Some(o), Some(score)) = (v["opponent"].as_str(), v["score"].as_f64()) {
+                        write!(f, "; vs {o} {:.0}%", 100.0 * score)?;
+                    }
+                }
+                writeln!(f)
+            }
+            None => writeln!(f, "evaluator: nothing evaluated yet"),
+        }
+    }
+}
