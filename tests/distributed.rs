@@ -94,6 +94,15 @@ impl Role {
         read("out")
     }
 
+    /// SIGTERM, as Kubernetes stops a pod.
+    fn terminate(&self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
     /// SIGKILL: no chance to clean up.
     fn kill(mut self) {
         self.child.kill().unwrap();
@@ -401,6 +410,56 @@ fn with_gating_workers_follow_the_promoted_checkpoint_not_the_newest() {
     assert_eq!(incumbent["score"].as_f64().unwrap() >= 0.55, promoted);
     let expected = if promoted { latest } else { 0 };
     assert_eq!(read_pointer(&store, PROMOTED_KEY).unwrap(), Some(expected));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn sigterm_lets_a_worker_finish_its_games_publish_them_and_exit() {
+    let dir = fresh_dir("dist-sigterm");
+    let config = dir.join("config.toml");
+    std::fs::write(&config, CONFIG).unwrap();
+    let store_dir = dir.join("store");
+    let location = store_dir.to_str().unwrap();
+    let config = config.to_str().unwrap();
+    // A run with its first checkpoint, and no learner.
+    role(
+        &dir,
+        "learn",
+        "learn",
+        location,
+        &["--config", config, "--max-steps", "0"],
+        &[],
+    )
+    .finish(&dir, Duration::from_secs(60));
+    let worker = role(
+        &dir,
+        "worker",
+        "selfplay",
+        location,
+        &["--worker-id", "t"],
+        &[],
+    );
+    let store = RunStore::open(location).unwrap();
+    let shard_count = || store.list("games").unwrap().len();
+    wait_until("a first shard", Duration::from_secs(60), || {
+        shard_count() >= 1
+    });
+    let before = shard_count();
+    worker.terminate();
+    let out = worker.finish(&dir, Duration::from_secs(60));
+    // The games in flight were finished and published in a last shard.
+    assert!(shard_count() > before, "{out}");
+    let published: usize = store
+        .list("games")
+        .unwrap()
+        .iter()
+        .map(|key| shard_games(&store, key).len())
+        .sum();
+    assert!(out.contains(&format!(" {published} games in ")), "{out}");
+    let status_key = &store.list("workers").unwrap()[0];
+    let status: serde_json::Value =
+        serde_json::from_str(&store.get_text(status_key).unwrap().unwrap()).unwrap();
+    assert_eq!(status["done"], true);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -76,6 +76,10 @@ pub struct SelfPlayArgs {
     /// Stop after this many minutes.
     #[arg(long)]
     max_minutes: Option<f64>,
+    /// On stopping (a limit, SIGTERM or SIGINT), let the games in flight finish for up to
+    /// this many seconds and publish them (keep it under Kubernetes' grace period, 30 s).
+    #[arg(long, default_value_t = 20.0)]
+    drain_seconds: f64,
     /// Minutes to wait for the run's config and first checkpoint.
     #[arg(long, default_value_t = 30.0)]
     wait_minutes: f64,
@@ -163,6 +167,7 @@ pub fn run_selfplay(args: &SelfPlayArgs, out: &mut impl Write) -> Result<()> {
         shard_seconds: args.shard_seconds,
         max_games: args.max_games,
         max_minutes: args.max_minutes,
+        drain_seconds: args.drain_seconds,
         wait_minutes: args.wait_minutes,
         poll_seconds: args.poll_seconds,
         work_dir: args.store.work_dir.clone(),

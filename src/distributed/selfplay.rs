@@ -41,6 +41,9 @@ pub struct SelfPlayOptions {
     pub max_games: Option<u64>,
     /// Stop after this many minutes.
     pub max_minutes: Option<f64>,
+    /// On stopping (limit reached, SIGTERM, SIGINT), let the games in flight finish for up
+    /// to this many seconds, and publish them.
+    pub drain_seconds: f64,
     /// How long to wait for the run's config and first checkpoint (minutes).
     pub wait_minutes: f64,
     /// Seconds between looks for a newer checkpoint.
@@ -224,17 +227,30 @@ fn run<S: Encode>(
         )
     };
     let mut failure = None;
+    let mut draining_since: Option<Instant> = None;
     loop {
         shards.add(pool.finished_games()?);
-        let enough = options
-            .max_games
-            .is_some_and(|m| shards.games + shards.buffer.len() as u64 >= m);
-        if enough || stop.raised() || deadline.is_some_and(|d| Instant::now() >= d) {
-            break;
-        }
-        if !pool.alive() {
-            failure = Some(DistError::Train(TrainError::SelfPlayStopped));
-            break;
+        match draining_since {
+            None => {
+                let enough = options
+                    .max_games
+                    .is_some_and(|m| shards.games + shards.buffer.len() as u64 >= m);
+                if enough || stop.raised() || deadline.is_some_and(|d| Instant::now() >= d) {
+                    // Finish the games in flight rather than throw their work away.
+                    pool.drain();
+                    draining_since = Some(Instant::now());
+                    continue;
+                }
+                if !pool.alive() {
+                    failure = Some(DistError::Train(TrainError::SelfPlayStopped));
+                    break;
+                }
+            }
+            Some(since) => {
+                if !pool.playing() || since.elapsed().as_secs_f64() >= options.drain_seconds {
+                    break;
+                }
+            }
         }
         if shards.buffer.len() >= options.games_per_shard
             || shards.first_at.is_some_and(|t| t.elapsed() >= shard_age)
@@ -242,7 +258,7 @@ fn run<S: Encode>(
             shards.publish()?;
             status(&shards, &pool, model_step, false)?;
         }
-        if last_poll.elapsed() >= poll {
+        if last_poll.elapsed() >= poll && draining_since.is_none() {
             last_poll = Instant::now();
             if let Some(step) = read_pointer(store, pointer)?.filter(|s| *s != model_step) {
                 pool.switch(load(step)?, step)?;

@@ -292,6 +292,18 @@ impl RollingPool {
         self.current.model_step()
     }
 
+    /// Lets every game in flight finish and starts no new ones (a deferred switch is
+    /// dropped); [`RollingPool::playing`] turns false once they have.
+    pub fn drain(&mut self) {
+        self.pending = None;
+        self.current.drain();
+    }
+
+    /// True while any pool still has games in flight (or has not been drained).
+    pub fn playing(&mut self) -> bool {
+        self.current.alive() || !self.draining.is_empty()
+    }
+
     /// The number of the next game to start (past every game started so far).
     pub fn next_game(&self) -> u64 {
         self.current.next_game()
