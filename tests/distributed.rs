@@ -167,6 +167,15 @@ fn evaluate_once(dir: &Path, name: &str, location: &str) -> String {
     role(dir, name, "evaluate", location, &["--once"], &[]).finish(dir, Duration::from_secs(120))
 }
 
+/// The number in `text` between `label` and the next `end`.
+fn number_after<T: std::str::FromStr>(text: &str, label: &str, end: char) -> T {
+    text.split(label)
+        .nth(1)
+        .and_then(|s| s.split(end).next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no number after {label:?} in {text:?}"))
+}
+
 fn latest_step(store: &RunStore) -> Option<u64> {
     read_pointer(store, LATEST_KEY).unwrap()
 }
@@ -219,12 +228,7 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
     worker1.finish(dir, Duration::from_secs(180));
     worker2.finish(dir, Duration::from_secs(180));
     let out = learner.finish(dir, Duration::from_secs(180));
-    let resumed_from: u64 = out
-        .split("steps ")
-        .nth(1)
-        .and_then(|s| s.split(' ').next())
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no steps in {out:?}"));
+    let resumed_from: u64 = number_after(&out, "steps ", ' ');
     assert!(
         resumed_from >= killed_at && resumed_from > 0,
         "restarted learner began at {resumed_from}, the store had {killed_at}: {out}"
@@ -278,12 +282,7 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
         env,
     )
     .finish(dir, Duration::from_secs(120));
-    let window: usize = out
-        .split("window ")
-        .nth(1)
-        .and_then(|s| s.split(';').next())
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no window in {out:?}"));
+    let window: usize = number_after(&out, "window ", ';');
     let capacity = RunConfig::parse(CONFIG, "test")
         .unwrap()
         .window_size(state.samples_seen);
