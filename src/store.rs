@@ -125,16 +125,8 @@ impl RunStore {
 
     /// The object `key`, or `None` if there is none.
     pub fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        let path = StorePath::from(key);
-        let result = self.runtime.block_on(async {
-            match self.store.get(&path).await {
-                Ok(found) => found.bytes().await.map(Some),
-                Err(object_store::Error::NotFound { .. }) => Ok(None),
-                Err(e) => Err(e),
-            }
-        });
-        result
-            .map(|b| b.map(|b| b.to_vec()))
+        self.runtime
+            .block_on(fetch(Arc::clone(&self.store), StorePath::from(key)))
             .map_err(self.error(key))
     }
 
@@ -143,21 +135,13 @@ impl RunStore {
     /// one-at-a-time reader of small objects.
     pub fn get_many(&self, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StoreError> {
         use futures::StreamExt;
-        let fetch = |key: &String| {
-            let store = Arc::clone(&self.store);
-            let path = StorePath::from(key.as_str());
+        let one = |key: &String| {
+            let request = fetch(Arc::clone(&self.store), StorePath::from(key.as_str()));
             let key = key.clone();
-            async move {
-                let result = match store.get(&path).await {
-                    Ok(found) => found.bytes().await.map(|b| Some(b.to_vec())),
-                    Err(object_store::Error::NotFound { .. }) => Ok(None),
-                    Err(e) => Err(e),
-                };
-                result.map_err(|e| (key, e))
-            }
+            async move { request.await.map_err(|e| (key, e)) }
         };
         let results: Vec<_> = self.runtime.block_on(
-            futures::stream::iter(keys.iter().map(fetch))
+            futures::stream::iter(keys.iter().map(one))
                 .buffered(CONCURRENT_GETS)
                 .collect(),
         );
@@ -207,6 +191,18 @@ impl RunStore {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
             Err(e) => Err(self.error(key)(e)),
         }
+    }
+}
+
+/// The object at `path`, or `None` if there is none.
+async fn fetch(
+    store: Arc<dyn ObjectStore>,
+    path: StorePath,
+) -> Result<Option<Vec<u8>>, object_store::Error> {
+    match store.get(&path).await {
+        Ok(found) => found.bytes().await.map(|b| Some(b.to_vec())),
+        Err(object_store::Error::NotFound { .. }) => Ok(None),
+        Err(e) => Err(e),
     }
 }
 

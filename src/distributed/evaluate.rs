@@ -12,11 +12,10 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     fetch_checkpoint, io_error, prune_cache, read_pointer, wait_for_config, write_pointer,
-    DistError, StopFlag, WorkDir, LATEST_KEY, MODEL_FILES, PROMOTED_KEY,
+    DistError, StopFlag, StoredMetrics, WorkDir, LATEST_KEY, MODEL_FILES, PROMOTED_KEY,
 };
 use crate::store::RunStore;
 use crate::train::evaluation::{EvaluationContext, EvaluationJob, EvaluationOutcome};
-use crate::train::metrics::MetricsLog;
 
 /// The evaluator's metrics object.
 pub const EVALUATOR_METRICS_KEY: &str = "evaluator/metrics.jsonl";
@@ -69,11 +68,7 @@ pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, DistError> {
         })?,
         None => EvaluatorState::default(),
     };
-    let metrics_path = work.path().join("metrics.jsonl");
-    if let Some(bytes) = store.get(EVALUATOR_METRICS_KEY)? {
-        std::fs::write(&metrics_path, bytes).map_err(io_error(&metrics_path))?;
-    }
-    let metrics = MetricsLog::open(&metrics_path, None).map_err(io_error(&metrics_path))?;
+    let metrics = StoredMetrics::open(&store, EVALUATOR_METRICS_KEY, work.path(), None)?;
     let started = Instant::now();
     let deadline = options
         .max_minutes
@@ -115,10 +110,9 @@ pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, DistError> {
         let outcome = EvaluationOutcome::of(&evaluation, candidate, job.wait());
         upload_matches(&store, work.path(), &mut uploaded)?;
         for line in &outcome.metrics {
-            metrics.append(line).map_err(io_error(&metrics_path))?;
+            metrics.append(line)?;
         }
-        let bytes = std::fs::read(&metrics_path).map_err(io_error(&metrics_path))?;
-        store.put(EVALUATOR_METRICS_KEY, bytes)?;
+        metrics.publish(&store)?;
         if outcome.promote {
             write_pointer(&store, PROMOTED_KEY, candidate)?;
         }

@@ -9,16 +9,15 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use super::{
-    checkpoint_key, fetch_checkpoint, io_error, parse_shard_key, prune_cache, publish_checkpoint,
-    read_pointer, write_pointer, DistError, StopFlag, WorkDir, CHECKPOINT_FILES, CONFIG_KEY,
-    LATEST_KEY, PROMOTED_KEY,
+    checkpoint_key, fetch_checkpoint, parse_shard_key, prune_cache, publish_checkpoint,
+    read_pointer, write_pointer, DistError, StopFlag, StoredMetrics, WorkDir, CHECKPOINT_FILES,
+    CONFIG_KEY, LATEST_KEY, PROMOTED_KEY,
 };
 use crate::net::encode::Encode;
 use crate::selfplay::record::{parse_records, GameRecord};
 use crate::store::RunStore;
 use crate::train::config::RunConfig;
 use crate::train::learner::Learner;
-use crate::train::metrics::MetricsLog;
 use crate::train::trainer::StepStats;
 use crate::with_game;
 
@@ -123,7 +122,7 @@ struct LearnerRole<S: Encode> {
     store: RunStore,
     work: WorkDir,
     learner: Learner<S>,
-    metrics: MetricsLog,
+    metrics: StoredMetrics,
     /// The newest published checkpoint's link.
     published: Option<Link>,
     /// Shards taken in since then.
@@ -153,12 +152,12 @@ impl<S: Encode> LearnerRole<S> {
             }
             None => (Learner::<S>::new(config, None)?, None),
         };
-        let metrics_path = work.path().join("metrics.jsonl");
-        if let Some(bytes) = store.get(LEARNER_METRICS_KEY)? {
-            std::fs::write(&metrics_path, bytes).map_err(io_error(&metrics_path))?;
-        }
-        let metrics = MetricsLog::open(&metrics_path, Some(learner.state.step))
-            .map_err(io_error(&metrics_path))?;
+        let metrics = StoredMetrics::open(
+            &store,
+            LEARNER_METRICS_KEY,
+            work.path(),
+            Some(learner.state.step),
+        )?;
         let mut role = LearnerRole {
             options: options.clone(),
             start_step: learner.state.step,
@@ -370,12 +369,7 @@ impl<S: Encode> LearnerRole<S> {
         publish_checkpoint(&self.store, &dir, step, &intake)?;
         self.published = Some(link);
         prune_cache(&cache, &[step]);
-        let metrics_path = self.work.path().join("metrics.jsonl");
-        if metrics_path.is_file() {
-            let bytes = std::fs::read(&metrics_path).map_err(io_error(&metrics_path))?;
-            self.store.put(LEARNER_METRICS_KEY, bytes)?;
-        }
-        Ok(())
+        self.metrics.publish(&self.store)
     }
 
     fn run(mut self) -> Result<LearnSummary, DistError> {
@@ -475,7 +469,6 @@ impl<S: Encode> LearnerRole<S> {
         let games = self.total.games - marks.intake.games;
         let samples = self.total.samples - marks.intake.samples;
         let state = &self.learner.state;
-        let path = self.work.path().join("metrics.jsonl");
         let intake: Value = json!({
             "type": "intake", "step": state.step, "elapsed_s": state.elapsed_s,
             "shards": shards, "games": games, "samples": samples,
@@ -484,7 +477,7 @@ impl<S: Encode> LearnerRole<S> {
             "sessions": state.consumed.len(), "rejected_shards": self.total.rejected,
         });
         for line in [self.learner.train_metrics(losses, samples_per_s), intake] {
-            self.metrics.append(&line).map_err(io_error(&path))?;
+            self.metrics.append(&line)?;
         }
         Ok(format!(
             "step {:>6} | loss {:.3} (policy {:.3} value {:.3}) | took in {shards} shards, {games} games, \

@@ -39,6 +39,7 @@ use crate::selfplay::record::RecordError;
 use crate::store::{RunStore, StoreError};
 use crate::train::checkpoint::{checkpoint_name, CheckpointError};
 use crate::train::config::{ConfigError, RunConfig};
+use crate::train::metrics::MetricsLog;
 use crate::train::run::TrainError;
 use crate::util::write_atomic;
 
@@ -296,6 +297,47 @@ impl Drop for WorkDir {
         if self.remove {
             let _ = std::fs::remove_dir_all(&self.path);
         }
+    }
+}
+
+/// A role's metrics log: lines appended to a local file, published whole as one object
+/// (stores have no append).
+#[derive(Debug)]
+pub struct StoredMetrics {
+    key: &'static str,
+    path: PathBuf,
+    log: MetricsLog,
+}
+
+impl StoredMetrics {
+    /// The log published at `key`, continued from the store's copy in `work`; on resume
+    /// from `resume_step`, lines of later steps are dropped.
+    pub fn open(
+        store: &RunStore,
+        key: &'static str,
+        work: &Path,
+        resume_step: Option<u64>,
+    ) -> Result<StoredMetrics, DistError> {
+        let path = work.join("metrics.jsonl");
+        if let Some(bytes) = store.get(key)? {
+            std::fs::write(&path, bytes).map_err(io_error(&path))?;
+        }
+        let log = MetricsLog::open(&path, resume_step).map_err(io_error(&path))?;
+        Ok(StoredMetrics { key, path, log })
+    }
+
+    /// Appends one line locally.
+    pub fn append(&self, line: &serde_json::Value) -> Result<(), DistError> {
+        self.log.append(line).map_err(io_error(&self.path))
+    }
+
+    /// Publishes the whole log (if it has any line).
+    pub fn publish(&self, store: &RunStore) -> Result<(), DistError> {
+        if self.path.is_file() {
+            let bytes = std::fs::read(&self.path).map_err(io_error(&self.path))?;
+            store.put(self.key, bytes)?;
+        }
+        Ok(())
     }
 }
 

@@ -166,6 +166,15 @@ pub struct EvaluatorTotals {
     pub busy_nanos: u64,
 }
 
+impl EvaluatorTotals {
+    /// Adds `other`'s work (positions, batches, busy time) to this.
+    pub fn add(&mut self, other: &EvaluatorTotals) {
+        self.positions += other.positions;
+        self.batches += other.batches;
+        self.busy_nanos += other.busy_nanos;
+    }
+}
+
 /// The signature of [`SelfPlayPool::start`] for one game type.
 type StartPool = fn(
     WorkerSettings,
@@ -270,12 +279,9 @@ impl RollingPool {
                 i += 1;
             } else {
                 let pool = self.draining.swap_remove(i);
-                let evals = pool.evaluator_totals();
                 self.retired.0 += pool.steps_played();
                 self.retired.1 += pool.samples_made();
-                self.retired.2.positions += evals.positions;
-                self.retired.2.batches += evals.batches;
-                self.retired.2.busy_nanos += evals.busy_nanos;
+                self.retired.2.add(&pool.evaluator_totals());
                 games.extend(pool.stop());
             }
         }
@@ -334,10 +340,7 @@ impl RollingPool {
         let mut totals = self.retired.2;
         totals.instances = self.instances;
         for pool in self.pools() {
-            let evals = pool.evaluator_totals();
-            totals.positions += evals.positions;
-            totals.batches += evals.batches;
-            totals.busy_nanos += evals.busy_nanos;
+            totals.add(&pool.evaluator_totals());
         }
         totals
     }
