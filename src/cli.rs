@@ -4,20 +4,8 @@
 use std::io::Write;
 
 use crate::game::turns::distinct_turns;
-use crate::game::{GameKind, GameState, NotationError, RulesConfig};
+use crate::game::{position, GameKind, GameState, NotationError, RulesConfig};
 use crate::with_game;
-
-/// The position given on the command line, or the start position when none is given.
-pub fn position<S: GameState>(
-    kind: GameKind,
-    text: Option<&str>,
-    rules: RulesConfig,
-) -> Result<S, NotationError> {
-    match text {
-        Some(text) => S::from_notation(kind, text, rules),
-        None => Ok(S::start(kind, rules)),
-    }
-}
 
 /// Writes `<d> <count>` for each depth d in 1..=depth, each line as soon as it is known.
 pub fn perft(

@@ -8,6 +8,7 @@ pub mod distributed;
 pub mod eval;
 pub mod export;
 pub mod game;
+pub mod layout;
 pub mod net;
 pub mod search;
 pub mod selfplay;

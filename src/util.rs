@@ -1,4 +1,4 @@
-//! Small shared helpers: atomic file writes.
+//! Small shared helpers: atomic file writes, per-game seeds.
 
 use std::io::Write;
 use std::path::Path;
@@ -19,6 +19,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// The seed of game number `index` of a run seeded with `seed` (SplitMix64 of both).
+pub fn game_seed(seed: u64, index: u64) -> u64 {
+    let mut z = seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 #[cfg(test)]

@@ -305,8 +305,9 @@ fn net_agents_play_legal_steps_in_every_game() {
     use checkers_zero::net::encode::Encode;
     use checkers_zero::net::evaluator::{Evaluator, EvaluatorConfig};
     use checkers_zero::net::model::{Model, NetConfig};
+    use checkers_zero::net::net_eval::NetEvaluator;
+    use checkers_zero::search::agents::PolicyAgent;
     use checkers_zero::search::agents::SearchAgent;
-    use checkers_zero::search::net_eval::{NetEvaluator, PolicyAgent};
     let tiny = NetConfig {
         blocks: 1,
         channels: 8,

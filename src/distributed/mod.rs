@@ -39,8 +39,8 @@ use crate::selfplay::record::RecordError;
 use crate::store::{RunStore, StoreError};
 use crate::train::checkpoint::{checkpoint_name, CheckpointError};
 use crate::train::config::{ConfigError, RunConfig};
+use crate::train::error::TrainError;
 use crate::train::metrics::MetricsLog;
-use crate::train::run::TrainError;
 use crate::util::write_atomic;
 
 /// The run's config.

@@ -20,10 +20,10 @@ use crate::net::encode::Encode;
 use crate::net::model::Model;
 use crate::selfplay::pool::RollingPool;
 use crate::selfplay::record::{records_to_jsonl, GameRecord};
-use crate::selfplay::worker::game_seed;
 use crate::store::RunStore;
 use crate::train::config::RunConfig;
-use crate::train::run::TrainError;
+use crate::train::error::TrainError;
+use crate::util::game_seed;
 use crate::with_game;
 
 /// What `selfplay` was asked to do.

@@ -52,19 +52,21 @@ use serde::{Deserialize, Serialize};
 use tch::Device;
 
 use super::elo::{self, EloEstimate, PairGames, Wdl};
-use super::spec::{resolve_model, AgentSpec};
+use super::spec::AgentSpec;
 use super::sprt::{Sprt, SprtDecision};
 use super::EvalError;
 use crate::export::torchscript::{exported_agent, ExportedModel};
 use crate::game::{GameKind, GameState, RulesConfig, Seat, Side, StepList};
+use crate::layout::resolve_model;
 use crate::net::encode::Encode;
 use crate::net::evaluator::{Evaluator, EvaluatorConfig, EvaluatorHandle};
 use crate::net::model::Model;
+use crate::net::net_eval::NetEvaluator;
+use crate::search::agents::PolicyAgent;
 use crate::search::agents::{rollout_uct, Agent, AlphaBetaAgent, Budget, RandomAgent, SearchAgent};
 use crate::search::mcts::MctsConfig;
-use crate::search::net_eval::{NetEvaluator, PolicyAgent};
 use crate::selfplay::record::{write_records, GameRecord, StepRecord};
-use crate::selfplay::worker::game_seed;
+use crate::util::game_seed;
 use crate::with_game;
 
 /// Version of the report format; readers refuse other versions.

@@ -35,7 +35,7 @@ use super::spec::AgentSpec;
 use super::EvalError;
 use crate::game::{GameKind, RulesConfig};
 use crate::selfplay::record::write_records;
-use crate::selfplay::worker::game_seed;
+use crate::util::game_seed;
 use crate::util::write_atomic;
 
 /// What `ratings` does.

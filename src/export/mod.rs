@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use tch::Device;
 
-use crate::eval::spec::{resolve_model, ResolvedModel};
 use crate::game::{GameKind, NotationError};
+use crate::layout::{resolve_model, ResolvedModel};
 use crate::net::encode::Encode;
 use crate::net::model::{Model, NetConfig, NetShape};
 use crate::net::NetError;
@@ -34,10 +34,7 @@ use crate::with_game;
 
 /// Version of the export directory's layout (`model.json` fields, the module's signature).
 pub const EXPORT_FORMAT_VERSION: u32 = 1;
-/// The TorchScript file of an export directory.
-pub const TORCHSCRIPT_FILE: &str = "model.pt";
-/// The metadata file of an export directory.
-pub const META_FILE: &str = "model.json";
+pub use crate::layout::{META_FILE, TORCHSCRIPT_FILE};
 /// Visits per searched step when `model.json` is not overridden on the command line.
 pub const DEFAULT_VISITS: u32 = 200;
 

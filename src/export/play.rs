@@ -126,7 +126,7 @@ fn play_typed<S: Encode>(
 ) -> Result<PlayEnd, ExportError> {
     model.check_game::<S>()?;
     let mut state: S =
-        crate::cli::position(kind, options.position.as_deref(), RulesConfig::default())?;
+        crate::game::position(kind, options.position.as_deref(), RulesConfig::default())?;
     if state.turn_in_progress() {
         return Err(ExportError::Usage(
             "the position must be at a turn boundary".into(),

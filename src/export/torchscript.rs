@@ -16,9 +16,9 @@ use crate::game::{Action, StepList};
 use crate::net::encode::Encode;
 use crate::net::evaluator::masked_softmax;
 use crate::net::model::{check_shape, Model};
+use crate::net::net_eval::{leaf_evals, NetAnswer};
 use crate::search::agents::{Budget, SearchAgent};
 use crate::search::mcts::{Evaluate, LeafEval};
-use crate::search::net_eval::{leaf_evals, NetAnswer};
 
 /// Traces `model` (fp32, inference mode) into a TorchScript module with a `forward`
 /// method. The model's variables are frozen first (traced weights become constants, which

@@ -270,3 +270,15 @@ macro_rules! with_game {
         }
     };
 }
+
+/// The position `text` gives in the project notation, or the start position when none.
+pub fn position<S: GameState>(
+    kind: GameKind,
+    text: Option<&str>,
+    rules: RulesConfig,
+) -> Result<S, NotationError> {
+    match text {
+        Some(text) => S::from_notation(kind, text, rules),
+        None => Ok(S::start(kind, rules)),
+    }
+}

@@ -4,6 +4,7 @@
 pub mod encode;
 pub mod evaluator;
 pub mod model;
+pub mod net_eval;
 
 use std::path::{Path, PathBuf};
 

@@ -11,6 +11,9 @@ use super::mcts::{
     run_simulations, terminal_values, Evaluate, LeafEval, Mcts, MctsConfig, UniformEvaluator,
 };
 use crate::game::{Action, GameState, Side, StepList};
+use crate::net::encode::Encode;
+use crate::net::evaluator::EvaluatorHandle;
+use crate::net::net_eval::NetEvaluator;
 
 /// Picks steps. `choose` is called only on non-terminal positions.
 pub trait Agent<S: GameState>: Send {
@@ -314,5 +317,36 @@ impl<S: GameState> Agent<S> for AlphaBetaAgent {
                 chosen
             }
         }
+    }
+}
+
+/// Plays the net's most probable legal step, without search.
+pub struct PolicyAgent {
+    evaluator: NetEvaluator,
+}
+
+impl PolicyAgent {
+    /// A policy-only agent using the evaluator behind `handle`.
+    pub fn new(handle: EvaluatorHandle) -> PolicyAgent {
+        PolicyAgent {
+            evaluator: NetEvaluator::new(handle),
+        }
+    }
+}
+
+impl<S: Encode> Agent<S> for PolicyAgent {
+    fn name(&self) -> String {
+        "policy".into()
+    }
+
+    fn choose(&mut self, state: &S) -> Action {
+        let mut evals = Evaluate::<S>::evaluate(&mut self.evaluator, &[state]);
+        let priors = evals.pop().map(|e| e.priors).unwrap_or_default();
+        let mut steps = StepList::new();
+        state.legal_steps(&mut steps);
+        let best = (0..steps.len())
+            .max_by(|&a, &b| priors[a].total_cmp(&priors[b]))
+            .expect("a legal step");
+        steps[best]
     }
 }

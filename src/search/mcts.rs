@@ -13,6 +13,7 @@ use rand::Rng;
 use rand_distr::{Distribution, Gamma};
 
 use crate::game::{Action, GameState, Side, StepList};
+pub use crate::net::net_eval::{Evaluate, LeafEval, UniformEvaluator};
 
 /// Search settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,16 +38,6 @@ impl Default for MctsConfig {
             dirichlet_fraction: 0.25,
         }
     }
-}
-
-/// An evaluation of one position: priors over its legal steps (in `legal_steps` order) and
-/// the value for the side to move in [-1, 1].
-#[derive(Clone, Debug, PartialEq)]
-pub struct LeafEval {
-    /// Prior probabilities aligned with the position's legal steps.
-    pub priors: Vec<f32>,
-    /// Expected result for the side to move: +1 win, 0 draw, −1 loss.
-    pub value: f32,
 }
 
 const NO_CHILDREN: u32 = u32::MAX;
@@ -371,34 +362,6 @@ impl<S: GameState> Mcts<S> {
     /// Nodes in the arena (for tests and memory accounting).
     pub fn node_count(&self) -> usize {
         self.nodes.len()
-    }
-}
-
-/// Something that evaluates positions in batches (the net through the batched evaluator,
-/// or a stand-in such as [`UniformEvaluator`]).
-pub trait Evaluate<S: GameState> {
-    /// One evaluation per state, in order. States are never terminal.
-    fn evaluate(&mut self, states: &[&S]) -> Vec<LeafEval>;
-}
-
-/// Uniform priors and a value of 0: search driven by terminal positions alone.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct UniformEvaluator;
-
-impl<S: GameState> Evaluate<S> for UniformEvaluator {
-    fn evaluate(&mut self, states: &[&S]) -> Vec<LeafEval> {
-        let mut steps = StepList::new();
-        states
-            .iter()
-            .map(|s| {
-                s.legal_steps(&mut steps);
-                let n = steps.len().max(1);
-                LeafEval {
-                    priors: vec![1.0 / n as f32; steps.len()],
-                    value: 0.0,
-                }
-            })
-            .collect()
     }
 }
 

@@ -3,4 +3,3 @@
 pub mod agents;
 pub mod gumbel;
 pub mod mcts;
-pub mod net_eval;

@@ -1,6 +1,7 @@
 //! Self-play: workers that play many games at once through MCTS and the batched evaluator,
 //! and the game records they write.
 
+pub mod config;
 pub mod pool;
 pub mod record;
 pub mod show;

@@ -10,13 +10,13 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
 
+use super::config::NewWeights;
 use super::record::GameRecord;
 use super::worker::{run_worker, SharedCounters, WorkerSettings};
 use crate::net::encode::Encode;
 use crate::net::evaluator::{Evaluator, EvaluatorConfig};
 use crate::net::model::Model;
 use crate::net::NetError;
-use crate::train::config::NewWeights;
 
 /// Running self-play: workers playing games through one batched evaluator.
 pub struct SelfPlayPool {

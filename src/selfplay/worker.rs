@@ -13,14 +13,15 @@ use std::sync::Arc;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
+use super::config::{SearchKind, SelfPlayConfig};
 use super::record::{GameRecord, StepRecord};
 use crate::game::{Action, GameKind, GameState, RulesConfig, StepList};
 use crate::net::encode::Encode;
 use crate::net::evaluator::EvaluatorHandle;
+use crate::net::net_eval::NetEvaluator;
 use crate::search::gumbel::{GumbelConfig, GumbelRoot};
 use crate::search::mcts::{Evaluate, Leaf, Mcts, MctsConfig};
-use crate::search::net_eval::NetEvaluator;
-use crate::train::config::{SearchKind, SelfPlayConfig};
+use crate::util::game_seed;
 
 /// Everything a worker needs besides its evaluator.
 #[derive(Clone, Debug)]
@@ -50,14 +51,6 @@ pub struct SharedCounters {
     pub steps_played: AtomicU64,
     /// Full searches finished (training samples made) since the start of this process.
     pub full_searches: AtomicU64,
-}
-
-/// The seed of game number `index` of a run seeded with `seed` (SplitMix64 of both).
-pub fn game_seed(seed: u64, index: u64) -> u64 {
-    let mut z = seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// One game in progress.

@@ -17,7 +17,7 @@ use crate::eval::arena::{play_match, write_report, MatchSettings};
 use crate::eval::spec::AgentSpec;
 use crate::game::{GameKind, RulesConfig};
 use crate::selfplay::record::write_records;
-use crate::selfplay::worker::game_seed;
+use crate::util::game_seed;
 
 /// The `[evaluation]` section of a run config.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

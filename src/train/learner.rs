@@ -12,14 +12,14 @@ use tch::Device;
 
 use super::checkpoint::{load_checkpoint, write_checkpoint, TrainState};
 use super::config::RunConfig;
+use super::error::TrainError;
 use super::optimizer::AdamW;
-use super::run::TrainError;
 use super::trainer::{train_step, StepStats};
 use super::window::{samples_of_game, ReplayWindow, Symmetries};
 use crate::net::encode::Encode;
 use crate::net::model::Model;
 use crate::selfplay::record::GameRecord;
-use crate::selfplay::worker::game_seed;
+use crate::util::game_seed;
 
 /// Model, optimizer, counters and replay window of a run of game `S`.
 pub struct Learner<S: Encode> {

@@ -3,6 +3,7 @@
 
 pub mod checkpoint;
 pub mod config;
+pub mod error;
 pub mod evaluation;
 pub mod learner;
 pub mod metrics;

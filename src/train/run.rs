@@ -23,8 +23,10 @@ use serde_json::json;
 use tch::Device;
 
 use super::checkpoint::{checkpoint_name, read_state};
-use super::checkpoint::{latest_checkpoint, remove_partial_checkpoints, CheckpointError};
-use super::config::{ConfigError, RunConfig};
+use super::checkpoint::{latest_checkpoint, remove_partial_checkpoints};
+use super::config::RunConfig;
+use super::error::io_error;
+pub use super::error::TrainError;
 use super::evaluation::{EvaluationContext, EvaluationJob, EvaluationOutcome, OpponentResult};
 use super::learner::Learner;
 use super::metrics::MetricsLog;
@@ -32,9 +34,8 @@ use super::trainer::StepStats;
 use crate::game::Side;
 use crate::net::encode::Encode;
 use crate::net::model::Model;
-use crate::net::NetError;
 use crate::selfplay::pool::RollingPool;
-use crate::selfplay::record::{read_records, write_records, GameRecord, RecordError};
+use crate::selfplay::record::{read_records, write_records, GameRecord};
 use crate::util::write_atomic;
 use crate::with_game;
 
@@ -70,44 +71,6 @@ pub struct TrainSummary {
     pub games: u64,
     /// Training samples (fully searched positions) produced by this invocation.
     pub samples: u64,
-}
-
-/// Everything that can stop a training run.
-#[derive(Debug, thiserror::Error)]
-pub enum TrainError {
-    /// A bad config.
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    /// The run directory cannot be used as asked.
-    #[error("{0}")]
-    RunDir(String),
-    /// A file of the run could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
-    /// A checkpoint problem.
-    #[error(transparent)]
-    Checkpoint(#[from] CheckpointError),
-    /// A model problem.
-    #[error(transparent)]
-    Net(#[from] NetError),
-    /// A game record problem.
-    #[error(transparent)]
-    Record(#[from] RecordError),
-    /// Self-play stopped by itself.
-    #[error("self-play stopped unexpectedly (the evaluator failed)")]
-    SelfPlayStopped,
-}
-
-fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
-    move |source| TrainError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
 }
 
 /// Runs (or resumes) a training run.

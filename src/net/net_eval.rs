@@ -1,12 +1,11 @@
 //! The bridge from search to the net: encodes positions, sends them to the batched
-//! evaluator, and turns its answers into priors over legal steps and a value.
+//! evaluator, and turns its answers into priors over legal steps and a value. The
+//! [`Evaluate`] trait is what the search asks of any evaluator.
 
-use super::agents::Agent;
-use super::mcts::{Evaluate, LeafEval};
-use crate::game::{Action, GameState, StepList};
-use crate::net::encode::Encode;
-use crate::net::evaluator::{EvaluatorHandle, Request};
-use crate::net::NetError;
+use super::encode::Encode;
+use super::evaluator::{EvaluatorHandle, Request};
+use super::NetError;
+use crate::game::{GameState, StepList};
 
 /// The net's answer for one position.
 #[derive(Clone, Debug)]
@@ -84,38 +83,45 @@ pub fn leaf_evals<S: GameState, E: std::fmt::Display>(
             .collect(),
         Err(error) => {
             *last_error = Some(error.to_string());
-            super::mcts::UniformEvaluator.evaluate(states)
+            UniformEvaluator.evaluate(states)
         }
     }
 }
 
-/// Plays the net's most probable legal step, without search.
-pub struct PolicyAgent {
-    evaluator: NetEvaluator,
+/// An evaluation of one position: priors over its legal steps (in `legal_steps` order) and
+/// the value for the side to move in [-1, 1].
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeafEval {
+    /// Prior probabilities aligned with the position's legal steps.
+    pub priors: Vec<f32>,
+    /// Expected result for the side to move: +1 win, 0 draw, −1 loss.
+    pub value: f32,
 }
 
-impl PolicyAgent {
-    /// A policy-only agent using the evaluator behind `handle`.
-    pub fn new(handle: EvaluatorHandle) -> PolicyAgent {
-        PolicyAgent {
-            evaluator: NetEvaluator::new(handle),
-        }
-    }
+/// Something that evaluates positions in batches (the net through the batched evaluator,
+/// or a stand-in such as [`UniformEvaluator`]).
+pub trait Evaluate<S: GameState> {
+    /// One evaluation per state, in order. States are never terminal.
+    fn evaluate(&mut self, states: &[&S]) -> Vec<LeafEval>;
 }
 
-impl<S: Encode> Agent<S> for PolicyAgent {
-    fn name(&self) -> String {
-        "policy".into()
-    }
+/// Uniform priors and a value of 0: search driven by terminal positions alone.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UniformEvaluator;
 
-    fn choose(&mut self, state: &S) -> Action {
-        let mut evals = Evaluate::<S>::evaluate(&mut self.evaluator, &[state]);
-        let priors = evals.pop().map(|e| e.priors).unwrap_or_default();
+impl<S: GameState> Evaluate<S> for UniformEvaluator {
+    fn evaluate(&mut self, states: &[&S]) -> Vec<LeafEval> {
         let mut steps = StepList::new();
-        state.legal_steps(&mut steps);
-        let best = (0..steps.len())
-            .max_by(|&a, &b| priors[a].total_cmp(&priors[b]))
-            .expect("a legal step");
-        steps[best]
+        states
+            .iter()
+            .map(|s| {
+                s.legal_steps(&mut steps);
+                let n = steps.len().max(1);
+                LeafEval {
+                    priors: vec![1.0 / n as f32; steps.len()],
+                    value: 0.0,
+                }
+            })
+            .collect()
     }
 }

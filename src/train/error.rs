@@ -1,0 +1,47 @@
+//! Everything that can stop a training run, as one error type shared by `train`, the
+//! learner and the distributed roles.
+
+use std::path::{Path, PathBuf};
+
+use super::checkpoint::CheckpointError;
+use super::config::ConfigError;
+use crate::net::NetError;
+use crate::selfplay::record::RecordError;
+
+/// Everything that can stop a training run.
+#[derive(Debug, thiserror::Error)]
+pub enum TrainError {
+    /// A bad config.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The run directory cannot be used as asked.
+    #[error("{0}")]
+    RunDir(String),
+    /// A file of the run could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A checkpoint problem.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    /// A model problem.
+    #[error(transparent)]
+    Net(#[from] NetError),
+    /// A game record problem.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    /// Self-play stopped by itself.
+    #[error("self-play stopped unexpectedly (the evaluator failed)")]
+    SelfPlayStopped,
+}
+
+pub(crate) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
+    move |source| TrainError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
