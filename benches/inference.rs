@@ -1,4 +1,4 @@
-//! Net throughput on this CPU for each game's default net: positions/s and GFLOP/s at batch
+//! Net throughput on this machine for each game's default net: positions/s and GFLOP/s at batch
 //! 1, 8, 32, 128 and 512 in fp32 and bf16, standalone (back-to-back forward passes) and
 //! through the batched evaluator fed by many producer threads, as a ratio of the standalone
 //! figure at the same batch. `cargo bench --bench inference [-- --quick] [--crossover] [GAME...]`
@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use checkers_zero::game::{GameKind, RulesConfig, StepList};
 use checkers_zero::net::encode::Encode;
+use checkers_zero::net::args::PROBE_BUDGET;
 use checkers_zero::net::evaluator::{evaluate_batch, Evaluator, EvaluatorConfig, Request};
+use checkers_zero::net::precision::{choose, probe_batches, probe_model};
 use checkers_zero::net::model::{Model, NetConfig};
 use checkers_zero::with_game;
 use rand::rngs::StdRng;
@@ -91,6 +93,7 @@ fn through_evaluator(
         torch_threads: 2,
         bf16,
         fp32_below,
+        device: tch::Device::Cpu,
     };
     let evaluator = Evaluator::spawn(model, config);
     // Warm-up at the full batch size (kernels and allocations for that shape), not counted.
@@ -186,7 +189,7 @@ fn main() {
                 model
             };
             if crossover {
-                // Where bf16 overtakes fp32: the evaluator's `fp32_below` default.
+                // Where bf16 overtakes fp32 (what the precision probe measures).
                 let (f, b) = (copy_of(Kind::Float), copy_of(Kind::BFloat16));
                 for batch in [1, 2, 4, 8, 16] {
                     let (mut fs, mut bs) = (Vec::new(), Vec::new());
@@ -221,16 +224,20 @@ fn main() {
                     );
                 }
             }
-            // The default: bf16 with small batches in fp32, against the faster standalone.
-            let fp32_below = EvaluatorConfig::default().fp32_below;
+            // What `precision = "auto"` picks for this net (the probe, as the commands run
+            // it), against the faster standalone.
+            let timings = probe_model(&fp32, &probe_batches(128), 2, PROBE_BUDGET).unwrap();
+            let choice = choose(&timings);
+            let rule = (choice.bf16_from.is_some(), choice.bf16_from.unwrap_or(0));
             for (b, batch) in BATCHES.into_iter().enumerate().take(2) {
                 let served = median(
                     (0..3)
-                        .map(|_| through_evaluator(copy_of(Kind::Float), &reqs, batch, (true, fp32_below), seconds / 3.0))
+                        .map(|_| through_evaluator(copy_of(Kind::Float), &reqs, batch, rule, seconds / 3.0))
                         .collect(),
                 );
                 println!(
-                    "  default (bf16, fp32 below {fp32_below}) batch {batch:>3}: evaluator {served:>7.0} pos/s, ratio to the faster standalone {:.2}",
+                    "  auto ({}) batch {batch:>3}: evaluator {served:>7.0} pos/s, ratio to the faster standalone {:.2}",
+                    choice.label(),
                     served / best_alone[b]
                 );
             }

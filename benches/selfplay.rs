@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use checkers_zero::net::args::prepare;
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::evaluator::{evaluate_batch, Request};
 use checkers_zero::net::model::Model;
@@ -74,17 +75,38 @@ fn standalone_instances(
     rates.iter().sum()
 }
 
+/// The evaluator settings as settled for this machine.
+struct Settled {
+    max_batch: usize,
+    instances: usize,
+    torch_threads: i32,
+    bf16: bool,
+}
+
 fn run<S: Encode>(config: &RunConfig, seconds: f64) {
     let kind = config.kind();
     let shape = S::net_shape(kind);
     tch::manual_seed(config.seed as i64);
     let model = Model::new(shape.clone(), config.net_config(), Device::Cpu).unwrap();
     let flops = model.flops_per_position();
-    let e = &config.evaluator;
+    let layout = config.layout().unwrap();
+    let (evaluator, precision) = prepare(
+        &model,
+        config.net_settings(),
+        config.evaluator_config(&layout),
+    )
+    .unwrap();
+    let e = Settled {
+        max_batch: evaluator.max_batch,
+        instances: layout.instances,
+        torch_threads: layout.torch_threads as i32,
+        bf16: evaluator.bf16,
+    };
+    println!("{}", precision.describe());
     println!(
         "{kind}: net {} blocks x {} channels ({:.1} MFLOP/position); {} workers x {} games, {} search {}/{} visits ({}% full); evaluator max batch {}, {} instance(s) x {} torch thread(s), {}",
         config.net_config().blocks, config.net_config().channels, flops / 1e6,
-        config.selfplay.workers, config.selfplay.games_in_flight,
+        layout.workers, config.selfplay.games_in_flight,
         format!("{:?}", config.selfplay.search).to_lowercase(),
         config.selfplay.full_visits, config.selfplay.fast_visits,
         (100.0 * config.selfplay.full_search_share).round(),
@@ -92,9 +114,9 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64) {
     );
     let mut pool = SelfPlayPool::start::<S>(
         config.worker_settings(),
-        config.selfplay.workers,
+        layout.workers,
         model.try_clone().unwrap(),
-        config.evaluator_config(),
+        evaluator,
         e.instances,
         0,
         0,

@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use checkers_zero::cli;
 use checkers_zero::export;
 use checkers_zero::game::GameKind;
+use checkers_zero::net::args::NetArgs;
 use checkers_zero::selfplay::record::{read_records, GameRecord};
 use checkers_zero::selfplay::show::show_game;
 use checkers_zero::train::run::{train, TrainOptions};
@@ -67,6 +68,8 @@ enum Command {
         /// Hide the progress bars (one summary line per iteration is still printed).
         #[arg(long)]
         quiet: bool,
+        #[command(flatten)]
+        net: NetArgs,
     },
     /// Distributed run, learner role (one per run): take in the game shards self-play
     /// publishes at --store, train, publish checkpoints. Starts the run from --config or
@@ -117,6 +120,8 @@ enum Command {
         /// Start position in the project notation (default: the start position).
         #[arg(long)]
         position: Option<String>,
+        #[command(flatten)]
+        net: NetArgs,
     },
     /// Run an exported model as an engine: a line protocol on stdin/stdout (see the README).
     Engine {
@@ -126,7 +131,12 @@ enum Command {
         /// Default root visits per searched step of `go` (default: the export's).
         #[arg(long)]
         visits: Option<u32>,
+        #[command(flatten)]
+        net: NetArgs,
     },
+    /// Measure this machine: net positions/s per precision, batch and threads, self-play
+    /// positions/s per evaluator layout; recommend settings (`--write` saves them).
+    Bench(checkers_zero::bench::BenchArgs),
     /// Draw the board with coordinates.
     Show {
         /// Game: rematch, rematch3, hexdame or eximo.
@@ -178,6 +188,7 @@ fn run(cli: Cli) -> Result<()> {
             iterations,
             minutes,
             quiet,
+            net,
         } => {
             let options = TrainOptions {
                 config,
@@ -186,6 +197,7 @@ fn run(cli: Cli) -> Result<()> {
                 iterations,
                 minutes,
                 progress: !quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+                net,
             };
             let summary = train(&options)?;
             writeln!(
@@ -250,18 +262,22 @@ fn run(cli: Cli) -> Result<()> {
             seat,
             visits,
             position,
+            net,
         } => {
             let options = export::play::PlayOptions {
                 model,
                 seats: seat,
                 visits,
                 position,
+                net: net.settings(),
             };
             export::play::play(&options, std::io::stdin().lock(), &mut out)?;
         }
-        Command::Engine { model, visits } => {
-            export::engine::run_engine(&model, visits, std::io::stdin().lock(), &mut out)?;
+        Command::Engine { model, visits, net } => {
+            let options = (visits, net.settings());
+            export::engine::run_engine(&model, options, std::io::stdin().lock(), &mut out)?;
         }
+        Command::Bench(args) => checkers_zero::bench::run_bench(&args, &mut out)?,
         Command::Show { game, position } => {
             let kind: GameKind = game.parse()?;
             write!(out, "{}", cli::show(kind, position.as_deref())?)?;

@@ -18,6 +18,9 @@ use checkers_zero::game::{GameKind, RulesConfig, Side};
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::{Model, NetConfig};
 use checkers_zero::selfplay::record::read_records;
+use checkers_zero::net::args::NetSettings;
+use checkers_zero::net::device::DeviceChoice;
+use checkers_zero::net::precision::Precision;
 use tch::Device;
 
 fn settings(kind: GameKind, games: u64) -> MatchSettings {
@@ -30,6 +33,15 @@ fn settings(kind: GameKind, games: u64) -> MatchSettings {
         opening_turns: 2,
         sprt: None,
         progress: false,
+        net: fp32_cpu(),
+    }
+}
+
+/// Forced fp32 on the CPU: no probe, the same results on every machine.
+fn fp32_cpu() -> NetSettings {
+    NetSettings {
+        precision: Precision::Fp32,
+        device: DeviceChoice::Cpu,
     }
 }
 
@@ -334,6 +346,7 @@ fn ratings_play_what_is_missing_then_rate_and_plot() {
         play: true,
         every: 1,
         progress: false,
+        net: fp32_cpu(),
     };
     let summary = rate_run(&options).unwrap();
     // Pairs: 20-10, 20-random, 10-random: 4 games each.

@@ -325,9 +325,9 @@ fn rolling_pool_switches_weights_between_games() {
     let model = || Model::new(shape.clone(), config.net_config(), Device::Cpu).unwrap();
     let mut pool = RollingPool::start::<Rematch>(
         config.worker_settings(),
-        config.selfplay.workers,
+        2,
         model(),
-        config.evaluator_config(),
+        config.evaluator_config(&config.layout().unwrap()),
         1,
         0,
         0,

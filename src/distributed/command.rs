@@ -39,6 +39,8 @@ impl StoreArgs {
 pub struct LearnArgs {
     #[command(flatten)]
     store: StoreArgs,
+    #[command(flatten)]
+    net: crate::net::args::NetArgs,
     /// The config to start the run with (when resuming, it must equal the stored one).
     #[arg(long)]
     config: Option<PathBuf>,
@@ -61,6 +63,8 @@ pub struct LearnArgs {
 pub struct SelfPlayArgs {
     #[command(flatten)]
     store: StoreArgs,
+    #[command(flatten)]
+    net: crate::net::args::NetArgs,
     /// This worker's name (default: the host name).
     #[arg(long)]
     worker_id: Option<String>,
@@ -93,6 +97,8 @@ pub struct SelfPlayArgs {
 pub struct EvaluateArgs {
     #[command(flatten)]
     store: StoreArgs,
+    #[command(flatten)]
+    net: crate::net::args::NetArgs,
     /// Stop after this many minutes (0: no limit).
     #[arg(long)]
     max_minutes: Option<f64>,
@@ -139,6 +145,7 @@ pub fn run_learn(args: &LearnArgs, out: &mut impl Write) -> Result<()> {
         work_dir: args.store.work_dir.clone(),
         poll_seconds: args.poll_seconds,
         progress: args.store.progress(),
+        net: args.net,
     };
     let summary = learn(&options).with_context(|| format!("learn at {}", args.store.store))?;
     writeln!(
@@ -172,6 +179,7 @@ pub fn run_selfplay(args: &SelfPlayArgs, out: &mut impl Write) -> Result<()> {
         poll_seconds: args.poll_seconds,
         work_dir: args.store.work_dir.clone(),
         progress: args.store.progress(),
+        net: args.net,
     };
     let summary =
         selfplay(&options).with_context(|| format!("selfplay at {}", args.store.store))?;
@@ -199,6 +207,7 @@ pub fn run_evaluate(args: &EvaluateArgs, out: &mut impl Write) -> Result<()> {
         wait_minutes: args.wait_minutes,
         poll_seconds: args.poll_seconds,
         work_dir: args.store.work_dir.clone(),
+        net: args.net,
     };
     let steps = evaluate(&options).with_context(|| format!("evaluate at {}", args.store.store))?;
     let list: Vec<String> = steps.iter().map(|s| s.to_string()).collect();

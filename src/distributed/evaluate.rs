@@ -37,6 +37,8 @@ pub struct EvaluateOptions {
     pub poll_seconds: f64,
     /// Local scratch directory (default: a temporary one, removed at exit).
     pub work_dir: Option<PathBuf>,
+    /// `--precision` and `--device` over the run's `[evaluator]` settings.
+    pub net: crate::net::args::NetArgs,
 }
 
 /// The evaluator's progress, saved in the store so that a restart does not redo work.
@@ -51,7 +53,8 @@ pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, DistError> {
     let store = RunStore::open(&options.store)?;
     let stop = StopFlag::on_signals();
     let wait = Duration::from_secs_f64(options.wait_minutes.max(0.0) * 60.0);
-    let config = wait_for_config(&store, wait, &stop)?;
+    let mut config = wait_for_config(&store, wait, &stop)?;
+    config.override_net(&options.net);
     let evaluation = config.evaluation.clone();
     let every_steps = evaluation.every.max(1) * config.train.steps_per_iteration;
     let work = WorkDir::new(options.work_dir.as_deref(), "evaluate")?;
@@ -61,6 +64,7 @@ pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, DistError> {
         rules: config.rules(),
         seed: config.seed,
         run_dir: work.path().to_path_buf(),
+        net: config.net_settings(),
     };
     let mut state: EvaluatorState = match store.get_text(EVALUATOR_STATE_KEY)? {
         Some(text) => serde_json::from_str(&text).map_err(|e| {

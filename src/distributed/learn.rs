@@ -46,6 +46,9 @@ pub struct LearnOptions {
     pub poll_seconds: f64,
     /// Draw a progress bar.
     pub progress: bool,
+    /// `--device` (the trainer's) and `--precision`; a new run stores them in its config,
+    /// which self-play and the evaluator read.
+    pub net: crate::net::args::NetArgs,
 }
 
 /// What a `learn` invocation did.
@@ -70,12 +73,18 @@ pub struct LearnSummary {
 /// Runs the learner until its step target, time limit, idle limit or a stop signal.
 pub fn learn(options: &LearnOptions) -> Result<LearnSummary, DistError> {
     let store = RunStore::open(&options.store)?;
-    let config = run_config(&store, options.config.as_deref())?;
+    let mut config = run_config(&store, options.config.as_deref(), &options.net)?;
+    config.override_net(&options.net);
     with_game!(config.kind(), S => LearnerRole::<S>::start(options, store, config)?.run())
 }
 
-/// The stored config, or (new run) the given one, stored. A given config must match.
-fn run_config(store: &RunStore, given: Option<&Path>) -> Result<RunConfig, DistError> {
+/// The stored config, or (new run) the given one with `net` over it, stored. A given config
+/// must match the stored one.
+fn run_config(
+    store: &RunStore,
+    given: Option<&Path>,
+    net: &crate::net::args::NetArgs,
+) -> Result<RunConfig, DistError> {
     let stored = store.get_text(CONFIG_KEY)?;
     let given = given.map(RunConfig::load).transpose()?;
     match (stored, given) {
@@ -89,7 +98,8 @@ fn run_config(store: &RunStore, given: Option<&Path>) -> Result<RunConfig, DistE
             }
             Ok(config)
         }
-        (None, Some(config)) => {
+        (None, Some(mut config)) => {
+            config.override_net(net);
             store.put(CONFIG_KEY, config.to_toml().into_bytes())?;
             Ok(config)
         }

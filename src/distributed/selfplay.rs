@@ -22,6 +22,7 @@ use crate::selfplay::pool::RollingPool;
 use crate::selfplay::record::{records_to_jsonl, GameRecord};
 use crate::store::RunStore;
 use crate::train::config::RunConfig;
+use crate::net::args::{announce, prepare, NetArgs};
 use crate::train::error::TrainError;
 use crate::util::game_seed;
 use crate::with_game;
@@ -52,6 +53,8 @@ pub struct SelfPlayOptions {
     pub work_dir: Option<PathBuf>,
     /// Draw a progress bar.
     pub progress: bool,
+    /// `--precision` and `--device` over the run's `[evaluator]` settings.
+    pub net: NetArgs,
 }
 
 /// What a `selfplay` invocation did.
@@ -86,7 +89,8 @@ pub fn selfplay(options: &SelfPlayOptions) -> Result<SelfPlaySummary, DistError>
     let store = RunStore::open(&options.store)?;
     let stop = StopFlag::on_signals();
     let wait = Duration::from_secs_f64(options.wait_minutes.max(0.0) * 60.0);
-    let config = wait_for_config(&store, wait, &stop)?;
+    let mut config = wait_for_config(&store, wait, &stop)?;
+    config.override_net(&options.net);
     let session = format!(
         "{worker_id}-{}-{:08x}",
         unix_millis(),
@@ -181,12 +185,20 @@ fn run<S: Encode>(
     };
     // Game numbers (which seed the games) start at a point of the session's own.
     let first_game = game_seed(config.seed, fnv1a(&session)) << 24 >> 8;
+    let model = load(model_step)?;
+    let layout = config.layout()?;
+    let (evaluator, precision) = prepare(
+        &model,
+        config.net_settings(),
+        config.evaluator_config(&layout),
+    )?;
+    announce(&precision);
     let mut pool = RollingPool::start::<S>(
         config.worker_settings(),
-        config.selfplay.workers,
-        load(model_step)?,
-        config.evaluator_config(),
-        config.evaluator.instances,
+        layout.workers,
+        model,
+        evaluator,
+        layout.instances,
         first_game,
         model_step,
     )?;
@@ -220,6 +232,7 @@ fn run<S: Encode>(
             "net_mean_batch": evals.positions as f64 / evals.batches.max(1) as f64,
             "model_step": pool.model_step(), "newest_seen": model_step,
             "draining_pools": pool.draining(), "done": done, "updated_unix_ms": unix_millis() as u64,
+            "precision": precision.metrics(),
         });
         store.put(
             &status_key,

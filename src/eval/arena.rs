@@ -59,6 +59,7 @@ use crate::export::torchscript::{exported_agent, ExportedModel};
 use crate::game::{GameKind, GameState, RulesConfig, Seat, Side, StepList};
 use crate::layout::resolve_model;
 use crate::net::encode::Encode;
+use crate::net::args::{announce, prepare, NetSettings};
 use crate::net::evaluator::{Evaluator, EvaluatorConfig, EvaluatorHandle};
 use crate::net::model::Model;
 use crate::net::net_eval::NetEvaluator;
@@ -91,6 +92,8 @@ pub struct MatchSettings {
     pub sprt: Option<Sprt>,
     /// Show a progress bar on stderr.
     pub progress: bool,
+    /// Precision and device of the net agents.
+    pub net: NetSettings,
 }
 
 /// One finished game of a match.
@@ -337,12 +340,13 @@ impl Player {
 }
 
 /// Loads the models the specs need, one evaluator per distinct weights file, each using
-/// `torch_threads` threads.
+/// `torch_threads` threads, in the settings' precision and device.
 fn load_players<S: Encode>(
-    kind: GameKind,
+    settings: &MatchSettings,
     specs: &[AgentSpec],
     torch_threads: i32,
 ) -> Result<(Vec<Player>, Vec<Evaluator>), EvalError> {
+    let kind = settings.kind;
     let mut evaluators: Vec<Evaluator> = Vec::new();
     let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
     let mut players = Vec::new();
@@ -361,16 +365,22 @@ fn load_players<S: Encode>(
                 Some(match by_path.get(&key) {
                     Some(&i) => i,
                     None => {
+                        let model_error = |cause| EvalError::Model {
+                            spec: spec.to_string(),
+                            cause,
+                        };
                         let model =
                             Model::load(&resolved.weights, &S::net_shape(kind), Device::Cpu)
-                                .map_err(|cause| EvalError::Model {
-                                    spec: spec.to_string(),
-                                    cause,
-                                })?;
-                        let config = EvaluatorConfig {
+                                .map_err(model_error)?;
+                        let base = EvaluatorConfig {
                             torch_threads,
+                            // One leaf per game thread and request: batches stay below this.
+                            max_batch: settings.parallel.clamp(1, 128),
                             ..EvaluatorConfig::default()
                         };
+                        let (config, precision) =
+                            prepare(&model, settings.net, base).map_err(model_error)?;
+                        announce(&precision);
                         evaluators.push(Evaluator::spawn(model, config));
                         by_path.insert(key, evaluators.len() - 1);
                         evaluators.len() - 1
@@ -380,8 +390,11 @@ fn load_players<S: Encode>(
         };
         players.push(match (spec, evaluator) {
             (AgentSpec::Exported { dir, visits }, _) => {
-                let model = ExportedModel::load(dir)
-                    .and_then(|m| m.check_game::<S>().map(|_| m))
+                let model = ExportedModel::load_with(dir, settings.net)
+                    .and_then(|(m, precision)| {
+                        announce(&precision);
+                        m.check_game::<S>().map(|_| m)
+                    })
                     .map_err(|e| EvalError::NoModel {
                         spec: spec.to_string(),
                         reason: e.to_string(),
@@ -508,7 +521,7 @@ fn play_match_in<S: Encode>(
     let models: std::collections::HashSet<&Path> =
         specs.iter().filter_map(|s| s.model_path()).collect();
     let (players, evaluators) =
-        load_players::<S>(kind, specs, torch_threads_per_evaluator(models.len()))?;
+        load_players::<S>(settings, specs, torch_threads_per_evaluator(models.len()))?;
     let arena = Arena {
         settings,
         labels: specs.iter().map(|s| s.to_string()).collect(),

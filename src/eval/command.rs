@@ -57,6 +57,8 @@ pub struct MatchArgs {
     /// Hide the progress bar.
     #[arg(long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub net: crate::net::args::NetArgs,
 }
 
 /// Runs a match from the command line: plays, writes the files, prints the summary.
@@ -88,6 +90,7 @@ pub fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<()> {
         opening_turns: args.opening_turns,
         sprt,
         progress: !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        net: args.net.settings(),
     };
     let dir = args.out.clone().unwrap_or_else(|| {
         let secs = std::time::SystemTime::now()
@@ -149,6 +152,8 @@ pub struct RatingsArgs {
     /// Hide the progress bars.
     #[arg(long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub net: crate::net::args::NetArgs,
 }
 
 /// Runs `ratings`: plays the missing games, rates, writes the CSV and plots, prints a table.
@@ -176,6 +181,7 @@ pub fn run_ratings(args: &RatingsArgs, out: &mut impl Write) -> Result<()> {
         play: !args.no_play,
         every: args.every as usize,
         progress: !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        net: args.net.settings(),
     };
     let summary = super::ratings::rate_run(&options)
         .with_context(|| format!("rating {}", args.run_dir.display()))?;

@@ -63,6 +63,8 @@ pub struct RatingsOptions {
     pub every: usize,
     /// Progress bars.
     pub progress: bool,
+    /// Precision and device of the nets.
+    pub net: crate::net::args::NetSettings,
 }
 
 /// A rated player.
@@ -335,6 +337,7 @@ pub fn rate_run(options: &RatingsOptions) -> Result<RatingsSummary, EvalError> {
                 opening_turns: options.opening_turns,
                 sprt: None,
                 progress: options.progress,
+                net: options.net,
             };
             let (mut report, mut records) = play_match(&pair_specs, &settings)?;
             report.agents = pair_names.clone();

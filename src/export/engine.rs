@@ -35,16 +35,18 @@ use crate::with_game;
 
 const COMMANDS: &str = "id isready newgame position play moves go eval show set help quit";
 
-/// Runs the engine on `input` until `quit` or the end of input, answering on `out`.
-/// Only a model that cannot be loaded (or a broken output) is an error; bad commands are
-/// answered with `error ...` lines.
+/// Runs the engine on `input` until `quit` or the end of input, answering on `out`, with
+/// the model in `net`'s precision and device. Only a model that cannot be loaded (or a
+/// broken output) is an error; bad commands are answered with `error ...` lines.
 pub fn run_engine(
     model_dir: &Path,
-    visits: Option<u32>,
+    (visits, net): (Option<u32>, crate::net::args::NetSettings),
     input: impl BufRead,
     out: &mut impl Write,
 ) -> Result<(), ExportError> {
-    let model = Arc::new(ExportedModel::load(model_dir)?);
+    let (model, precision) = ExportedModel::load_with(model_dir, net)?;
+    crate::net::args::announce(&precision);
+    let model = Arc::new(model);
     let kind = model.meta().kind()?;
     with_game!(kind, S => {
         model.check_game::<S>()?;

@@ -32,6 +32,8 @@ pub struct PlayOptions {
     pub visits: Option<u32>,
     /// The start position in the notation (default: the game's start).
     pub position: Option<String>,
+    /// Precision and device of the model.
+    pub net: crate::net::args::NetSettings,
 }
 
 /// How a session ended.
@@ -57,7 +59,9 @@ pub fn play(
     input: impl BufRead,
     out: &mut impl Write,
 ) -> Result<PlayEnd, ExportError> {
-    let model = Arc::new(ExportedModel::load(&options.model)?);
+    let (model, precision) = ExportedModel::load_with(&options.model, options.net)?;
+    crate::net::args::announce(&precision);
+    let model = Arc::new(model);
     let kind = model.meta().kind()?;
     with_game!(kind, S => play_typed::<S>(kind, model, options, input, out))
 }

@@ -7,12 +7,12 @@
 //! passed, and runs them as one batch. Nobody holds a lock while waiting, so no interleaving
 //! of producers can deadlock.
 //!
-//! What it does to keep the net busy (README, inference benchmark):
+//! What it does to keep the net busy (docs/benchmarks.md, inference benchmark):
 //! - dispatching as soon as every live handle has a job queued (a self-play worker sends one
 //!   job per round and then waits, so nothing more can come): no idle `max_wait` per round
 //!   when the workers together fill less than `max_batch`, nor at the end of a run;
-//! - running small batches in fp32 when the net is bf16 (`fp32_below`): on this CPU fp32 is
-//!   ahead or even at batch 1-2 for ReMATCH and Eximo, bf16 ahead from batch 4 on;
+//! - running small batches in fp32 when the net is bf16 (`fp32_below`), where the precision
+//!   probe ([`super::precision`]) measured fp32 faster at small batches;
 //! - answers shared by all jobs of a batch (one `Arc`) instead of a copy per job.
 //!
 //! Copies of the input (one per job into the batch, one into the tensor) are left as they
@@ -44,21 +44,23 @@ pub struct EvaluatorConfig {
     /// Run the net in bfloat16 (inputs and weights), reading results back as f32.
     pub bf16: bool,
     /// With `bf16`, batches of fewer positions than this run on an fp32 copy of the weights
-    /// (faster there on this CPU; 0 or 1: always bf16).
+    /// (where the precision probe found fp32 faster; 0 or 1: always bf16).
     pub fp32_below: usize,
+    /// Where the net runs: models given on another device are copied there.
+    pub device: tch::Device,
 }
 
 impl Default for EvaluatorConfig {
+    /// fp32 throughout: the precision that is right everywhere. Which precision is faster
+    /// depends on the machine; commands settle it with [`super::args::prepare`].
     fn default() -> Self {
         EvaluatorConfig {
             max_batch: 128,
             max_wait: Duration::from_millis(2),
             torch_threads: 0,
-            // bf16 measured 1.1-2x faster than fp32 at batch 4-16 on this CPU (README)...
-            bf16: true,
-            // ...while fp32 is ahead or even at batch 1-2 for ReMATCH and Eximo (README,
-            // `--crossover`; HexDame's net is faster in bf16 already at batch 1).
-            fp32_below: 4,
+            bf16: false,
+            fp32_below: 0,
+            device: tch::Device::Cpu,
         }
     }
 }
@@ -323,6 +325,12 @@ struct Nets {
 
 impl Nets {
     fn new(mut model: Box<Model>, config: &EvaluatorConfig) -> Nets {
+        if model.var_store().device() != config.device {
+            match model.copy_to(config.device) {
+                Ok(moved) => *model = moved,
+                Err(e) => eprintln!("warning: the net stays on its device: {e}"),
+            }
+        }
         let small = (config.bf16 && config.fp32_below > 1)
             .then(|| model.try_clone().ok())
             .flatten()
@@ -349,6 +357,8 @@ impl Nets {
     }
 }
 
+/// The evaluator thread's loop: take a job, gather a batch, run it, answer; swap in new
+/// weights between batches.
 fn serve(
     mut nets: Nets,
     config: &EvaluatorConfig,
@@ -360,7 +370,6 @@ fn serve(
     let max_batch = config.max_batch.max(1);
     let mut pending: Vec<Job> = Vec::new();
     let mut input: Vec<f32> = Vec::new();
-    let mut replacement: Option<Box<Model>> = None;
     while let Ok(first) = queue.recv() {
         let first = match first {
             Message::Evaluate(job) => job,
@@ -369,33 +378,8 @@ fn serve(
                 continue;
             }
         };
-        let mut queued = first.positions;
         pending.push(first);
-        let deadline = Instant::now() + config.max_wait;
-        // Gather until the batch is full or nobody else can send (every live handle has a
-        // job queued), or the wait is over.
-        while queued < max_batch && pending.len() < producers.load(Ordering::Acquire) {
-            let now = Instant::now();
-            let message = match queue.try_recv() {
-                Ok(message) => message,
-                Err(_) if now >= deadline => break,
-                Err(_) => match queue.recv_timeout(deadline - now) {
-                    Ok(message) => message,
-                    Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => break,
-                },
-            };
-            match message {
-                Message::Evaluate(job) => {
-                    queued += job.positions;
-                    pending.push(job);
-                }
-                Message::Replace(new_model) => {
-                    // Serve what is queued with the old weights first.
-                    replacement = Some(new_model);
-                    break;
-                }
-            }
-        }
+        let (queued, replacement) = gather(&mut pending, config, queue, producers);
         input.clear();
         for job in &pending {
             input.extend_from_slice(&job.input);
@@ -409,28 +393,67 @@ fn serve(
         stats
             .batches
             .fetch_add(queued.div_ceil(max_batch) as u64, Ordering::Relaxed);
-        match result {
-            Ok(raw) => {
-                let raw = Arc::new(raw);
-                let mut first = 0;
-                for job in pending.drain(..) {
-                    let reply = Reply {
-                        raw: Arc::clone(&raw),
-                        first,
-                    };
-                    first += job.positions;
-                    let _ = job.reply.send(Ok(reply));
-                }
+        answer(&mut pending, result);
+        if let Some(new_model) = replacement {
+            nets = Nets::new(new_model, config);
+        }
+    }
+}
+
+/// Adds jobs to `pending` (which holds the first) until the batch is full, nobody else can
+/// send (every live handle has a job queued) or the wait is over. Returns the positions
+/// queued and new weights that arrived meanwhile (served from the next batch on).
+fn gather(
+    pending: &mut Vec<Job>,
+    config: &EvaluatorConfig,
+    queue: &Receiver<Message>,
+    producers: &AtomicUsize,
+) -> (usize, Option<Box<Model>>) {
+    let max_batch = config.max_batch.max(1);
+    let mut queued: usize = pending.iter().map(|job| job.positions).sum();
+    let deadline = Instant::now() + config.max_wait;
+    while queued < max_batch && pending.len() < producers.load(Ordering::Acquire) {
+        let now = Instant::now();
+        let message = match queue.try_recv() {
+            Ok(message) => message,
+            Err(_) if now >= deadline => break,
+            Err(_) => match queue.recv_timeout(deadline - now) {
+                Ok(message) => message,
+                Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => break,
+            },
+        };
+        match message {
+            Message::Evaluate(job) => {
+                queued += job.positions;
+                pending.push(job);
             }
-            Err(error) => {
-                let message = error.to_string();
-                for job in pending.drain(..) {
-                    let _ = job.reply.send(Err(NetError::Shape(message.clone())));
-                }
+            // Serve what is queued with the old weights first.
+            Message::Replace(new_model) => return (queued, Some(new_model)),
+        }
+    }
+    (queued, None)
+}
+
+/// Sends every pending job its answer (the batch's shared outputs) or the batch's error.
+fn answer(pending: &mut Vec<Job>, result: Result<RawOutput, NetError>) {
+    match result {
+        Ok(raw) => {
+            let raw = Arc::new(raw);
+            let mut first = 0;
+            for job in pending.drain(..) {
+                let reply = Reply {
+                    raw: Arc::clone(&raw),
+                    first,
+                };
+                first += job.positions;
+                let _ = job.reply.send(Ok(reply));
             }
         }
-        if let Some(new_model) = replacement.take() {
-            nets = Nets::new(new_model, config);
+        Err(error) => {
+            let message = error.to_string();
+            for job in pending.drain(..) {
+                let _ = job.reply.send(Err(NetError::Shape(message.clone())));
+            }
         }
     }
 }
@@ -465,7 +488,10 @@ fn forward_raw<'a>(
 
 /// Appends the values of `tensor` (any float kind) to `out` as f32.
 fn append_f32(tensor: &Tensor, out: &mut Vec<f32>) -> Result<(), NetError> {
-    let values = tensor.to_kind(Kind::Float).contiguous();
+    let values = tensor
+        .to_kind(Kind::Float)
+        .to_device(tch::Device::Cpu)
+        .contiguous();
     let n = values.numel();
     let at = out.len();
     out.resize(at + n, 0.0);

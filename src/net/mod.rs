@@ -1,18 +1,22 @@
 //! The neural net: model (residual tower, policy and W/D/L heads), and the batched
 //! evaluator that serves many concurrent searches.
 
+pub mod args;
+pub mod device;
 pub mod encode;
 pub mod evaluator;
 pub mod model;
 pub mod net_eval;
+pub mod precision;
+pub mod threads;
 
 use std::path::{Path, PathBuf};
 
 /// Prepares libtorch's thread runtime; call first thing in a process, before any tensor
 /// exists. OpenMP threads otherwise spin after each parallel region and take the cores that
-/// self-play threads and the evaluator's own bookkeeping need: with `OMP_WAIT_POLICY=PASSIVE`
-/// the batched evaluator reached 0.9–1.1 of the standalone net's throughput instead of
-/// 0.7–0.9 (README, inference benchmark). A value already set in the environment wins.
+/// self-play threads and the evaluator's own bookkeeping need (see the inference benchmark
+/// in docs/benchmarks.md for the measured effect). A value already set in the environment
+/// wins.
 pub fn init_torch_runtime() {
     if std::env::var_os("OMP_WAIT_POLICY").is_none() {
         // Single-threaded at this point: nothing reads the environment concurrently.
@@ -63,6 +67,9 @@ pub enum NetError {
     /// An error from libtorch.
     #[error("libtorch: {0}")]
     Torch(#[from] tch::TchError),
+    /// A device that cannot be used here.
+    #[error("{0}")]
+    Device(String),
     /// The evaluator thread has stopped.
     #[error("the evaluator has shut down")]
     EvaluatorGone,

@@ -169,80 +169,13 @@ pub struct Model {
 impl Model {
     /// A freshly initialised model (weights from the global torch seed).
     pub fn new(shape: NetShape, config: NetConfig, device: Device) -> Result<Model, NetError> {
-        let cells = (shape.height * shape.width) as usize;
-        if !shape.board_mask.is_empty() && shape.board_mask.len() != cells {
-            return Err(NetError::Shape(format!(
-                "board mask has {} entries for a {}x{} grid",
-                shape.board_mask.len(),
-                shape.height,
-                shape.width
-            )));
-        }
-        if config.blocks == 0
-            || config.channels <= 0
-            || config.policy_channels <= 0
-            || config.value_hidden <= 0
-        {
-            return Err(NetError::Shape(format!(
-                "net sizes must be positive: {config:?}"
-            )));
-        }
+        check_sizes(&shape, &config)?;
         let vs = nn::VarStore::new(device);
         let root = vs.root();
-        let c = config.channels;
-        let bn = |p: nn::Path, n| nn::batch_norm2d(p, n, Default::default());
-        let stem = Conv3::new(&(&root / "stem"), shape.planes, c, shape.hex);
-        let stem_bn = bn(&root / "stem_bn", c);
-        let blocks = (0..config.blocks)
-            .map(|i| {
-                let p = &root / format!("block{i}");
-                ResBlock {
-                    conv1: Conv3::new(&(&p / "conv1"), c, c, shape.hex),
-                    bn1: bn(&p / "bn1", c),
-                    conv2: Conv3::new(&(&p / "conv2"), c, c, shape.hex),
-                    bn2: bn(&p / "bn2", c),
-                }
-            })
-            .collect();
-        let no_bias = nn::ConvConfig {
-            bias: false,
-            ..Default::default()
-        };
-        let pc = config.policy_channels;
-        let policy_conv = nn::conv2d(&root / "policy_conv", c, pc, 1, no_bias);
-        let policy_bn = bn(&root / "policy_bn", pc);
-        let policy_fc = nn::linear(
-            &root / "policy_fc",
-            pc * cells as i64,
-            shape.num_actions,
-            Default::default(),
-        );
-        let value_conv = nn::conv2d(&root / "value_conv", c, 4, 1, no_bias);
-        let value_bn = bn(&root / "value_bn", 4);
-        let value_fc1 = nn::linear(
-            &root / "value_fc1",
-            4 * cells as i64,
-            config.value_hidden,
-            Default::default(),
-        );
-        let value_fc2 = nn::linear(
-            &root / "value_fc2",
-            config.value_hidden,
-            3,
-            Default::default(),
-        );
-        let mask: Vec<f32> = if shape.board_mask.is_empty() {
-            vec![1.0; cells]
-        } else {
-            shape
-                .board_mask
-                .iter()
-                .map(|&b| if b { 1.0 } else { 0.0 })
-                .collect()
-        };
-        let board_mask = Tensor::from_slice(&mask)
-            .reshape([1, 1, shape.height, shape.width])
-            .to_device(device);
+        let (stem, stem_bn, blocks) = tower(&root, &shape, &config);
+        let (policy_conv, policy_bn, policy_fc) = policy_head(&root, &shape, &config);
+        let (value_conv, value_bn, value_fc1, value_fc2) = value_head(&root, &shape, &config);
+        let board_mask = board_mask_tensor(&shape, device);
         Ok(Model {
             vs,
             meta: ModelMeta {
@@ -365,11 +298,13 @@ impl Model {
     /// A copy with its own variables (same shape, config, weights and kind): how a trainer
     /// hands its current weights to an evaluator thread.
     pub fn try_clone(&self) -> Result<Model, NetError> {
-        let mut copy = Model::new(
-            self.meta.shape.clone(),
-            self.meta.config.clone(),
-            self.vs.device(),
-        )?;
+        self.copy_to(self.vs.device())
+    }
+
+    /// A copy on `device` (same shape, config, weights and kind): how a model read on the
+    /// CPU goes to a GPU.
+    pub fn copy_to(&self, device: Device) -> Result<Model, NetError> {
+        let mut copy = Model::new(self.meta.shape.clone(), self.meta.config.clone(), device)?;
         copy.vs.set_kind(self.vs.kind());
         copy.vs.copy(&self.vs)?;
         Ok(copy)
@@ -411,6 +346,118 @@ impl Model {
         }
         Ok(model)
     }
+}
+
+/// Checks that the board mask fits the grid and every size is positive.
+fn check_sizes(shape: &NetShape, config: &NetConfig) -> Result<(), NetError> {
+    let cells = (shape.height * shape.width) as usize;
+    if !shape.board_mask.is_empty() && shape.board_mask.len() != cells {
+        return Err(NetError::Shape(format!(
+            "board mask has {} entries for a {}x{} grid",
+            shape.board_mask.len(),
+            shape.height,
+            shape.width
+        )));
+    }
+    if config.blocks == 0
+        || config.channels <= 0
+        || config.policy_channels <= 0
+        || config.value_hidden <= 0
+    {
+        return Err(NetError::Shape(format!(
+            "net sizes must be positive: {config:?}"
+        )));
+    }
+    Ok(())
+}
+
+fn batch_norm(path: nn::Path, channels: i64) -> nn::BatchNorm {
+    nn::batch_norm2d(path, channels, Default::default())
+}
+
+fn no_bias() -> nn::ConvConfig {
+    nn::ConvConfig {
+        bias: false,
+        ..Default::default()
+    }
+}
+
+/// The stem convolution and its norm, and the residual blocks.
+fn tower(
+    root: &nn::Path,
+    shape: &NetShape,
+    config: &NetConfig,
+) -> (Conv3, nn::BatchNorm, Vec<ResBlock>) {
+    let c = config.channels;
+    let stem = Conv3::new(&(root / "stem"), shape.planes, c, shape.hex);
+    let stem_bn = batch_norm(root / "stem_bn", c);
+    let blocks = (0..config.blocks)
+        .map(|i| {
+            let p = root / format!("block{i}");
+            ResBlock {
+                conv1: Conv3::new(&(&p / "conv1"), c, c, shape.hex),
+                bn1: batch_norm(&p / "bn1", c),
+                conv2: Conv3::new(&(&p / "conv2"), c, c, shape.hex),
+                bn2: batch_norm(&p / "bn2", c),
+            }
+        })
+        .collect();
+    (stem, stem_bn, blocks)
+}
+
+/// The policy head: 1x1 convolution, norm, one linear layer to the action logits.
+fn policy_head(
+    root: &nn::Path,
+    shape: &NetShape,
+    config: &NetConfig,
+) -> (nn::Conv2D, nn::BatchNorm, nn::Linear) {
+    let (c, pc) = (config.channels, config.policy_channels);
+    let cells = shape.height * shape.width;
+    let conv = nn::conv2d(root / "policy_conv", c, pc, 1, no_bias());
+    let bn = batch_norm(root / "policy_bn", pc);
+    let fc = nn::linear(
+        root / "policy_fc",
+        pc * cells,
+        shape.num_actions,
+        Default::default(),
+    );
+    (conv, bn, fc)
+}
+
+/// The W/D/L head: 1x1 convolution to 4 planes, norm, two linear layers.
+fn value_head(
+    root: &nn::Path,
+    shape: &NetShape,
+    config: &NetConfig,
+) -> (nn::Conv2D, nn::BatchNorm, nn::Linear, nn::Linear) {
+    let cells = shape.height * shape.width;
+    let conv = nn::conv2d(root / "value_conv", config.channels, 4, 1, no_bias());
+    let bn = batch_norm(root / "value_bn", 4);
+    let fc1 = nn::linear(
+        root / "value_fc1",
+        4 * cells,
+        config.value_hidden,
+        Default::default(),
+    );
+    let fc2 = nn::linear(root / "value_fc2", config.value_hidden, 3, Default::default());
+    (conv, bn, fc1, fc2)
+}
+
+/// The board cells as a `[1, 1, height, width]` 0/1 tensor on `device`.
+fn board_mask_tensor(shape: &NetShape, device: Device) -> Tensor {
+    let cells = (shape.height * shape.width) as usize;
+    let mask: Vec<f32> = if shape.board_mask.is_empty() {
+        vec![1.0; cells]
+    } else {
+        shape
+            .board_mask
+            .iter()
+            .map(|&b| if b { 1.0 } else { 0.0 })
+            .collect()
+    };
+    Tensor::from_slice(&mask)
+        .reshape([1, 1, shape.height, shape.width])
+        .to_device(device)
 }
 
 /// Checks that a saved model's shape is the one a caller needs, naming the first difference.

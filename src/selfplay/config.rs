@@ -29,8 +29,9 @@ pub enum NewWeights {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SelfPlayConfig {
-    /// Self-play threads, each running `games_in_flight` games.
-    pub workers: usize,
+    /// Self-play threads, each running `games_in_flight` games (`auto`: see
+    /// [`crate::net::threads`]).
+    pub workers: crate::net::threads::Count,
     /// Games each worker plays at once; their leaves go to the net as one batch.
     pub games_in_flight: usize,
     /// `gumbel` or `puct`.
@@ -72,7 +73,7 @@ pub struct SelfPlayConfig {
 impl Default for SelfPlayConfig {
     fn default() -> Self {
         SelfPlayConfig {
-            workers: 1,
+            workers: crate::net::threads::Count::Auto,
             games_in_flight: 128,
             search: SearchKind::Gumbel,
             full_visits: 64,

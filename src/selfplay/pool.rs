@@ -2,9 +2,8 @@
 //! together, fed new weights while they run, and stopped keeping every finished game.
 //!
 //! With several evaluator instances (each owning a copy of the model), worker `w` sends its
-//! leaves to instance `w % instances`. On this 2-core CPU two single-threaded instances beat
-//! one instance with two libtorch threads: inside self-play the second OpenMP thread of a
-//! shared forward pass gained nothing (README, self-play benchmark).
+//! leaves to instance `w % instances`. Which layout is fastest depends on the machine:
+//! `checkers-zero bench` measures it, and `auto` ([`crate::net::threads`]) picks one.
 
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver};

@@ -205,15 +205,16 @@ pub fn remove_partial_checkpoints(checkpoints: &Path) -> Result<usize, Checkpoin
     Ok(removed)
 }
 
-/// Loads a checkpoint's model (checked against `shape`), optimizer state and counters.
+/// Loads a checkpoint's model (checked against `shape`) onto `device`, optimizer state and
+/// counters.
 pub fn load_checkpoint(
     dir: &Path,
     shape: &NetShape,
-    learning_rate: f64,
-    weight_decay: f64,
+    (learning_rate, weight_decay): (f64, f64),
+    device: Device,
 ) -> Result<(Model, AdamW, TrainState), CheckpointError> {
     let state = read_state(dir)?;
-    let model = Model::load(&dir.join("model.safetensors"), shape, Device::Cpu)?;
+    let model = Model::load(&dir.join("model.safetensors"), shape, device)?;
     let mut optimizer = AdamW::new(model.var_store(), learning_rate, weight_decay);
     optimizer.load(&dir.join("optimizer.safetensors"))?;
     Ok((model, optimizer, state))

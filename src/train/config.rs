@@ -7,8 +7,13 @@ use serde::{Deserialize, Serialize};
 
 use super::evaluation::EvaluationConfig;
 use crate::game::{GameKind, RulesConfig};
+use crate::net::args::{NetArgs, NetSettings};
+use crate::net::device::DeviceChoice;
 use crate::net::evaluator::EvaluatorConfig;
 use crate::net::model::NetConfig;
+use crate::net::precision::Precision;
+use crate::net::threads::{auto_layout, cores, Count, Layout};
+use crate::net::NetError;
 pub use crate::selfplay::config::{NewWeights, SearchKind, SelfPlayConfig};
 use crate::selfplay::worker::WorkerSettings;
 
@@ -77,13 +82,21 @@ pub struct EvaluatorSettings {
     pub max_batch: usize,
     /// Longest wait (ms) for a batch to fill.
     pub max_wait_ms: f64,
-    /// Run the self-play net in bfloat16.
-    pub bf16: bool,
-    /// libtorch threads of each evaluator (0: libtorch's default).
-    pub torch_threads: i32,
+    /// `auto` (fp32 or bf16, whichever the probe measures faster on this machine), `fp32`
+    /// or `bf16`.
+    pub precision: Precision,
+    /// Older spelling of `precision` (true: bf16, false: fp32); kept so that configs of
+    /// older runs still load. Not written back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bf16: Option<bool>,
+    /// Where self-play's net runs: `auto`, `cpu`, `cuda` or `cuda:N`.
+    pub device: DeviceChoice,
+    /// libtorch threads of each evaluator (0: libtorch's default; `auto`: see
+    /// [`crate::net::threads`]).
+    pub torch_threads: Count,
     /// Evaluator instances, each with its own copy of the net; worker `w` uses instance
-    /// `w % instances`.
-    pub instances: usize,
+    /// `w % instances` (`auto`: see [`crate::net::threads`]).
+    pub instances: Count,
 }
 
 /// Training settings.
@@ -118,6 +131,9 @@ pub struct TrainConfig {
     pub window_max: usize,
     /// libtorch threads of the trainer (0: libtorch's default).
     pub torch_threads: i32,
+    /// Where training runs: `auto`, `cpu`, `cuda` or `cuda:N` (may differ from
+    /// `evaluator.device`: a learner on the GPU, self-play on the CPU).
+    pub device: DeviceChoice,
 }
 
 mod defaults {
@@ -131,9 +147,11 @@ impl Default for EvaluatorSettings {
         EvaluatorSettings {
             max_batch: 128,
             max_wait_ms: 2.0,
-            bf16: true,
-            torch_threads: 1,
-            instances: 1,
+            precision: Precision::Auto,
+            bf16: None,
+            device: DeviceChoice::Auto,
+            torch_threads: Count::Auto,
+            instances: Count::Auto,
         }
     }
 }
@@ -155,6 +173,7 @@ impl Default for TrainConfig {
             window_scale: 0.4,
             window_max: 500_000,
             torch_threads: 1,
+            device: DeviceChoice::Auto,
         }
     }
 }
@@ -219,14 +238,53 @@ impl RunConfig {
         }
     }
 
-    /// The settings of each self-play evaluator instance.
-    pub fn evaluator_config(&self) -> EvaluatorConfig {
+    /// Puts `--precision` and `--device` over the config (`--device` sets both the
+    /// evaluator's and the trainer's device).
+    pub fn override_net(&mut self, args: &NetArgs) {
+        if let Some(precision) = args.precision {
+            self.evaluator.precision = precision;
+            self.evaluator.bf16 = None;
+        }
+        if let Some(device) = args.device {
+            self.evaluator.device = device;
+            self.train.device = device;
+        }
+    }
+
+    /// Self-play's precision and device (the older `bf16` key, when given, sets the
+    /// precision).
+    pub fn net_settings(&self) -> NetSettings {
+        let e = &self.evaluator;
+        NetSettings {
+            precision: match e.bf16 {
+                Some(true) => Precision::Bf16,
+                Some(false) => Precision::Fp32,
+                None => e.precision,
+            },
+            device: e.device,
+        }
+    }
+
+    /// Self-play workers, evaluator instances and their threads, `auto` settled for this
+    /// machine's cores and the evaluator's device.
+    pub fn layout(&self) -> Result<Layout, NetError> {
+        let auto = auto_layout(cores(), self.evaluator.device.resolve()?);
+        let e = &self.evaluator;
+        Ok(Layout {
+            workers: self.selfplay.workers.or(auto.workers),
+            instances: e.instances.or(auto.instances),
+            torch_threads: e.torch_threads.or(auto.torch_threads),
+        })
+    }
+
+    /// The settings of each self-play evaluator instance, before its precision is settled
+    /// ([`crate::net::args::prepare`]).
+    pub fn evaluator_config(&self, layout: &Layout) -> EvaluatorConfig {
         let e = &self.evaluator;
         EvaluatorConfig {
             max_batch: e.max_batch,
             max_wait: std::time::Duration::from_secs_f64(e.max_wait_ms / 1000.0),
-            torch_threads: e.torch_threads,
-            bf16: e.bf16,
+            torch_threads: layout.torch_threads as i32,
             ..EvaluatorConfig::default()
         }
     }
@@ -268,8 +326,8 @@ impl RunConfig {
         let checks: [(&str, bool, &str); 15] = [
             (
                 "selfplay.workers",
-                (1..=64).contains(&s.workers),
-                "must be 1..=64",
+                s.workers.within(1..=64),
+                "must be 1..=64 or \"auto\"",
             ),
             (
                 "selfplay.games_in_flight",
@@ -350,11 +408,17 @@ impl RunConfig {
         if !(0.0..=1000.0).contains(&e.max_wait_ms) {
             return bad("evaluator.max_wait_ms", "must be in [0, 1000]");
         }
-        if !(0..=256).contains(&e.torch_threads) {
-            return bad("evaluator.torch_threads", "must be 0..=256");
+        if !e.torch_threads.within(0..=256) {
+            return bad("evaluator.torch_threads", "must be 0..=256 or \"auto\"");
         }
-        if !(1..=64).contains(&e.instances) {
-            return bad("evaluator.instances", "must be 1..=64");
+        if !e.instances.within(1..=64) {
+            return bad("evaluator.instances", "must be 1..=64 or \"auto\"");
+        }
+        if e.bf16.is_some() && e.precision != Precision::Auto {
+            return bad(
+                "evaluator.bf16",
+                "give either `precision` or the older `bf16`, not both",
+            );
         }
         let t = &self.train;
         let train_checks: [(&str, bool, &str); 12] = [

@@ -117,6 +117,8 @@ pub struct EvaluationContext {
     pub seed: u64,
     /// The run directory (match records go to `matches/` in it).
     pub run_dir: PathBuf,
+    /// Precision and device of the nets (the run's `[evaluator]` settings).
+    pub net: crate::net::args::NetSettings,
 }
 
 impl EvaluationJob {
@@ -206,6 +208,7 @@ fn run(
             opening_turns: 2,
             sprt: None,
             progress: false,
+            net: context.net,
         };
         let specs = [me.clone(), opponent.clone()];
         let (mut report, records) = play_match(&specs, &settings).map_err(|e| e.to_string())?;

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use serde_json::{json, Value};
-use tch::Device;
 
 use super::checkpoint::{load_checkpoint, write_checkpoint, TrainState};
 use super::config::RunConfig;
@@ -50,11 +49,12 @@ impl<S: Encode> Learner<S> {
         if t.torch_threads > 0 {
             tch::set_num_threads(t.torch_threads);
         }
+        let device = t.device.resolve()?;
         let (model, optimizer, state) = match checkpoint {
-            Some(dir) => load_checkpoint(dir, &shape, t.learning_rate, t.weight_decay)?,
+            Some(dir) => load_checkpoint(dir, &shape, (t.learning_rate, t.weight_decay), device)?,
             None => {
                 tch::manual_seed(config.seed as i64);
-                let model = Model::new(shape, config.net_config(), Device::Cpu)?;
+                let model = Model::new(shape, config.net_config(), device)?;
                 let optimizer = AdamW::new(model.var_store(), t.learning_rate, t.weight_decay);
                 let state = TrainState {
                     seed: config.seed,

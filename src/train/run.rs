@@ -32,6 +32,7 @@ use super::learner::Learner;
 use super::metrics::MetricsLog;
 use super::trainer::StepStats;
 use crate::game::Side;
+use crate::net::args::{announce, prepare, NetArgs};
 use crate::net::encode::Encode;
 use crate::net::model::Model;
 use crate::selfplay::pool::RollingPool;
@@ -54,6 +55,8 @@ pub struct TrainOptions {
     pub minutes: Option<f64>,
     /// Draw progress bars (off in tests and when output is not a terminal).
     pub progress: bool,
+    /// `--precision` and `--device` (over the config's, for this invocation only).
+    pub net: NetArgs,
 }
 
 /// What a `train` invocation did.
@@ -75,7 +78,8 @@ pub struct TrainSummary {
 
 /// Runs (or resumes) a training run.
 pub fn train(options: &TrainOptions) -> Result<TrainSummary, TrainError> {
-    let (run_dir, config) = prepare_run_dir(options)?;
+    let (run_dir, mut config) = prepare_run_dir(options)?;
+    config.override_net(&options.net);
     with_game!(config.kind(), S => Run::<S>::start(options, run_dir, config)?.run())
 }
 
@@ -302,6 +306,7 @@ impl<S: Encode> Run<S> {
             rules: config.rules(),
             seed: config.seed,
             run_dir: self.run_dir.clone(),
+            net: config.net_settings(),
         };
         let mut previous_checkpoint = match latest_checkpoint(&checkpoints)? {
             Some(dir) => Some((read_state(&dir)?.step, dir)),
@@ -310,12 +315,23 @@ impl<S: Encode> Run<S> {
         let mut pending: Option<EvaluationJob> = None;
 
         // Self-play: the evaluator thread and a pool of workers.
+        let layout = config.layout()?;
+        let (evaluator, precision) = prepare(
+            &selfplay_model,
+            config.net_settings(),
+            config.evaluator_config(&layout),
+        )?;
+        announce(&precision);
+        let mut record = precision.metrics();
+        record["step"] = json!(self.learner.state.step);
+        let path = self.run_dir.join("metrics.jsonl");
+        self.metrics.append(&record).map_err(io_error(&path))?;
         let mut selfplay = RollingPool::start::<S>(
             config.worker_settings(),
-            config.selfplay.workers,
+            layout.workers,
             selfplay_model,
-            config.evaluator_config(),
-            config.evaluator.instances,
+            evaluator,
+            layout.instances,
             self.learner.state.next_game,
             self.learner
                 .state

@@ -1,0 +1,96 @@
+//! How a command runs its nets (precision and device), as settings and as the command-line
+//! flags every command that runs a net takes ([`NetArgs`], flattened into its arguments), and
+//! [`prepare`]: a model made ready for an evaluator under those settings.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::device::DeviceChoice;
+use super::evaluator::EvaluatorConfig;
+use super::model::Model;
+use super::precision::{probe_batches, probe_model, resolve, Precision, ProbeCache, ProbeKey, Resolved};
+use super::NetError;
+
+/// Longest time the precision probe spends timing the net.
+pub const PROBE_BUDGET: Duration = Duration::from_millis(1500);
+
+/// Precision and device of inference.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetSettings {
+    /// `auto`, `fp32` or `bf16`.
+    pub precision: Precision,
+    /// `auto`, `cpu`, `cuda` or `cuda:N`.
+    pub device: DeviceChoice,
+}
+
+/// `--precision` and `--device`: override the config (or the defaults, `auto` both).
+#[derive(clap::Args, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NetArgs {
+    /// Precision of the net: auto (time fp32 and bf16 on this machine, take the faster),
+    /// fp32 or bf16.
+    #[arg(long)]
+    pub precision: Option<Precision>,
+    /// Device of the net: auto (a CUDA GPU if libtorch sees one, else the CPU), cpu, cuda
+    /// or cuda:N.
+    #[arg(long)]
+    pub device: Option<DeviceChoice>,
+}
+
+impl NetArgs {
+    /// `settings` with the flags given here put over them.
+    pub fn over(&self, settings: NetSettings) -> NetSettings {
+        NetSettings {
+            precision: self.precision.unwrap_or(settings.precision),
+            device: self.device.unwrap_or(settings.device),
+        }
+    }
+
+    /// The settings these flags give on their own (unset: `auto`).
+    pub fn settings(&self) -> NetSettings {
+        self.over(NetSettings::default())
+    }
+}
+
+/// The evaluator config that runs `model` under `settings`: `base` with the device and
+/// the settled precision filled in, and how the precision was settled. The probe times the
+/// net at `base`'s batch sizes and threads on that device; a cached probe for the same
+/// machine, libtorch, net and threads is reused.
+pub fn prepare(
+    model: &Model,
+    settings: NetSettings,
+    base: EvaluatorConfig,
+) -> Result<(EvaluatorConfig, Resolved), NetError> {
+    let device = settings.device.resolve()?;
+    let batches = probe_batches(base.max_batch);
+    let moved;
+    let probed = if model.var_store().device() == device {
+        model
+    } else {
+        moved = model.copy_to(device)?;
+        &moved
+    };
+    let key = ProbeKey::for_model(probed, base.torch_threads, &batches);
+    let precision = resolve(settings.precision, &key, &ProbeCache::user(), || {
+        probe_model(probed, &batches, base.torch_threads, PROBE_BUDGET)
+    })?;
+    let config = EvaluatorConfig {
+        bf16: precision.choice.bf16_from.is_some(),
+        fp32_below: precision.choice.bf16_from.unwrap_or(0),
+        device,
+        ..base
+    };
+    Ok((config, precision))
+}
+
+/// Prints `resolved.describe()` to stderr, once per process for each distinct line.
+pub fn announce(resolved: &Resolved) {
+    static SHOWN: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+    let line = resolved.describe();
+    let mut shown = SHOWN.lock().unwrap_or_else(|e| e.into_inner());
+    if shown.get_or_insert_with(HashSet::new).insert(line.clone()) {
+        eprintln!("{line}");
+    }
+}
