@@ -202,12 +202,13 @@ fn run(cli: Cli) -> Result<()> {
             let summary = train(&options)?;
             writeln!(
                 out,
-                "run {}: steps {} -> {}, {} games, {} samples; checkpoint {}",
+                "run {}: steps {} -> {}, {} games, {} samples, {} positions; checkpoint {}",
                 summary.run_dir.display(),
                 summary.start_step,
                 summary.final_step,
                 summary.games,
                 summary.samples,
+                summary.positions,
                 summary
                     .checkpoint
                     .map(|p| p.display().to_string())

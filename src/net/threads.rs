@@ -8,32 +8,51 @@
 use serde::{Deserialize, Serialize};
 use tch::Device;
 
-/// A count that is either given or chosen for the machine.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
+/// A count that is either given or chosen for the machine: a number or `"auto"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Count {
     /// Chosen by [`auto_layout`].
     #[default]
-    #[serde(with = "auto_string")]
     Auto,
     /// This many.
     Fixed(usize),
 }
 
-mod auto_string {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str("auto")
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<(), D::Error> {
-        match String::deserialize(d)?.as_str() {
-            "auto" => Ok(()),
-            other => Err(serde::de::Error::custom(format!(
-                "expected a number or \"auto\", got \"{other}\""
-            ))),
+impl Serialize for Count {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Count::Auto => s.serialize_str("auto"),
+            Count::Fixed(n) => s.serialize_u64(*n as u64),
         }
+    }
+}
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Count;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a number or \"auto\"")
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Count, E> {
+                Ok(Count::Fixed(n as usize))
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Count, E> {
+                usize::try_from(n)
+                    .map(Count::Fixed)
+                    .map_err(|_| E::custom(format!("expected a number >= 0 or \"auto\", got {n}")))
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Count, E> {
+                match text {
+                    "auto" => Ok(Count::Auto),
+                    _ => Err(E::custom(format!(
+                        "expected a number or \"auto\", got \"{text}\""
+                    ))),
+                }
+            }
+        }
+        d.deserialize_any(Visitor)
     }
 }
 

@@ -74,6 +74,9 @@ pub struct TrainSummary {
     pub games: u64,
     /// Training samples (fully searched positions) produced by this invocation.
     pub samples: u64,
+    /// Positions self-play played in this invocation (searched or forced, finished games
+    /// or not).
+    pub positions: u64,
 }
 
 /// Runs (or resumes) a training run.
@@ -492,6 +495,7 @@ impl<S: Encode> Run<S> {
         }
         // Stop self-play; keep every game that finished.
         let next_game = selfplay.next_game();
+        let positions = selfplay.steps_played();
         let (g, s) = self.collect(selfplay.stop(), &mut tally)?;
         games_run += g;
         samples_run += s;
@@ -514,6 +518,7 @@ impl<S: Encode> Run<S> {
             checkpoint,
             games: games_run,
             samples: samples_run,
+            positions,
         })
     }
 
