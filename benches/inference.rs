@@ -7,11 +7,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use checkers_zero::game::{GameKind, RulesConfig, StepList};
-use checkers_zero::net::encode::Encode;
 use checkers_zero::net::args::PROBE_BUDGET;
+use checkers_zero::net::encode::Encode;
 use checkers_zero::net::evaluator::{evaluate_batch, Evaluator, EvaluatorConfig, Request};
-use checkers_zero::net::precision::{choose, probe_batches, probe_model};
 use checkers_zero::net::model::{Model, NetConfig};
+use checkers_zero::net::precision::{choose, probe_batches, probe_model};
 use checkers_zero::with_game;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

@@ -134,7 +134,11 @@ fn measure<S: Encode>(
         bar.inc(1);
     }
     let auto_threads = layouts[0].torch_threads;
-    let timings = &net.iter().find(|(t, _)| *t == auto_threads).expect("probed").1;
+    let timings = &net
+        .iter()
+        .find(|(t, _)| *t == auto_threads)
+        .expect("probed")
+        .1;
     let choice = PrecisionChoice::forced(settings.precision, "--precision or the config")
         .unwrap_or_else(|| choose(timings));
     let play_budget = Duration::from_secs_f64(0.6 * seconds / layouts.len() as f64);

@@ -15,12 +15,12 @@ use checkers_zero::eval::EvalError;
 use checkers_zero::game::hexdame::HexDame;
 use checkers_zero::game::rematch::Rematch;
 use checkers_zero::game::{GameKind, RulesConfig, Side};
-use checkers_zero::net::encode::Encode;
-use checkers_zero::net::model::{Model, NetConfig};
-use checkers_zero::selfplay::record::read_records;
 use checkers_zero::net::args::NetSettings;
 use checkers_zero::net::device::DeviceChoice;
+use checkers_zero::net::encode::Encode;
+use checkers_zero::net::model::{Model, NetConfig};
 use checkers_zero::net::precision::Precision;
+use checkers_zero::selfplay::record::read_records;
 use tch::Device;
 
 fn settings(kind: GameKind, games: u64) -> MatchSettings {

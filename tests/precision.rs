@@ -37,10 +37,16 @@ fn timings(ratio: [f64; 5]) -> ProbeTimings {
 #[test]
 fn auto_picks_the_faster_precision_per_band_from_the_timings() {
     // No native bf16 (AVX2 only): bf16 many times slower everywhere.
-    assert_eq!(choose(&timings([17.0, 15.0, 14.0, 16.0, 17.0])).bf16_from, None);
+    assert_eq!(
+        choose(&timings([17.0, 15.0, 14.0, 16.0, 17.0])).bf16_from,
+        None
+    );
     // Native bf16 units (AMX-like: about 5x faster at every batch): bf16 throughout. The
     // chooser sees only timings, so this follows from the probe and no CPU flag.
-    assert_eq!(choose(&timings([0.8, 0.3, 0.2, 0.2, 0.2])).bf16_from, Some(0));
+    assert_eq!(
+        choose(&timings([0.8, 0.3, 0.2, 0.2, 0.2])).bf16_from,
+        Some(0)
+    );
     // avx512_bf16-like: fp32 ahead at batch 1, bf16 from batch 4 on.
     let band = choose(&timings([1.3, 0.9, 0.8, 0.75, 0.74]));
     assert_eq!(band.bf16_from, Some(4));
@@ -49,7 +55,10 @@ fn auto_picks_the_faster_precision_per_band_from_the_timings() {
     // bf16 ahead at small batches only: self-play serves large ones, so fp32.
     assert_eq!(choose(&timings([0.5, 0.9, 1.1, 1.2, 1.3])).bf16_from, None);
     // A band must hold up to the largest batch: a bf16 win below an fp32 win does not count.
-    assert_eq!(choose(&timings([0.5, 1.2, 0.9, 0.9, 0.9])).bf16_from, Some(16));
+    assert_eq!(
+        choose(&timings([0.5, 1.2, 0.9, 0.9, 0.9])).bf16_from,
+        Some(16)
+    );
 }
 
 #[test]
@@ -64,7 +73,11 @@ fn probe_times_both_precisions_at_every_batch_within_its_budget() {
     let calls = Cell::new(0);
     let timings = probe_with(&[1, 8], Duration::from_millis(40), |precision, batch| {
         calls.set(calls.get() + 1);
-        let nanos = if precision == Precision::Bf16 { 200_000 } else { 100_000 };
+        let nanos = if precision == Precision::Bf16 {
+            200_000
+        } else {
+            100_000
+        };
         std::thread::sleep(Duration::from_nanos(nanos * batch as u64));
         Ok::<(), ()>(())
     })
@@ -122,8 +135,11 @@ fn forced_precision_wins_without_probing() {
     };
     assert_eq!(flags.over(config).precision, Precision::Fp32);
     assert_eq!(flags.over(config).device, DeviceChoice::Cpu);
-    let mut run = RunConfig::parse("game = \"rematch\"\n[evaluator]\nprecision = \"bf16\"\n", "t")
-        .unwrap();
+    let mut run = RunConfig::parse(
+        "game = \"rematch\"\n[evaluator]\nprecision = \"bf16\"\n",
+        "t",
+    )
+    .unwrap();
     run.override_net(&flags);
     assert_eq!(run.net_settings().precision, Precision::Fp32);
 }
@@ -138,13 +154,22 @@ fn the_cache_is_keyed_by_machine_libtorch_net_and_threads() {
         Ok::<_, ()>(fake(ratio))
     };
     let first = resolve(Precision::Auto, &key(1), &cache, || probe(0.5)).unwrap();
-    assert_eq!((first.source, first.choice.bf16_from), ("probed now", Some(0)));
+    assert_eq!(
+        (first.source, first.choice.bf16_from),
+        ("probed now", Some(0))
+    );
     // Same key: from the cache, no probe (a probe now would say fp32).
     let again = resolve(Precision::Auto, &key(1), &cache, || probe(2.0)).unwrap();
-    assert_eq!((again.source, again.choice.bf16_from), ("cached probe", Some(0)));
+    assert_eq!(
+        (again.source, again.choice.bf16_from),
+        ("cached probe", Some(0))
+    );
     assert_eq!(probes.get(), 1);
     // Other threads, another net, another libtorch or CPU: other keys, probed anew.
-    let mut others = vec![key(2), ProbeKey::new("another net", tch::Device::Cpu, 1, &[1, 4])];
+    let mut others = vec![
+        key(2),
+        ProbeKey::new("another net", tch::Device::Cpu, 1, &[1, 4]),
+    ];
     let mut torch = key(1);
     torch.torch = "0.0.1".into();
     let mut cpu = key(1);
@@ -172,7 +197,12 @@ fn stale_and_corrupt_cache_entries_are_ignored_and_rewritten() {
         assert_eq!(resolved.unwrap().source, "probed now");
         assert_eq!(cache.get(&key(1)), Some(fake(0.5)), "rewritten");
     };
-    for corrupt in ["", "{not json", "{\"format_version\": 1}", "\u{0}\u{1}garbage"] {
+    for corrupt in [
+        "",
+        "{not json",
+        "{\"format_version\": 1}",
+        "\u{0}\u{1}garbage",
+    ] {
         std::fs::write(&path, corrupt).unwrap();
         assert_eq!(cache.get(&key(1)), None);
         reprobe(&cache);
@@ -196,7 +226,9 @@ fn stale_and_corrupt_cache_entries_are_ignored_and_rewritten() {
     }
     // A cache that cannot be written is skipped, not an error.
     let blocked = ProbeCache::at(&path.join("not-a-dir"));
-    let resolved = resolve(Precision::Auto, &key(1), &blocked, || Ok::<_, ()>(fake(2.0)));
+    let resolved = resolve(Precision::Auto, &key(1), &blocked, || {
+        Ok::<_, ()>(fake(2.0))
+    });
     assert_eq!(resolved.unwrap().choice.bf16_from, None);
 }
 
@@ -211,13 +243,19 @@ fn config_keys_take_auto_and_name_bad_values() {
         .unwrap()
         .layout()
         .unwrap();
-    assert_eq!((fixed.workers, fixed.instances, fixed.torch_threads), (3, 2, 1));
+    assert_eq!(
+        (fixed.workers, fixed.instances, fixed.torch_threads),
+        (3, 2, 1)
+    );
     let auto = config.layout().unwrap();
     let cores = std::thread::available_parallelism().unwrap().get();
     let rule = auto_layout(cores, config.evaluator.device.resolve().unwrap());
     assert_eq!(auto, rule);
     // The recorded config reads back the same.
-    assert_eq!(RunConfig::parse(&config.to_toml(), "again").unwrap(), config);
+    assert_eq!(
+        RunConfig::parse(&config.to_toml(), "again").unwrap(),
+        config
+    );
     // The older `bf16` key still loads, as a precision.
     let old = parse("[evaluator]\nbf16 = false\n").unwrap();
     assert_eq!(old.net_settings().precision, Precision::Fp32);
@@ -266,7 +304,15 @@ fn cuda_without_a_gpu_is_one_clear_error() {
     std::fs::write(&config, "game = \"rematch\"\n").unwrap();
     let run_dir = dir.join("run");
     let cases: [&[&str]; 2] = [
-        &["bench", "--game", "rematch", "--seconds", "1", "--device", "cuda"],
+        &[
+            "bench",
+            "--game",
+            "rematch",
+            "--seconds",
+            "1",
+            "--device",
+            "cuda",
+        ],
         &[
             "train",
             "--config",
@@ -286,13 +332,18 @@ fn cuda_without_a_gpu_is_one_clear_error() {
 
 #[test]
 fn an_unknown_precision_names_the_allowed_values() {
-    for command in ["train", "match", "ratings", "play", "engine", "selfplay", "evaluate", "learn", "bench"] {
+    for command in [
+        "train", "match", "ratings", "play", "engine", "selfplay", "evaluate", "learn", "bench",
+    ] {
         let out = run(&[command, "--precision", "bad"]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{command}: {stderr}");
         assert!(stderr.contains("auto, fp32, bf16"), "{command}: {stderr}");
         let out = run(&[command, "--device", "tpu"]);
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains("auto, cpu, cuda, cuda:N"), "{command}: {stderr}");
+        assert!(
+            stderr.contains("auto, cpu, cuda, cuda:N"),
+            "{command}: {stderr}"
+        );
     }
 }

@@ -16,13 +16,13 @@ use super::{
     fetch_checkpoint, prune_cache, read_pointer, shard_key, unix_millis, wait_for, wait_for_config,
     DistError, StopFlag, WorkDir, LATEST_KEY, MODEL_FILES, PROMOTED_KEY,
 };
+use crate::net::args::{announce, prepare, NetArgs};
 use crate::net::encode::Encode;
 use crate::net::model::Model;
 use crate::selfplay::pool::RollingPool;
 use crate::selfplay::record::{records_to_jsonl, GameRecord};
 use crate::store::RunStore;
 use crate::train::config::RunConfig;
-use crate::net::args::{announce, prepare, NetArgs};
 use crate::train::error::TrainError;
 use crate::util::game_seed;
 use crate::with_game;

@@ -13,12 +13,14 @@ use tch::{CModule, Device, Kind, Tensor};
 
 use super::{ExportError, ExportMeta};
 use crate::game::{Action, StepList};
+use crate::net::args::{NetSettings, PROBE_BUDGET};
 use crate::net::encode::Encode;
 use crate::net::evaluator::masked_softmax;
-use crate::net::args::{NetSettings, PROBE_BUDGET};
 use crate::net::model::{check_shape, Model};
-use crate::net::precision::{net_label, probe_with, resolve, Precision, ProbeCache, ProbeKey, Resolved};
 use crate::net::net_eval::{leaf_evals, NetAnswer};
+use crate::net::precision::{
+    net_label, probe_with, resolve, Precision, ProbeCache, ProbeKey, Resolved,
+};
 use crate::search::agents::{Budget, SearchAgent};
 use crate::search::mcts::{Evaluate, LeafEval};
 
@@ -91,7 +93,10 @@ impl ExportedModel {
 
     /// Loads `dir` on the settings' device in the settled precision (`auto`: probed at
     /// small batches, as play and the engine search, or read from the probe cache).
-    pub fn load_with(dir: &Path, net: NetSettings) -> Result<(ExportedModel, Resolved), ExportError> {
+    pub fn load_with(
+        dir: &Path,
+        net: NetSettings,
+    ) -> Result<(ExportedModel, Resolved), ExportError> {
         let meta = ExportMeta::read(dir)?;
         let device = net.device.resolve()?;
         let module = load_module(dir, &meta, device, Kind::Float)?;

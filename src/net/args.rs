@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 use super::device::DeviceChoice;
 use super::evaluator::EvaluatorConfig;
 use super::model::Model;
-use super::precision::{probe_batches, probe_model, resolve, Precision, ProbeCache, ProbeKey, Resolved};
+use super::precision::{
+    probe_batches, probe_model, resolve, Precision, ProbeCache, ProbeKey, Resolved,
+};
 use super::NetError;
 
 /// Longest time the precision probe spends timing the net.

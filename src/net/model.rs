@@ -439,7 +439,12 @@ fn value_head(
         config.value_hidden,
         Default::default(),
     );
-    let fc2 = nn::linear(root / "value_fc2", config.value_hidden, 3, Default::default());
+    let fc2 = nn::linear(
+        root / "value_fc2",
+        config.value_hidden,
+        3,
+        Default::default(),
+    );
     (conv, bn, fc1, fc2)
 }
 

@@ -247,7 +247,12 @@ impl ProbeKey {
     pub fn for_model(model: &Model, threads: i32, batches: &[usize]) -> ProbeKey {
         let meta = model.meta();
         let device = model.var_store().device();
-        ProbeKey::new(&net_label(&meta.shape, &meta.config), device, threads, batches)
+        ProbeKey::new(
+            &net_label(&meta.shape, &meta.config),
+            device,
+            threads,
+            batches,
+        )
     }
 
     /// The key for the net described by `net` run on `device` with `threads` threads at
@@ -306,7 +311,11 @@ impl ProbeCache {
     /// The user's cache: `$CHECKERS_ZERO_CACHE/probe`, else `$XDG_CACHE_HOME/checkers-zero/probe`,
     /// else `~/.cache/checkers-zero/probe`; none if no home is known.
     pub fn user() -> ProbeCache {
-        let var = |name| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let var = |name| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
         let dir = var("CHECKERS_ZERO_CACHE")
             .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("checkers-zero")))
             .or_else(|| var("HOME").map(|d| d.join(".cache").join("checkers-zero")))
@@ -442,7 +451,15 @@ pub fn cpu_identity() -> (String, String) {
 /// The flags that bear on the net's speed (vector width, bf16 and matrix units).
 pub fn relevant_flags(flags: &str) -> String {
     let keep = |f: &&str| {
-        ["avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni", "avx_vnni"].contains(f)
+        [
+            "avx2",
+            "fma",
+            "avx512f",
+            "avx512_bf16",
+            "avx512_vnni",
+            "avx_vnni",
+        ]
+        .contains(f)
             || f.starts_with("amx")
     };
     let kept: Vec<&str> = flags.split_whitespace().filter(keep).collect();

@@ -156,6 +156,43 @@ impl Default for EvaluatorSettings {
     }
 }
 
+impl EvaluatorSettings {
+    /// The first key out of range and what is wrong with it.
+    pub fn check(&self) -> Option<(&'static str, &'static str)> {
+        let checks = [
+            (
+                "evaluator.max_batch",
+                (1..=4096).contains(&self.max_batch),
+                "must be 1..=4096",
+            ),
+            (
+                "evaluator.max_wait_ms",
+                (0.0..=1000.0).contains(&self.max_wait_ms),
+                "must be in [0, 1000]",
+            ),
+            (
+                "evaluator.torch_threads",
+                self.torch_threads.within(0..=256),
+                "must be 0..=256 or \"auto\"",
+            ),
+            (
+                "evaluator.instances",
+                self.instances.within(1..=64),
+                "must be 1..=64 or \"auto\"",
+            ),
+            (
+                "evaluator.bf16",
+                self.bf16.is_none() || self.precision == Precision::Auto,
+                "give either `precision` or the older `bf16`, not both",
+            ),
+        ];
+        checks
+            .into_iter()
+            .find(|(_, ok, _)| !ok)
+            .map(|(key, _, message)| (key, message))
+    }
+}
+
 impl Default for TrainConfig {
     fn default() -> Self {
         TrainConfig {
@@ -401,24 +438,8 @@ impl RunConfig {
                 return bad(key, message);
             }
         }
-        let e = &self.evaluator;
-        if !(1..=4096).contains(&e.max_batch) {
-            return bad("evaluator.max_batch", "must be 1..=4096");
-        }
-        if !(0.0..=1000.0).contains(&e.max_wait_ms) {
-            return bad("evaluator.max_wait_ms", "must be in [0, 1000]");
-        }
-        if !e.torch_threads.within(0..=256) {
-            return bad("evaluator.torch_threads", "must be 0..=256 or \"auto\"");
-        }
-        if !e.instances.within(1..=64) {
-            return bad("evaluator.instances", "must be 1..=64 or \"auto\"");
-        }
-        if e.bf16.is_some() && e.precision != Precision::Auto {
-            return bad(
-                "evaluator.bf16",
-                "give either `precision` or the older `bf16`, not both",
-            );
+        if let Some((key, message)) = self.evaluator.check() {
+            return bad(key, message);
         }
         let t = &self.train;
         let train_checks: [(&str, bool, &str); 12] = [
