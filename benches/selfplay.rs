@@ -5,7 +5,6 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use checkers_zero::net::args::prepare;
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::evaluator::{evaluate_batch, Request};
 use checkers_zero::net::model::Model;
@@ -89,20 +88,13 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64) {
     tch::manual_seed(config.seed as i64);
     let model = Model::new(shape.clone(), config.net_config(), Device::Cpu).unwrap();
     let flops = model.flops_per_position();
-    let layout = config.layout().unwrap();
-    let (evaluator, precision) = prepare(
-        &model,
-        config.net_settings(),
-        config.evaluator_config(&layout),
-    )
-    .unwrap();
+    let (layout, evaluator, _) = config.selfplay_evaluator(&model).unwrap();
     let e = Settled {
         max_batch: evaluator.max_batch,
         instances: layout.instances,
         torch_threads: layout.torch_threads as i32,
         bf16: evaluator.bf16,
     };
-    println!("{}", precision.describe());
     println!(
         "{kind}: net {} blocks x {} channels ({:.1} MFLOP/position); {} workers x {} games, {} search {}/{} visits ({}% full); evaluator max batch {}, {} instance(s) x {} torch thread(s), {}",
         config.net_config().blocks, config.net_config().channels, flops / 1e6,

@@ -16,7 +16,7 @@ use super::{
     fetch_checkpoint, prune_cache, read_pointer, shard_key, unix_millis, wait_for, wait_for_config,
     DistError, StopFlag, WorkDir, LATEST_KEY, MODEL_FILES, PROMOTED_KEY,
 };
-use crate::net::args::{announce, prepare, NetArgs};
+use crate::net::args::NetArgs;
 use crate::net::encode::Encode;
 use crate::net::model::Model;
 use crate::selfplay::pool::RollingPool;
@@ -186,13 +186,7 @@ fn run<S: Encode>(
     // Game numbers (which seed the games) start at a point of the session's own.
     let first_game = game_seed(config.seed, fnv1a(&session)) << 24 >> 8;
     let model = load(model_step)?;
-    let layout = config.layout()?;
-    let (evaluator, precision) = prepare(
-        &model,
-        config.net_settings(),
-        config.evaluator_config(&layout),
-    )?;
-    announce(&precision);
+    let (layout, evaluator, precision) = config.selfplay_evaluator(&model)?;
     let mut pool = RollingPool::start::<S>(
         config.worker_settings(),
         layout.workers,

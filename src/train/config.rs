@@ -7,11 +7,11 @@ use serde::{Deserialize, Serialize};
 
 use super::evaluation::EvaluationConfig;
 use crate::game::{GameKind, RulesConfig};
-use crate::net::args::{NetArgs, NetSettings};
+use crate::net::args::{announce, prepare, NetArgs, NetSettings};
 use crate::net::device::DeviceChoice;
 use crate::net::evaluator::EvaluatorConfig;
-use crate::net::model::NetConfig;
-use crate::net::precision::Precision;
+use crate::net::model::{Model, NetConfig};
+use crate::net::precision::{Precision, Resolved};
 use crate::net::threads::{auto_layout, cores, Count, Layout};
 use crate::net::NetError;
 pub use crate::selfplay::config::{NewWeights, SearchKind, SelfPlayConfig};
@@ -324,6 +324,19 @@ impl RunConfig {
             torch_threads: layout.torch_threads as i32,
             ..EvaluatorConfig::default()
         }
+    }
+
+    /// Self-play's layout and the evaluator config that runs `model` on this machine: `auto`
+    /// counts, device and precision settled (the precision is printed once).
+    pub fn selfplay_evaluator(
+        &self,
+        model: &Model,
+    ) -> Result<(Layout, EvaluatorConfig, Resolved), NetError> {
+        let layout = self.layout()?;
+        let (config, precision) =
+            prepare(model, self.net_settings(), self.evaluator_config(&layout))?;
+        announce(&precision);
+        Ok((layout, config, precision))
     }
 
     /// Checks every value's range, naming the first bad key.

@@ -32,7 +32,7 @@ use super::learner::Learner;
 use super::metrics::MetricsLog;
 use super::trainer::StepStats;
 use crate::game::Side;
-use crate::net::args::{announce, prepare, NetArgs};
+use crate::net::args::NetArgs;
 use crate::net::encode::Encode;
 use crate::net::model::Model;
 use crate::selfplay::pool::RollingPool;
@@ -318,13 +318,7 @@ impl<S: Encode> Run<S> {
         let mut pending: Option<EvaluationJob> = None;
 
         // Self-play: the evaluator thread and a pool of workers.
-        let layout = config.layout()?;
-        let (evaluator, precision) = prepare(
-            &selfplay_model,
-            config.net_settings(),
-            config.evaluator_config(&layout),
-        )?;
-        announce(&precision);
+        let (layout, evaluator, precision) = config.selfplay_evaluator(&selfplay_model)?;
         let mut record = precision.metrics();
         record["step"] = json!(self.learner.state.step);
         let path = self.run_dir.join("metrics.jsonl");
