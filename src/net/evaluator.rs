@@ -7,11 +7,7 @@
 //! passed, and runs them as one batch. Nobody holds a lock while waiting, so no interleaving
 //! of producers can deadlock.
 //!
-<<<<<<< HEAD
-//! What it does to keep the net busy (docs/benchmarks.md, inference benchmark):
-=======
 //! What it does to keep the net busy (`docs/benchmarks.md`, inference benchmark):
->>>>>>> main
 //! - dispatching as soon as every live handle has a job queued (a self-play worker sends one
 //!   job per round and then waits, so nothing more can come): no idle `max_wait` per round
 //!   when the workers together fill less than `max_batch`, nor at the end of a run;

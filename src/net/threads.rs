@@ -3,7 +3,7 @@
 //! worker per core and, on the CPU, one single-threaded evaluator instance per worker (no
 //! OpenMP team shared between workers); on a GPU one instance serves every worker.
 //! `checkers-zero bench` measures this layout against the alternatives on the machine at
-//! hand (docs/benchmarks.md).
+//! hand (`docs/benchmarks.md`).
 
 use serde::{Deserialize, Serialize};
 use tch::Device;
