@@ -58,17 +58,9 @@ impl Default for EvaluatorConfig {
             max_batch: 128,
             max_wait: Duration::from_millis(2),
             torch_threads: 0,
-<<<<<<< HEAD
             bf16: false,
             fp32_below: 0,
             device: tch::Device::Cpu,
-=======
-            // bf16 measured 1.1-2x faster than fp32 at batch 4-16 on this CPU...
-            bf16: true,
-            // ...while fp32 is ahead or even at batch 1-2 for ReMATCH and Eximo; HexDame's net
-            // is faster in bf16 already at batch 1 (docs/benchmarks.md, `--crossover`).
-            fp32_below: 4,
->>>>>>> main
         }
     }
 }
