@@ -19,6 +19,7 @@ const ORDER: &[&str] = &[
     "export",
     "eval",
     "train",
+    "bench",
     "distributed",
     "serve",
     "cli",
