@@ -94,13 +94,13 @@ pub fn run_bench(args: &BenchArgs, out: &mut impl std::io::Write) -> Result<()> 
 pub fn candidate_layouts(cores: usize, device: tch::Device) -> Vec<Layout> {
     let auto = auto_layout(cores, device);
     let mut layouts = vec![auto];
-    for (instances, torch_threads) in [(1, cores), (cores / 2, 2)] {
+    for (instances, torch_threads) in [(1, cores.max(1)), (cores / 2, 2)] {
         let layout = Layout {
             workers: auto.workers,
-            instances: instances.max(1),
-            torch_threads: torch_threads.max(1),
+            instances,
+            torch_threads,
         };
-        if !layouts.contains(&layout) {
+        if instances >= 1 && !layouts.contains(&layout) {
             layouts.push(layout);
         }
     }

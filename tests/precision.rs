@@ -347,3 +347,82 @@ fn an_unknown_precision_names_the_allowed_values() {
         );
     }
 }
+
+#[test]
+fn bench_layouts_start_with_auto_and_its_snippet_is_a_config() {
+    use checkers_zero::bench::{candidate_layouts, snippet};
+    use checkers_zero::net::precision::PrecisionChoice;
+    use checkers_zero::net::threads::Layout;
+    let layout = |workers, instances, torch_threads| Layout {
+        workers,
+        instances,
+        torch_threads,
+    };
+    let cpu = tch::Device::Cpu;
+    assert_eq!(
+        candidate_layouts(2, cpu),
+        vec![layout(2, 2, 1), layout(2, 1, 2)]
+    );
+    assert_eq!(
+        candidate_layouts(8, cpu),
+        vec![layout(8, 8, 1), layout(8, 1, 8), layout(8, 4, 2)]
+    );
+    assert_eq!(candidate_layouts(1, cpu), vec![layout(1, 1, 1)]);
+    // Every choice writes keys a config accepts, with the values recommended.
+    for (bf16_from, written) in [(None, "fp32"), (Some(0), "bf16"), (Some(16), "auto")] {
+        let choice = PrecisionChoice {
+            bf16_from,
+            reason: String::new(),
+        };
+        let text = snippet(&choice, &layout(3, 2, 1), Precision::Auto);
+        let config = RunConfig::parse(&format!("game = \"rematch\"\n{text}"), "snippet").unwrap();
+        assert_eq!(config.evaluator.precision, written.parse().unwrap());
+        let settled = config.layout().unwrap();
+        assert_eq!(settled, layout(3, 2, 1));
+    }
+}
+
+#[test]
+fn bench_prints_the_machine_and_tables_and_writes_a_config_snippet() {
+    let dir = fresh_dir("precision-bench");
+    let config = dir.join("tiny.toml");
+    std::fs::write(
+        &config,
+        "game = \"rematch\"\n[net]\nblocks = 1\nchannels = 8\npolicy_channels = 4\n\
+         value_hidden = 8\n[selfplay]\ngames_in_flight = 4\nfull_visits = 4\nfast_visits = 2\n\
+         ply_cap = 20\n[evaluator]\nmax_batch = 16\n",
+    )
+    .unwrap();
+    let snippet = dir.join("bench.toml");
+    let out = run_cached(
+        &dir,
+        &[
+            "bench",
+            "--config",
+            config.to_str().unwrap(),
+            "--seconds",
+            "2",
+            "--write",
+            snippet.to_str().unwrap(),
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for needle in [
+        "machine: ",
+        "flags: ",
+        "bf16/fp32",
+        "positions/s",
+        "(auto)",
+        "recommended: ",
+    ] {
+        assert!(stdout.contains(needle), "{needle} not in {stdout}");
+    }
+    let written = std::fs::read_to_string(&snippet).unwrap();
+    RunConfig::parse(&format!("game = \"rematch\"\n{written}"), "snippet").unwrap();
+}
