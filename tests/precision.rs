@@ -426,3 +426,11 @@ fn bench_prints_the_machine_and_tables_and_writes_a_config_snippet() {
     let written = std::fs::read_to_string(&snippet).unwrap();
     RunConfig::parse(&format!("game = \"rematch\"\n{written}"), "snippet").unwrap();
 }
+
+#[test]
+fn exported_models_refuse_bf16_and_cuda_clearly() {
+    let out = run(&["engine", "--model", "nowhere", "--precision", "bf16"]);
+    assert_clean_error(&out, "exported models run in fp32");
+    let out = run(&["play", "--model", "nowhere", "--device", "cuda"]);
+    assert_clean_error(&out, "exported models run on the CPU");
+}

@@ -391,10 +391,7 @@ fn load_players<S: Encode>(
         players.push(match (spec, evaluator) {
             (AgentSpec::Exported { dir, visits }, _) => {
                 let model = ExportedModel::load_with(dir, settings.net)
-                    .and_then(|(m, precision)| {
-                        announce(&precision);
-                        m.check_game::<S>().map(|_| m)
-                    })
+                    .and_then(|m| m.check_game::<S>().map(|_| m))
                     .map_err(|e| EvalError::NoModel {
                         spec: spec.to_string(),
                         reason: e.to_string(),

@@ -44,9 +44,7 @@ pub fn run_engine(
     input: impl BufRead,
     out: &mut impl Write,
 ) -> Result<(), ExportError> {
-    let (model, precision) = ExportedModel::load_with(model_dir, net)?;
-    crate::net::args::announce(&precision);
-    let model = Arc::new(model);
+    let model = Arc::new(ExportedModel::load_with(model_dir, net)?);
     let kind = model.meta().kind()?;
     with_game!(kind, S => {
         model.check_game::<S>()?;

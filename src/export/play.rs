@@ -59,9 +59,7 @@ pub fn play(
     input: impl BufRead,
     out: &mut impl Write,
 ) -> Result<PlayEnd, ExportError> {
-    let (model, precision) = ExportedModel::load_with(&options.model, options.net)?;
-    crate::net::args::announce(&precision);
-    let model = Arc::new(model);
+    let model = Arc::new(ExportedModel::load_with(&options.model, options.net)?);
     let kind = model.meta().kind()?;
     with_game!(kind, S => play_typed::<S>(kind, model, options, input, out))
 }

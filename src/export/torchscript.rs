@@ -13,14 +13,14 @@ use tch::{CModule, Device, Kind, Tensor};
 
 use super::{ExportError, ExportMeta};
 use crate::game::{Action, StepList};
-use crate::net::args::{NetSettings, PROBE_BUDGET};
+use crate::net::args::NetSettings;
+use crate::net::device::DeviceChoice;
 use crate::net::encode::Encode;
 use crate::net::evaluator::masked_softmax;
 use crate::net::model::{check_shape, Model};
 use crate::net::net_eval::{leaf_evals, NetAnswer};
-use crate::net::precision::{
-    net_label, probe_with, resolve, Precision, ProbeCache, ProbeKey, Resolved,
-};
+use crate::net::precision::Precision;
+use crate::net::NetError;
 use crate::search::agents::{Budget, SearchAgent};
 use crate::search::mcts::{Evaluate, LeafEval};
 
@@ -64,71 +64,46 @@ pub fn save_module(module: &CModule, path: &Path) -> Result<(), ExportError> {
     std::fs::rename(&tmp, path).map_err(ExportError::io(path))
 }
 
-/// An exported model loaded back: its metadata and the TorchScript module (fp32 on the CPU
-/// by default; see [`ExportedModel::load_with`]).
+/// An exported model loaded back: its metadata and the TorchScript module (fp32, on the
+/// CPU).
 #[derive(Debug)]
 pub struct ExportedModel {
     dir: PathBuf,
     meta: ExportMeta,
     module: CModule,
-    device: Device,
-    /// A bfloat16 copy of the module and the smallest batch it runs.
-    bf16: Option<(CModule, usize)>,
 }
 
 impl ExportedModel {
-    /// Loads the export directory `dir` (`model.json` and the module it names), fp32 on the
-    /// CPU.
+    /// Loads the export directory `dir` (`model.json` and the module it names).
     pub fn load(dir: &Path) -> Result<ExportedModel, ExportError> {
         let meta = ExportMeta::read(dir)?;
-        let module = load_module(dir, &meta, Device::Cpu, Kind::Float)?;
+        let module = load_module(dir, &meta)?;
         Ok(ExportedModel {
             dir: dir.to_path_buf(),
             meta,
             module,
-            device: Device::Cpu,
-            bf16: None,
         })
     }
 
-    /// Loads `dir` on the settings' device in the settled precision (`auto`: probed at
-    /// small batches, as play and the engine search, or read from the probe cache).
-    pub fn load_with(
-        dir: &Path,
-        net: NetSettings,
-    ) -> Result<(ExportedModel, Resolved), ExportError> {
-        let meta = ExportMeta::read(dir)?;
-        let device = net.device.resolve()?;
-        let module = load_module(dir, &meta, device, Kind::Float)?;
-        let bf16 = load_module(dir, &meta, device, Kind::BFloat16)?;
-        let batches = [1, 8];
-        let label = format!("exported {}", net_label(&meta.shape, &meta.net));
-        let key = ProbeKey::new(&label, device, 0, &batches);
-        let shape = &meta.shape;
-        let resolved = resolve(net.precision, &key, &ProbeCache::user(), || {
-            let _no_grad = tch::no_grad_guard();
-            probe_with(&batches, PROBE_BUDGET, |precision, batch| {
-                let (module, kind) = match precision {
-                    Precision::Bf16 => (&bf16, Kind::BFloat16),
-                    _ => (&module, Kind::Float),
-                };
-                let x = Tensor::zeros(
-                    [batch as i64, shape.planes, shape.height, shape.width],
-                    (kind, device),
-                );
-                let _ = module.forward_ts(&[x])?.to_device(Device::Cpu);
-                Ok::<(), ExportError>(())
-            })
-        })?;
-        let bf16 = resolved.choice.bf16_from.map(|from| (bf16, from));
-        let model = ExportedModel {
-            dir: dir.to_path_buf(),
-            meta,
-            module,
-            device,
-            bf16,
-        };
-        Ok((model, resolved))
+    /// Loads `dir` under `net`'s settings. An exported module runs fp32 on the CPU: tracing
+    /// made its weights fp32 constants (libtorch's `to` does not convert them) and fixed the
+    /// board mask's device. So `auto` means that, and `bf16` or a CUDA device are errors
+    /// that say so.
+    pub fn load_with(dir: &Path, net: NetSettings) -> Result<ExportedModel, ExportError> {
+        if let DeviceChoice::Cuda(n) = net.device {
+            return Err(NetError::Device(format!(
+                "exported models run on the CPU (the traced module fixes its device), not on cuda:{n}"
+            ))
+            .into());
+        }
+        if net.precision == Precision::Bf16 {
+            return Err(NetError::Device(
+                "exported models run in fp32 (tracing made their weights fp32 constants): use --precision fp32 or auto"
+                    .into(),
+            )
+            .into());
+        }
+        ExportedModel::load(dir)
     }
 
     /// Checks that this model reads `S`'s encoding of its game (the game it names, the
@@ -153,16 +128,7 @@ impl ExportedModel {
     /// `[N, planes, height, width]`.
     pub fn forward(&self, input: &Tensor) -> Result<(Tensor, Tensor), ExportError> {
         let _no_grad = tch::no_grad_guard();
-        let batch = input.size().first().copied().unwrap_or(0) as usize;
-        let (module, kind) = match &self.bf16 {
-            Some((bf16, from)) if batch >= *from => (bf16, Kind::BFloat16),
-            _ => (&self.module, Kind::Float),
-        };
-        let input = input.to_device(self.device).to_kind(kind);
-        let output = module
-            .forward_ts(&[input])?
-            .to_kind(Kind::Float)
-            .to_device(Device::Cpu);
+        let output = self.module.forward_ts(&[input])?;
         let actions = self.meta.action_space.size;
         let size = output.size();
         if size.len() != 2 || size[1] != actions + 3 {
@@ -217,13 +183,8 @@ impl ExportedModel {
     }
 }
 
-/// Loads the module `meta` names from `dir` onto `device` as `kind`, in inference mode.
-fn load_module(
-    dir: &Path,
-    meta: &ExportMeta,
-    device: Device,
-    kind: Kind,
-) -> Result<CModule, ExportError> {
+/// Loads the module `meta` names from `dir`, in inference mode.
+fn load_module(dir: &Path, meta: &ExportMeta) -> Result<CModule, ExportError> {
     let path = dir.join(&meta.torchscript);
     if !path.is_file() {
         return Err(ExportError::Meta {
@@ -231,10 +192,7 @@ fn load_module(
             reason: format!("its module {} is missing", path.display()),
         });
     }
-    let mut module = CModule::load_on_device(&path, device)?;
-    if kind != Kind::Float {
-        module.to(device, kind, false);
-    }
+    let mut module = CModule::load_on_device(&path, Device::Cpu)?;
     module.f_set_eval()?;
     Ok(module)
 }
