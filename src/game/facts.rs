@@ -34,7 +34,8 @@ pub struct GameFacts {
     pub match_first_to: Option<f64>,
 }
 
-const REMATCH_LAYOUT: &str = "(from hex x 6 directions x distance 1..4); distance >= 2 is a capture";
+const REMATCH_LAYOUT: &str =
+    "(from hex x 6 directions x distance 1..4); distance >= 2 is a capture";
 
 const REMATCH: GameFacts = GameFacts {
     name: "rematch",
