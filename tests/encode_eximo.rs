@@ -402,7 +402,7 @@ fn start_planes_by_hand() {
     for i in 2..7 {
         assert!(plane(i).iter().all(|&v| v == 0.0), "plane {i}");
     }
-    assert!(plane(7).iter().all(|&v| v == 0.0), "turn 0");
+    assert!(plane(7).iter().all(|&v| v == 1.0), "turn 0: the ply cap is far");
     assert!(plane(8).iter().all(|&v| v == 1.0));
     // After b3-b4 White moves: its men are "own", seen from below (b8 at b1).
     let after = play(&start(), "b3-b4");
@@ -416,7 +416,7 @@ fn start_planes_by_hand() {
         .collect();
     let flipped: Vec<&str> = flipped.iter().map(|s| s.as_str()).collect();
     assert_eq!(binary_cells(&q[SQ..2 * SQ]), cells(&flipped));
-    assert!(q[7 * SQ..8 * SQ].iter().all(|&v| v == 1.0 / 1000.0));
+    assert!(q[7 * SQ..8 * SQ].iter().all(|&v| v == 1.0));
 }
 
 #[test]
