@@ -11,11 +11,8 @@ use checkers_zero::game::eximo::{Eximo, NUM_ACTIONS, NUM_PIECE_ACTIONS};
 use checkers_zero::game::turns::parse_turn;
 use checkers_zero::game::{Action, GameKind, GameState, RulesConfig, StepList};
 use checkers_zero::net::encode::Encode;
-use checkers_zero::net::evaluator::{evaluate_batch, Request};
-use checkers_zero::net::model::{Model, NetConfig};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tch::{Device, Kind, Tensor};
 
 mod common;
 use common::{decoded_turns_left, expected_turns_left};
@@ -402,7 +399,10 @@ fn start_planes_by_hand() {
     for i in 2..7 {
         assert!(plane(i).iter().all(|&v| v == 0.0), "plane {i}");
     }
-    assert!(plane(7).iter().all(|&v| v == 1.0), "turn 0: the ply cap is far");
+    assert!(
+        plane(7).iter().all(|&v| v == 1.0),
+        "turn 0: the ply cap is far"
+    );
     assert!(plane(8).iter().all(|&v| v == 1.0));
     // After b3-b4 White moves: its men are "own", seen from below (b8 at b1).
     let after = play(&start(), "b3-b4");

@@ -8,12 +8,9 @@ use checkers_zero::game::hex::{HexGrid, HexSymmetry};
 use checkers_zero::game::hexdame::{decode_action, encode_action, HexDame, NUM_ACTIONS};
 use checkers_zero::game::{Action, Coord, GameKind, GameState, RulesConfig, StepList};
 use checkers_zero::net::encode::Encode;
-use checkers_zero::net::evaluator::{evaluate_batch, Request};
-use checkers_zero::net::model::{Model, NetConfig};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tch::Device;
 
 mod common;
 use common::{decoded_turns_left, expected_turns_left};

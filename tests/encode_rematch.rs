@@ -8,9 +8,6 @@ use checkers_zero::game::hex::{HexGrid, HexSymmetry, DIRECTIONS};
 use checkers_zero::game::rematch::{Rematch, ORANGE, RED, WHITE};
 use checkers_zero::game::{Action, GameKind, GameState, RulesConfig, StepList};
 use checkers_zero::net::encode::Encode;
-use checkers_zero::net::evaluator::{evaluate_batch, Request};
-use checkers_zero::net::model::{Model, NetConfig};
-use tch::Device;
 
 mod common;
 use common::{decoded_turns_left, expected_turns_left};

@@ -9,8 +9,6 @@ use checkers_zero::game::turns::{distinct_turns, parse_turn};
 use checkers_zero::game::{
     EndReason, GameKind, GameState, NotationError, Outcome, RulesConfig, Seat, Side, StepList,
 };
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 fn rules() -> RulesConfig {
     RulesConfig::default()
