@@ -372,48 +372,27 @@ fn every_game_is_listed_once() {
     }
 }
 
-/// Instantiates every check of the suite for one game.
+/// Instantiates every check of the suite for one game: a module of tests named after it.
 macro_rules! conformance {
     ($module:ident, $state:ty, $kind:expr) => {
         mod $module {
             use super::*;
-            #[test]
-            fn facts() {
-                super::facts::<$state>($kind);
-            }
-            #[test]
-            fn notation_round_trip() {
-                super::notation_round_trip::<$state>($kind);
-            }
-            #[test]
-            fn notation_fuzz() {
-                super::notation_fuzz::<$state>($kind);
-            }
-            #[test]
-            fn action_round_trip() {
-                super::action_round_trip::<$state>($kind);
-            }
-            #[test]
-            fn encode_basics() {
-                super::encode_basics::<$state>($kind);
-            }
-            #[test]
-            fn symmetry_consistency() {
-                super::symmetry_consistency::<$state>($kind);
-            }
-            #[test]
-            fn cap_free_inputs() {
-                super::cap_free_inputs::<$state>($kind);
-            }
-            #[test]
-            fn playout_invariants() {
-                super::playout_invariants::<$state>($kind);
-            }
-            #[test]
-            fn masked_policy() {
-                super::masked_policy::<$state>($kind);
-            }
+            checks!($state, $kind; facts, notation_round_trip, notation_fuzz, action_round_trip,
+                encode_basics, symmetry_consistency, cap_free_inputs, playout_invariants,
+                masked_policy);
         }
+    };
+}
+
+/// One `#[test]` per named check, calling the generic check for the game.
+macro_rules! checks {
+    ($state:ty, $kind:expr; $($check:ident),+) => {
+        $(
+            #[test]
+            fn $check() {
+                super::$check::<$state>($kind);
+            }
+        )+
     };
 }
 

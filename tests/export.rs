@@ -595,8 +595,8 @@ fn engine_eval_does_not_depend_on_a_distant_ply_cap() {
     let root = fresh_dir("export-ply-cap");
     let kind = GameKind::Hexdame;
     let dir = export_via_cli::<HexDame>(&root, kind, 30);
-    let meta = ExportMeta::read(&dir).unwrap();
-    assert_eq!(meta.rules.map(|r| r.ply_cap), Some(TRAINED_CAP));
+    let rules = ExportMeta::read(&dir).unwrap().rules;
+    assert_eq!(rules.map(|r| r.ply_cap), Some(TRAINED_CAP));
     // A mid-game position: six turns into the game.
     let mut state = HexDame::start(kind, RulesConfig::default());
     let mut moves = Vec::new();

@@ -78,13 +78,11 @@ const EXIMO: GameFacts = GameFacts {
     title: "Eximo: 8x8, friendly jumps, sideways captures, drops; Black against White",
     seats: &["black", "white"],
     sides: &["black", "white"],
-    seat_sides: &[Side(0), Side(1)],
-    first_seat: Seat(0),
     num_actions: eximo::NUM_ACTIONS,
     action_layout: "(from square x 8 directions x distance 1..2), then 64 drop squares",
-    default_blocks: 6,
     turn_example: "d2-d3",
-    match_first_to: None,
+    // Two seats, one per side, seat 0 first; the default tower; a fixed number of games.
+    ..HEXDAME
 };
 
 impl GameKind {
