@@ -77,8 +77,8 @@ impl Outcome {
     }
 }
 
-/// Switches for the rules marked \[project\] in CLARIFICATIONS.md (on by default). Saved
-/// with a trained model (the rules its self-play used), so that play uses the same ones.
+/// Switches for the rules marked \[project\] in `docs/rules.md` (on by default). Saved with
+/// a trained model (the rules its self-play used), so that play uses the same ones.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RulesConfig {
@@ -191,7 +191,7 @@ pub trait GameState: Clone + Send + Sync + fmt::Debug + 'static {
     /// The start position of `kind` (which must be a kind this type implements).
     fn start(kind: GameKind, rules: RulesConfig) -> Self;
 
-    /// Parses a position in the notation of CLARIFICATIONS.md (always at a turn boundary).
+    /// Parses a position in the notation of `docs/notation.md` (always at a turn boundary).
     fn from_notation(kind: GameKind, text: &str, rules: RulesConfig)
         -> Result<Self, NotationError>;
 
