@@ -26,7 +26,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tch::{Kind, Tensor};
 
-/// The side that moves first by the rules (rules/CLARIFICATIONS.md: "the Team opens, with
+/// The side that moves first by the rules (docs/rules.md: "the Team opens, with
 /// White"; HexDame "White moves first"; Eximo "Black moves first"), by seat name.
 fn first_mover_by_the_rules(kind: GameKind) -> &'static str {
     match kind {
