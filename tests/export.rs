@@ -535,7 +535,9 @@ fn play_scripted_to_a_finished_game_with_undo_and_bad_input() {
     let said = text(&out);
     let has = |needle: &str| assert!(said.contains(needle), "'{needle}' not in:\n{said}");
     has("people play: white");
-    has(&format!("ply cap {TRAINED_CAP} (the model's training rules)"));
+    has(&format!(
+        "ply cap {TRAINED_CAP} (the model's training rules)"
+    ));
     has("not played: malformed move 'hello'");
     has("not played: illegal move 'a1-a3' (legal: a1-a2 a1-b1");
     has("legal turns:\n    1. a1-a2\n    2. a1-b1");
