@@ -122,6 +122,10 @@ enum Command {
         position: Option<String>,
         #[command(flatten)]
         net: NetArgs,
+        /// Whole turns after which a game is an adjudicated draw (0: no cap; default: the
+        /// cap the model was trained under).
+        #[arg(long)]
+        ply_cap: Option<u32>,
     },
     /// Run an exported model as an engine: a line protocol on stdin/stdout (docs/export.md).
     Engine {
@@ -133,6 +137,10 @@ enum Command {
         visits: Option<u32>,
         #[command(flatten)]
         net: NetArgs,
+        /// Whole turns after which a game is an adjudicated draw (0: no cap; default: the
+        /// cap the model was trained under).
+        #[arg(long)]
+        ply_cap: Option<u32>,
     },
     /// Measure this machine: net positions/s per precision, batch and threads, self-play
     /// positions/s per evaluator layout; recommend settings (`--write` saves them).
@@ -264,6 +272,7 @@ fn run(cli: Cli) -> Result<()> {
             visits,
             position,
             net,
+            ply_cap,
         } => {
             let options = export::play::PlayOptions {
                 model,
@@ -271,12 +280,19 @@ fn run(cli: Cli) -> Result<()> {
                 visits,
                 position,
                 net: net.settings(),
+                ply_cap,
             };
             export::play::play(&options, std::io::stdin().lock(), &mut out)?;
         }
-        Command::Engine { model, visits, net } => {
-            let options = (visits, net.settings());
-            export::engine::run_engine(&model, options, std::io::stdin().lock(), &mut out)?;
+        Command::Engine {
+            model,
+            visits,
+            ply_cap,
+            net,
+        } => {
+            let input = std::io::stdin().lock();
+            let net = net.settings();
+            export::engine::run_engine(&model, visits, ply_cap, net, input, &mut out)?;
         }
         Command::Bench(args) => checkers_zero::bench::run_bench(&args, &mut out)?,
         Command::Show { game, position } => {
