@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use super::config::NewWeights;
 use super::record::GameRecord;
-use super::worker::{run_worker, SharedCounters, WorkerSettings};
+use super::worker::{run_worker, SearchCounts, SharedCounters, WorkerSettings};
 use crate::net::encode::Encode;
 use crate::net::evaluator::{Evaluator, EvaluatorConfig};
 use crate::net::model::Model;
@@ -123,6 +123,11 @@ impl SelfPlayPool {
         self.counters.full_searches.load(Ordering::Relaxed)
     }
 
+    /// What the searches asked of the net so far.
+    pub fn search_counts(&self) -> SearchCounts {
+        SearchCounts::read(&self.counters)
+    }
+
     /// The evaluators' counters, summed over instances.
     pub fn evaluator_totals(&self) -> EvaluatorTotals {
         let mut totals = EvaluatorTotals {
@@ -200,6 +205,8 @@ pub struct RollingPool {
     draining: Vec<SelfPlayPool>,
     /// Counters of the pools that have stopped: steps, samples, evaluator work.
     retired: (u64, u64, EvaluatorTotals),
+    /// Search counts of the pools that have stopped.
+    retired_searches: SearchCounts,
     /// A switch waiting for the draining pool to finish.
     pending: Option<(Model, u64)>,
 }
@@ -234,6 +241,7 @@ impl RollingPool {
             current,
             draining: Vec::new(),
             retired: (0, 0, EvaluatorTotals::default()),
+            retired_searches: SearchCounts::default(),
             pending: None,
         })
     }
@@ -282,6 +290,7 @@ impl RollingPool {
                 self.retired.0 += pool.steps_played();
                 self.retired.1 += pool.samples_made();
                 self.retired.2.add(&pool.evaluator_totals());
+                self.retired_searches.add(&pool.search_counts());
                 games.extend(pool.stop());
             }
         }
@@ -343,6 +352,15 @@ impl RollingPool {
             totals.add(&pool.evaluator_totals());
         }
         totals
+    }
+
+    /// What the searches of every pool asked of the net so far.
+    pub fn search_counts(&self) -> SearchCounts {
+        let mut counts = self.retired_searches;
+        for pool in self.pools() {
+            counts.add(&pool.search_counts());
+        }
+        counts
     }
 
     fn pools(&self) -> impl Iterator<Item = &SelfPlayPool> {

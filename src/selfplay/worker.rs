@@ -51,6 +51,77 @@ pub struct SharedCounters {
     pub steps_played: AtomicU64,
     /// Full searches finished (training samples made) since the start of this process.
     pub full_searches: AtomicU64,
+    /// Searches finished (full and fast), i.e. steps played after a search.
+    pub searched_steps: AtomicU64,
+    /// Positions the searches sent to the net.
+    pub net_calls: AtomicU64,
+    /// Of those, positions with exactly one legal step (forced leaves).
+    pub forced_net_calls: AtomicU64,
+}
+
+/// What the searches of self-play asked of the net, for the metrics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchCounts {
+    /// Steps played after a search.
+    pub searched_steps: u64,
+    /// Positions sent to the net.
+    pub net_calls: u64,
+    /// Positions sent to the net that had exactly one legal step.
+    pub forced_net_calls: u64,
+}
+
+impl SearchCounts {
+    /// The counts of `counters`.
+    pub fn read(counters: &SharedCounters) -> SearchCounts {
+        SearchCounts {
+            searched_steps: counters.searched_steps.load(Ordering::Relaxed),
+            net_calls: counters.net_calls.load(Ordering::Relaxed),
+            forced_net_calls: counters.forced_net_calls.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Adds `other`'s counts to these.
+    pub fn add(&mut self, other: &SearchCounts) {
+        self.searched_steps += other.searched_steps;
+        self.net_calls += other.net_calls;
+        self.forced_net_calls += other.forced_net_calls;
+    }
+
+    /// The counts since `earlier` (a reading of the same counters).
+    pub fn since(&self, earlier: &SearchCounts) -> SearchCounts {
+        SearchCounts {
+            searched_steps: self.searched_steps.saturating_sub(earlier.searched_steps),
+            net_calls: self.net_calls.saturating_sub(earlier.net_calls),
+            forced_net_calls: self.forced_net_calls.saturating_sub(earlier.forced_net_calls),
+        }
+    }
+
+    /// Net calls per step played after a search.
+    pub fn net_calls_per_searched_step(&self) -> f64 {
+        self.net_calls as f64 / self.searched_steps.max(1) as f64
+    }
+
+    /// Share of the net calls made at positions with exactly one legal step.
+    pub fn forced_leaf_share(&self) -> f64 {
+        self.forced_net_calls as f64 / self.net_calls.max(1) as f64
+    }
+}
+
+/// Counts `states` as net calls, and those with exactly one legal step as forced ones.
+fn count_net_calls<S: GameState>(counters: &SharedCounters, states: &[&S], legal: &mut StepList) {
+    let forced = states
+        .iter()
+        .filter(|s| {
+            s.legal_steps(legal);
+            legal.len() == 1
+        })
+        .count();
+    counters
+        .net_calls
+        .fetch_add(states.len() as u64, Ordering::Relaxed);
+    counters
+        .forced_net_calls
+        .fetch_add(forced as u64, Ordering::Relaxed);
 }
 
 /// One game in progress.
@@ -158,6 +229,7 @@ pub fn run_worker<S: Encode>(
             .filter(|(_, l)| !l.terminal)
             .map(|(_, l)| &l.state)
             .collect();
+        count_net_calls(&counters, &states, &mut legal);
         let mut evals = Evaluate::<S>::evaluate(&mut net, &states).into_iter();
         if net.last_error.is_some() {
             return; // the evaluator is gone (shutting down)
@@ -240,6 +312,7 @@ fn next_leaf<S: Encode>(
         // The search is done: play its step (or resign).
         let searched = finish_search(slot, sp);
         slot.search = None;
+        counters.searched_steps.fetch_add(1, Ordering::Relaxed);
         if slot.full {
             counters.full_searches.fetch_add(1, Ordering::Relaxed);
         }
