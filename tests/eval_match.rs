@@ -29,6 +29,7 @@ fn settings(kind: GameKind, games: u64) -> MatchSettings {
         seed: 7,
         opening_turns: 2,
         sprt: None,
+        search: checkers_zero::search::config::SearchConfig::default(),
         progress: false,
     }
 }

@@ -11,6 +11,7 @@ use super::arena::{play_match, summary_table, write_match, MatchSettings};
 use super::spec::AgentSpec;
 use super::sprt::Sprt;
 use crate::game::{GameKind, RulesConfig};
+use crate::search::config::SearchConfig;
 
 /// Arguments of `checkers-zero match`.
 #[derive(Args, Debug, Clone)]
@@ -87,6 +88,7 @@ pub fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<()> {
         seed: args.seed,
         opening_turns: args.opening_turns,
         sprt,
+        search: SearchConfig::default(),
         progress: !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
     };
     let dir = args.out.clone().unwrap_or_else(|| {
@@ -122,7 +124,7 @@ pub struct RatingsArgs {
     #[arg(long = "anchor", num_args = 1)]
     pub anchors: Vec<String>,
     /// Visits per step of the checkpoints' net + MCTS.
-    #[arg(long, default_value_t = super::spec::DEFAULT_VISITS)]
+    #[arg(long, default_value_t = SearchConfig::default().visits)]
     pub visits: u32,
     /// Games every scheduled pair should have on record.
     #[arg(long, default_value_t = 40)]

@@ -303,6 +303,7 @@ impl<S: Encode> Run<S> {
             rules: config.rules(),
             seed: config.seed,
             run_dir: self.run_dir.clone(),
+            search: config.search.clone(),
         };
         let mut previous_checkpoint = match latest_checkpoint(&checkpoints)? {
             Some(dir) => Some((read_state(&dir)?.step, dir)),
