@@ -36,15 +36,16 @@ fn wins_within<S: GameState>(state: &S, me: Side, turns: u32) -> bool {
     }
 }
 
-/// Searches `position` and checks that the most visited first step starts a winning turn.
-fn assert_search_finds_win(kind: GameKind, position: &str, simulations: u32) {
+/// Searches `position` and checks that the most visited first step starts a turn that wins
+/// by force within `horizon` more turns (while some turns do not).
+fn assert_search_finds_win(kind: GameKind, position: &str, simulations: u32, horizon: u32) {
     with_game!(kind, S => {
         let state = S::from_notation(kind, position, RulesConfig::default()).unwrap();
         let me = state.side_to_move();
         let turns = distinct_turns(&state);
         let winning: Vec<&str> = turns
             .iter()
-            .filter(|t| wins_within(&t.state, me, 2))
+            .filter(|t| wins_within(&t.state, me, horizon))
             .map(|t| t.path.as_str())
             .collect();
         assert!(!winning.is_empty() && winning.len() < turns.len(), "{position}: a real choice");
@@ -76,17 +77,24 @@ fn assert_search_finds_win(kind: GameKind, position: &str, simulations: u32) {
 
 #[test]
 fn mcts_with_uniform_evaluator_finds_forced_win_hexdame() {
-    // White wins in two turns only with g3-g4 or g3-h4 (20 turns to choose from).
-    assert_search_finds_win(GameKind::Hexdame, "white d7:W g3:w f8:r", 3000);
-    assert_search_finds_win(GameKind::Hexdame, "white d7:W e2:w f5:r", 3000);
+    // White wins in two turns only with g3-g4 or g3-h4 (20 turns to choose from). In the
+    // second position d7-d4 wins in two turns and d7-e7 in four (walking through Red's
+    // forced replies, the search sees both); most turns do not win.
+    assert_search_finds_win(GameKind::Hexdame, "white d7:W g3:w f8:r", 3000, 2);
+    assert_search_finds_win(GameKind::Hexdame, "white d7:W e2:w f5:r", 3000, 4);
 }
 
 #[test]
 fn mcts_with_uniform_evaluator_finds_forced_win_rematch() {
     // One winning turn out of 12 (White), and one out of 11 (Orange), in both seat layouts.
     for kind in [GameKind::Rematch, GameKind::Rematch3] {
-        assert_search_finds_win(kind, "white b3:RRRWW c2:OOW d5:OOWR quiet=1", 3000);
-        assert_search_finds_win(kind, "orange a3:RRO b4:O c2:WWR c4:WRWO d5:O quiet=3", 3000);
+        assert_search_finds_win(kind, "white b3:RRRWW c2:OOW d5:OOWR quiet=1", 3000, 2);
+        assert_search_finds_win(
+            kind,
+            "orange a3:RRO b4:O c2:WWR c4:WRWO d5:O quiet=3",
+            3000,
+            2,
+        );
     }
 }
 
@@ -97,11 +105,13 @@ fn mcts_with_uniform_evaluator_finds_forced_win_eximo() {
         GameKind::Eximo,
         "black b1:b b2:b b7:w c5:b d2:b d7:w e1:b e4:b f2:b f3:b g1:b g3:b",
         3000,
+        2,
     );
     assert_search_finds_win(
         GameKind::Eximo,
         "black a3:b a4:b b2:b b5:b c1:b c2:b c6:b d1:b d2:b e2:b e3:b f1:b f2:b f7:b g2:b g5:w",
         3000,
+        2,
     );
 }
 

@@ -22,7 +22,9 @@ pub struct MatchArgs {
     /// An agent, once per seat (2; 3 for rematch3), the first being the candidate:
     /// `random`, `uct:N` (N playouts per step), `alphabeta:D` (D whole turns deep) or
     /// `alphabeta:Nms`, `policy:PATH` (the net's best step, no search), `net:PATH[:V]` or
-    /// `PATH[@V]` (net + MCTS with V visits per step, default 100). PATH is a checkpoint
+    /// `PATH[@V]` (net + search with V visits per step, default 100), `export:DIR[:V]` (an
+    /// exported model); `net:PATH:KEY=VALUE,...` overrides search settings by name, e.g.
+    /// `net:runs/a:visits=200,search=puct` (docs/search.md). PATH is a checkpoint
     /// directory, a run directory (its latest checkpoint) or a model .safetensors file.
     #[arg(long = "agent", required = true, num_args = 1)]
     pub agents: Vec<String>,

@@ -149,6 +149,27 @@ fn model_path(spec: &str, text: &str) -> Result<PathBuf, SpecError> {
     Ok(PathBuf::from(text))
 }
 
+/// A net or exported agent at `path` with the search overrides `tail`; an export when
+/// `export` is set or `path` is an export directory.
+fn searching_agent(
+    spec: &str,
+    path: &str,
+    tail: Option<&str>,
+    export: bool,
+) -> Result<AgentSpec, SpecError> {
+    let search = overrides(spec, tail)?;
+    if export || is_export_dir(Path::new(path)) {
+        return Ok(AgentSpec::Exported {
+            dir: PathBuf::from(path),
+            search,
+        });
+    }
+    Ok(AgentSpec::Net {
+        path: model_path(spec, path)?,
+        search,
+    })
+}
+
 fn looks_like_path(text: &str) -> bool {
     text.contains('/') || text.ends_with(".safetensors") || Path::new(text).exists()
 }
@@ -199,20 +220,10 @@ impl AgentSpec {
                     }
                     _ => (rest, None),
                 };
-                let search = overrides(spec, tail)?;
-                if head == "export" || is_export_dir(Path::new(path)) {
-                    if path.is_empty() {
-                        return Err(SpecError::Unknown(spec.to_string()));
-                    }
-                    return Ok(AgentSpec::Exported {
-                        dir: PathBuf::from(path),
-                        search,
-                    });
+                if head == "export" && path.is_empty() {
+                    return Err(SpecError::Unknown(spec.to_string()));
                 }
-                Ok(AgentSpec::Net {
-                    path: model_path(spec, path)?,
-                    search,
-                })
+                searching_agent(spec, path, tail, head == "export")
             }
             _ => {
                 let (path, budget) = match spec.rsplit_once('@') {
@@ -222,17 +233,7 @@ impl AgentSpec {
                 if !looks_like_path(path) {
                     return Err(SpecError::Unknown(spec.to_string()));
                 }
-                let search = overrides(spec, budget)?;
-                if is_export_dir(Path::new(path)) {
-                    return Ok(AgentSpec::Exported {
-                        dir: PathBuf::from(path),
-                        search,
-                    });
-                }
-                Ok(AgentSpec::Net {
-                    path: model_path(spec, path)?,
-                    search,
-                })
+                searching_agent(spec, path, budget, false)
             }
         }
     }

@@ -421,6 +421,40 @@ mod tests {
     }
 
     #[test]
+    fn gumbel_play_winner_plays_the_searchs_pick_after_the_opening() {
+        let mut settings = WorkerSettings {
+            kind: GameKind::Rematch,
+            rules: RulesConfig::default(),
+            selfplay: SelfPlayConfig::default(),
+            search: SearchConfig::default(),
+            seed: 1,
+        };
+        let counters = SharedCounters::default();
+        let mut slot: Slot<Rematch> = new_slot(&settings, &counters);
+        // The winner has no weight in the policy: sampling never plays it.
+        let result = SearchResult {
+            action: 7,
+            policy: vec![(7, 0.0), (9, 1.0)],
+            value: 0.0,
+            visits: 8,
+        };
+        let opening = settings.selfplay.gumbel_sample_turns;
+        for (play, turns, expected) in [
+            (GumbelPlay::Sample, opening + 5, 9),
+            (GumbelPlay::Winner, opening.saturating_sub(1), 9),
+            (GumbelPlay::Winner, opening, 7),
+        ] {
+            settings.selfplay.gumbel_play = play;
+            slot.turns = turns;
+            assert_eq!(
+                played_step(&mut slot, &settings, &result),
+                expected,
+                "{play:?} {turns}"
+            );
+        }
+    }
+
+    #[test]
     fn a_failing_net_stops_the_worker_with_its_error() {
         let settings = WorkerSettings {
             kind: GameKind::Rematch,
