@@ -261,10 +261,7 @@ impl RunConfig {
 
     fn check_game_and_net(&self) -> Check {
         if self.game.parse::<GameKind>().is_err() {
-            let message = format!(
-                "unknown game `{}` (rematch, rematch3, hexdame, eximo)",
-                self.game
-            );
+            let message = format!("unknown game `{}` ({})", self.game, GameKind::names(", "));
             return Err(("game".into(), message));
         }
         let Some(net) = &self.net else {
