@@ -270,9 +270,17 @@ impl fmt::Display for AgentSpec {
             AgentSpec::Net { path, search } if search.is_empty() => {
                 write!(f, "net:{}", path.display())
             }
+            AgentSpec::Net { path, search } if search.only_visits().is_some() => {
+                let visits = search.only_visits().unwrap_or_default();
+                write!(f, "net:{}:{visits}", path.display())
+            }
             AgentSpec::Net { path, search } => write!(f, "net:{}:{search}", path.display()),
             AgentSpec::Exported { dir, search } if search.is_empty() => {
                 write!(f, "export:{}", dir.display())
+            }
+            AgentSpec::Exported { dir, search } if search.only_visits().is_some() => {
+                let visits = search.only_visits().unwrap_or_default();
+                write!(f, "export:{}:{visits}", dir.display())
             }
             AgentSpec::Exported { dir, search } => write!(f, "export:{}:{search}", dir.display()),
         }

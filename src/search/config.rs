@@ -219,6 +219,14 @@ impl SearchOverrides {
         SearchOverrides(vec![("visits".into(), visits.to_string())])
     }
 
+    /// The visits when they are all that is overridden.
+    pub fn only_visits(&self) -> Option<u32> {
+        match self.0.as_slice() {
+            [(key, value)] if key == "visits" => value.parse().ok(),
+            _ => None,
+        }
+    }
+
     /// True when nothing is overridden.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
