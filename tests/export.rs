@@ -155,6 +155,16 @@ fn export_via_cli<S: Encode>(root: &Path, kind: GameKind, step: u64) -> PathBuf 
     out_dir
 }
 
+/// `match` of `agent` against `random`, two games, results into `out`.
+fn match_against_random(game: &str, agent: &str, out: &Path) -> Output {
+    let out = out.to_str().unwrap();
+    let args = [
+        "match", "--game", game, "--agent", agent, "--agent", "random", "--games", "2", "--quiet",
+        "--out", out,
+    ];
+    run(&args, "")
+}
+
 fn python() -> PathBuf {
     let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
     assert!(
@@ -356,23 +366,7 @@ fn an_export_is_an_agent() {
     // another game.
     let dir_text = dir.to_str().unwrap();
     for spec in [format!("{dir_text}@4"), format!("export:{dir_text}:4")] {
-        let out = run(
-            &[
-                "match",
-                "--game",
-                "eximo",
-                "--agent",
-                &spec,
-                "--agent",
-                "random",
-                "--games",
-                "2",
-                "--quiet",
-                "--out",
-                root.join("m").to_str().unwrap(),
-            ],
-            "",
-        );
+        let out = match_against_random("eximo", &spec, &root.join("m"));
         assert!(
             out.status.success(),
             "{}",
@@ -645,23 +639,7 @@ fn a_failing_model_stops_the_match_with_one_error_line() {
         format!("export:{}:visits=4", dir.display()),
         format!("export:{}:visits=4,kind=puct", dir.display()),
     ] {
-        let out = run(
-            &[
-                "match",
-                "--game",
-                "rematch",
-                "--agent",
-                &spec,
-                "--agent",
-                "random",
-                "--games",
-                "2",
-                "--quiet",
-                "--out",
-                root.join("m").to_str().unwrap(),
-            ],
-            "",
-        );
+        let out = match_against_random("rematch", &spec, &root.join("m"));
         assert_clean_error(&out, "the module returned shape");
     }
     std::fs::remove_dir_all(&root).unwrap();

@@ -254,6 +254,21 @@ impl FromStr for AgentSpec {
     }
 }
 
+/// `PREFIX:PATH`, then `:V` when only the visits are overridden, else `:KEY=VALUE,...`.
+fn write_searching(
+    f: &mut fmt::Formatter<'_>,
+    prefix: &str,
+    path: &Path,
+    search: &SearchOverrides,
+) -> fmt::Result {
+    write!(f, "{prefix}:{}", path.display())?;
+    match search.only_visits() {
+        _ if search.is_empty() => Ok(()),
+        Some(visits) => write!(f, ":{visits}"),
+        None => write!(f, ":{search}"),
+    }
+}
+
 /// The canonical spelling, which parses back to the same spec.
 impl fmt::Display for AgentSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -267,22 +282,8 @@ impl fmt::Display for AgentSpec {
                 budget: Budget::Time(t),
             } => write!(f, "alphabeta:{}ms", t.as_millis()),
             AgentSpec::Policy { path } => write!(f, "policy:{}", path.display()),
-            AgentSpec::Net { path, search } if search.is_empty() => {
-                write!(f, "net:{}", path.display())
-            }
-            AgentSpec::Net { path, search } if search.only_visits().is_some() => {
-                let visits = search.only_visits().unwrap_or_default();
-                write!(f, "net:{}:{visits}", path.display())
-            }
-            AgentSpec::Net { path, search } => write!(f, "net:{}:{search}", path.display()),
-            AgentSpec::Exported { dir, search } if search.is_empty() => {
-                write!(f, "export:{}", dir.display())
-            }
-            AgentSpec::Exported { dir, search } if search.only_visits().is_some() => {
-                let visits = search.only_visits().unwrap_or_default();
-                write!(f, "export:{}:{visits}", dir.display())
-            }
-            AgentSpec::Exported { dir, search } => write!(f, "export:{}:{search}", dir.display()),
+            AgentSpec::Net { path, search } => write_searching(f, "net", path, search),
+            AgentSpec::Exported { dir, search } => write_searching(f, "export", dir, search),
         }
     }
 }
