@@ -23,10 +23,11 @@ blocks = 1
 channels = 16
 policy_channels = 8
 value_hidden = 16
+[search]
+visits = 8
 [selfplay]
 workers = 1
 games_in_flight = 16
-full_visits = 8
 fast_visits = 4
 full_search_share = 0.5
 ply_cap = 40
@@ -290,9 +291,13 @@ fn config_errors_name_the_key() {
     let cases = [
         ("game = \"rematch\"\nbogus = 1\n", "bogus"),
         ("game = \"rematch\"\n[train]\nbatch_sise = 3\n", "batch_sise"),
-        ("game = \"rematch\"\n[selfplay]\nfull_visits = 1\n", "selfplay.full_visits"),
+        ("game = \"rematch\"\n[selfplay]\nfull_visits = 8\n", "moved to [search] as `search.visits`"),
+        ("game = \"rematch\"\n[search]\nvisits = 0\n", "search.visits"),
+        ("game = \"rematch\"\n[search]\nc_scale = 0\n", "search.c_scale"),
+        ("game = \"rematch\"\n[search]\nkind = \"alphabeta\"\n", "alphabeta"),
+        ("game = \"rematch\"\n[selfplay]\ngumbel_play = \"best\"\n", "gumbel_play"),
         ("game = \"rematch\"\n[train]\nlearning_rate = -1.0\n", "train.learning_rate"),
-        ("game = \"rematch\"\n[selfplay]\nsearch = \"alphabeta\"\n", "search"),
+        ("game = \"rematch\"\n[selfplay]\nsearch = \"puct\"\n", "selfplay.search"),
         ("game = \"rematch\"\n[selfplay]\nnew_weights = \"sometimes\"\n", "new_weights"),
         ("game = \"chess\"\n", "game"),
         ("game = \"rematch\"\n[train]\nwindow_base = 10\nwindow_max = 5\n", "train.window_max"),

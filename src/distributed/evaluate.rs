@@ -61,6 +61,7 @@ pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, DistError> {
         rules: config.rules(),
         seed: config.seed,
         run_dir: work.path().to_path_buf(),
+        search: config.search.clone(),
     };
     let mut state: EvaluatorState = match store.get_text(EVALUATOR_STATE_KEY)? {
         Some(text) => serde_json::from_str(&text).map_err(|e| {

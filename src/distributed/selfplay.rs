@@ -218,6 +218,8 @@ fn run<S: Encode>(
             "seconds": seconds, "positions_per_s": pool.steps_played() as f64 / seconds,
             "net_positions_per_s": evals.positions as f64 / seconds,
             "net_mean_batch": evals.positions as f64 / evals.batches.max(1) as f64,
+            "net_calls_per_searched_step": pool.search_counts().net_calls_per_searched_step(),
+            "forced_leaf_share": pool.search_counts().forced_leaf_share(),
             "model_step": pool.model_step(), "newest_seen": model_step,
             "draining_pools": pool.draining(), "done": done, "updated_unix_ms": unix_millis() as u64,
         });

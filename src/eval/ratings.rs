@@ -34,6 +34,7 @@ use super::plot::{render_png, Panel, Series};
 use super::spec::AgentSpec;
 use super::EvalError;
 use crate::game::{GameKind, RulesConfig};
+use crate::search::config::{SearchConfig, SearchOverrides};
 use crate::selfplay::record::write_records;
 use crate::util::game_seed;
 use crate::util::write_atomic;
@@ -276,9 +277,10 @@ pub fn rate_run(options: &RatingsOptions) -> Result<RatingsSummary, EvalError> {
         .iter()
         .map(|c| AgentSpec::Net {
             path: c.dir.clone(),
-            visits: options.visits,
+            search: SearchOverrides::visits(options.visits),
         })
         .collect();
+    let search = SearchConfig::of_run(run).map_err(EvalError::Settings)?;
     for anchor in &options.anchors {
         names.push(anchor.to_string());
         specs.push(anchor.clone());
@@ -334,6 +336,7 @@ pub fn rate_run(options: &RatingsOptions) -> Result<RatingsSummary, EvalError> {
                 seed: game_seed(options.seed, serial),
                 opening_turns: options.opening_turns,
                 sprt: None,
+                search: search.clone(),
                 progress: options.progress,
             };
             let (mut report, mut records) = play_match(&pair_specs, &settings)?;

@@ -423,9 +423,8 @@ fn serve(
                 }
             }
             Err(error) => {
-                let message = error.to_string();
                 for job in pending.drain(..) {
-                    let _ = job.reply.send(Err(NetError::Shape(message.clone())));
+                    let _ = job.reply.send(Err(error.duplicate()));
                 }
             }
         }

@@ -36,6 +36,7 @@ use crate::net::encode::Encode;
 use crate::net::model::Model;
 use crate::selfplay::pool::RollingPool;
 use crate::selfplay::record::{read_records, write_records, GameRecord};
+use crate::selfplay::worker::SearchCounts;
 use crate::util::write_atomic;
 use crate::with_game;
 
@@ -302,6 +303,7 @@ impl<S: Encode> Run<S> {
             rules: config.rules(),
             seed: config.seed,
             run_dir: self.run_dir.clone(),
+            search: config.search.clone(),
         };
         let mut previous_checkpoint = match latest_checkpoint(&checkpoints)? {
             Some(dir) => Some((read_state(&dir)?.step, dir)),
@@ -359,6 +361,7 @@ impl<S: Encode> Run<S> {
         let mut train_time = Duration::ZERO;
         let mut eval_mark = (0u64, 0u64, 0u64); // positions, batches, busy nanos
         let mut steps_mark = 0u64;
+        let mut search_mark = SearchCounts::default();
         let mut last_checkpoint = self.learner.state.step;
         let mut checkpoint = latest_checkpoint(&self.run_dir.join("checkpoints"))?;
         let (mut games_run, mut samples_run) = (0u64, 0u64);
@@ -442,6 +445,7 @@ impl<S: Encode> Run<S> {
                     evals.busy_nanos / evals.instances.max(1) as u64,
                 );
                 let now_steps = selfplay.steps_played();
+                let now_searches = selfplay.search_counts();
                 let seconds = iteration_started.elapsed().as_secs_f64().max(1e-9);
                 let line = self.report(
                     &tally,
@@ -455,10 +459,12 @@ impl<S: Encode> Run<S> {
                         now_eval.2 - eval_mark.2,
                     ),
                     now_steps - steps_mark,
+                    now_searches.since(&search_mark),
                 )?;
                 say(line);
                 eval_mark = now_eval;
                 steps_mark = now_steps;
+                search_mark = now_searches;
                 tally = SelfPlayTally::default();
                 losses = StepStats::default();
                 steps_in_iteration = 0;
@@ -562,6 +568,7 @@ impl<S: Encode> Run<S> {
         train_seconds: f64,
         evals: (u64, u64, u64),
         steps_played: u64,
+        searches: SearchCounts,
     ) -> Result<String, TrainError> {
         let step = self.learner.state.step;
         let elapsed = self.learner.state.elapsed_s;
@@ -595,6 +602,8 @@ impl<S: Encode> Run<S> {
                 "positions_per_s": positions_per_s,
                 "net_positions_per_s": net_rate, "net_mean_batch": mean_batch,
                 "net_busy": net_busy,
+                "net_calls_per_searched_step": searches.net_calls_per_searched_step(),
+                "forced_leaf_share": searches.forced_leaf_share(),
             }))
             .map_err(io_error(&path))?;
         Ok(format!(
