@@ -48,6 +48,14 @@ fn write_config(dir: &Path, text: &str) -> PathBuf {
     path
 }
 
+/// TINY with an evaluation every iteration: `games` games at 4 visits per opponent (the
+/// previous checkpoint and `random`), then the lines `extra`.
+fn with_evaluation(games: u32, extra: &str) -> String {
+    format!(
+        "{TINY}\n[evaluation]\nevery = 1\ngames = {games}\nvisits = 4\nanchors = [\"random\"]\nparallel = {games}\n{extra}"
+    )
+}
+
 /// The checkpoint directory `checkpoints/latest` names.
 fn latest_checkpoint(checkpoints: &Path) -> PathBuf {
     let name = std::fs::read_to_string(checkpoints.join("latest")).unwrap();
@@ -238,9 +246,7 @@ fn killed_during_a_checkpoint_write_resumes_from_the_previous_checkpoint() {
 #[test]
 fn periodic_evaluation_logs_results_and_gating_promotes() {
     let dir = fresh_dir("train-evaluation");
-    let text = format!(
-        "{TINY}\n[evaluation]\nevery = 1\ngames = 4\nvisits = 4\nanchors = [\"random\"]\nparallel = 4\ngating = true\ngate_score = 0.0\n"
-    );
+    let text = with_evaluation(4, "gating = true\ngate_score = 0.0\n");
     let config = write_config(&dir, &text);
     let run = dir.join("run");
     let summary = train(&TrainOptions {
@@ -553,10 +559,7 @@ fn layout(root: &Path) -> std::collections::BTreeSet<String> {
 #[test]
 fn train_and_the_distributed_roles_write_the_same_layout() {
     let dir = fresh_dir("train-layout");
-    let text = format!(
-        "{TINY}\n[evaluation]\nevery = 1\ngames = 2\nvisits = 4\nanchors = [\"random\"]\nparallel = 2\n"
-    );
-    let config = write_config(&dir, &text);
+    let config = write_config(&dir, &with_evaluation(2, ""));
     let config_text = config.to_str().unwrap();
     let local = dir.join("train");
     train(&TrainOptions {
