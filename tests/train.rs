@@ -11,6 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use checkers_zero::distributed::train::{train, TrainOptions};
+use checkers_zero::net::model::Model;
 use checkers_zero::selfplay::record::read_records;
 use checkers_zero::train::checkpoint::{read_state, PAUSE_IN_CHECKPOINT_ENV};
 use checkers_zero::train::config::RunConfig;
@@ -100,6 +101,10 @@ fn tiny_run_trains_stops_and_resumes_from_the_same_step() {
     assert!(first.games > 0 && first.samples > 0);
     let recorded = RunConfig::load(&run.join("config.toml")).unwrap();
     assert_eq!(recorded, RunConfig::load(&config).unwrap());
+    // The checkpoint records the rules self-play used (ply_cap 40), for play to default to.
+    let meta = Model::read_meta(&latest.join("model.safetensors")).unwrap();
+    assert_eq!(meta.rules, Some(recorded.rules()));
+    assert_eq!(meta.rules.unwrap().ply_cap, 40);
     let games_before = games_on_disk(&run);
     assert!(games_before as u64 >= first.games);
 
@@ -469,7 +474,7 @@ fn resume_skips_a_truncated_newest_checkpoint_and_says_so() {
 fn a_stop_before_the_first_step_leaves_a_step_0_checkpoint_export_and_match_take() {
     let dir = fresh_dir("train-step0");
     // A window that never fills within the time limit: no training step at all.
-    let text = TINY.replace("min_window = 64", "min_window = 1000000");
+    let text = TINY.replace("min_window = 64", "min_window = 400000");
     let config = write_config(&dir, &text);
     let run = dir.join("run");
     let summary = train(&TrainOptions {
@@ -523,7 +528,7 @@ fn layout(root: &Path) -> std::collections::BTreeSet<String> {
                 .to_string_lossy()
                 .to_string();
             let mut parts: Vec<String> = relative.split('/').map(str::to_string).collect();
-            if parts[0] == "games" || parts[0] == "workers" {
+            if parts.len() >= 2 && (parts[0] == "games" || parts[0] == "workers") {
                 // Sessions are `<worker>-<unix ms>-<random>`.
                 parts[1] = if parts.len() == 2 && parts[0] == "workers" {
                     "<session>.json".into()
