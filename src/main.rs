@@ -9,7 +9,6 @@ use checkers_zero::export;
 use checkers_zero::game::GameKind;
 use checkers_zero::selfplay::record::{read_records, GameRecord};
 use checkers_zero::selfplay::show::show_game;
-use checkers_zero::train::run::{train, TrainOptions};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -46,28 +45,9 @@ enum Command {
         #[arg(long)]
         position: Option<String>,
     },
-    /// Train: self-play and training in one process, in a run directory that survives
-    /// being stopped (docs/training.md describes its layout).
-    Train {
-        /// The run's config (configs/<game>.toml); needed to start a run.
-        #[arg(long)]
-        config: Option<std::path::PathBuf>,
-        /// The run directory (default: runs/<config name>-<unix time>).
-        #[arg(long)]
-        run_dir: Option<std::path::PathBuf>,
-        /// Continue the run in --run-dir from its newest checkpoint.
-        #[arg(long)]
-        resume: bool,
-        /// Stop once this many iterations are done in total (overrides train.iterations).
-        #[arg(long)]
-        iterations: Option<u64>,
-        /// Stop after this many minutes (overrides train.max_minutes).
-        #[arg(long)]
-        minutes: Option<f64>,
-        /// Hide the progress bars (one summary line per iteration is still printed).
-        #[arg(long)]
-        quiet: bool,
-    },
+    /// Train: self-play, the learner and the evaluator in one process, in a run directory
+    /// that survives being stopped (the layout of a distributed run; docs/training.md).
+    Train(checkers_zero::distributed::command::TrainArgs),
     /// Distributed run, learner role (one per run): take in the game shards self-play
     /// publishes at --store, train, publish checkpoints. Starts the run from --config or
     /// resumes it.
@@ -179,37 +159,7 @@ fn run(cli: Cli) -> Result<()> {
                 writeln!(out, "{path}")?;
             }
         }
-        Command::Train {
-            config,
-            run_dir,
-            resume,
-            iterations,
-            minutes,
-            quiet,
-        } => {
-            let options = TrainOptions {
-                config,
-                run_dir,
-                resume,
-                iterations,
-                minutes,
-                progress: !quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
-            };
-            let summary = train(&options)?;
-            writeln!(
-                out,
-                "run {}: steps {} -> {}, {} games, {} samples; checkpoint {}",
-                summary.run_dir.display(),
-                summary.start_step,
-                summary.final_step,
-                summary.games,
-                summary.samples,
-                summary
-                    .checkpoint
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_else(|| "none".into())
-            )?;
-        }
+        Command::Train(args) => checkers_zero::distributed::command::run_train(&args, &mut out)?,
         Command::Learn(args) => checkers_zero::distributed::command::run_learn(&args, &mut out)?,
         Command::Selfplay(args) => {
             checkers_zero::distributed::command::run_selfplay(&args, &mut out)?
@@ -227,25 +177,7 @@ fn run(cli: Cli) -> Result<()> {
                     index,
                     boards,
                 },
-        } => {
-            let games = read_records(&file)?;
-            let chosen: Vec<&GameRecord> = match index {
-                Some(i) => vec![games.get(i).with_context(|| {
-                    format!(
-                        "{} holds {} games; no game {i}",
-                        file.display(),
-                        games.len()
-                    )
-                })?],
-                None => games.iter().collect(),
-            };
-            for (n, game) in chosen.into_iter().enumerate() {
-                if n > 0 {
-                    writeln!(out)?;
-                }
-                write!(out, "{}", show_game(game, boards)?)?;
-            }
-        }
+        } => show_games(&file, index, boards, &mut out)?,
         Command::Export {
             checkpoint,
             out: dir,
@@ -285,14 +217,57 @@ fn run(cli: Cli) -> Result<()> {
     Ok(())
 }
 
+/// `games show`: the games of a record file (or one of them) as text.
+fn show_games(
+    file: &std::path::Path,
+    index: Option<usize>,
+    boards: bool,
+    out: &mut impl Write,
+) -> Result<()> {
+    let games = read_records(file)?;
+    let chosen: Vec<&GameRecord> = match index {
+        Some(i) => vec![games.get(i).with_context(|| {
+            format!(
+                "{} holds {} games; no game {i}",
+                file.display(),
+                games.len()
+            )
+        })?],
+        None => games.iter().collect(),
+    };
+    for (n, game) in chosen.into_iter().enumerate() {
+        if n > 0 {
+            writeln!(out)?;
+        }
+        write!(out, "{}", show_game(game, boards)?)?;
+    }
+    Ok(())
+}
+
+/// An error and its causes on one line, each cause once: a message that already quotes its
+/// cause (`path: No such file or directory`) is not followed by it again.
+fn one_line(error: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line.replace('\n', " ")
+}
+
 fn main() -> ExitCode {
     checkers_zero::net::init_torch_runtime();
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             // One line naming the problem; bad input is exit code 2, like clap's usage errors.
-            let message = format!("{error:#}").replace('\n', " ");
-            eprintln!("error: {message}");
+            eprintln!("error: {}", one_line(&error));
             ExitCode::from(2)
         }
     }

@@ -1,6 +1,6 @@
 //! Periodic evaluation during training: the newest checkpoint plays the previous one (or,
 //! with gating, the one self-play currently uses) and fixed anchor agents, on a background
-//! thread, so training never waits for it. Results go to `metrics.jsonl` (type
+//! thread, so training never waits for it. Results go to `evaluator/metrics.jsonl` (type
 //! `evaluation`) and, as match records, to `RUN/matches/` in the format `ratings` reads
 //! (players named `step-NNNNNNNN@VISITS` and anchors by spec), so a later `ratings` with the
 //! same visits counts them instead of replaying them. With
