@@ -3,6 +3,7 @@
 //! The data flow runs one way: rules core ([`game`]) → search → self-play → training →
 //! checkpoints → evaluation and export. See `DESIGN.md` in the shared folder for the map.
 
+pub mod bench;
 pub mod cli;
 pub mod distributed;
 pub mod eval;
