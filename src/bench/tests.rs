@@ -176,7 +176,8 @@ fn tables_have_a_line_per_row_and_a_column_per_side() {
 fn plans_are_checked_naming_the_setting() {
     let good = plan("hexdame");
     assert!(good.validate().is_ok());
-    let cases: [(fn(&mut BenchPlan), &str); 4] = [
+    type Change = fn(&mut BenchPlan);
+    let cases: [(Change, &str); 4] = [
         (|p| p.minutes = 0.0, "MINUTES"),
         (|p| p.ladder.clear(), "--ladder"),
         (|p| p.games = 0, "--games"),
