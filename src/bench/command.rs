@@ -18,7 +18,7 @@ use super::{
     match_dir, row_from_report, select_checkpoints, side_names, write_tables, BenchPlan, Row,
     DEFAULT_LADDER, PLAN_VERSION,
 };
-use crate::eval::arena::read_report;
+use crate::eval::arena::{fmt_elo, read_report};
 use crate::eval::ratings::{list_checkpoints, Checkpoint};
 use crate::game::RulesConfig;
 use crate::selfplay::config::SelfPlayConfig;
@@ -461,11 +461,11 @@ fn row_summary(row: &Row, plan: &BenchPlan) -> Result<String> {
         .map(|(name, w)| format!("{name} {:.0}%", 100.0 * w.score()))
         .collect();
     Ok(format!(
-        "{:.1}% Elo {:+.0} [{:+.0}, {:+.0}] ({})",
+        "{:.1}% Elo {} [{}, {}] ({})",
         100.0 * row.score(),
-        row.elo.elo,
-        row.elo.low,
-        row.elo.high,
+        fmt_elo(row.elo.elo),
+        fmt_elo(row.elo.low),
+        fmt_elo(row.elo.high),
         per_side.join(", ")
     ))
 }
@@ -532,7 +532,7 @@ impl Eta {
             "rating done".into()
         } else {
             format!(
-                "{} matches left, about {:.0} min",
+                "{} more to play, about {:.0} min",
                 self.left.len(),
                 seconds / 60.0
             )

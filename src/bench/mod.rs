@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::eval::arena::{seat_names, seat_points, seat_sides, MatchReport};
+use crate::eval::arena::{fmt_elo, seat_names, seat_points, seat_sides, MatchReport};
 use crate::eval::elo::{head_to_head, EloEstimate, Wdl};
 use crate::eval::plot::{render_png, Panel, Series};
 use crate::eval::ratings::Checkpoint;
@@ -242,16 +242,6 @@ pub fn row_from_report(
     }
     row.elo = head_to_head(&row.total);
     Ok(row)
-}
-
-fn fmt_elo(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:+.0}")
-    } else if x > 0.0 {
-        "+inf".into()
-    } else {
-        "-inf".into()
-    }
 }
 
 fn wdl_cell(wdl: &Wdl) -> String {
