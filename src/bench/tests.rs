@@ -35,6 +35,7 @@ fn report(game: &str, agents: &[String], winners: &[Option<u8>]) -> MatchReport 
         seed: 7,
         opening_turns: 2,
         ply_cap: 200,
+        ply_cap_from: None,
         project_draws: true,
         games: winners
             .iter()
