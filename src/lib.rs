@@ -3,6 +3,7 @@
 //! The data flow runs one way: rules core ([`game`]) → search → self-play → training →
 //! checkpoints → evaluation and export. The module map is `docs/architecture.md`.
 
+pub mod bench;
 pub mod cli;
 pub mod distributed;
 pub mod eval;

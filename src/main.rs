@@ -67,6 +67,10 @@ enum Command {
     /// Rate a run's checkpoints (and anchors) from the matches on record, playing the games
     /// still needed; writes ratings.csv, ratings.png and losses.png into the run directory.
     Ratings(checkers_zero::eval::command::RatingsArgs),
+    /// The learning benchmark: train a game's config for MINUTES of wall-clock, then rate
+    /// checkpoints spread over it against a fixed ladder; writes RUN/bench/ladder.md, .csv
+    /// and .png. Resumable with --resume (see docs/learning.md).
+    BenchLearning(checkers_zero::bench::command::BenchArgs),
     /// Read game records (self-play and match games).
     Games {
         #[command(subcommand)]
@@ -170,6 +174,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Status(args) => checkers_zero::distributed::command::run_status(&args, &mut out)?,
         Command::Match(args) => checkers_zero::eval::command::run_match(&args, &mut out)?,
         Command::Ratings(args) => checkers_zero::eval::command::run_ratings(&args, &mut out)?,
+        Command::BenchLearning(args) => checkers_zero::bench::command::run_bench(&args, &mut out)?,
         Command::Games {
             command:
                 GamesCommand::Show {

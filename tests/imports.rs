@@ -21,6 +21,7 @@ const ORDER: &[&str] = &[
     "train",
     "distributed",
     "serve",
+    "bench",
     "cli",
 ];
 

@@ -723,7 +723,8 @@ pub fn read_report(path: &Path) -> Result<MatchReport, EvalError> {
     Ok(report)
 }
 
-fn fmt_elo(x: f64) -> String {
+/// An Elo difference as a table shows it: `+85`, `-3`, `+inf`.
+pub fn fmt_elo(x: f64) -> String {
     if x.is_finite() {
         format!("{x:+.0}")
     } else if x > 0.0 {
