@@ -75,7 +75,9 @@ fn arg(name: &str) -> Option<String> {
 
 fn main() {
     tch::set_num_threads(1);
-    let model = arg("--model").map(PathBuf::from).unwrap_or_else(quick_export);
+    let model = arg("--model")
+        .map(PathBuf::from)
+        .unwrap_or_else(quick_export);
     let rounds: usize = arg("--rounds").and_then(|r| r.parse().ok()).unwrap_or(30);
     let visits = 200;
 
@@ -112,7 +114,9 @@ fn main() {
     let engine_ms = median(engine[2..].to_vec());
     let web_ms = median(served[2..].to_vec());
     println!("model: {}", model.display());
-    println!("engine `go visits {visits}` (search only): median {engine_ms:.1} ms over {rounds} rounds");
+    println!(
+        "engine `go visits {visits}` (search only): median {engine_ms:.1} ms over {rounds} rounds"
+    );
     println!("web POST /api/analyse visits {visits} (HTTP + search + JSON): median {web_ms:.1} ms");
     println!(
         "web path overhead: {:+.1}%",

@@ -9,7 +9,6 @@ use checkers_zero::export;
 use checkers_zero::game::GameKind;
 use checkers_zero::selfplay::record::{read_records, GameRecord};
 use checkers_zero::selfplay::show::show_game;
-use checkers_zero::serve::{serve, ServeConfig, ServeOptions};
 use checkers_zero::train::run::{train, TrainOptions};
 use clap::{Parser, Subcommand};
 
@@ -129,23 +128,7 @@ enum Command {
         visits: Option<u32>,
     },
     /// Serve the web page (play, analyse, watch, dashboard) and its JSON API (docs/web.md).
-    Serve {
-        /// A model: an export directory, a checkpoint or run directory, or a weights file.
-        /// Repeat for other games (one model per game); games without one are played by
-        /// search with random playouts.
-        #[arg(long)]
-        model: Vec<std::path::PathBuf>,
-        /// A run directory (or a folder of runs) to watch and chart; lends its newest
-        /// checkpoint when no --model is given.
-        #[arg(long)]
-        run_dir: Option<std::path::PathBuf>,
-        /// Address to listen on (loopback by default: the page is for this machine).
-        #[arg(long, default_value = "127.0.0.1:8080")]
-        addr: std::net::SocketAddr,
-        /// The server's limits as TOML (docs/web.md lists the keys).
-        #[arg(long)]
-        config: Option<std::path::PathBuf>,
-    },
+    Serve(checkers_zero::serve::command::ServeArgs),
     /// Draw the board with coordinates.
     Show {
         /// Game: rematch, rematch3, hexdame or eximo.
@@ -281,27 +264,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Engine { model, visits } => {
             export::engine::run_engine(&model, visits, std::io::stdin().lock(), &mut out)?;
         }
-        Command::Serve {
-            model,
-            run_dir,
-            addr,
-            config,
-        } => {
-            let config = match config {
-                Some(path) => ServeConfig::read(&path).map_err(anyhow::Error::msg)?,
-                None => ServeConfig::default(),
-            };
-            let options = ServeOptions {
-                models: model,
-                run_dir,
-                config,
-            };
-            serve(&options, addr, |bound| {
-                let _ = writeln!(out, "serving on http://{bound}/");
-                let _ = out.flush();
-            })
-            .map_err(anyhow::Error::msg)?;
-        }
+        Command::Serve(args) => checkers_zero::serve::command::run_serve(&args, &mut out)?,
         Command::Show { game, position } => {
             let kind: GameKind = game.parse()?;
             write!(out, "{}", cli::show(kind, position.as_deref())?)?;

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use checkers_zero::game::GameKind;
 use checkers_zero::serve::{serve_in_background, ServeConfig, ServeOptions};
-use common::web::{get, post, request, tiny_run};
+use common::web::{get, position_with_turn, post, request, tiny_run};
 use serde_json::{json, Value};
 
 fn server(name: &str, config: ServeConfig) -> (SocketAddr, std::path::PathBuf) {
@@ -44,13 +44,17 @@ fn strings(v: &Value) -> Vec<String> {
 #[test]
 fn legal_turns_are_those_of_the_moves_command() {
     let (addr, _) = server("web-legal", small());
+    let capture = position_with_turn(GameKind::Hexdame, |p| p.matches('x').count() >= 2).0;
+    let drop = position_with_turn(GameKind::Eximo, |p| p.contains('*')).0;
+    let stack = position_with_turn(GameKind::Rematch3, |p| p.contains('x')).0;
     let positions = [
         ("rematch", None),
         ("rematch3", None),
         ("hexdame", None),
         ("eximo", None),
-        ("hexdame", Some("white a1:w b2:r b4:r")),
-        ("eximo", Some("black c7:b h1:w")),
+        ("hexdame", Some(capture.as_str())),
+        ("eximo", Some(drop.as_str())),
+        ("rematch3", Some(stack.as_str())),
     ];
     for (game, position) in positions {
         let mut body = json!({ "game": game });
@@ -61,7 +65,11 @@ fn legal_turns_are_those_of_the_moves_command() {
         assert_eq!(answer.status, 200, "{}", answer.text);
         let kind: GameKind = game.parse().unwrap();
         let expected = checkers_zero::cli::moves(kind, position).unwrap();
-        assert_eq!(strings(&answer.json["turns"]), expected, "{game} {position:?}");
+        assert_eq!(
+            strings(&answer.json["turns"]),
+            expected,
+            "{game} {position:?}"
+        );
         // The binary's `moves` prints the same list.
         let mut args = vec!["moves", "--game", game];
         if let Some(p) = position {
@@ -98,41 +106,67 @@ fn a_game_is_played_through_the_api() {
     }
 }
 
+fn start_entry(addr: SocketAddr, position: &str) -> Value {
+    post(
+        addr,
+        "/api/entry",
+        &json!({"game": "hexdame", "position": position}),
+    )
+    .json
+}
+
 fn new_turns(addr: SocketAddr, game: &str, position: &str) -> Vec<String> {
-    strings(&post(addr, "/api/legal", &json!({"game": game, "position": position})).json["turns"])
+    strings(
+        &post(
+            addr,
+            "/api/legal",
+            &json!({"game": game, "position": position}),
+        )
+        .json["turns"],
+    )
 }
 
 #[test]
 fn turn_entry_by_clicks_over_the_api() {
     let (addr, _) = server("web-entry", small());
-    let position = "white a1:w b2:r b4:r";
-    let start = post(addr, "/api/entry", &json!({"game": "hexdame", "position": position}));
+    let (position, path) = position_with_turn(GameKind::Hexdame, |p| p.matches('x').count() >= 2);
+    let origin = &path[..path.find('x').unwrap()];
+    let start = post(
+        addr,
+        "/api/entry",
+        &json!({"game": "hexdame", "position": position}),
+    );
     assert_eq!(start.status, 200, "{}", start.text);
-    assert_eq!(strings(&start.json["clickable"]), vec!["a1"]);
     let mut entry = start.json;
-    let mut clicks = 0;
-    while entry["turn"].is_null() {
-        let next = if entry["selected"].is_null() {
-            entry["clickable"][0].clone()
-        } else {
-            entry["targets"][0].clone()
-        };
+    assert!(strings(&entry["clickable"]).contains(&origin.to_string()));
+    // Click along the capture's path: its origin, then each landing cell.
+    let cells: Vec<&str> = path.split(['x', '-']).collect();
+    for next in cells {
+        if entry["selected"] == json!(next) {
+            continue;
+        }
         let body = json!({"game": "hexdame", "position": position, "steps": entry["steps"],
             "selected": entry["selected"], "click": next});
         let answer = post(addr, "/api/entry", &body);
         assert_eq!(answer.status, 200, "{}", answer.text);
         assert!(answer.json["refused"].is_null());
         entry = answer.json;
-        clicks += 1;
-        assert!(clicks < 10);
     }
-    let turn = entry["turn"].as_str().unwrap().to_string();
-    assert_eq!(turn.matches('x').count(), 2, "a two-jump capture: {turn}");
-    assert!(entry["after"]["outcome"].as_str().unwrap().contains("white wins"));
-    // A click on an empty cell that is no target is refused and changes nothing.
-    let body = json!({"game": "hexdame", "position": position, "click": "e5"});
+    assert_eq!(entry["turn"], json!(path));
+    assert!(entry["after"]["position"].is_string());
+    // A click on a cell that is neither an origin nor a target is refused, changing nothing.
+    let clickable = strings(&start_entry(addr, &position)["clickable"]);
+    let board = post(addr, "/api/new", &json!({"game": "hexdame"})).json;
+    let other = board["board"]["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap().to_string())
+        .find(|c| !clickable.contains(c))
+        .unwrap();
+    let body = json!({"game": "hexdame", "position": position, "click": other});
     let refused = post(addr, "/api/entry", &body).json;
-    assert!(refused["refused"].as_str().unwrap().contains("e5"));
+    assert!(refused["refused"].as_str().unwrap().contains(&other));
     assert_eq!(refused["steps"], json!([]));
 }
 
@@ -150,10 +184,18 @@ fn analysis_answers_and_polls() {
     assert_eq!(snap["done"], json!(true));
     let legal = strings(&post(addr, "/api/legal", &json!({"game": "rematch"})).json["turns"]);
     for t in snap["turns"].as_array().unwrap() {
-        assert!(legal.contains(&t["turn"].as_str().unwrap().to_string()), "{t}");
+        assert!(
+            legal.contains(&t["turn"].as_str().unwrap().to_string()),
+            "{t}"
+        );
     }
     // Polled: progress, then done; a stopped analysis ends early.
-    let id = post(addr, "/api/analysis", &json!({"game": "hexdame", "visits": 5000})).json["id"]
+    let id = post(
+        addr,
+        "/api/analysis",
+        &json!({"game": "hexdame", "visits": 5000}),
+    )
+    .json["id"]
         .as_u64()
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -165,7 +207,10 @@ fn analysis_answers_and_polls() {
         assert!(Instant::now() < deadline, "no progress");
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert_eq!(request(addr, "DELETE", &format!("/api/analysis/{id}"), None).status, 200);
+    assert_eq!(
+        request(addr, "DELETE", &format!("/api/analysis/{id}"), None).status,
+        200
+    );
     loop {
         let snap = get(addr, &format!("/api/analysis/{id}")).json;
         if snap["done"] == json!(true) {
@@ -209,36 +254,113 @@ fn bad_input_gets_a_clear_4xx() {
     let cases: Vec<(&str, Value, u16, &str)> = vec![
         ("/api/legal", json!({"game": "chess"}), 400, "unknown game"),
         ("/api/new", json!({"game": "go"}), 400, "unknown game"),
-        ("/api/legal", json!({"game": "rematch", "position": "purple a1:R"}), 400, "bad position"),
-        ("/api/legal", json!({"game": "eximo", "position": "black z9:b"}), 400, "bad position"),
-        ("/api/legal", json!({"game": "rematch", "colour": 1}), 400, "unknown field"),
+        (
+            "/api/legal",
+            json!({"game": "rematch", "position": "purple a1:R"}),
+            400,
+            "bad position",
+        ),
+        (
+            "/api/legal",
+            json!({"game": "eximo", "position": "black z9:b"}),
+            400,
+            "bad position",
+        ),
+        (
+            "/api/legal",
+            json!({"game": "rematch", "colour": 1}),
+            400,
+            "unknown field",
+        ),
         ("/api/legal", json!({"position": "x"}), 400, "missing field"),
-        ("/api/play", json!({"game": "rematch", "turn": "a1-a9"}), 422, "illegal move"),
-        ("/api/play", json!({"game": "rematch", "turn": "hello"}), 422, "malformed move"),
-        ("/api/play", json!({"game": "rematch", "visits": 0}), 400, "visits"),
-        ("/api/analyse", json!({"game": "rematch", "visits": 5001}), 400, "visits"),
-        ("/api/analyse", json!({"game": "rematch", "seconds": 1e9}), 400, "seconds"),
-        ("/api/analysis", json!({"game": "rematch", "visits": -3}), 400, "bad request body"),
-        ("/api/entry", json!({"game": "rematch", "steps": [9999]}), 422, "not legal"),
-        ("/api/entry", json!({"game": "rematch", "click": "??"}), 400, "malformed cell"),
-        ("/api/play", json!({"game": "hexdame", "position": "white a1:w"}), 422, "game is over"),
+        (
+            "/api/play",
+            json!({"game": "rematch", "turn": "a1-a9"}),
+            422,
+            "illegal move",
+        ),
+        (
+            "/api/play",
+            json!({"game": "rematch", "turn": "hello"}),
+            422,
+            "malformed move",
+        ),
+        (
+            "/api/play",
+            json!({"game": "rematch", "visits": 0}),
+            400,
+            "visits",
+        ),
+        (
+            "/api/analyse",
+            json!({"game": "rematch", "visits": 5001}),
+            400,
+            "visits",
+        ),
+        (
+            "/api/analyse",
+            json!({"game": "rematch", "seconds": 1e9}),
+            400,
+            "seconds",
+        ),
+        (
+            "/api/analysis",
+            json!({"game": "rematch", "visits": -3}),
+            400,
+            "bad request body",
+        ),
+        (
+            "/api/entry",
+            json!({"game": "rematch", "steps": [9999]}),
+            422,
+            "not legal",
+        ),
+        (
+            "/api/entry",
+            json!({"game": "rematch", "click": "??"}),
+            400,
+            "malformed cell",
+        ),
     ];
     for (path, body, status, needle) in cases {
         let answer = post(addr, path, &body);
         assert_eq!(answer.status, status, "{path} {body}: {}", answer.text);
-        let error = answer.json["error"].as_str().unwrap_or_else(|| panic!("{}", answer.text));
-        assert!(error.contains(needle), "{path} {body}: '{error}' lacks '{needle}'");
+        let error = answer.json["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{}", answer.text));
+        assert!(
+            error.contains(needle),
+            "{path} {body}: '{error}' lacks '{needle}'"
+        );
+    }
+    // A finished game: nothing more to play or analyse.
+    let (position, paths) = common::web::short_game(GameKind::Hexdame, 1);
+    let body = json!({"game": "hexdame", "position": position, "turn": paths[0]});
+    let over = post(addr, "/api/play", &body).json["position"].clone();
+    for path in ["/api/play", "/api/analyse"] {
+        let answer = post(addr, path, &json!({"game": "hexdame", "position": over}));
+        assert_eq!(answer.status, 422, "{}", answer.text);
+        assert!(answer.json["error"]
+            .as_str()
+            .unwrap()
+            .contains("game is over"));
     }
     let answer = request(addr, "POST", "/api/legal", Some("{not json"));
     assert_eq!(answer.status, 400);
     assert!(answer.json["error"].is_string());
-    let huge = format!(r#"{{"game": "rematch", "position": "{}"}}"#, "a".repeat(200_000));
+    let huge = format!(
+        r#"{{"game": "rematch", "position": "{}"}}"#,
+        "a".repeat(200_000)
+    );
     let answer = request(addr, "POST", "/api/legal", Some(&huge));
     assert_eq!(answer.status, 413, "{}", answer.text);
     assert!(answer.json["error"].is_string());
     assert_eq!(get(addr, "/api/nothing").status, 404);
     assert_eq!(get(addr, "/api/game?file=games/none.jsonl").status, 404);
-    assert_eq!(get(addr, "/api/game?file=games/00000001.jsonl&index=7").status, 404);
+    assert_eq!(
+        get(addr, "/api/game?file=games/00000001.jsonl&index=7").status,
+        404
+    );
     assert_eq!(get(addr, "/api/game?index=1").status, 400);
     std::fs::write(run.join("games/broken.jsonl"), "{not a record\n").unwrap();
     assert_eq!(get(addr, "/api/game?file=games/broken.jsonl").status, 422);
@@ -247,7 +369,10 @@ fn bad_input_gets_a_clear_4xx() {
 #[test]
 fn no_path_outside_the_run_directory_is_served() {
     let (addr, run) = server("web-traversal", small());
-    let secret = run.parent().unwrap().join(format!("cz-secret-{}.jsonl", std::process::id()));
+    let secret = run
+        .parent()
+        .unwrap()
+        .join(format!("cz-secret-{}.jsonl", std::process::id()));
     std::fs::write(&secret, "secret\n").unwrap();
     std::os::unix::fs::symlink(&secret, run.join("games/link.jsonl")).unwrap();
     std::os::unix::fs::symlink(run.parent().unwrap(), run.join("up")).unwrap();
@@ -324,11 +449,71 @@ fn a_client_that_leaves_mid_analysis_does_not_hurt_the_server() {
     std::thread::sleep(Duration::from_millis(500));
     drop(stream);
     let started = Instant::now();
-    let answer = post(addr, "/api/analyse", &json!({"game": "rematch", "visits": 20}));
+    let answer = post(
+        addr,
+        "/api/analyse",
+        &json!({"game": "rematch", "visits": 20}),
+    );
     assert_eq!(answer.status, 200, "{}", answer.text);
     assert!(
         started.elapsed() < Duration::from_secs(60),
         "the abandoned search was stopped"
     );
     assert_eq!(get(addr, "/api/info").status, 200);
+}
+
+#[test]
+fn the_command_serves_a_store_and_refuses_bad_arguments() {
+    let out = common::run(&[
+        "serve",
+        "--model",
+        "/nonexistent/model",
+        "--addr",
+        "127.0.0.1:0",
+    ]);
+    common::assert_clean_error(&out, "does not exist");
+    let root = common::fresh_dir("web-cli");
+    let config = root.join("serve.toml");
+    std::fs::write(&config, "max_visits = 0\n").unwrap();
+    let out = common::run(&["serve", "--config", config.to_str().unwrap()]);
+    common::assert_clean_error(&out, "max_visits");
+
+    // A distributed run's store (here a directory) is copied and served.
+    let store = root.join("store");
+    tiny_run(&store);
+    std::fs::rename(store.join("metrics.jsonl"), root.join("m")).unwrap();
+    std::fs::create_dir_all(store.join("learner")).unwrap();
+    std::fs::rename(root.join("m"), store.join("learner/metrics.jsonl")).unwrap();
+    let mirror = root.join("mirror");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--store"])
+        .arg(&store)
+        .arg("--run-dir")
+        .arg(&mirror)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let addr: SocketAddr = line
+        .trim()
+        .trim_start_matches("serving on http://")
+        .trim_end_matches('/')
+        .parse()
+        .unwrap_or_else(|_| panic!("{line}"));
+    let metrics = get(addr, "/api/metrics").json;
+    let checkpoints = get(addr, "/api/checkpoints").json;
+    let info = get(addr, "/api/info").json;
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(metrics["metrics"].as_array().unwrap().len(), 4);
+    assert_eq!(checkpoints["checkpoints"].as_array().unwrap().len(), 2);
+    assert!(info["models"]["rematch"].is_string());
+    assert!(!mirror
+        .join("checkpoints/step-00000010/optimizer.safetensors")
+        .exists());
 }

@@ -12,11 +12,12 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use checkers_zero::game::turns::{distinct_turns, Turn};
+use checkers_zero::game::turns::parse_turn;
 use checkers_zero::game::{GameKind, GameState, RulesConfig};
 use checkers_zero::serve::clicks::clicks_for_turn;
 use checkers_zero::serve::{serve_in_background, ServeConfig, ServeOptions};
 use checkers_zero::with_game;
+use common::web::{position_with_turn, short_game};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
 
@@ -78,45 +79,19 @@ async fn browser(port: u16) -> Result<Client, String> {
         .map_err(|e| format!("chromium does not start under chromedriver: {e}"))
 }
 
-/// The shortest sequence of whole turns from `start` to the end of the game (at most
-/// `depth` turns), by iterative deepening.
-fn shortest_game<S: GameState>(start: &S, depth: usize) -> Option<Vec<Turn<S>>> {
-    fn search<S: GameState>(state: &S, left: usize, line: &mut Vec<Turn<S>>) -> bool {
-        if state.outcome().is_some() {
-            return true;
-        }
-        if left == 0 {
-            return false;
-        }
-        for turn in distinct_turns(state) {
-            let next = turn.state.clone();
-            line.push(turn);
-            if search(&next, left - 1, line) {
-                return true;
-            }
-            line.pop();
-        }
-        false
-    }
-    (1..=depth).find_map(|d| {
-        let mut line = Vec::new();
-        search(start, d, &mut line).then_some(line)
-    })
-}
-
-/// A short game of each kind: its start position, each turn's path and its clicks.
-fn short_game(kind: GameKind, position: &str) -> Vec<(String, Vec<String>)> {
+/// The clicks that enter each of `paths`, played one after the other from `position`.
+fn clicks_for(kind: GameKind, position: &str, paths: &[String]) -> Vec<Vec<String>> {
     with_game!(kind, S => {
-        let start = S::from_notation(kind, position, RulesConfig::default()).unwrap();
-        let line = shortest_game(&start, 5).unwrap_or_else(|| panic!("{kind}: no end in 5 turns"));
-        let mut state = start;
-        let mut out = Vec::new();
-        for turn in line {
-            let clicks = clicks_for_turn(&state, &turn.steps).unwrap();
-            out.push((turn.path.clone(), clicks));
-            state = turn.state;
-        }
-        out
+        let mut state = S::from_notation(kind, position, RulesConfig::default()).unwrap();
+        paths
+            .iter()
+            .map(|path| {
+                let turn = parse_turn(&state, path).unwrap();
+                let clicks = clicks_for_turn(&state, &turn.steps).unwrap();
+                state = turn.state;
+                clicks
+            })
+            .collect()
     })
 }
 
@@ -136,7 +111,8 @@ impl Page {
     /// Waits until `script` returns true (and no request is in flight).
     async fn wait(&self, what: &str, script: &str) {
         let deadline = Instant::now() + Duration::from_secs(30);
-        let check = format!("return window.__czPending && window.__czPending() === 0 && ({script});");
+        let check =
+            format!("return window.__czPending && window.__czPending() === 0 && ({script});");
         while self.js(&check).await != json!(true) {
             assert!(Instant::now() < deadline, "timed out waiting for {what}");
             tokio::time::sleep(Duration::from_millis(40)).await;
@@ -169,7 +145,14 @@ impl Page {
              g.dispatchEvent(new Event('change'));"
         ))
         .await;
-        self.wait("the new game", &format!("window.__cz && document.getElementById('seat-controls').children.length === {}", seats.len())).await;
+        self.wait(
+            "the new game",
+            &format!(
+                "window.__cz && document.getElementById('seat-controls').children.length === {}",
+                seats.len()
+            ),
+        )
+        .await;
         for (i, who) in seats.iter().enumerate() {
             self.js(&format!(
                 "const s = document.getElementById('seat-{i}'); s.value = '{who}'; \
@@ -178,10 +161,17 @@ impl Page {
             .await;
         }
         if let Some(p) = position {
-            self.js(&format!("document.getElementById('position-text').value = {};", json!(p)))
-                .await;
+            self.js(&format!(
+                "document.getElementById('position-text').value = {};",
+                json!(p)
+            ))
+            .await;
             self.click("#load-position").await;
-            self.wait("the position", &format!("window.__cz.position === {}", json!(p))).await;
+            self.wait(
+                "the position",
+                &format!("window.__cz.position === {}", json!(p)),
+            )
+            .await;
         }
     }
 
@@ -199,37 +189,49 @@ impl Page {
 }
 
 async fn play_short_games(page: &Page) {
-    let games = [
-        ("rematch", 2, "red a1:R c2:W e4:O"),
-        ("rematch3", 3, "red a1:R c2:W e4:O"),
-        ("hexdame", 2, "white a1:w c3:r"),
-        ("eximo", 2, "white d4:w d6:b"),
-    ];
-    for (game, seats, position) in games {
-        let turns = short_game(game.parse().unwrap(), position);
-        page.setup(game, &vec!["person"; seats], Some(position)).await;
-        for (path, clicks) in &turns {
+    for (game, seats) in [
+        ("rematch", 2),
+        ("rematch3", 3),
+        ("hexdame", 2),
+        ("eximo", 2),
+    ] {
+        let kind: GameKind = game.parse().unwrap();
+        let (position, paths) = short_game(kind, 4);
+        let clicks = clicks_for(kind, &position, &paths);
+        page.setup(game, &vec!["person"; seats], Some(&position))
+            .await;
+        for (path, clicks) in paths.iter().zip(&clicks) {
             page.click_cells(clicks).await;
             let history = page.history().await;
             assert_eq!(history.last(), Some(&json!(path)), "{game}: {clicks:?}");
         }
         let outcome = page.js("return window.__cz.outcome;").await;
         assert!(outcome.is_string(), "{game}: the game is over ({outcome})");
-        let listed = page.js("return document.querySelectorAll('#moves li').length;").await;
-        assert_eq!(listed, json!(turns.len()), "{game}: the move list");
+        let listed = page
+            .js("return document.querySelectorAll('#moves li').length;")
+            .await;
+        assert_eq!(listed, json!(paths.len()), "{game}: the move list");
+        if game == "rematch3" {
+            page.shot("play-rematch3").await;
+        }
     }
 }
 
 async fn multi_capture_drop_and_refusal(page: &Page) {
-    // HexDame: a double capture, the piece selected for its second jump.
-    let position = "white a1:w b2:r b4:r";
-    let turns = short_game(GameKind::Hexdame, position);
-    let (path, clicks) = &turns[0];
-    assert_eq!(path.matches('x').count(), 2, "{path}");
-    page.setup("hexdame", &["person", "person"], Some(position)).await;
+    // HexDame: a capture of two or more pieces, the capturing piece selected between jumps.
+    let (position, path) = position_with_turn(GameKind::Hexdame, |p| p.matches('x').count() >= 2);
+    let clicks = clicks_for(GameKind::Hexdame, &position, std::slice::from_ref(&path)).remove(0);
+    page.setup("hexdame", &["person", "person"], Some(&position))
+        .await;
     page.click_cells(&clicks[..2]).await;
-    let selected = page.js("return document.querySelector('#board .cell.selected').dataset.cell;").await;
-    assert_eq!(selected, json!(clicks[1]), "the capturing piece stays selected");
+    let selected = page
+        .js("return document.querySelector('#board .cell.selected').dataset.cell;")
+        .await;
+    assert_eq!(
+        selected,
+        json!(clicks[1]),
+        "the capturing piece stays selected"
+    );
     let targets = page.js("return [...document.querySelectorAll('#board .cell.target')].map(c => c.dataset.cell);").await;
     assert!(targets.as_array().unwrap().contains(&json!(clicks[2])));
     page.shot("multi-capture").await;
@@ -237,20 +239,18 @@ async fn multi_capture_drop_and_refusal(page: &Page) {
     assert_eq!(page.history().await, vec![json!(path)]);
 
     // Eximo: a man reaches the last row, then its side drops men by clicks.
-    let position = "black c7:b h1:w";
-    with_game!(GameKind::Eximo, S => {
-        let start = S::from_notation(GameKind::Eximo, position, RulesConfig::default()).unwrap();
-        let turn = distinct_turns(&start).into_iter().find(|t| t.path.contains('*')).unwrap();
-        let clicks = clicks_for_turn(&start, &turn.steps).unwrap();
-        page.setup("eximo", &["person", "person"], Some(position)).await;
-        page.click_cells(&clicks).await;
-        assert_eq!(page.history().await, vec![json!(turn.path)]);
-    });
-
+    let (position, path) = position_with_turn(GameKind::Eximo, |p| p.contains('*'));
+    let clicks = clicks_for(GameKind::Eximo, &position, std::slice::from_ref(&path)).remove(0);
+    page.setup("eximo", &["person", "person"], Some(&position))
+        .await;
+    page.click_cells(&clicks).await;
+    assert_eq!(page.history().await, vec![json!(path)]);
     // A click on a cell that is no legal choice is refused and changes nothing.
     page.setup("rematch", &["person", "person"], None).await;
     let clickable = page.js("return [...document.querySelectorAll('#board .cell.clickable')].map(c => c.dataset.cell);").await;
-    let all = page.js("return [...document.querySelectorAll('#board .cell')].map(c => c.dataset.cell);").await;
+    let all = page
+        .js("return [...document.querySelectorAll('#board .cell')].map(c => c.dataset.cell);")
+        .await;
     let refused = all
         .as_array()
         .unwrap()
@@ -261,35 +261,55 @@ async fn multi_capture_drop_and_refusal(page: &Page) {
         .unwrap()
         .to_string();
     page.click(&format!("#board-{refused}")).await;
-    let message = page.js("const m = document.getElementById('message'); return [m.className, m.textContent];").await;
+    let message = page
+        .js("const m = document.getElementById('message'); return [m.className, m.textContent];")
+        .await;
     assert_eq!(message[0], json!("refused"), "{message}");
     assert!(message[1].as_str().unwrap().contains(&refused));
     assert!(page.history().await.is_empty());
-    assert_eq!(page.js("return document.querySelectorAll('#board .cell.selected').length;").await, json!(0));
+    assert_eq!(
+        page.js("return document.querySelectorAll('#board .cell.selected').length;")
+            .await,
+        json!(0)
+    );
 }
 
 async fn model_answers_then_analysis(page: &Page) {
     page.setup("rematch", &["person", "model"], None).await;
-    let first = page.js("return document.querySelector('#board .cell.clickable').dataset.cell;").await;
-    page.click(&format!("#board-{}", first.as_str().unwrap())).await;
-    let target = page.js("return document.querySelector('#board .cell.target').dataset.cell;").await;
-    page.click(&format!("#board-{}", target.as_str().unwrap())).await;
-    page.wait("the model's answer", "window.__cz.history.length === 3").await;
+    let first = page
+        .js("return document.querySelector('#board .cell.clickable').dataset.cell;")
+        .await;
+    page.click(&format!("#board-{}", first.as_str().unwrap()))
+        .await;
+    let target = page
+        .js("return document.querySelector('#board .cell.target').dataset.cell;")
+        .await;
+    page.click(&format!("#board-{}", target.as_str().unwrap()))
+        .await;
+    page.wait("the model's answer", "window.__cz.history.length === 3")
+        .await;
     page.shot("play").await;
 
     page.click("nav button[data-view=analyse]").await;
-    page.js("document.getElementById('analysis-visits').value = 120;").await;
+    page.js("document.getElementById('analysis-visits').value = 120;")
+        .await;
     page.click("#analyse-start").await;
     page.wait(
         "the analysis",
         "document.getElementById('analysis-progress').textContent.includes('(done)')",
     )
     .await;
-    let rows = page.js("return document.querySelectorAll('#analysis-turns tbody tr').length;").await;
+    let rows = page
+        .js("return document.querySelectorAll('#analysis-turns tbody tr').length;")
+        .await;
     assert!(rows.as_u64().unwrap() > 0);
-    let wdl = page.js("return document.getElementById('wdl').textContent;").await;
+    let wdl = page
+        .js("return document.getElementById('wdl').textContent;")
+        .await;
     assert!(wdl.as_str().unwrap().contains("W/D/L"), "{wdl}");
-    let heat = page.js("return document.querySelectorAll('#analysis-board .heat').length;").await;
+    let heat = page
+        .js("return document.querySelectorAll('#analysis-board .heat').length;")
+        .await;
     assert!(heat.as_u64().unwrap() > 0, "the policy heat map");
     page.shot("analyse").await;
 }
@@ -298,17 +318,39 @@ async fn watch_and_dashboard(page: &Page) {
     page.click("nav button[data-view=watch]").await;
     page.wait("the replay", "document.getElementById('watch-info').textContent.includes('wins') || document.getElementById('watch-info').textContent.includes('draw')").await;
     page.js("const s = document.getElementById('watch-slider'); s.value = Math.floor(s.max / 2); s.dispatchEvent(new Event('input'));").await;
-    let turn = page.js("return document.getElementById('watch-turn').textContent;").await;
+    let turn = page
+        .js("return document.getElementById('watch-turn').textContent;")
+        .await;
     assert!(turn.as_str().unwrap().starts_with("turn "), "{turn}");
-    let graph = page.js("return document.querySelectorAll('#watch-values polyline').length;").await;
+    let graph = page
+        .js("return document.querySelectorAll('#watch-values polyline').length;")
+        .await;
     assert_eq!(graph, json!(1), "the value graph");
     page.shot("watch").await;
 
     page.click("nav button[data-view=dashboard]").await;
-    page.wait("the charts", "document.querySelectorAll('#checkpoints tbody tr').length === 2").await;
-    let titles = page.js("return [...document.querySelectorAll('#charts svg')].map(s => s.dataset.title);").await;
-    let titles: Vec<&str> = titles.as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
-    for needed in ["train: total_loss", "train: policy_entropy", "selfplay: mean_game_steps", "selfplay: wins_side0", "selfplay: positions_per_s", "Elo by step"] {
+    page.wait(
+        "the charts",
+        "document.querySelectorAll('#checkpoints tbody tr').length === 2",
+    )
+    .await;
+    let titles = page
+        .js("return [...document.querySelectorAll('#charts svg')].map(s => s.dataset.title);")
+        .await;
+    let titles: Vec<&str> = titles
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    for needed in [
+        "train: total_loss",
+        "train: policy_entropy",
+        "selfplay: mean_game_steps",
+        "selfplay: wins_side0",
+        "selfplay: positions_per_s",
+        "Elo by step",
+    ] {
         assert!(titles.contains(&needed), "{needed} not in {titles:?}");
     }
     page.shot("dashboard").await;
@@ -351,7 +393,8 @@ fn the_page_in_a_real_browser() {
         };
         client.goto(&format!("http://{addr}/")).await.unwrap();
         let page = Page { client, shots };
-        page.wait("the page", "document.body.dataset.ready === '1'").await;
+        page.wait("the page", "document.body.dataset.ready === '1'")
+            .await;
         play_short_games(&page).await;
         multi_capture_drop_and_refusal(&page).await;
         model_answers_then_analysis(&page).await;

@@ -108,14 +108,30 @@ pub fn router(state: Shared) -> Router {
 const INDEX_HTML: &str = include_str!("assets/index.html");
 const ASSETS: [(&str, &str, &str); 5] = [
     ("app.js", "text/javascript", include_str!("assets/app.js")),
-    ("board.js", "text/javascript", include_str!("assets/board.js")),
-    ("charts.js", "text/javascript", include_str!("assets/charts.js")),
-    ("views.js", "text/javascript", include_str!("assets/views.js")),
+    (
+        "board.js",
+        "text/javascript",
+        include_str!("assets/board.js"),
+    ),
+    (
+        "charts.js",
+        "text/javascript",
+        include_str!("assets/charts.js"),
+    ),
+    (
+        "views.js",
+        "text/javascript",
+        include_str!("assets/views.js"),
+    ),
     ("style.css", "text/css", include_str!("assets/style.css")),
 ];
 
 async fn index() -> Response {
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], INDEX_HTML).into_response()
+    (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        INDEX_HTML,
+    )
+        .into_response()
 }
 
 async fn asset(Path(name): Path<String>) -> Response {
@@ -138,7 +154,8 @@ fn query<T>(q: Result<Query<T>, QueryRejection>) -> Result<T, ApiError> {
 }
 
 fn game_kind(name: &str) -> Result<GameKind, ApiError> {
-    name.parse().map_err(|e: crate::game::NotationError| ApiError::bad(e.to_string()))
+    name.parse()
+        .map_err(|e: crate::game::NotationError| ApiError::bad(e.to_string()))
 }
 
 fn parse_position<S: GameState>(kind: GameKind, text: Option<&str>) -> Result<S, ApiError> {
@@ -247,7 +264,9 @@ fn visits(st: &ServeState, asked: Option<u32>) -> Result<u32, ApiError> {
     match asked {
         None => Ok(st.config.default_visits),
         Some(v) if (1..=max).contains(&v) => Ok(v),
-        Some(v) => Err(ApiError::bad(format!("visits must be in 1..={max}, got {v}"))),
+        Some(v) => Err(ApiError::bad(format!(
+            "visits must be in 1..={max}, got {v}"
+        ))),
     }
 }
 
@@ -257,9 +276,13 @@ async fn play(State(st): State<Shared>, bytes: Result<Bytes, BytesRejection>) ->
     let visits = visits(&st, req.visits)?;
     let permit = match req.turn {
         Some(_) => None,
-        None => Some(st.searches.clone().acquire_owned().await.map_err(|e| {
-            ApiError::new(StatusCode::SERVICE_UNAVAILABLE, e.to_string())
-        })?),
+        None => Some(
+            st.searches
+                .clone()
+                .acquire_owned()
+                .await
+                .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?,
+        ),
     };
     blocking(move || {
         let _permit = permit;
@@ -354,7 +377,11 @@ fn prepare_analysis(
     let seconds = match req.seconds {
         None => max,
         Some(s) if s > 0.0 && s <= max => s,
-        Some(s) => return Err(ApiError::bad(format!("seconds must be in (0, {max}], got {s}"))),
+        Some(s) => {
+            return Err(ApiError::bad(format!(
+                "seconds must be in (0, {max}], got {s}"
+            )))
+        }
     };
     let budget = AnalysisBudget {
         visits: visits(st, req.visits)?,
@@ -496,10 +523,7 @@ async fn runs(State(st): State<Shared>) -> ApiResult {
     Ok(Json(json!({ "runs": run_root(&st)?.runs() })))
 }
 
-async fn games(
-    State(st): State<Shared>,
-    q: Result<Query<RunQuery>, QueryRejection>,
-) -> ApiResult {
+async fn games(State(st): State<Shared>, q: Result<Query<RunQuery>, QueryRejection>) -> ApiResult {
     let q = query(q)?;
     blocking(move || Ok(Json(json!({ "files": run_root(&st)?.game_files(&q.run)? })))).await
 }
@@ -536,5 +560,10 @@ async fn checkpoints(
     q: Result<Query<RunQuery>, QueryRejection>,
 ) -> ApiResult {
     let q = query(q)?;
-    blocking(move || Ok(Json(json!({ "checkpoints": run_root(&st)?.checkpoints(&q.run)? })))).await
+    blocking(move || {
+        Ok(Json(
+            json!({ "checkpoints": run_root(&st)?.checkpoints(&q.run)? }),
+        ))
+    })
+    .await
 }

@@ -151,12 +151,12 @@ mod tests {
     fn pieces_follow_the_notation() {
         let state = crate::game::rematch::Rematch::from_notation(
             GameKind::Rematch,
-            "red a1:R c3:RWO d4:W",
+            "red c3:RWO a2:R b1:R b2:R d2:W d3:W e3:W b4:O c4:O c5:O",
             crate::game::RulesConfig::default(),
         )
         .unwrap();
         let p = pieces(&state);
-        assert_eq!(p.len(), 3);
+        assert_eq!(p.len(), 10);
         let stack = p.iter().find(|p| p.cell == "c3").unwrap();
         assert_eq!((stack.text.as_str(), stack.colour), ("RWO", "orange"));
     }

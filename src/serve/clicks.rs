@@ -271,7 +271,12 @@ pub fn clicks_for_turn<S: GameState>(start: &S, steps: &[Action]) -> Result<Vec<
             }
             let input = EntryInput {
                 steps: entry.steps.clone(),
-                selected: entry.selected.as_deref().map(Coord::parse).transpose().map_err(|e| e.to_string())?,
+                selected: entry
+                    .selected
+                    .as_deref()
+                    .map(Coord::parse)
+                    .transpose()
+                    .map_err(|e| e.to_string())?,
                 click: Some(Coord::parse(&name).map_err(|e| e.to_string())?),
             };
             entry = click(start, &input).map_err(|e| e.to_string())?;
@@ -290,6 +295,7 @@ mod tests {
     use crate::game::eximo::Eximo;
     use crate::game::hexdame::HexDame;
     use crate::game::rematch::Rematch;
+    use crate::game::turns::Turn;
     use crate::game::{GameKind, RulesConfig};
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
@@ -384,19 +390,30 @@ mod tests {
         assert!(refused.steps.is_empty());
     }
 
+    /// A position of a seeded random game of `S` with a turn whose path `wanted` accepts.
+    fn find_turn<S: GameState>(kind: GameKind, wanted: impl Fn(&str) -> bool) -> (S, Turn<S>) {
+        let mut rng = StdRng::seed_from_u64(7);
+        for _ in 0..200 {
+            let mut state = S::start(kind, RulesConfig::default());
+            for _ in 0..300 {
+                if state.outcome().is_some() {
+                    break;
+                }
+                let turns = distinct_turns(&state);
+                if let Some(t) = turns.iter().find(|t| wanted(&t.path)) {
+                    return (state.clone(), t.clone());
+                }
+                state = turns[rng.gen_range(0..turns.len())].state.clone();
+            }
+        }
+        panic!("no such turn in random games of {kind}")
+    }
+
     #[test]
     fn multi_capture_continues_from_the_moving_piece() {
-        // HexDame: a white man on c1... uses a position with a two-jump capture.
-        let start = HexDame::from_notation(
-            GameKind::Hexdame,
-            "white a1:w b2:r b4:r",
-            RulesConfig::default(),
-        )
-        .unwrap();
-        let turns = distinct_turns(&start);
-        let longest = turns.iter().max_by_key(|t| t.steps.len()).unwrap();
-        assert!(longest.steps.len() >= 2, "{:?}", turns.iter().map(|t| &t.path).collect::<Vec<_>>());
-        let (names, _) = enter(&start, &longest.steps);
+        let (start, turn) =
+            find_turn::<HexDame>(GameKind::Hexdame, |p| p.matches('x').count() >= 2);
+        let (names, _) = enter(&start, &turn.steps);
         let first_two: Vec<&str> = names.iter().take(2).map(String::as_str).collect();
         let mid = clicks(&start, &first_two);
         assert!(mid.turn.is_none(), "the capture goes on");
@@ -404,32 +421,30 @@ mod tests {
         assert_eq!(mid.selected.as_deref(), Some(first_two[1]));
         assert!(mid.targets.contains(&names[2]));
         assert!(mid.paths.iter().all(|p| p[0] == first_two[1]));
+        assert_eq!(
+            names.len(),
+            turn.steps.len() + 1,
+            "one click per landing cell"
+        );
     }
 
     #[test]
     fn eximo_drops_are_clicked_on_their_cells() {
-        // A black man reaches the last row and its side then drops men on its first rows.
-        let start = Eximo::from_notation(
-            GameKind::Eximo,
-            "black c7:b h1:w",
-            RulesConfig::default(),
-        )
-        .unwrap();
-        let drop_turn = distinct_turns(&start)
-            .into_iter()
-            .find(|t| t.path.contains('*'))
-            .expect("a promotion with drops");
-        let (names, _) = enter(&start, &drop_turn.steps);
-        let before_drops: Vec<&str> = names.iter().take(2).map(String::as_str).collect();
-        let mid = clicks(&start, &before_drops);
+        let (start, turn) = find_turn::<Eximo>(GameKind::Eximo, |p| p.contains('*'));
+        let (names, done) = enter(&start, &turn.steps);
+        assert_eq!(done.turn.as_deref(), Some(turn.path.as_str()));
+        // Before the first drop: no piece is selected and exactly the drop cells are offered.
+        let drops = turn.path.matches('*').count();
+        let before: Vec<&str> = names[..names.len() - drops]
+            .iter()
+            .map(String::as_str)
+            .collect();
+        let mid = clicks(&start, &before);
         assert!(mid.selected.is_none(), "no piece moves in a drop phase");
-        assert!(!mid.targets.is_empty() && mid.clickable == {
-            let mut t = mid.targets.clone();
-            t.sort();
-            t
-        });
-        let all: Vec<&str> = names.iter().map(String::as_str).collect();
-        assert_eq!(clicks(&start, &all).turn, Some(drop_turn.path));
+        let mut targets = mid.targets.clone();
+        targets.sort();
+        assert_eq!(mid.clickable, targets);
+        assert!(targets.contains(&names[names.len() - drops]));
     }
 
     #[test]

@@ -81,7 +81,6 @@ impl LoadedModel {
             },
         }
     }
-
 }
 
 /// The search settings for a game: the export's own, else the defaults without root noise.
@@ -358,7 +357,10 @@ mod tests {
         for t in &last.turns {
             crate::game::turns::parse_turn(&state, &t.turn).unwrap();
         }
-        assert!(legal.contains(&last.pv[0]), "the PV starts with a legal turn");
+        assert!(
+            legal.contains(&last.pv[0]),
+            "the PV starts with a legal turn"
+        );
         let total: f32 = last.heat.iter().map(|(_, p)| p).sum();
         assert!((total - 1.0).abs() < 1e-3, "heat sums the root priors");
         // A set stop flag ends the search after one chunk.

@@ -11,7 +11,9 @@
 pub mod api;
 pub mod board;
 pub mod clicks;
+pub mod command;
 pub mod engine;
+pub mod mirror;
 pub mod rundir;
 
 use std::collections::HashMap;
@@ -62,8 +64,7 @@ impl Default for ServeConfig {
 impl ServeConfig {
     /// Reads a config file and checks it.
     pub fn read(path: &Path) -> Result<ServeConfig, String> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let config: ServeConfig =
             toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         config.check()?;

@@ -193,10 +193,12 @@ impl RunRoot {
 
     /// `run`'s checkpoints, oldest first, with their ratings where rated.
     pub fn checkpoints(&self, run: &str) -> Result<Vec<CheckpointInfo>, RunError> {
-        let dir = self.resolve(&join(run, "checkpoints")).or_else(|e| match e {
-            RunError::NotFound(_) => Ok(PathBuf::new()),
-            e => Err(e),
-        })?;
+        let dir = self
+            .resolve(&join(run, "checkpoints"))
+            .or_else(|e| match e {
+                RunError::NotFound(_) => Ok(PathBuf::new()),
+                e => Err(e),
+            })?;
         let ratings = self.ratings(run)?;
         let mut out: Vec<CheckpointInfo> = std::fs::read_dir(&dir)
             .into_iter()
@@ -229,9 +231,15 @@ fn join(run: &str, name: &str) -> String {
 }
 
 fn is_run(dir: &Path) -> bool {
-    ["config.toml", "metrics.jsonl", "checkpoints", "games", "learner"]
-        .iter()
-        .any(|n| dir.join(n).exists())
+    [
+        "config.toml",
+        "metrics.jsonl",
+        "checkpoints",
+        "games",
+        "learner",
+    ]
+    .iter()
+    .any(|n| dir.join(n).exists())
 }
 
 fn collect_jsonl(dir: &Path, depth: usize, out: &mut Vec<(PathBuf, u64)>) {

@@ -7,10 +7,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use checkers_zero::game::rematch::Rematch;
+use checkers_zero::game::turns::{distinct_turns, parse_turn, Turn};
 use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::{Model, NetConfig};
 use checkers_zero::selfplay::record::{write_records, GameRecord, StepRecord};
+use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 use tch::Device;
 
@@ -35,18 +37,13 @@ pub fn write_checkpoint(run: &Path, kind: GameKind, step: u64) -> PathBuf {
     model.save(&dir.join("model.safetensors")).unwrap();
     let state = format!(r#"{{"step": {step}, "elapsed_s": {step}.0, "seed": 1, "next_game": 9}}"#);
     std::fs::write(dir.join("state.json"), state).unwrap();
-    std::fs::write(
-        run.join("checkpoints/latest"),
-        format!("step-{step:08}"),
-    )
-    .unwrap();
+    std::fs::write(run.join("checkpoints/latest"), format!("step-{step:08}")).unwrap();
     dir
 }
 
 /// A random game of ReMATCH to its end, as self-play records it (values made up from
 /// material, so that the value graph has something to draw).
 fn random_game(seed: u64) -> GameRecord {
-    use rand::{Rng, SeedableRng};
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let rules = RulesConfig {
         ply_cap: 120,
@@ -137,7 +134,10 @@ pub fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
-    let text = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+    let text = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
         dechunk(text)
     } else {
         text.to_string()
@@ -170,4 +170,62 @@ pub fn post(addr: SocketAddr, path: &str, body: &Value) -> Answer {
 /// GET `path`.
 pub fn get(addr: SocketAddr, path: &str) -> Answer {
     request(addr, "GET", path, None)
+}
+
+/// A game of uniformly random whole turns from the start (seeded) that ends by the rules
+/// within 400 turns: each position with the turn played there. `None` past that.
+pub fn random_turns<S: GameState>(kind: GameKind, seed: u64) -> Option<Vec<(S, Turn<S>)>> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut state = S::start(kind, RulesConfig::default());
+    let mut line = Vec::new();
+    while state.outcome().is_none() {
+        if line.len() >= 400 {
+            return None;
+        }
+        let mut turns = distinct_turns(&state);
+        let turn = turns.swap_remove(rng.gen_range(0..turns.len()));
+        let next = turn.state.clone();
+        line.push((state, turn));
+        state = next;
+    }
+    Some(line)
+}
+
+/// A short game of `kind`: a position `turns` whole turns before the end of a random game,
+/// and the paths that end it (checked: from the position's notation they end the game).
+pub fn short_game(kind: GameKind, turns: usize) -> (String, Vec<String>) {
+    checkers_zero::with_game!(kind, S => {
+        for seed in 0..100 {
+            let Some(line) = random_turns::<S>(kind, seed) else { continue };
+            if line.len() < turns {
+                continue;
+            }
+            let tail = &line[line.len() - turns..];
+            let position = tail[0].0.to_notation();
+            let paths: Vec<String> = tail.iter().map(|(_, t)| t.path.clone()).collect();
+            let mut state = S::from_notation(kind, &position, RulesConfig::default()).unwrap();
+            for path in &paths {
+                state = parse_turn(&state, path).unwrap().state;
+            }
+            if state.outcome().is_some() {
+                return (position, paths);
+            }
+        }
+        panic!("no short game of {kind} found")
+    })
+}
+
+/// A position of a random game of `kind` with a legal turn whose path `wanted` accepts:
+/// the position and that path.
+pub fn position_with_turn(kind: GameKind, wanted: impl Fn(&str) -> bool) -> (String, String) {
+    checkers_zero::with_game!(kind, S => {
+        for seed in 0..100 {
+            for (state, _) in random_turns::<S>(kind, seed).unwrap_or_default() {
+                if let Some(t) = distinct_turns(&state).into_iter().find(|t| wanted(&t.path)) {
+                    return (state.to_notation(), t.path);
+                }
+            }
+        }
+        panic!("no such turn found in random games of {kind}")
+    })
 }
