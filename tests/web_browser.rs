@@ -114,7 +114,10 @@ impl Page {
         let check =
             format!("return window.__czPending && window.__czPending() === 0 && ({script});");
         while self.js(&check).await != json!(true) {
-            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            if Instant::now() > deadline {
+                let page = self.js("return [window.__cz, document.getElementById('status').textContent, document.getElementById('message').textContent];").await;
+                panic!("timed out waiting for {what}: {page}");
+            }
             tokio::time::sleep(Duration::from_millis(40)).await;
         }
     }
@@ -160,18 +163,23 @@ impl Page {
             ))
             .await;
         }
-        if let Some(p) = position {
-            self.js(&format!(
-                "document.getElementById('position-text').value = {};",
-                json!(p)
-            ))
-            .await;
-            self.click("#load-position").await;
-            self.wait(
-                "the position",
-                &format!("window.__cz.position === {}", json!(p)),
-            )
-            .await;
+        // A model seat may have moved while the seats were being chosen: start afresh.
+        match position {
+            Some(p) => {
+                let text = json!(p);
+                self.js(&format!(
+                    "document.getElementById('position-text').value = {text};"
+                ))
+                .await;
+                self.click("#load-position").await;
+                self.wait("the position", &format!("window.__cz.position === {text}"))
+                    .await;
+            }
+            None => self.click("#new-game").await,
+        }
+        if seats.iter().all(|s| *s == "person") {
+            self.wait("a fresh game", "window.__cz.history.length === 1")
+                .await;
         }
     }
 
@@ -203,7 +211,11 @@ async fn play_short_games(page: &Page) {
         for (path, clicks) in paths.iter().zip(&clicks) {
             page.click_cells(clicks).await;
             let history = page.history().await;
-            assert_eq!(history.last(), Some(&json!(path)), "{game}: {clicks:?}");
+            assert_eq!(
+                history.last(),
+                Some(&json!(path)),
+                "{game} from {position}, turns {paths:?}: clicked {clicks:?}, played {history:?}"
+            );
         }
         let outcome = page.js("return window.__cz.outcome;").await;
         assert!(outcome.is_string(), "{game}: the game is over ({outcome})");
@@ -275,7 +287,8 @@ async fn multi_capture_drop_and_refusal(page: &Page) {
 }
 
 async fn model_answers_then_analysis(page: &Page) {
-    page.setup("rematch", &["person", "model"], None).await;
+    // The Team (seat 1) moves first in ReMATCH: a person plays it, the model plays Red.
+    page.setup("rematch", &["model", "person"], None).await;
     let first = page
         .js("return document.querySelector('#board .cell.clickable').dataset.cell;")
         .await;
@@ -289,6 +302,9 @@ async fn model_answers_then_analysis(page: &Page) {
     page.wait("the model's answer", "window.__cz.history.length === 3")
         .await;
     page.shot("play").await;
+    // Analyse the start, where the Team has many turns to choose from.
+    page.click("#new-game").await;
+    page.wait("the model's first turn", "window.__cz.history.length === 1").await;
 
     page.click("nav button[data-view=analyse]").await;
     page.js("document.getElementById('analysis-visits').value = 120;")

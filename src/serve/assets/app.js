@@ -62,7 +62,8 @@ async function newGame(position) {
 
 async function resetEntry() {
   play.steps = []; play.selected = null;
-  play.entry = await api("/api/entry", { game: play.game, position: current().view.position });
+  const v = current().view;
+  play.entry = v.outcome ? null : await api("/api/entry", { game: play.game, position: v.position });
   render();
 }
 
@@ -93,7 +94,10 @@ function personToMove() {
 }
 
 async function onCell(cell) {
-  if (!personToMove() || play.thinking) { message("not your turn", true); return; }
+  if (!personToMove() || play.thinking) {
+    message(current().view.outcome ? "the game is over" : "not your turn", true);
+    return;
+  }
   const e = await api("/api/entry", {
     game: play.game, position: current().view.position, steps: play.entry.steps,
     selected: play.entry.selected, click: cell,
