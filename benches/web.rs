@@ -1,8 +1,9 @@
 //! The web path's cost: the analysis reply of `POST /api/analyse` (200 visits, ReMATCH, the
 //! quick config's net exported to TorchScript) next to the same search through `engine`
-//! (`go visits 200`), both on the start position, in one process. Prints medians and the web
-//! path's overhead. `cargo bench --bench web [-- --model EXPORT_DIR] [-- --rounds N]`
-//! (default: a fresh export of the quick config's net, untrained: the search costs the same).
+//! (`go visits 200`), both on the start position, in one process, rounds alternating.
+//! Prints medians and the web path's overhead.
+//! `cargo bench --bench web [-- --model EXPORT_DIR] [-- --rounds N]` (default: a fresh
+//! export of the quick config's net, untrained: the search costs the same).
 use std::io::Cursor;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -81,21 +82,6 @@ fn main() {
     let rounds: usize = arg("--rounds").and_then(|r| r.parse().ok()).unwrap_or(30);
     let visits = 200;
 
-    // Engine: one session, `rounds + 2` times `go`; each answer line is timed as written,
-    // so a round is the time between two answers (the first, with the model's load, is
-    // dropped with the next one as warm-up).
-    let input = Cursor::new(format!("go visits {visits}\n").repeat(rounds + 2));
-    let mut out = Stamped::default();
-    let start = Instant::now();
-    run_engine(&model, Some(visits), input, &mut out).unwrap();
-    let mut times = vec![start];
-    times.extend(out.stamps.iter().copied());
-    let engine: Vec<f64> = times
-        .windows(2)
-        .map(|w| (w[1] - w[0]).as_secs_f64() * 1e3)
-        .collect();
-    assert_eq!(engine.len(), rounds + 2, "one answer per go");
-
     let options = ServeOptions {
         models: vec![model.clone()],
         run_dir: None,
@@ -103,8 +89,20 @@ fn main() {
     };
     let addr = serve_in_background(options).unwrap().addr;
     let body = serde_json::json!({"game": "rematch", "visits": visits});
+
+    // Rounds alternate between the two paths, so that a change in the machine's load
+    // touches both alike. An engine round is the time between the answers to two `go` in a
+    // row (the first warms the loaded module up); a web round is one whole request, as a
+    // client sees it, on a server whose module is warm.
+    let mut engine = Vec::new();
     let mut served = Vec::new();
     for _ in 0..rounds + 2 {
+        let input = Cursor::new(format!("go visits {visits}\n").repeat(2));
+        let mut out = Stamped::default();
+        run_engine(&model, Some(visits), input, &mut out).unwrap();
+        assert_eq!(out.stamps.len(), 2, "two answers");
+        engine.push((out.stamps[1] - out.stamps[0]).as_secs_f64() * 1e3);
+
         let t = Instant::now();
         let answer = web::post(addr, "/api/analyse", &body);
         served.push(t.elapsed().as_secs_f64() * 1e3);

@@ -304,7 +304,8 @@ async fn model_answers_then_analysis(page: &Page) {
     page.shot("play").await;
     // Analyse the start, where the Team has many turns to choose from.
     page.click("#new-game").await;
-    page.wait("the model's first turn", "window.__cz.history.length === 1").await;
+    page.wait("the model's first turn", "window.__cz.history.length === 1")
+        .await;
 
     page.click("nav button[data-view=analyse]").await;
     page.js("document.getElementById('analysis-visits').value = 120;")
