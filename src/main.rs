@@ -47,7 +47,7 @@ enum Command {
         position: Option<String>,
     },
     /// Train: self-play and training in one process, in a run directory that survives
-    /// being stopped (see the README for its layout).
+    /// being stopped (docs/training.md describes its layout).
     Train {
         /// The run's config (configs/<game>.toml); needed to start a run.
         #[arg(long)]
@@ -117,8 +117,12 @@ enum Command {
         /// Start position in the project notation (default: the start position).
         #[arg(long)]
         position: Option<String>,
+        /// Whole turns after which a game is an adjudicated draw (0: no cap; default: the
+        /// cap the model was trained under).
+        #[arg(long)]
+        ply_cap: Option<u32>,
     },
-    /// Run an exported model as an engine: a line protocol on stdin/stdout (see the README).
+    /// Run an exported model as an engine: a line protocol on stdin/stdout (docs/export.md).
     Engine {
         /// The export directory.
         #[arg(long)]
@@ -126,6 +130,10 @@ enum Command {
         /// Default root visits per searched step of `go` (default: the export's).
         #[arg(long)]
         visits: Option<u32>,
+        /// Whole turns after which a game is an adjudicated draw (0: no cap; default: the
+        /// cap the model was trained under).
+        #[arg(long)]
+        ply_cap: Option<u32>,
     },
     /// Serve the web page (play, analyse, watch, dashboard) and its JSON API (docs/web.md).
     Serve(checkers_zero::serve::command::ServeArgs),
@@ -252,17 +260,24 @@ fn run(cli: Cli) -> Result<()> {
             seat,
             visits,
             position,
+            ply_cap,
         } => {
             let options = export::play::PlayOptions {
                 model,
                 seats: seat,
                 visits,
                 position,
+                ply_cap,
             };
             export::play::play(&options, std::io::stdin().lock(), &mut out)?;
         }
-        Command::Engine { model, visits } => {
-            export::engine::run_engine(&model, visits, std::io::stdin().lock(), &mut out)?;
+        Command::Engine {
+            model,
+            visits,
+            ply_cap,
+        } => {
+            let input = std::io::stdin().lock();
+            export::engine::run_engine(&model, visits, ply_cap, input, &mut out)?;
         }
         Command::Serve(args) => checkers_zero::serve::command::run_serve(&args, &mut out)?,
         Command::Show { game, position } => {

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 /// exists. OpenMP threads otherwise spin after each parallel region and take the cores that
 /// self-play threads and the evaluator's own bookkeeping need: with `OMP_WAIT_POLICY=PASSIVE`
 /// the batched evaluator reached 0.9–1.1 of the standalone net's throughput instead of
-/// 0.7–0.9 (README, inference benchmark). A value already set in the environment wins.
+/// 0.7–0.9 (`docs/benchmarks.md`, inference benchmark). A value already set in the
+/// environment wins.
 pub fn init_torch_runtime() {
     if std::env::var_os("OMP_WAIT_POLICY").is_none() {
         // Single-threaded at this point: nothing reads the environment concurrently.
@@ -47,7 +48,20 @@ pub enum NetError {
         /// What libtorch said.
         reason: String,
     },
-    /// A model made for another game, encoding or shape.
+    /// A model trained on another version of its game's input encoding: it would read
+    /// this program's inputs wrongly, so it is refused rather than played.
+    #[error(
+        "model mismatch: encoding version is {found}, expected {expected}: the model was \
+         trained on other inputs (see docs/encoding.md) and would misread these; retrain it, \
+         or play it with the program version that trained it"
+    )]
+    Encoding {
+        /// The version this program writes.
+        expected: u32,
+        /// The version the model was trained on.
+        found: u32,
+    },
+    /// A model made for another game or shape.
     #[error("model mismatch: {what} is {found}, expected {expected}")]
     Mismatch {
         /// The property that differs.
