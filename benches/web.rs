@@ -99,7 +99,7 @@ fn main() {
     for _ in 0..rounds + 2 {
         let input = Cursor::new(format!("go visits {visits}\n").repeat(2));
         let mut out = Stamped::default();
-        run_engine(&model, Some(visits), input, &mut out).unwrap();
+        run_engine(&model, Some(visits), None, input, &mut out).unwrap();
         assert_eq!(out.stamps.len(), 2, "two answers");
         engine.push((out.stamps[1] - out.stamps[0]).as_secs_f64() * 1e3);
 

@@ -25,7 +25,6 @@ use super::engine::{self, search_config, AnalysisBudget, Eval, Snapshot, StopOnD
 use super::rundir::{RunError, RunRoot};
 use super::ServeState;
 use crate::export::play::describe_outcome;
-use crate::export::seat_names;
 use crate::game::turns::{distinct_turns, parse_turn};
 use crate::game::{position, Coord, GameKind, GameState, RulesConfig};
 use crate::with_game;
@@ -189,7 +188,7 @@ fn view<S: GameState>(state: &S) -> Value {
     json!({
         "game": kind.name(),
         "position": state.to_notation(),
-        "seat": seat_names(kind).get(seat.0 as usize),
+        "seat": kind.seat_names().get(seat.0 as usize),
         "seat_index": seat.0,
         "side": state.side_to_move().0,
         "pieces": pieces(state),

@@ -3,7 +3,6 @@
 
 use serde::Serialize;
 
-use crate::export::{seat_names, side_names};
 use crate::game::hex::HexGrid;
 use crate::game::notation::PositionTokens;
 use crate::game::{Coord, GameKind, GameState};
@@ -54,8 +53,8 @@ pub fn board(kind: GameKind) -> Board {
             "hex"
         },
         cells,
-        seats: seat_names(kind).to_vec(),
-        sides: side_names(kind).to_vec(),
+        seats: kind.seat_names().to_vec(),
+        sides: kind.side_names().to_vec(),
     }
 }
 

@@ -351,8 +351,8 @@ mod tests {
                         break;
                     }
                     every_turn_enters(&state);
-                    let turns = distinct_turns(&state);
-                    state = turns[rng.gen_range(0..turns.len())].state.clone();
+                    let mut turns = distinct_turns(&state);
+                    state = turns.swap_remove(rng.gen_range(0..turns.len())).state;
                 }
             });
         }

@@ -102,7 +102,7 @@ pub enum Eval {
     /// A checkpoint through its evaluator thread.
     Net(NetEvaluator),
     /// No model for this game: UCT with random playouts.
-    Rollout(RolloutEvaluator),
+    Rollout(Box<RolloutEvaluator>),
 }
 
 impl Eval {
@@ -113,7 +113,7 @@ impl Eval {
             Some(LoadedModel::Checkpoint { evaluator, .. }) => {
                 Eval::Net(NetEvaluator::new(evaluator.handle()))
             }
-            None => Eval::Rollout(RolloutEvaluator::new(seed)),
+            None => Eval::Rollout(Box::new(RolloutEvaluator::new(seed))),
         }
     }
 
@@ -147,7 +147,7 @@ impl<S: Encode> Evaluate<S> for Eval {
         match self {
             Eval::Torch(e) => e.evaluate(states),
             Eval::Net(e) => e.evaluate(states),
-            Eval::Rollout(e) => e.evaluate(states),
+            Eval::Rollout(e) => e.as_mut().evaluate(states),
         }
     }
 }

@@ -390,7 +390,7 @@ fn replay(record: &GameRecord, index: usize) -> Result<Replay, String> {
         let result = match record.winner {
             Some(w) => format!(
                 "{} wins ({})",
-                crate::export::side_names(kind).get(w as usize).unwrap_or(&"?"),
+                kind.side_names().get(w as usize).unwrap_or(&"?"),
                 record.reason
             ),
             None if record.reason.is_empty() => "unfinished".to_string(),
