@@ -330,22 +330,22 @@ mod tests {
     #[test]
     fn analysis_without_a_model_reports_legal_turns_and_stops() {
         let state = Rematch::start(GameKind::Rematch, RulesConfig::default());
+        let run = |budget: AnalysisBudget, stop: &AtomicBool| {
+            let mut snapshots = Vec::new();
+            let config = MctsConfig::default();
+            analyse(&state, Eval::new(None, 1), config, budget, stop, |s| {
+                snapshots.push(s)
+            });
+            snapshots
+        };
         let stop = AtomicBool::new(false);
-        let mut snapshots = Vec::new();
         let budget = AnalysisBudget {
             visits: 64,
             time: Duration::from_secs(30),
             chunk: 16,
             progress: true,
         };
-        analyse(
-            &state,
-            Eval::new(None, 1),
-            MctsConfig::default(),
-            budget,
-            &stop,
-            |s| snapshots.push(s),
-        );
+        let snapshots = run(budget, &stop);
         assert!(snapshots.len() >= 4, "a snapshot per chunk");
         let last = snapshots.last().unwrap();
         assert!(last.done && last.error.is_none());
@@ -365,19 +365,11 @@ mod tests {
         assert!((total - 1.0).abs() < 1e-3, "heat sums the root priors");
         // A set stop flag ends the search after one chunk.
         stop.store(true, Ordering::Relaxed);
-        let mut stopped = Vec::new();
         let budget = AnalysisBudget {
             visits: 100_000,
             ..budget
         };
-        analyse(
-            &state,
-            Eval::new(None, 1),
-            MctsConfig::default(),
-            budget,
-            &stop,
-            |s| stopped.push(s),
-        );
+        let stopped = run(budget, &stop);
         assert_eq!(stopped.len(), 1);
         assert!(stopped[0].done && stopped[0].visits <= 16);
     }
