@@ -13,6 +13,7 @@ pub mod layout;
 pub mod net;
 pub mod search;
 pub mod selfplay;
+pub mod serve;
 pub mod store;
 pub mod train;
 pub mod util;

@@ -119,6 +119,8 @@ enum Command {
         #[arg(long)]
         ply_cap: Option<u32>,
     },
+    /// Serve the web page (play, analyse, watch, dashboard) and its JSON API (docs/web.md).
+    Serve(checkers_zero::serve::command::ServeArgs),
     /// Draw the board with coordinates.
     Show {
         /// Game: rematch, rematch3, hexdame or eximo.
@@ -214,6 +216,7 @@ fn run(cli: Cli) -> Result<()> {
             let input = std::io::stdin().lock();
             export::engine::run_engine(&model, visits, ply_cap, input, &mut out)?;
         }
+        Command::Serve(args) => checkers_zero::serve::command::run_serve(&args, &mut out)?,
         Command::Show { game, position } => {
             let kind: GameKind = game.parse()?;
             write!(out, "{}", cli::show(kind, position.as_deref())?)?;

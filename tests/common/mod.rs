@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod s3;
+pub mod web;
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
