@@ -153,7 +153,9 @@ class SingleAgentEnv(gymnasium.Env):
     (``"random"``, ``"uct:N"``, ``"alphabeta:D"``; default ``"random"``) or a callable
     ``f(state) -> turn`` returning a turn in the move notation, an action or a list of
     actions. Observations and actions are those of the AEC environment; the reward is the
-    seat's result at the end (+1, 0, -1); ``info["action_mask"]`` repeats the mask.
+    seat's result at the end (+1, 0, -1); ``info["action_mask"]`` repeats the mask. An
+    illegal action ends the episode with reward -1 and ``info["illegal_action"]``, as
+    PettingZoo's ``TerminateIllegalWrapper`` does.
     """
 
     metadata = {"render_modes": ["human", "ansi"]}
@@ -174,6 +176,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.observation_space, self.action_space = _spaces(game)
         self.state = None
+        self._illegal = False
 
     def _observation(self):
         if self.state.is_terminal() or self.state.to_play != self.seat:
@@ -195,13 +198,20 @@ class SingleAgentEnv(gymnasium.Env):
     def reset(self, seed=None, options=None):
         super().reset(seed=seed)
         self.state = _start(self.game, options)
+        self._illegal = False
         self._play_others()
         return self._observation()
 
     def step(self, action):
-        if self.state.is_terminal():
-            raise ValueError("the game is over: call reset()")
-        self.state.apply_action(int(action))
+        if self.state.is_terminal() or self._illegal:
+            raise ValueError("the episode is over: call reset()")
+        action = int(action)
+        if action not in self.state.legal_actions():
+            self._illegal = True
+            obs, info = self._observation()
+            info["illegal_action"] = True
+            return obs, -1.0, True, False, info
+        self.state.apply_action(action)
         self._play_others()
         obs, info = self._observation()
         done = self.state.is_terminal()

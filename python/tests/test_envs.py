@@ -81,9 +81,9 @@ def test_illegal_action_ends_the_game_for_the_wrapped_env():
     agent = env.agent_selection
     obs = env.observe(agent)
     illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
-    with pytest.warns(UserWarning, match="illegal"):
-        env.step(illegal)
+    env.step(illegal)
     assert env.rewards[agent] == -1
+    assert all(env.terminations.values())
     # The unwrapped env raises a ValueError with the legal actions.
     raw = cz.raw_env("hexdame")
     raw.reset()
@@ -134,13 +134,24 @@ def test_gymnasium_wrapper_takes_a_callable_and_a_player():
         calls.append(state.to_play)
         return state.legal_turns()[0]
 
-    env = cz.SingleAgentEnv("rematch", seat="team", opponent=first_turn)
+    first = cz.new_game("rematch").to_play
+    other = cz.seat_names("rematch")[1 - first]
+    env = cz.SingleAgentEnv("rematch", seat=other, opponent=first_turn)
     env.reset(seed=0)
-    assert calls == [0]
+    assert calls == [first]
+    assert env.state.to_play == 1 - first
     env = cz.SingleAgentEnv("rematch3", seat=0, opponent=cz.Player.baseline("alphabeta:1"))
     obs, _ = env.reset(seed=0)
     obs, *_ = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
     assert env.state.to_play == 0 or env.state.is_terminal()
+    # An illegal action ends the episode with -1 (as PettingZoo's TerminateIllegalWrapper).
+    env = cz.SingleAgentEnv("hexdame")
+    obs, _ = env.reset(seed=0)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    obs, reward, terminated, truncated, info = env.step(illegal)
+    assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
+    with pytest.raises(ValueError, match="the episode is over"):
+        env.step(0)
     with pytest.raises(ValueError, match="unknown seat"):
         cz.SingleAgentEnv("rematch", seat="blue")
     with pytest.raises(ValueError, match="unknown agent"):
