@@ -346,15 +346,6 @@ impl AnyState {
         })
     }
 
-    /// The legal-action mask over the action space (net frame).
-    pub fn action_mask(&self) -> Vec<u8> {
-        let mut mask = vec![0u8; self.num_actions()];
-        for action in self.legal_actions() {
-            mask[action] = 1;
-        }
-        mask
-    }
-
     /// The action (net frame) of a step id.
     pub fn action_of_step(&self, step: usize) -> Result<usize> {
         on_state!(self, s => {
@@ -387,6 +378,15 @@ impl AnyState {
             let step = step_of(s, action)?;
             s.apply_step(step);
             Ok(())
+        })
+    }
+
+    /// Applies an action (net frame) that the caller knows is legal (from `legal_actions`
+    /// of this very position).
+    pub fn apply_legal_action(&mut self, action: usize) {
+        on_state!(self, s => {
+            let step = s.action_of_index(action);
+            s.apply_step(step);
         })
     }
 

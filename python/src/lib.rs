@@ -39,6 +39,29 @@ fn kind_of(name: &str) -> PyResult<Kind> {
 #[derive(Clone)]
 struct State {
     inner: AnyState,
+    /// The legal actions of `inner`, once asked for (cleared by every change).
+    legal: Option<Vec<usize>>,
+}
+
+impl State {
+    fn new(inner: AnyState) -> State {
+        State { inner, legal: None }
+    }
+
+    fn legal(&mut self) -> &[usize] {
+        self.legal.get_or_insert_with(|| self.inner.legal_actions())
+    }
+
+    /// Applies an action, through the cached legal actions when there are some.
+    fn apply_one(&mut self, action: usize) -> PyResult<()> {
+        if self.legal().contains(&action) {
+            self.inner.apply_legal_action(action);
+        } else {
+            self.inner.apply_action(action)?;
+        }
+        self.legal = None;
+        Ok(())
+    }
 }
 
 #[pymethods]
@@ -114,13 +137,17 @@ impl State {
     }
 
     /// The legal actions of the next step (net frame).
-    fn legal_actions(&self) -> Vec<usize> {
-        self.inner.legal_actions()
+    fn legal_actions(&mut self) -> Vec<usize> {
+        self.legal().to_vec()
     }
 
     /// The legal-action mask over the action space (uint8, 1 = legal).
-    fn action_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u8>> {
-        Array1::from_vec(self.inner.action_mask()).into_pyarray(py)
+    fn action_mask<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<u8>> {
+        let mut mask = vec![0u8; self.inner.num_actions()];
+        for &action in self.legal() {
+            mask[action] = 1;
+        }
+        Array1::from_vec(mask).into_pyarray(py)
     }
 
     /// The legal steps of the next step (the rules' step ids).
@@ -142,11 +169,13 @@ impl State {
     /// sequence of actions. Returns the actions applied.
     fn apply(&mut self, turn: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
         if let Ok(text) = turn.cast::<PyString>() {
-            return Ok(self.inner.apply_turn(text.to_str()?)?);
+            let actions = self.inner.apply_turn(text.to_str()?)?;
+            self.legal = None;
+            return Ok(actions);
         }
         if turn.is_instance_of::<PyInt>() {
             let action: usize = turn.extract()?;
-            self.inner.apply_action(action)?;
+            self.apply_one(action)?;
             return Ok(vec![action]);
         }
         let actions: Vec<usize> = turn.extract().map_err(|_| {
@@ -157,17 +186,20 @@ impl State {
             next.apply_action(action)?;
         }
         self.inner = next;
+        self.legal = None;
         Ok(actions)
     }
 
     /// Applies one action (net frame): the fast path of `apply` for an int.
     fn apply_action(&mut self, action: usize) -> PyResult<()> {
-        Ok(self.inner.apply_action(action)?)
+        self.apply_one(action)
     }
 
     /// Applies one step by its rules' step id.
     fn apply_step(&mut self, step: usize) -> PyResult<()> {
-        Ok(self.inner.apply_step(step)?)
+        self.inner.apply_step(step)?;
+        self.legal = None;
+        Ok(())
     }
 
     /// The actions of a turn written in the move notation (nothing is applied).
@@ -233,7 +265,7 @@ impl State {
 
     /// The position under symmetry `sym`, or `None` where the symmetry does not apply.
     fn transform(&self, sym: usize) -> PyResult<Option<State>> {
-        Ok(self.inner.transform(sym)?.map(|inner| State { inner }))
+        Ok(self.inner.transform(sym)?.map(State::new))
     }
 
     /// The board drawn for a terminal.
@@ -256,17 +288,13 @@ impl State {
 /// The start position of a game (`rematch`, `rematch3`, `hexdame`, `eximo`).
 #[pyfunction]
 fn new_game(name: &str) -> PyResult<State> {
-    Ok(State {
-        inner: AnyState::start(kind_of(name)?),
-    })
+    Ok(State::new(AnyState::start(kind_of(name)?)))
 }
 
 /// A position written in the project notation.
 #[pyfunction]
 fn from_notation(name: &str, text: &str) -> PyResult<State> {
-    Ok(State {
-        inner: AnyState::from_notation(kind_of(name)?, text)?,
-    })
+    Ok(State::new(AnyState::from_notation(kind_of(name)?, text)?))
 }
 
 /// The games' names.
