@@ -190,7 +190,7 @@ pub fn transform_planes(kind: GameKind, sym: usize, planes: &[f32], out: &mut [f
     check_symmetry(kind, sym)?;
     let info = encoding(kind);
     let size = info.planes * info.height * info.width;
-    if planes.len() % size != 0 || planes.len() != out.len() || planes.is_empty() {
+    if !planes.len().is_multiple_of(size) || planes.len() != out.len() || planes.is_empty() {
         return Err(BridgeError::Value(format!(
             "planes of {kind} have {size} values per position ({} x {} x {}), got {}",
             info.planes,
@@ -237,6 +237,17 @@ fn actions_of<S: Encode>(start: &S, steps: &[Action]) -> Vec<usize> {
             action
         })
         .collect()
+}
+
+fn path_of<S: Encode>(start: &S, actions: &[usize]) -> Result<String> {
+    let mut state = start.clone();
+    let mut path = String::new();
+    for (i, &action) in actions.iter().enumerate() {
+        let step = step_of(&state, action)?;
+        push_step_text(&state, step, i == 0, &mut path);
+        state.apply_step(step);
+    }
+    Ok(path)
 }
 
 fn step_of<S: Encode>(state: &S, action: usize) -> Result<Action> {
@@ -415,16 +426,7 @@ impl AnyState {
 
     /// The path of a sequence of actions (net frame) from this position.
     pub fn turn_text(&self, actions: &[usize]) -> Result<String> {
-        on_state!(self, s => {
-            let mut state = s.clone();
-            let mut path = String::new();
-            for (i, &action) in actions.iter().enumerate() {
-                let step = step_of(&state, action)?;
-                push_step_text(&state, step, i == 0, &mut path);
-                state.apply_step(step);
-            }
-            Ok(path)
-        })
+        on_state!(self, s => path_of(s, actions))
     }
 
     /// The distinct legal whole turns (sorted paths) with their actions (net frame).
@@ -578,9 +580,9 @@ impl Brain {
     /// A short description.
     pub fn name(&self) -> String {
         match self {
-            Brain::Model {
-                model, visits, ..
-            } => format!("model:{}:{visits}", model.dir().display()),
+            Brain::Model { model, visits, .. } => {
+                format!("model:{}:{visits}", model.dir().display())
+            }
             Brain::Baseline(spec) => spec.to_string(),
         }
     }
@@ -604,7 +606,9 @@ impl Brain {
     /// Chooses the rest of the current turn in `state` (a whole turn at a turn boundary).
     pub fn choose(&self, state: &AnyState, seed: u64, visits: Option<u32>) -> Result<Choice> {
         if state.is_terminal() {
-            return Err(BridgeError::Value("the game is over: no turn to choose".into()));
+            return Err(BridgeError::Value(
+                "the game is over: no turn to choose".into(),
+            ));
         }
         if let Some(kind) = self.kind() {
             if kind != state.kind() {

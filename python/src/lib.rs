@@ -11,7 +11,10 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use numpy::ndarray::{Array1, Array3};
-use numpy::{IntoPyArray, PyArray1, PyArray3, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn, PyArrayDyn};
+use numpy::{
+    IntoPyArray, PyArray1, PyArray3, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn,
+    PyReadwriteArrayDyn,
+};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyString};
@@ -347,7 +350,7 @@ fn transform_planes<'py>(
     let input = view.iter().copied().collect::<Vec<f32>>();
     let mut out = vec![0.0f32; input.len()];
     bridge::transform_planes(kind, sym, &input, &mut out)?;
-    Ok(PyArray1::from_vec(py, out).reshape(shape)?)
+    PyArray1::from_vec(py, out).reshape(shape)
 }
 
 /// Where symmetry `sym` sends each action: `perm[a]` (int64 array over the action space).
@@ -358,7 +361,10 @@ fn action_permutation<'py>(
     sym: usize,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
     let perm = bridge::action_permutation(kind_of(name)?, sym)?;
-    Ok(PyArray1::from_vec(py, perm.into_iter().map(|i| i as i64).collect()))
+    Ok(PyArray1::from_vec(
+        py,
+        perm.into_iter().map(|i| i as i64).collect(),
+    ))
 }
 
 /// perft of a position (the start when `notation` is None), as `checkers-zero perft`.
