@@ -1,7 +1,7 @@
 //! checkers-zero: an AlphaZero-style self-play trainer for ReMATCH, HexDame and Eximo.
 //!
 //! The data flow runs one way: rules core ([`game`]) → search → self-play → training →
-//! checkpoints → evaluation and export. See `DESIGN.md` in the shared folder for the map.
+//! checkpoints → evaluation and export. The module map is `docs/architecture.md`.
 
 pub mod cli;
 pub mod distributed;

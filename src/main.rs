@@ -47,7 +47,7 @@ enum Command {
         position: Option<String>,
     },
     /// Train: self-play and training in one process, in a run directory that survives
-    /// being stopped (see the README for its layout).
+    /// being stopped (docs/training.md describes its layout).
     Train {
         /// The run's config (configs/<game>.toml); needed to start a run.
         #[arg(long)]
@@ -118,7 +118,7 @@ enum Command {
         #[arg(long)]
         position: Option<String>,
     },
-    /// Run an exported model as an engine: a line protocol on stdin/stdout (see the README).
+    /// Run an exported model as an engine: a line protocol on stdin/stdout (docs/export.md).
     Engine {
         /// The export directory.
         #[arg(long)]

@@ -1,6 +1,6 @@
-//! Eximo rules, sentence by sentence (eximo.md and the Eximo/Common parts of
-//! CLARIFICATIONS.md). Each test builds a position in the notation and compares the EXACT
-//! sorted list of legal whole turns (one path per distinct resulting position).
+//! Eximo rules, sentence by sentence (`docs/rules.md`: "Eximo" and "Common"). Each test
+//! builds a position in the notation and compares the EXACT sorted list of legal whole
+//! turns (one path per distinct resulting position).
 
 use checkers_zero::game::eximo::{Eximo, NUM_ACTIONS};
 use checkers_zero::game::turns::{distinct_turns, parse_turn};

@@ -1,5 +1,6 @@
-//! HexDame rules, one test per sentence of the published rules (hexdame.md) and per point of
-//! CLARIFICATIONS.md, each on a hand-built position with the exact set of legal whole turns.
+//! HexDame rules, one test per sentence of the published rules and per binding reading
+//! (`docs/rules.md`, "HexDame"), each on a hand-built position with the exact set of legal
+//! whole turns.
 
 use checkers_zero::game::hexdame::{decode_action, encode_action, HexDame, NUM_ACTIONS};
 use checkers_zero::game::turns::{distinct_turns, parse_turn};

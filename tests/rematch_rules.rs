@@ -1,5 +1,5 @@
 //! ReMATCH rules, one test per sentence of the published rules and per clarification
-//! (shared/rules/rematch.md, CLARIFICATIONS.md "ReMATCH"). Every position is hand-built in
+//! (`docs/rules.md`, "ReMATCH"). Every position is hand-built in
 //! the notation and checked against the exact, complete list of legal whole turns.
 //!
 //! Every position has the 12 pieces, 4 of each colour; pieces that play no part are parked

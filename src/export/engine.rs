@@ -1,7 +1,7 @@
 //! `checkers-zero engine`: a line protocol on stdin/stdout for GUIs and other programs,
 //! in the manner of UCI and GTP. One command per line; answers are whole lines; a command
 //! that cannot be carried out gets one line `error <message>` and the engine keeps running.
-//! The README's "Engine protocol" section is the reference; in short:
+//! `docs/export.md`, "Engine protocol", is the reference; in short:
 //!
 //! ```text
 //! id                                   -> id name checkers-zero <version> game <g> encoding <e> step <n|unknown> visits <v>

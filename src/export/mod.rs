@@ -194,8 +194,8 @@ impl ExportMeta {
     }
 }
 
-/// The action-space layout of a game, as the README states it. Policy indices are in the
-/// side to move's frame: `Encode::policy_index` maps a game action to its index.
+/// The action-space layout of a game, as `docs/architecture.md` states it. Policy indices
+/// are in the side to move's frame: `Encode::policy_index` maps a game action to its index.
 pub fn action_layout(kind: GameKind) -> &'static str {
     match kind {
         GameKind::Rematch | GameKind::Rematch3 => {

@@ -1,6 +1,6 @@
 //! Eximo: 8x8, men only, orthogonal and diagonal moves, friendly jumps, sideways captures,
-//! and drops for a man that reaches the far row (rules: `eximo.md`, binding reading:
-//! `CLARIFICATIONS.md`).
+//! and drops for a man that reaches the far row (rules and their binding reading:
+//! `docs/rules.md`, "Eximo").
 //!
 //! # Board and sides
 //! Squares are numbered `rank * 8 + file` (`a1` = 0, `h1` = 7, `a8` = 56, `h8` = 63) and the

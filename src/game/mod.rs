@@ -76,7 +76,7 @@ impl Outcome {
     }
 }
 
-/// Switches for the rules marked \[project\] in CLARIFICATIONS.md (on by default).
+/// Switches for the rules marked \[project\] in `docs/rules.md` (on by default).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct RulesConfig {
     /// Whole turns (plies) after which the game is an adjudicated draw; 0 disables the cap.
@@ -171,7 +171,7 @@ pub trait GameState: Clone + Send + Sync + fmt::Debug + 'static {
     /// The start position of `kind` (which must be a kind this type implements).
     fn start(kind: GameKind, rules: RulesConfig) -> Self;
 
-    /// Parses a position in the notation of CLARIFICATIONS.md (always at a turn boundary).
+    /// Parses a position in the notation of `docs/notation.md` (always at a turn boundary).
     fn from_notation(kind: GameKind, text: &str, rules: RulesConfig)
         -> Result<Self, NotationError>;
 

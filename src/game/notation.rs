@@ -1,4 +1,4 @@
-//! Positions and moves as text (CLARIFICATIONS.md, "Notation"): cell names, the token
+//! Positions and moves as text (`docs/notation.md`): cell names, the token
 //! structure of a position, and the errors every parser reports.
 
 use std::fmt;

@@ -1,7 +1,7 @@
 //! ReMATCH rules core (2-player `rematch` and 3-player `rematch3`): Red (4 pieces, flying
 //! captures) against the Team (4 White + 4 Orange), on the 19-hex board of radius 2, with
 //! captured pieces stacked under the jumper. The binding reading is
-//! `shared/rules/CLARIFICATIONS.md`, "ReMATCH".
+//! `docs/rules.md`, "ReMATCH".
 //!
 //! # Representation
 //! - Cells are indexed like [`HexGrid::new(2)`](super::hex::HexGrid): by rank, then file

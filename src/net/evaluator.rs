@@ -7,7 +7,7 @@
 //! passed, and runs them as one batch. Nobody holds a lock while waiting, so no interleaving
 //! of producers can deadlock.
 //!
-//! What it does to keep the net busy (README, inference benchmark):
+//! What it does to keep the net busy (`docs/benchmarks.md`, inference benchmark):
 //! - dispatching as soon as every live handle has a job queued (a self-play worker sends one
 //!   job per round and then waits, so nothing more can come): no idle `max_wait` per round
 //!   when the workers together fill less than `max_batch`, nor at the end of a run;
@@ -54,10 +54,10 @@ impl Default for EvaluatorConfig {
             max_batch: 128,
             max_wait: Duration::from_millis(2),
             torch_threads: 0,
-            // bf16 measured 1.1-2x faster than fp32 at batch 4-16 on this CPU (README)...
+            // bf16 measured 1.1-2x faster than fp32 at batch 4-16 on this CPU...
             bf16: true,
-            // ...while fp32 is ahead or even at batch 1-2 for ReMATCH and Eximo (README,
-            // `--crossover`; HexDame's net is faster in bf16 already at batch 1).
+            // ...while fp32 is ahead or even at batch 1-2 for ReMATCH and Eximo; HexDame's net
+            // is faster in bf16 already at batch 1 (docs/benchmarks.md, `--crossover`).
             fp32_below: 4,
         }
     }

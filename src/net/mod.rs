@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 /// exists. OpenMP threads otherwise spin after each parallel region and take the cores that
 /// self-play threads and the evaluator's own bookkeeping need: with `OMP_WAIT_POLICY=PASSIVE`
 /// the batched evaluator reached 0.9–1.1 of the standalone net's throughput instead of
-/// 0.7–0.9 (README, inference benchmark). A value already set in the environment wins.
+/// 0.7–0.9 (`docs/benchmarks.md`, inference benchmark). A value already set in the
+/// environment wins.
 pub fn init_torch_runtime() {
     if std::env::var_os("OMP_WAIT_POLICY").is_none() {
         // Single-threaded at this point: nothing reads the environment concurrently.

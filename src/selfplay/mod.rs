@@ -4,5 +4,6 @@
 pub mod config;
 pub mod pool;
 pub mod record;
+pub mod resign;
 pub mod show;
 pub mod worker;

@@ -4,7 +4,7 @@
 //! With several evaluator instances (each owning a copy of the model), worker `w` sends its
 //! leaves to instance `w % instances`. On this 2-core CPU two single-threaded instances beat
 //! one instance with two libtorch threads: inside self-play the second OpenMP thread of a
-//! shared forward pass gained nothing (README, self-play benchmark).
+//! shared forward pass gained nothing (`docs/benchmarks.md`, self-play benchmark).
 
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver};
