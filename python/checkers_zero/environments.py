@@ -117,17 +117,22 @@ class CheckersZeroEnv(AECEnv):
             self.render()
 
     def render(self):
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode")
-            return None
-        text = self.state.render()
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return _render(self.state, self.render_mode)
 
     def close(self):
         pass
+
+
+def _render(state, mode):
+    """The board as text (``ansi``), printed (``human``), or nothing without a mode."""
+    if mode is None:
+        gymnasium.logger.warn("render() called without a render_mode")
+        return None
+    text = state.render()
+    if mode == "ansi":
+        return text
+    print(text)
+    return None
 
 
 def wrapped_env(game, **kwargs):
@@ -222,10 +227,4 @@ class SingleAgentEnv(gymnasium.Env):
         return obs, reward, done and not capped, capped, info
 
     def render(self):
-        if self.render_mode is None:
-            return None
-        text = self.state.render()
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return _render(self.state, self.render_mode)

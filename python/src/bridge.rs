@@ -357,30 +357,27 @@ impl AnyState {
         })
     }
 
+    /// `index` (a step id or an action) if it is inside the action space.
+    fn in_range(&self, what: &str, index: usize) -> Result<usize> {
+        let n = self.num_actions();
+        if index >= n {
+            return Err(BridgeError::Value(format!(
+                "{what} {index} out of range (0..{n})"
+            )));
+        }
+        Ok(index)
+    }
+
     /// The action (net frame) of a step id.
     pub fn action_of_step(&self, step: usize) -> Result<usize> {
-        on_state!(self, s => {
-            if step >= s.num_actions() {
-                return Err(BridgeError::Value(format!(
-                    "step {step} out of range (0..{})",
-                    s.num_actions()
-                )));
-            }
-            Ok(s.policy_index(step as Action))
-        })
+        let step = self.in_range("step", step)? as Action;
+        Ok(on_state!(self, s => s.policy_index(step)))
     }
 
     /// The step id of an action (net frame), which must be in range.
     pub fn step_of_action(&self, action: usize) -> Result<usize> {
-        on_state!(self, s => {
-            if action >= s.num_actions() {
-                return Err(BridgeError::Value(format!(
-                    "action {action} out of range (0..{})",
-                    s.num_actions()
-                )));
-            }
-            Ok(s.action_of_index(action) as usize)
-        })
+        let action = self.in_range("action", action)?;
+        Ok(on_state!(self, s => s.action_of_index(action) as usize))
     }
 
     /// Applies a legal action (net frame); the error lists the legal ones.

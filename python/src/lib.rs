@@ -158,7 +158,7 @@ impl State {
         self.inner.legal_steps()
     }
 
-    /// The action (net frame) of a step id, and back.
+    /// The action (net frame) of a step id.
     fn action_of_step(&self, step: usize) -> PyResult<usize> {
         Ok(self.inner.action_of_step(step)?)
     }
