@@ -117,6 +117,10 @@ enum Command {
         /// Start position in the project notation (default: the start position).
         #[arg(long)]
         position: Option<String>,
+        /// Whole turns after which a game is an adjudicated draw (0: no cap; default: the
+        /// cap the model was trained under).
+        #[arg(long)]
+        ply_cap: Option<u32>,
     },
     /// Run an exported model as an engine: a line protocol on stdin/stdout (docs/export.md).
     Engine {
@@ -126,6 +130,10 @@ enum Command {
         /// Default root visits per searched step of `go` (default: the export's).
         #[arg(long)]
         visits: Option<u32>,
+        /// Whole turns after which a game is an adjudicated draw (0: no cap; default: the
+        /// cap the model was trained under).
+        #[arg(long)]
+        ply_cap: Option<u32>,
     },
     /// Draw the board with coordinates.
     Show {
@@ -250,17 +258,24 @@ fn run(cli: Cli) -> Result<()> {
             seat,
             visits,
             position,
+            ply_cap,
         } => {
             let options = export::play::PlayOptions {
                 model,
                 seats: seat,
                 visits,
                 position,
+                ply_cap,
             };
             export::play::play(&options, std::io::stdin().lock(), &mut out)?;
         }
-        Command::Engine { model, visits } => {
-            export::engine::run_engine(&model, visits, std::io::stdin().lock(), &mut out)?;
+        Command::Engine {
+            model,
+            visits,
+            ply_cap,
+        } => {
+            let input = std::io::stdin().lock();
+            export::engine::run_engine(&model, visits, ply_cap, input, &mut out)?;
         }
         Command::Show { game, position } => {
             let kind: GameKind = game.parse()?;

@@ -100,3 +100,56 @@ fn bad_match_input_is_a_one_line_error() {
         "elo0 must be below elo1",
     );
 }
+
+/// `match` plays a checkpoint under the ply cap it was trained with unless `--ply-cap` says
+/// otherwise, and `result.json` says which cap and where it came from.
+#[test]
+fn match_defaults_to_the_cap_the_model_was_trained_with() {
+    use checkers_zero::game::eximo::Eximo;
+    use checkers_zero::game::{GameKind, RulesConfig};
+    use checkers_zero::net::encode::Encode;
+    use checkers_zero::net::model::{Model, NetConfig};
+
+    let dir = common::fresh_dir("cli-match-cap");
+    let checkpoint = dir.join("step-00000010");
+    std::fs::create_dir_all(&checkpoint).unwrap();
+    let config = NetConfig {
+        blocks: 1,
+        channels: 8,
+        policy_channels: 4,
+        value_hidden: 8,
+    };
+    let mut model =
+        Model::new(Eximo::net_shape(GameKind::Eximo), config, tch::Device::Cpu).unwrap();
+    model.set_rules(RulesConfig {
+        ply_cap: 150,
+        ..RulesConfig::default()
+    });
+    model.save(&checkpoint.join("model.safetensors")).unwrap();
+    let net = format!("net:{}:2", checkpoint.display());
+    let result = |extra: &[&str]| {
+        let out_dir = dir.join(format!("match{}", extra.len()));
+        let out_text = out_dir.display().to_string();
+        let mut args = vec![
+            "match", "--game", "eximo", "--agent", &net, "--agent", "random", "--games", "2",
+            "--out", &out_text, "--quiet",
+        ];
+        args.extend(extra);
+        let out = run(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(out_dir.join("result.json")).unwrap();
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()
+    };
+    let trained = result(&[]);
+    assert_eq!(trained["ply_cap"], 150);
+    let from = trained["ply_cap_from"].as_str().unwrap();
+    assert!(from.contains("training") && from.contains(&net), "{from}");
+    let told = result(&["--ply-cap", "300"]);
+    assert_eq!(told["ply_cap"], 300);
+    assert_eq!(told["ply_cap_from"], "--ply-cap");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

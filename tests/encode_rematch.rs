@@ -1,15 +1,16 @@
-//! ReMATCH encoding: determinism, a lossless round trip through an independent decoder,
+//! ReMATCH encoding: a lossless round trip through an independent decoder, transpositions,
 //! equivariance under the 12 hexagon symmetries (planes, legal policy indices, successors),
-//! the policy bijection, off-board zeros, the who-moves planes, and the masked net policy.
+//! the policy layout and the who-moves planes. The checks every game shares (determinism,
+//! off-board zeros, the policy bijection, the masked net policy) are in tests/conformance.rs.
 use std::collections::BTreeSet;
 
 use checkers_zero::game::hex::{HexGrid, HexSymmetry, DIRECTIONS};
 use checkers_zero::game::rematch::{Rematch, ORANGE, RED, WHITE};
 use checkers_zero::game::{Action, GameKind, GameState, RulesConfig, StepList};
 use checkers_zero::net::encode::Encode;
-use checkers_zero::net::evaluator::{evaluate_batch, Request};
-use checkers_zero::net::model::{Model, NetConfig};
-use tch::Device;
+
+mod common;
+use common::{decoded_turns_left, expected_turns_left};
 
 const KINDS: [GameKind; 2] = [GameKind::Rematch, GameKind::Rematch3];
 const SQ: usize = 25;
@@ -145,7 +146,7 @@ struct Decoded {
     notation: String,
     jumper: Option<usize>,
     jumped: u32,
-    plies: u32,
+    turns_left: u32,
     seat: Option<u8>,
 }
 
@@ -249,7 +250,14 @@ fn decode(planes: &[f32], ply_cap: u32) -> Decoded {
     if jumper.is_none() {
         assert_eq!(jumped, 0);
     }
-    let plies = (constant(planes, P_PLIES, &grid) * ply_cap as f32).round() as u32;
+    let turns_left = decoded_turns_left(constant(planes, P_PLIES, &grid));
+    if ply_cap == 0 {
+        assert_eq!(
+            turns_left,
+            expected_turns_left(0, 0),
+            "no cap: the plane is 1"
+        );
+    }
     let seat = one_hot(
         &(0..3)
             .map(|i| constant(planes, P_SEAT + i, &grid))
@@ -261,7 +269,7 @@ fn decode(planes: &[f32], ply_cap: u32) -> Decoded {
         notation: text,
         jumper,
         jumped,
-        plies,
+        turns_left,
         seat,
     }
 }
@@ -286,32 +294,6 @@ fn shape_and_board_mask() {
         assert_eq!(shape.game, kind.name());
         assert_eq!(shape.num_actions, 456);
         assert_eq!(shape.planes, 51);
-    }
-}
-
-#[test]
-fn deterministic_and_overwrites_everything() {
-    for s in corpus(150, 11) {
-        let a = enc(&s);
-        assert!(a.iter().all(|v| v.is_finite()), "every value written");
-        let mut b = vec![7.5f32; planes_len()];
-        s.encode(&mut b);
-        assert_eq!(a, b);
-        // Rebuilt from its notation (turn boundaries; plies restart at 0 there).
-        if !s.turn_in_progress() {
-            let r =
-                Rematch::from_notation(s.kind(), &s.to_notation(), RulesConfig::default()).unwrap();
-            let c = enc(&r);
-            for p in 0..Rematch::PLANES {
-                if p != P_PLIES {
-                    assert_eq!(
-                        a[p * SQ..(p + 1) * SQ],
-                        c[p * SQ..(p + 1) * SQ],
-                        "plane {p}"
-                    );
-                }
-            }
-        }
     }
 }
 
@@ -380,7 +362,10 @@ fn round_trip_through_decoder() {
         assert_eq!(d.notation, s.to_notation(), "{}", s.render());
         assert_eq!(d.jumper, s.jumper());
         assert_eq!(d.jumped, s.jumped());
-        assert_eq!(d.plies, s.plies());
+        assert_eq!(
+            d.turns_left,
+            expected_turns_left(s.plies(), s.rules().ply_cap)
+        );
         match s.kind() {
             GameKind::Rematch3 => assert_eq!(d.seat, Some(s.seat_to_move().0)),
             _ => assert_eq!(d.seat, None),
@@ -523,7 +508,7 @@ fn composition_of_symmetries() {
 }
 
 #[test]
-fn policy_index_is_a_bijection() {
+fn policy_index_is_the_action_and_symmetries_follow_the_layout() {
     let mut samples = vec![
         pos(GameKind::Rematch, "white c3:WWWOOOORRRR d4:W"),
         pos(
@@ -533,25 +518,10 @@ fn policy_index_is_a_bijection() {
         red_flying_mid_sequence(GameKind::Rematch),
     ];
     samples.extend(KINDS.map(|k| Rematch::start(k, RulesConfig::default())));
+    // No frame change: the index is the action (the bijection itself: tests/conformance.rs).
     for s in &samples {
         assert_eq!(s.num_actions(), 456);
-        let mut seen = [false; 456];
-        for i in 0..456 {
-            let a = s.action_of_index(i);
-            assert!((a as usize) < 456);
-            assert_eq!(s.policy_index(a), i);
-            assert!(!seen[a as usize]);
-            seen[a as usize] = true;
-        }
-        let idx: BTreeSet<usize> = legal(s).iter().map(|&a| s.policy_index(a)).collect();
-        assert_eq!(idx.len(), legal(s).len());
-    }
-    for k in 0..12 {
-        let image: BTreeSet<usize> = (0..456)
-            .map(|i| Rematch::transform_policy_index(k, i))
-            .collect();
-        assert_eq!(image.len(), 456, "sym {k} permutes the indices");
-        assert!(image.iter().all(|&i| i < 456));
+        assert!((0..456).all(|a| s.policy_index(a as Action) == a));
     }
     // The layout: (cell * 6 + dir) * 4 + dist - 1, rotated by HexSymmetry::direction.
     let grid = HexGrid::new(2);
@@ -564,19 +534,6 @@ fn policy_index_is_a_bijection() {
                     let j = (image as usize * 6 + sym.direction(dir)) * 4 + dist - 1;
                     assert_eq!(Rematch::transform_policy_index(k, i), j);
                 }
-            }
-        }
-    }
-}
-
-#[test]
-fn off_board_squares_are_zero() {
-    let mask = Rematch::board_mask();
-    for s in corpus(100, 55) {
-        let p = enc(&s);
-        for plane in 0..Rematch::PLANES {
-            for sq in (0..SQ).filter(|&sq| !mask[sq]) {
-                assert_eq!(p[plane * SQ + sq], 0.0, "plane {plane} square {sq}");
             }
         }
     }
@@ -621,45 +578,4 @@ fn who_moves_is_in_the_planes() {
     let b = enc(&pos(GameKind::Rematch3, &format!("orange {pieces}")));
     assert_eq!(differing_planes(&a, &b), vec![P_SEAT + 2]);
     assert_eq!(WHITE, 1);
-}
-
-#[test]
-fn masked_policy_over_legal_steps() {
-    tch::manual_seed(3);
-    let config = NetConfig {
-        blocks: 1,
-        channels: 8,
-        policy_channels: 4,
-        value_hidden: 8,
-    };
-    for kind in KINDS {
-        let model = Model::new(Rematch::net_shape(kind), config.clone(), Device::Cpu).unwrap();
-        let mut positions: Vec<Rematch> = corpus(40, 66)
-            .into_iter()
-            .filter(|s| s.kind() == kind && s.outcome().is_none())
-            .collect();
-        positions.push(red_flying_mid_sequence(kind));
-        let requests: Vec<Request> = positions
-            .iter()
-            .map(|s| Request {
-                input: enc(s),
-                legal: legal(s)
-                    .iter()
-                    .map(|&a| s.policy_index(a) as Action)
-                    .collect(),
-            })
-            .collect();
-        let refs: Vec<&Request> = requests.iter().collect();
-        let evals = evaluate_batch(&model, &refs).unwrap();
-        assert_eq!(evals.len(), positions.len());
-        for (e, r) in evals.iter().zip(&requests) {
-            assert!(!r.legal.is_empty());
-            assert_eq!(e.policy.len(), r.legal.len());
-            assert!(e.policy.iter().all(|&p| (0.0..=1.0).contains(&p)));
-            let sum: f32 = e.policy.iter().sum();
-            assert!((sum - 1.0).abs() < 1e-4, "{sum}");
-            let wdl: f32 = e.wdl.iter().sum();
-            assert!((wdl - 1.0).abs() < 1e-4);
-        }
-    }
 }

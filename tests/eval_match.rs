@@ -88,6 +88,7 @@ fn report(kind: GameKind, agents: usize, winners: &[Option<u8>]) -> MatchReport 
         seed: 0,
         opening_turns: 0,
         ply_cap: 1000,
+        ply_cap_from: None,
         project_draws: true,
         games: winners
             .iter()

@@ -54,13 +54,19 @@ fn random_model<S: Encode>(kind: GameKind, seed: i64) -> Model {
     model
 }
 
+/// The ply cap the checkpoints of these tests record as their training rules.
+const TRAINED_CAP: u32 = 150;
+
 /// A training checkpoint directory as the trainer writes it (model files + state.json).
 fn write_checkpoint<S: Encode>(root: &Path, kind: GameKind, step: u64) -> PathBuf {
     let dir = root.join(format!("checkpoints/step-{step:08}"));
     std::fs::create_dir_all(&dir).unwrap();
-    random_model::<S>(kind, step as i64)
-        .save(&dir.join("model.safetensors"))
-        .unwrap();
+    let mut model = random_model::<S>(kind, step as i64);
+    model.set_rules(RulesConfig {
+        ply_cap: TRAINED_CAP,
+        ..RulesConfig::default()
+    });
+    model.save(&dir.join("model.safetensors")).unwrap();
     std::fs::write(dir.join("optimizer.safetensors"), b"not read by export").unwrap();
     let state = format!(r#"{{"step": {step}, "elapsed_s": 1.5, "seed": 1, "next_game": 9}}"#);
     std::fs::write(dir.join("state.json"), state).unwrap();
@@ -529,6 +535,9 @@ fn play_scripted_to_a_finished_game_with_undo_and_bad_input() {
     let said = text(&out);
     let has = |needle: &str| assert!(said.contains(needle), "'{needle}' not in:\n{said}");
     has("people play: white");
+    has(&format!(
+        "ply cap {TRAINED_CAP} (the model's training rules)"
+    ));
     has("not played: malformed move 'hello'");
     has("not played: illegal move 'a1-a3' (legal: a1-a2 a1-b1");
     has("legal turns:\n    1. a1-a2\n    2. a1-b1");
@@ -577,5 +586,64 @@ fn play_three_player_rematch_with_people_and_a_model() {
     assert!(said.contains("red plays ") && said.contains("orange plays "));
     assert!(!said.contains("red (model)") && !said.contains("orange (model)"));
     assert!(!said.contains("white plays "), "White is the model's seat");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// `engine` plays under the cap the model was trained with unless `--ply-cap` says
+/// otherwise, and its `eval` of a mid-game position is the same under caps 150 and 1000
+/// (the inputs do not depend on a cap that far away). A model of an older encoding version
+/// is refused with one clear line.
+#[test]
+fn engine_eval_does_not_depend_on_a_distant_ply_cap() {
+    let root = fresh_dir("export-ply-cap");
+    let kind = GameKind::Hexdame;
+    let dir = export_via_cli::<HexDame>(&root, kind, 30);
+    let rules = ExportMeta::read(&dir).unwrap().rules;
+    assert_eq!(rules.map(|r| r.ply_cap), Some(TRAINED_CAP));
+    // A mid-game position: six turns into the game.
+    let mut state = HexDame::start(kind, RulesConfig::default());
+    let mut moves = Vec::new();
+    for i in 0..6 {
+        let mut turns = distinct_turns(&state);
+        let turn = turns.swap_remove(i % turns.len());
+        moves.push(turn.path);
+        state = turn.state;
+    }
+    let script = format!("position startpos moves {}\nid\neval\n", moves.join(" "));
+    let engine = |cap: Option<&str>| {
+        let mut args = vec!["engine", "--model", dir.to_str().unwrap()];
+        args.extend(cap.map(|c| ["--ply-cap", c]).into_iter().flatten());
+        let said = text(&run(&args, &script));
+        let lines: Vec<String> = said.lines().map(str::to_string).collect();
+        assert_eq!(lines.len(), 2, "{said}");
+        assert!(lines[1].starts_with("eval value "), "{said}");
+        (lines[0].clone(), lines[1].clone())
+    };
+    let (id_150, eval_150) = engine(Some("150"));
+    let (id_1000, eval_1000) = engine(Some("1000"));
+    let (id_default, eval_default) = engine(None);
+    assert!(id_150.ends_with(" plycap 150"), "{id_150}");
+    assert!(id_1000.ends_with(" plycap 1000"), "{id_1000}");
+    assert!(
+        id_default.ends_with(" plycap 150"),
+        "the trained cap: {id_default}"
+    );
+    assert_eq!(eval_150, eval_1000);
+    assert_eq!(eval_default, eval_150);
+
+    // An export of an older encoding is refused, naming the versions.
+    let json = std::fs::read_to_string(dir.join("model.json")).unwrap();
+    let version = format!("\"encoding_version\": {}", HexDame::ENCODING_VERSION);
+    assert!(json.contains(&version), "{json}");
+    let old = json.replace(&version, "\"encoding_version\": 1");
+    std::fs::write(dir.join("model.json"), old).unwrap();
+    let out = run(&["engine", "--model", dir.to_str().unwrap()], "eval\n");
+    assert_clean_error(
+        &out,
+        &format!(
+            "encoding version is 1, expected {}",
+            HexDame::ENCODING_VERSION
+        ),
+    );
     std::fs::remove_dir_all(&root).unwrap();
 }

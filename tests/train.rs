@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use checkers_zero::net::model::Model;
 use checkers_zero::selfplay::record::read_records;
 use checkers_zero::train::checkpoint::{latest_checkpoint, read_state, PAUSE_IN_CHECKPOINT_ENV};
 use checkers_zero::train::config::RunConfig;
@@ -73,6 +74,10 @@ fn tiny_run_trains_stops_and_resumes_from_the_same_step() {
     assert!(first.games > 0 && first.samples > 0);
     let recorded = RunConfig::load(&run.join("config.toml")).unwrap();
     assert_eq!(recorded, RunConfig::load(&config).unwrap());
+    // The checkpoint records the rules self-play used (ply_cap 40), for play to default to.
+    let meta = Model::read_meta(&latest.join("model.safetensors")).unwrap();
+    assert_eq!(meta.rules, Some(recorded.rules()));
+    assert_eq!(meta.rules.unwrap().ply_cap, 40);
     let games_before = games_on_disk(&run);
     assert!(games_before as u64 >= first.games);
 

@@ -28,7 +28,8 @@
 //! **Report file** (`result.json`, written atomically; `matches/*.json` in a run directory):
 //! ```text
 //! { "format_version": 1, "game": "rematch", "agents": ["net:runs/a:100", "random"],
-//!   "seed": 1, "opening_turns": 2, "ply_cap": 1000, "project_draws": true,
+//!   "seed": 1, "opening_turns": 2, "ply_cap": 200,
+//!   "ply_cap_from": "the model's training rules of net:runs/a:100", "project_draws": true,
 //!   "games": [ { "index": 0, "seats": [0, 1], "winner": 0 | 1 | null,
 //!                "reason": "NoPieces", "steps": 57 }, ... ],
 //!   "sprt": { "elo0": 0, "elo1": 10, "alpha": 0.05, "beta": 0.05 } | null,
@@ -56,6 +57,7 @@ use super::spec::AgentSpec;
 use super::sprt::{Sprt, SprtDecision};
 use super::EvalError;
 use crate::export::torchscript::{exported_agent, ExportedModel};
+use crate::game::facts::capitalized;
 use crate::game::{GameKind, GameState, RulesConfig, Seat, Side, StepList};
 use crate::layout::resolve_model;
 use crate::net::encode::Encode;
@@ -123,6 +125,10 @@ pub struct MatchReport {
     pub opening_turns: u32,
     /// The ply cap of the games.
     pub ply_cap: u32,
+    /// Where the cap came from (`match`: `--ply-cap`, a model's training rules or the
+    /// default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ply_cap_from: Option<String>,
     /// Whether the project's extra draw rules applied.
     pub project_draws: bool,
     /// The finished games, by index.
@@ -525,6 +531,7 @@ fn play_match_in<S: Encode>(
         seed: settings.seed,
         opening_turns: settings.opening_turns,
         ply_cap: settings.rules.ply_cap,
+        ply_cap_from: None,
         project_draws: settings.rules.project_draws,
         games: Vec::new(),
         sprt: settings.sprt,
@@ -742,10 +749,5 @@ pub fn summary_table(report: &MatchReport, first_to: Option<f64>) -> Result<Stri
 
 /// Names of the seats of `kind`, for tables.
 pub fn seat_names(kind: GameKind) -> Vec<String> {
-    match kind {
-        GameKind::Rematch => vec!["Red".into(), "Team".into()],
-        GameKind::Rematch3 => vec!["Red".into(), "White".into(), "Orange".into()],
-        GameKind::Hexdame => vec!["White".into(), "Red".into()],
-        GameKind::Eximo => vec!["White".into(), "Black".into()],
-    }
+    kind.seat_names().iter().map(|n| capitalized(n)).collect()
 }

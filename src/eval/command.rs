@@ -4,13 +4,16 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, Context, Result};
 use clap::Args;
 
 use super::arena::{play_match, summary_table, write_match, MatchSettings};
 use super::spec::AgentSpec;
 use super::sprt::Sprt;
+use crate::export::ExportMeta;
 use crate::game::{GameKind, RulesConfig};
+use crate::layout::resolve_model;
+use crate::net::model::Model;
 
 /// Arguments of `checkers-zero match`.
 #[derive(Args, Debug, Clone)]
@@ -48,9 +51,10 @@ pub struct MatchArgs {
     /// and rematch3; 0 turns it off).
     #[arg(long)]
     pub first_to: Option<f64>,
-    /// Whole turns after which a game is an adjudicated draw (0: no cap).
-    #[arg(long, default_value_t = RulesConfig::default().ply_cap)]
-    pub ply_cap: u32,
+    /// Whole turns after which a game is an adjudicated draw (0: no cap; default: the cap
+    /// the first agent with a model was trained under, else 1000). `result.json` says which.
+    #[arg(long)]
+    pub ply_cap: Option<u32>,
     /// Folder for `result.json` and `games.jsonl` (default `matches/<game>-<unix time>`).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -74,14 +78,12 @@ pub fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<()> {
     let first_to = match args.first_to {
         Some(p) if p > 0.0 => Some(p),
         Some(_) => None,
-        None => matches!(kind, GameKind::Rematch | GameKind::Rematch3).then_some(3.0),
+        None => kind.facts().match_first_to,
     };
+    let (rules, ply_cap_from) = match_rules(args.ply_cap, &specs)?;
     let settings = MatchSettings {
         kind,
-        rules: RulesConfig {
-            ply_cap: args.ply_cap,
-            ..RulesConfig::default()
-        },
+        rules,
         games: args.games,
         parallel,
         seed: args.seed,
@@ -96,7 +98,8 @@ pub fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<()> {
         PathBuf::from("matches").join(format!("{kind}-{secs}"))
     });
     let started = std::time::Instant::now();
-    let (report, records) = play_match(&specs, &settings)?;
+    let (mut report, records) = play_match(&specs, &settings)?;
+    report.ply_cap_from = Some(ply_cap_from);
     let seconds = started.elapsed().as_secs_f64();
     write_match(&dir, &report, &records).context("saving the match")?;
     write!(out, "{}", summary_table(&report, first_to)?)?;
@@ -109,6 +112,44 @@ pub fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<()> {
         dir.join("games.jsonl").display()
     )?;
     Ok(())
+}
+
+/// The rules the model of `spec` was trained under, if it has a model that records them.
+fn trained_rules(spec: &AgentSpec) -> Result<Option<RulesConfig>> {
+    if let AgentSpec::Exported { dir, .. } = spec {
+        return Ok(ExportMeta::read(dir)?.rules);
+    }
+    let Some(path) = spec.model_path() else {
+        return Ok(None);
+    };
+    let resolved = resolve_model(path).map_err(|reason| anyhow!("agent {spec}: {reason}"))?;
+    Ok(Model::read_meta(&resolved.weights)?.rules)
+}
+
+/// The rules of a match: `--ply-cap`, else those the first agent with a model was trained
+/// under, else the defaults; with a phrase saying which (`result.json`'s `ply_cap_from`).
+fn match_rules(ply_cap: Option<u32>, specs: &[AgentSpec]) -> Result<(RulesConfig, String)> {
+    let mut trained = None;
+    for spec in specs {
+        if let Some(rules) = trained_rules(spec)? {
+            trained = Some((rules, spec));
+            break;
+        }
+    }
+    let (rules, from) = RulesConfig::for_play(ply_cap, trained.map(|(rules, _)| rules));
+    Ok(match (ply_cap, trained) {
+        (None, Some((_, spec))) => (rules, format!("{from} of {spec}")),
+        _ => (rules, from.to_string()),
+    })
+}
+
+/// The rules of a run's rating matches: `--ply-cap`, else those its newest checkpoint was
+/// trained under, else the defaults.
+fn ratings_rules(args: &RatingsArgs) -> RulesConfig {
+    let newest = AgentSpec::Policy {
+        path: args.run_dir.clone(),
+    };
+    RulesConfig::for_play(args.ply_cap, trained_rules(&newest).unwrap_or(None)).0
 }
 
 /// Arguments of `checkers-zero ratings`.
@@ -136,9 +177,10 @@ pub struct RatingsArgs {
     /// Uniformly random whole turns opening every game.
     #[arg(long, default_value_t = 2)]
     pub opening_turns: u32,
-    /// Whole turns after which a game is an adjudicated draw (0: no cap).
-    #[arg(long, default_value_t = RulesConfig::default().ply_cap)]
-    pub ply_cap: u32,
+    /// Whole turns after which a game is an adjudicated draw (0: no cap; default: the cap
+    /// the run's newest checkpoint was trained under).
+    #[arg(long)]
+    pub ply_cap: Option<u32>,
     /// Only rate the results on record; play nothing.
     #[arg(long)]
     pub no_play: bool,
@@ -169,10 +211,7 @@ pub fn run_ratings(args: &RatingsArgs, out: &mut impl Write) -> Result<()> {
         parallel: args.parallel,
         seed: args.seed,
         opening_turns: args.opening_turns,
-        rules: RulesConfig {
-            ply_cap: args.ply_cap,
-            ..RulesConfig::default()
-        },
+        rules: ratings_rules(args),
         play: !args.no_play,
         every: args.every as usize,
         progress: !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),

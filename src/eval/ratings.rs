@@ -635,6 +635,7 @@ mod tests {
             seed: 0,
             opening_turns: 0,
             ply_cap: 100,
+            ply_cap_from: None,
             project_draws: true,
             games: winners
                 .iter()

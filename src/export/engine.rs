@@ -4,7 +4,7 @@
 //! `docs/export.md`, "Engine protocol", is the reference; in short:
 //!
 //! ```text
-//! id                                   -> id name checkers-zero <version> game <g> encoding <e> step <n|unknown> visits <v>
+//! id                                   -> id name checkers-zero <version> game <g> encoding <e> step <n|unknown> visits <v> plycap <c>
 //! isready                              -> readyok
 //! newgame                              (silent) the start position
 //! position [<game>] startpos|<notation> [moves <turn> ...]   (silent)
@@ -36,19 +36,22 @@ use crate::with_game;
 const COMMANDS: &str = "id isready newgame position play moves go eval show set help quit";
 
 /// Runs the engine on `input` until `quit` or the end of input, answering on `out`.
-/// Only a model that cannot be loaded (or a broken output) is an error; bad commands are
-/// answered with `error ...` lines.
+/// Positions are played under `ply_cap` (`--ply-cap`), else under the rules the model was
+/// trained with. Only a model that cannot be loaded (or a broken output) is an error; bad
+/// commands are answered with `error ...` lines.
 pub fn run_engine(
     model_dir: &Path,
     visits: Option<u32>,
+    ply_cap: Option<u32>,
     input: impl BufRead,
     out: &mut impl Write,
 ) -> Result<(), ExportError> {
     let model = Arc::new(ExportedModel::load(model_dir)?);
     let kind = model.meta().kind()?;
+    let (rules, _) = RulesConfig::for_play(ply_cap, model.meta().rules);
     with_game!(kind, S => {
         model.check_game::<S>()?;
-        let mut engine = Engine::<S>::new(kind, model, visits);
+        let mut engine = Engine::<S>::new(kind, model, visits, rules);
         engine.run(input, out)
     })
 }
@@ -66,6 +69,7 @@ struct Engine<S> {
     model: Arc<ExportedModel>,
     search: TurnSearch<TorchScriptEvaluator>,
     visits: u32,
+    rules: RulesConfig,
     state: S,
 }
 
@@ -76,7 +80,12 @@ fn parse_number<T: std::str::FromStr>(what: &str, text: Option<&str>) -> Result<
 }
 
 impl<S: Encode> Engine<S> {
-    fn new(kind: GameKind, model: Arc<ExportedModel>, visits: Option<u32>) -> Engine<S> {
+    fn new(
+        kind: GameKind,
+        model: Arc<ExportedModel>,
+        visits: Option<u32>,
+        rules: RulesConfig,
+    ) -> Engine<S> {
         let defaults = model.meta().search.clone();
         Engine {
             kind,
@@ -86,7 +95,8 @@ impl<S: Encode> Engine<S> {
             ),
             model,
             visits: visits.unwrap_or(defaults.visits).max(1),
-            state: S::start(kind, RulesConfig::default()),
+            rules,
+            state: S::start(kind, rules),
         }
     }
 
@@ -121,7 +131,7 @@ impl<S: Encode> Engine<S> {
             "id" => vec![self.id()],
             "help" => vec![format!("commands {COMMANDS}")],
             "newgame" => {
-                self.state = S::start(self.kind, RulesConfig::default());
+                self.state = S::start(self.kind, self.rules);
                 Vec::new()
             }
             "position" => {
@@ -167,13 +177,14 @@ impl<S: Encode> Engine<S> {
     fn id(&self) -> String {
         let meta = self.model.meta();
         format!(
-            "id name checkers-zero {} game {} encoding {} step {} visits {}",
+            "id name checkers-zero {} game {} encoding {} step {} visits {} plycap {}",
             env!("CARGO_PKG_VERSION"),
             meta.game,
             meta.encoding_version,
             meta.training_step
                 .map_or("unknown".to_string(), |s| s.to_string()),
-            self.visits
+            self.visits,
+            self.rules.ply_cap
         )
     }
 
@@ -195,8 +206,8 @@ impl<S: Encode> Engine<S> {
         };
         let start = match setup {
             [] => return Err("position needs startpos or a position in the notation".into()),
-            ["startpos"] => S::start(self.kind, RulesConfig::default()),
-            tokens => S::from_notation(self.kind, &tokens.join(" "), RulesConfig::default())
+            ["startpos"] => S::start(self.kind, self.rules),
+            tokens => S::from_notation(self.kind, &tokens.join(" "), self.rules)
                 .map_err(|e| e.to_string())?,
         };
         apply_turns(&start, turns)

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use tch::Device;
 
-use crate::game::{GameKind, NotationError};
+use crate::game::{GameKind, NotationError, RulesConfig};
 use crate::layout::{resolve_model, ResolvedModel};
 use crate::net::encode::Encode;
 use crate::net::model::{Model, NetConfig, NetShape};
@@ -163,6 +163,10 @@ pub struct ExportMeta {
     pub shape: NetShape,
     /// Tower and head sizes.
     pub net: NetConfig,
+    /// The rules the model was trained under (its self-play's ply cap): `play` and `engine`
+    /// use them unless `--ply-cap` says otherwise. `None` when the model did not record them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<RulesConfig>,
     /// The TorchScript file, relative to the export directory.
     pub torchscript: String,
 }
@@ -191,37 +195,6 @@ impl ExportMeta {
             });
         }
         Ok(meta)
-    }
-}
-
-/// The action-space layout of a game, as `docs/architecture.md` states it. Policy indices
-/// are in the side to move's frame: `Encode::policy_index` maps a game action to its index.
-pub fn action_layout(kind: GameKind) -> &'static str {
-    match kind {
-        GameKind::Rematch | GameKind::Rematch3 => {
-            "(from hex x 6 directions x distance 1..4); distance >= 2 is a capture"
-        }
-        GameKind::Hexdame => "(from cell x 6 directions x distance 1..8)",
-        GameKind::Eximo => "(from square x 8 directions x distance 1..2), then 64 drop squares",
-    }
-}
-
-/// The seats of a game by name, in seat order (seat 0 first).
-pub fn seat_names(kind: GameKind) -> &'static [&'static str] {
-    match kind {
-        GameKind::Rematch => &["red", "team"],
-        GameKind::Rematch3 => &["red", "white", "orange"],
-        GameKind::Hexdame => &["white", "red"],
-        GameKind::Eximo => &["black", "white"],
-    }
-}
-
-/// The sides of a game by name (side 0 first): who wins or loses.
-pub fn side_names(kind: GameKind) -> &'static [&'static str] {
-    match kind {
-        GameKind::Rematch | GameKind::Rematch3 => &["red", "team"],
-        GameKind::Hexdame => &["white", "red"],
-        GameKind::Eximo => &["black", "white"],
     }
 }
 
@@ -276,12 +249,13 @@ fn export_typed<S: Encode>(
         ],
         action_space: ActionSpace {
             size: shape.num_actions,
-            layout: action_layout(kind).to_string(),
+            layout: kind.facts().action_layout.to_string(),
         },
         training_step: source.step,
         search: SearchDefaults::default(),
         shape,
         net: model.meta().config.clone(),
+        rules: model.meta().rules,
         torchscript: TORCHSCRIPT_FILE.to_string(),
     };
     let meta_path = out.join(META_FILE);

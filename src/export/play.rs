@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use super::think::TurnSearch;
 use super::torchscript::{ExportedModel, TorchScriptEvaluator};
-use super::{seat_names, side_names, ExportError};
+use super::ExportError;
 use crate::game::turns::{distinct_turns, parse_turn};
 use crate::game::{GameKind, GameState, Outcome, RulesConfig, Seat};
 use crate::net::encode::Encode;
@@ -32,6 +32,9 @@ pub struct PlayOptions {
     pub visits: Option<u32>,
     /// The start position in the notation (default: the game's start).
     pub position: Option<String>,
+    /// Whole turns after which the game is an adjudicated draw (default: the cap the model
+    /// was trained under).
+    pub ply_cap: Option<u32>,
 }
 
 /// How a session ended.
@@ -68,7 +71,7 @@ pub fn human_seats(
     text: Option<&str>,
     first: Seat,
 ) -> Result<Vec<bool>, ExportError> {
-    let names = seat_names(kind);
+    let names = kind.seat_names();
     let mut human = vec![false; names.len()];
     match text.map(str::trim) {
         None => human[first.0 as usize] = true,
@@ -97,7 +100,7 @@ pub fn human_seats(
 /// The result of a finished game in words.
 pub fn describe_outcome(kind: GameKind, outcome: &Outcome) -> String {
     let winner = match outcome.winner {
-        Some(side) => format!("{} wins", side_names(kind)[side.0 as usize]),
+        Some(side) => format!("{} wins", kind.side_names()[side.0 as usize]),
         None => "draw".to_string(),
     };
     format!("{winner} ({:?})", outcome.reason)
@@ -125,8 +128,8 @@ fn play_typed<S: Encode>(
     out: &mut impl Write,
 ) -> Result<PlayEnd, ExportError> {
     model.check_game::<S>()?;
-    let mut state: S =
-        crate::game::position(kind, options.position.as_deref(), RulesConfig::default())?;
+    let (rules, cap_from) = RulesConfig::for_play(options.ply_cap, model.meta().rules);
+    let mut state: S = crate::game::position(kind, options.position.as_deref(), rules)?;
     if state.turn_in_progress() {
         return Err(ExportError::Usage(
             "the position must be at a turn boundary".into(),
@@ -135,7 +138,7 @@ fn play_typed<S: Encode>(
     let human = human_seats(kind, options.seats.as_deref(), state.seat_to_move())?;
     let search_defaults = model.meta().search.clone();
     let visits = options.visits.unwrap_or(search_defaults.visits).max(1);
-    let names = seat_names(kind);
+    let names = kind.seat_names();
     let mut search = TurnSearch::new(
         TorchScriptEvaluator::new(Arc::clone(&model)),
         search_defaults.mcts_config(),
@@ -150,8 +153,9 @@ fn play_typed<S: Encode>(
         .collect();
     writeln!(
         out,
-        "{kind}: model {} (training step {step}), {visits} visits per step; people play: {}",
+        "{kind}: model {} (training step {step}), {visits} visits per step, ply cap {} ({cap_from}); people play: {}",
         model.dir().display(),
+        rules.ply_cap,
         if people.is_empty() {
             "none".to_string()
         } else {

@@ -9,6 +9,7 @@
 //! complete turn.
 
 pub mod eximo;
+pub mod facts;
 pub mod hex;
 pub mod hexdame;
 pub mod notation;
@@ -76,8 +77,10 @@ impl Outcome {
     }
 }
 
-/// Switches for the rules marked \[project\] in `docs/rules.md` (on by default).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+/// Switches for the rules marked \[project\] in `docs/rules.md` (on by default). Saved with
+/// a trained model (the rules its self-play used), so that play uses the same ones.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RulesConfig {
     /// Whole turns (plies) after which the game is an adjudicated draw; 0 disables the cap.
     pub ply_cap: u32,
@@ -90,6 +93,28 @@ impl Default for RulesConfig {
         RulesConfig {
             ply_cap: 1000,
             project_draws: true,
+        }
+    }
+}
+
+impl RulesConfig {
+    /// The rules to play a trained model under: `ply_cap` when given (`--ply-cap`), else
+    /// the rules the model was trained under, else the defaults; with the phrase naming
+    /// which, for reports.
+    pub fn for_play(
+        ply_cap: Option<u32>,
+        trained: Option<RulesConfig>,
+    ) -> (RulesConfig, &'static str) {
+        match (ply_cap, trained) {
+            (Some(ply_cap), trained) => (
+                RulesConfig {
+                    ply_cap,
+                    ..trained.unwrap_or_default()
+                },
+                "--ply-cap",
+            ),
+            (None, Some(trained)) => (trained, "the model's training rules"),
+            (None, None) => (RulesConfig::default(), "the default"),
         }
     }
 }
@@ -118,12 +143,7 @@ impl GameKind {
 
     /// The command-line name.
     pub fn name(self) -> &'static str {
-        match self {
-            GameKind::Rematch => "rematch",
-            GameKind::Rematch3 => "rematch3",
-            GameKind::Hexdame => "hexdame",
-            GameKind::Eximo => "eximo",
-        }
+        self.facts().name
     }
 }
 

@@ -50,7 +50,7 @@ impl fmt::Display for Coord {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NotationError {
     /// The game name is not one of the known games.
-    #[error("unknown game '{0}' (known: rematch, rematch3, hexdame, eximo)")]
+    #[error("unknown game '{0}' (known: {known})", known = crate::game::GameKind::names(", "))]
     UnknownGame(String),
     /// The position text has no tokens at all.
     #[error("empty position: expected the seat to move, then cell:contents tokens")]

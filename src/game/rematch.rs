@@ -900,10 +900,7 @@ impl GameState for Rematch {
     }
 
     fn num_seats(&self) -> usize {
-        match self.kind {
-            GameKind::Rematch3 => 3,
-            _ => 2,
-        }
+        self.kind.num_seats()
     }
 
     fn seat_to_move(&self) -> Seat {

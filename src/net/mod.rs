@@ -48,7 +48,20 @@ pub enum NetError {
         /// What libtorch said.
         reason: String,
     },
-    /// A model made for another game, encoding or shape.
+    /// A model trained on another version of its game's input encoding: it would read
+    /// this program's inputs wrongly, so it is refused rather than played.
+    #[error(
+        "model mismatch: encoding version is {found}, expected {expected}: the model was \
+         trained on other inputs (see docs/encoding.md) and would misread these; retrain it, \
+         or play it with the program version that trained it"
+    )]
+    Encoding {
+        /// The version this program writes.
+        expected: u32,
+        /// The version the model was trained on.
+        found: u32,
+    },
+    /// A model made for another game or shape.
     #[error("model mismatch: {what} is {found}, expected {expected}")]
     Mismatch {
         /// The property that differs.

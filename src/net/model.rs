@@ -9,6 +9,7 @@ use tch::nn::{self, ModuleT};
 use tch::{Device, Kind, Tensor};
 
 use super::NetError;
+use crate::game::RulesConfig;
 
 /// Version of the on-disk model format (metadata layout and tensor names).
 pub const MODEL_FORMAT_VERSION: u32 = 1;
@@ -41,13 +42,9 @@ impl Default for NetConfig {
 impl NetConfig {
     /// The default size for a game: small boards get a shallower tower.
     pub fn default_for(kind: crate::game::GameKind) -> NetConfig {
-        use crate::game::GameKind;
-        match kind {
-            GameKind::Rematch | GameKind::Rematch3 => NetConfig {
-                blocks: 4,
-                ..NetConfig::default()
-            },
-            GameKind::Hexdame | GameKind::Eximo => NetConfig::default(),
+        NetConfig {
+            blocks: kind.facts().default_blocks,
+            ..NetConfig::default()
         }
     }
 }
@@ -85,6 +82,10 @@ pub struct ModelMeta {
     pub shape: NetShape,
     /// Tower and head sizes.
     pub config: NetConfig,
+    /// The rules the model was trained under (its self-play's ply cap): what `match`,
+    /// `play` and `engine` default to. `None` for a model made outside training.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<RulesConfig>,
 }
 
 /// A 3x3 convolution whose kernel may be masked to the hex neighbourhood.
@@ -249,6 +250,7 @@ impl Model {
                 format_version: MODEL_FORMAT_VERSION,
                 shape,
                 config,
+                rules: None,
             },
             board_mask,
             stem,
@@ -267,6 +269,11 @@ impl Model {
     /// The metadata this model was built with.
     pub fn meta(&self) -> &ModelMeta {
         &self.meta
+    }
+
+    /// Records the rules the model is trained under (saved with it).
+    pub fn set_rules(&mut self, rules: RulesConfig) {
+        self.meta.rules = Some(rules);
     }
 
     /// Multiply-adds ×2 of one forward pass for one position (convolutions and linear layers;
@@ -372,6 +379,7 @@ impl Model {
         )?;
         copy.vs.set_kind(self.vs.kind());
         copy.vs.copy(&self.vs)?;
+        copy.meta.rules = self.meta.rules;
         Ok(copy)
     }
 
@@ -399,6 +407,7 @@ impl Model {
         let meta = Model::read_meta(path)?;
         check_shape(expected, &meta.shape)?;
         let mut model = Model::new(meta.shape, meta.config, device)?;
+        model.meta.rules = meta.rules;
         model.vs.load(path).map_err(|e| NetError::Weights {
             path: path.to_path_buf(),
             reason: e.to_string(),
@@ -415,13 +424,14 @@ impl Model {
 
 /// Checks that a saved model's shape is the one a caller needs, naming the first difference.
 pub fn check_shape(expected: &NetShape, found: &NetShape) -> Result<(), NetError> {
-    let fields: [(&'static str, String, String); 6] = [
+    if expected.game == found.game && expected.encoding_version != found.encoding_version {
+        return Err(NetError::Encoding {
+            expected: expected.encoding_version,
+            found: found.encoding_version,
+        });
+    }
+    let fields: [(&'static str, String, String); 5] = [
         ("game", expected.game.clone(), found.game.clone()),
-        (
-            "encoding version",
-            expected.encoding_version.to_string(),
-            found.encoding_version.to_string(),
-        ),
         (
             "input planes",
             expected.planes.to_string(),

@@ -243,10 +243,7 @@ impl RunConfig {
         if self.game.parse::<GameKind>().is_err() {
             return bad(
                 "game",
-                &format!(
-                    "unknown game `{}` (rematch, rematch3, hexdame, eximo)",
-                    self.game
-                ),
+                &format!("unknown game `{}` ({})", self.game, GameKind::names(", ")),
             );
         }
         if let Some(net) = &self.net {

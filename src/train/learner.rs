@@ -50,7 +50,7 @@ impl<S: Encode> Learner<S> {
         if t.torch_threads > 0 {
             tch::set_num_threads(t.torch_threads);
         }
-        let (model, optimizer, state) = match checkpoint {
+        let (mut model, optimizer, state) = match checkpoint {
             Some(dir) => load_checkpoint(dir, &shape, t.learning_rate, t.weight_decay)?,
             None => {
                 tch::manual_seed(config.seed as i64);
@@ -63,6 +63,8 @@ impl<S: Encode> Learner<S> {
                 (model, optimizer, state)
             }
         };
+        // Saved with every checkpoint: play defaults to the rules self-play used.
+        model.set_rules(config.rules());
         let num_actions = model.meta().shape.num_actions as usize;
         Ok(Learner {
             window: ReplayWindow::new(config.window_size(0)),

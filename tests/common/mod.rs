@@ -48,3 +48,23 @@ pub fn fresh_dir(name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// What every encoding's turns-left plane holds, in turns (docs/encoding.md): the turns left
+/// before the ply cap's adjudicated draw, at most the horizon; the horizon without a cap.
+pub fn expected_turns_left(turns_played: u32, ply_cap: u32) -> u32 {
+    let horizon = checkers_zero::net::encode::TURN_HORIZON;
+    if ply_cap == 0 {
+        horizon
+    } else {
+        ply_cap.saturating_sub(turns_played).min(horizon)
+    }
+}
+
+/// Reads the turns-left plane's value back in turns.
+pub fn decoded_turns_left(value: f32) -> u32 {
+    assert!(
+        (0.0..=1.0).contains(&value),
+        "turns-left plane in [0, 1]: {value}"
+    );
+    (value * checkers_zero::net::encode::TURN_HORIZON as f32).round() as u32
+}

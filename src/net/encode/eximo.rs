@@ -18,8 +18,9 @@
 //! 5. two drops still due (constant plane 1/0)
 //! 6. empty cells of the mover's drop zone (b–g of its first two ranks): the legal drop
 //!    cells in a drop phase, and how many drops a promotion would earn otherwise (1/0)
-//! 7. turns played / ply cap (constant plane in \[0, 1\]; 0 when the cap is off): the
-//!    only \[project\] rule, the draw at the cap
+//! 7. turns left before the ply cap's draw, clipped to [`TURN_HORIZON`](super::TURN_HORIZON), / `TURN_HORIZON`
+//!    (constant plane in \[0, 1\]; 1 until the last `TURN_HORIZON` turns and when the cap
+//!    is off: see [`turns_left_value`]): the only \[project\] rule, the draw at the cap
 //! 8. constant 1 (lets the convolutions see the board edge through zero padding)
 //!
 //! # Policy index
@@ -35,7 +36,7 @@
 //! frame, so it acts the same on every position's planes (every plane's squares permuted by
 //! `sq ^ 7`; the constant planes and the drop zone map onto themselves) and on policy
 //! indices.
-use super::{permute_planes, Encode};
+use super::{permute_planes, turns_left_value, Encode};
 use crate::game::eximo::{Eximo, NUM_ACTIONS, NUM_PIECE_ACTIONS};
 use crate::game::{Action, GameState};
 
@@ -107,7 +108,7 @@ impl Eximo {
 }
 
 impl Encode for Eximo {
-    const ENCODING_VERSION: u32 = 1;
+    const ENCODING_VERSION: u32 = 2;
     const PLANES: usize = PLANES;
     const HEIGHT: usize = 8;
     const WIDTH: usize = 8;
@@ -143,11 +144,7 @@ impl Encode for Eximo {
             _ => {}
         }
         set_bits(&mut out[plane(P_DROP_ZONE)], OWN_DROP_ZONE & !(own | opp));
-        let cap = self.rules().ply_cap;
-        if cap > 0 {
-            let progress = (self.turns_played() as f32 / cap as f32).min(1.0);
-            out[plane(P_TURNS)].fill(progress);
-        }
+        out[plane(P_TURNS)].fill(turns_left_value(self.turns_played(), self.rules()));
         out[plane(P_ONES)].fill(1.0);
     }
 

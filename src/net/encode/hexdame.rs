@@ -1,4 +1,4 @@
-//! HexDame's encoding: 12 planes on the 9x9 grid embedding the 61-cell hexagon.
+//! HexDame's encoding: 11 planes on the 9x9 grid embedding the 61-cell hexagon.
 //!
 //! # Frame
 //! Everything is seen from the side to move. White to move: the board as is. Red to move: the
@@ -15,11 +15,14 @@
 //! 4. the capturing piece's cell, during an unfinished capture sequence
 //! 5. the pieces jumped so far in that sequence (removed when it ends, not jumpable again)
 //! 6. captures the sequence must still make, / 16 (scalar; 0 at a turn boundary)
-//! 7. the position has occurred before at least once (scalar 0/1)
-//! 8. the position has occurred before at least twice (scalar 0/1)
-//! 9. no-progress counter: quiet turns / 50, capped at 1 (0 when the project draws are off)
-//! 10. turns played / ply cap, capped at 1 (0 without a cap)
-//! 11. on-board cells (constant 1 on the 61 cells), so the net sees the edge
+//! 7. the position has occurred before (scalar 0/1): one more occurrence is the repetition
+//!    draw. (A third occurrence ends the game, so no position the net is asked about has
+//!    occurred twice before: encoding 1's "at least twice" plane was always 0 and is gone.)
+//! 8. no-progress counter: quiet turns / 50, capped at 1 (0 when the project draws are off)
+//! 9. turns left before the ply cap's draw, clipped to [`TURN_HORIZON`](super::TURN_HORIZON), / `TURN_HORIZON`
+//!    (scalar; 1 until the last `TURN_HORIZON` turns and without a cap: see
+//!    [`turns_left_value`])
+//! 10. on-board cells (constant 1 on the 61 cells), so the net sees the edge
 //!
 //! # Policy
 //! `index = (cell * 6 + dir) * 8 + dist − 1`, the game's own action layout, with cell and
@@ -31,7 +34,7 @@
 //! which keeps the men's forward directions, the start and the promotion lines. It commutes
 //! with the 180° turn, so it acts the same way on planes and on policy indices whichever side
 //! is to move: squares (f, r) ↔ (r, f); directions d → (2 − d) mod 6.
-use super::{permute_planes, Encode};
+use super::{permute_planes, turns_left_value, Encode};
 use crate::game::hex::HexSymmetry;
 use crate::game::hexdame::{HexDame, CELLS, MAX_DIST, NO_PROGRESS_TURNS, NUM_ACTIONS};
 use crate::game::Action;
@@ -41,7 +44,7 @@ const SIDE: usize = 9;
 /// Squares of the grid.
 const SQUARES: usize = SIDE * SIDE;
 /// Planes.
-const PLANES: usize = 12;
+const PLANES: usize = 11;
 /// Divisor of the captures-required plane (no side ever has more pieces to take).
 const CAPTURE_SCALE: f32 = 16.0;
 
@@ -52,11 +55,10 @@ const P_OPP_KINGS: usize = 3;
 const P_MOVER: usize = 4;
 const P_JUMPED: usize = 5;
 const P_REMAINING: usize = 6;
-const P_REPEAT_ONCE: usize = 7;
-const P_REPEAT_TWICE: usize = 8;
-const P_QUIET: usize = 9;
-const P_TURNS: usize = 10;
-const P_BOARD: usize = 11;
+const P_REPEATED: usize = 7;
+const P_QUIET: usize = 8;
+const P_TURNS: usize = 9;
+const P_BOARD: usize = 10;
 
 /// The mirror symmetry (index 1).
 pub const MIRROR: HexSymmetry = HexSymmetry {
@@ -158,7 +160,7 @@ fn put_scalar(plane: &mut [f32], value: f32) {
 }
 
 impl Encode for HexDame {
-    const ENCODING_VERSION: u32 = 1;
+    const ENCODING_VERSION: u32 = 2;
     const PLANES: usize = PLANES;
     const HEIGHT: usize = SIDE;
     const WIDTH: usize = SIDE;
@@ -187,9 +189,8 @@ impl Encode for HexDame {
         put_cells(plane(out, P_JUMPED), squares, self.jumped());
         let required = self.captures_required() as f32 / CAPTURE_SCALE;
         put_scalar(plane(out, P_REMAINING), required);
-        let repeats = self.repetition_count();
-        put_scalar(plane(out, P_REPEAT_ONCE), (repeats >= 2) as u8 as f32);
-        put_scalar(plane(out, P_REPEAT_TWICE), (repeats >= 3) as u8 as f32);
+        let repeated = self.repetition_count() >= 2;
+        put_scalar(plane(out, P_REPEATED), repeated as u8 as f32);
         let rules = self.rules();
         let quiet = if rules.project_draws {
             (self.quiet_turns() as f32 / NO_PROGRESS_TURNS as f32).min(1.0)
@@ -197,12 +198,10 @@ impl Encode for HexDame {
             0.0
         };
         put_scalar(plane(out, P_QUIET), quiet);
-        let turns = if rules.ply_cap > 0 {
-            (self.turns_played() as f32 / rules.ply_cap as f32).min(1.0)
-        } else {
-            0.0
-        };
-        put_scalar(plane(out, P_TURNS), turns);
+        put_scalar(
+            plane(out, P_TURNS),
+            turns_left_value(self.turns_played(), rules),
+        );
         put_scalar(plane(out, P_BOARD), 1.0);
     }
 

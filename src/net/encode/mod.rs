@@ -12,7 +12,24 @@ pub mod hexdame;
 pub mod rematch;
 
 use super::model::NetShape;
-use crate::game::{Action, GameKind, GameState};
+use crate::game::{Action, GameKind, GameState, RulesConfig};
+
+/// How many turns before the ply cap's adjudicated draw the turns-left plane starts to fall.
+/// Further from the cap the plane reads 1 whatever the cap, so a net trained under one cap
+/// sees the same inputs under another while both are more than this many turns away.
+pub const TURN_HORIZON: u32 = 32;
+
+/// The value of every encoding's turns-left plane: the turns left before the adjudicated
+/// draw, clipped to [`TURN_HORIZON`], over [`TURN_HORIZON`]. 1 until the last
+/// `TURN_HORIZON` turns, then falling by `1 / TURN_HORIZON` a turn to 0 at the cap; 1 when
+/// the cap is off.
+pub fn turns_left_value(turns_played: u32, rules: RulesConfig) -> f32 {
+    if rules.ply_cap == 0 {
+        return 1.0;
+    }
+    let left = rules.ply_cap.saturating_sub(turns_played).min(TURN_HORIZON);
+    left as f32 / TURN_HORIZON as f32
+}
 
 /// A game's encoding: input planes, policy indexing, and symmetries.
 pub trait Encode: GameState {

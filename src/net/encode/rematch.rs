@@ -17,7 +17,9 @@
 //! - `43`: mid capture sequence: the hexes of the stacks already jumped (still standing).
 //! - `44`: a capture sequence is in progress (constant).
 //! - `45`: turns without a capture / 40 (constant).
-//! - `46`: turns played / ply cap, clamped to 1 (0 without a cap) (constant).
+//! - `46`: turns left before the ply cap's draw, clipped to [`TURN_HORIZON`](super::TURN_HORIZON), / `TURN_HORIZON`
+//!   (constant; 1 until the last `TURN_HORIZON` turns and without a cap: see
+//!   [`turns_left_value`]).
 //! - `47`, `48`, `49`: `rematch3` only: the seat to move (0 Red, 1 White, 2 Orange), one-hot
 //!   constant planes (all 0 in 2-player `rematch`, where the seat is implied by the colour).
 //! - `50`: constant 1 on the board.
@@ -32,7 +34,7 @@
 //! permutation and its direction by [`HexSymmetry::direction`], keeping the distance.
 use std::sync::OnceLock;
 
-use super::{permute_planes, Encode};
+use super::{permute_planes, turns_left_value, Encode};
 use crate::game::hex::{HexGrid, HexSymmetry};
 use crate::game::rematch::{height, piece_at, Rematch, CELLS, COORDS, MAX_DIST, NUM_ACTIONS};
 use crate::game::{Action, GameKind, GameState};
@@ -56,7 +58,7 @@ pub const PLANE_JUMPED: usize = PLANE_JUMPER + 1;
 pub const PLANE_IN_SEQUENCE: usize = PLANE_JUMPED + 1;
 /// Constant: quiet turns / 40.
 pub const PLANE_QUIET: usize = PLANE_IN_SEQUENCE + 1;
-/// Constant: turns played / ply cap.
+/// Constant: turns left before the ply cap, clipped to the horizon ([`turns_left_value`]).
 pub const PLANE_PLIES: usize = PLANE_QUIET + 1;
 /// First of the three seat planes (rematch3 only).
 pub const PLANE_SEAT: usize = PLANE_PLIES + 1;
@@ -124,7 +126,7 @@ fn fill_board(plane: &mut [f32], value: f32) {
 }
 
 impl Encode for Rematch {
-    const ENCODING_VERSION: u32 = 1;
+    const ENCODING_VERSION: u32 = 2;
     const PLANES: usize = NUM_PLANES;
     const HEIGHT: usize = SIDE;
     const WIDTH: usize = SIDE;
@@ -176,13 +178,10 @@ impl Encode for Rematch {
             &mut out[plane(PLANE_QUIET)..],
             self.quiet().min(40) as f32 / 40.0,
         );
-        let cap = self.rules().ply_cap;
-        if cap > 0 {
-            fill_board(
-                &mut out[plane(PLANE_PLIES)..],
-                (self.plies() as f32 / cap as f32).min(1.0),
-            );
-        }
+        fill_board(
+            &mut out[plane(PLANE_PLIES)..],
+            turns_left_value(self.plies(), self.rules()),
+        );
         if self.kind() == GameKind::Rematch3 {
             let seat = self.seat_to_move().0 as usize;
             fill_board(&mut out[plane(PLANE_SEAT + seat)..], 1.0);
