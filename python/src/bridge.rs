@@ -11,7 +11,7 @@ use std::sync::Arc;
 use checkers_zero::eval::spec::AgentSpec;
 use checkers_zero::export::think::TurnSearch;
 use checkers_zero::export::torchscript::{ExportedModel, TorchScriptEvaluator};
-use checkers_zero::export::{seat_names, side_names, ExportError};
+use checkers_zero::export::ExportError;
 use checkers_zero::game::eximo::Eximo;
 use checkers_zero::game::hexdame::HexDame;
 use checkers_zero::game::rematch::Rematch;
@@ -129,12 +129,12 @@ pub fn game_names() -> Vec<&'static str> {
 
 /// The seat names of a game, seat 0 first.
 pub fn seats(kind: GameKind) -> &'static [&'static str] {
-    seat_names(kind)
+    kind.seat_names()
 }
 
 /// The side names of a game, side 0 first.
 pub fn sides(kind: GameKind) -> &'static [&'static str] {
-    side_names(kind)
+    kind.side_names()
 }
 
 /// A game's encoding: sizes, board mask and symmetry count.
