@@ -83,7 +83,9 @@ def test_baselines_play_legal_turns(spec, game):
     state = random_turns(cz.new_game(game), 3, 2)
     choice = player.think(state, seed=5)
     assert choice.path in state.legal_turns()
-    assert player.think(state, seed=5).path == choice.path
+    if not spec.endswith("ms"):
+        # The same seed gives the same choice (a time budget depends on the machine's speed).
+        assert player.think(state, seed=5).path == choice.path
 
 
 def test_player_errors_are_clean(tmp_path, exported):
