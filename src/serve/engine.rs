@@ -19,8 +19,10 @@ use crate::net::encode::Encode;
 use crate::net::evaluator::{Evaluator, EvaluatorConfig};
 use crate::net::model::Model;
 use crate::net::net_eval::NetEvaluator;
+use crate::net::NetError;
 use crate::search::agents::{Budget, RolloutEvaluator};
-use crate::search::mcts::{run_simulations, Evaluate, LeafEval, Mcts, MctsConfig};
+use crate::search::config::SearchConfig;
+use crate::search::mcts::{run_simulations, Evaluate, LeafEval, Mcts};
 
 /// A model the server plays and analyses with.
 pub enum LoadedModel {
@@ -83,15 +85,12 @@ impl LoadedModel {
     }
 }
 
-/// The search settings for a game: the export's own, else the defaults without root noise.
-pub fn search_config(model: Option<&LoadedModel>) -> MctsConfig {
+/// The search settings for a game: the export's own, else the defaults (never root noise:
+/// the searches here use `SearchConfig::mcts(false)`).
+pub fn search_config(model: Option<&LoadedModel>) -> SearchConfig {
     match model {
-        Some(LoadedModel::Exported(m)) => m.meta().search.mcts_config(),
-        _ => MctsConfig {
-            dirichlet_alpha: 0.0,
-            dirichlet_fraction: 0.0,
-            ..MctsConfig::default()
-        },
+        Some(LoadedModel::Exported(m)) => m.meta().search.clone(),
+        _ => SearchConfig::default(),
     }
 }
 
@@ -131,19 +130,10 @@ impl Eval {
             Eval::Rollout(_) => Ok(None),
         }
     }
-
-    /// The error the net reported during a search, if any (errors are not played through).
-    pub fn take_error(&mut self) -> Option<String> {
-        match self {
-            Eval::Torch(e) => e.last_error.take(),
-            Eval::Net(e) => e.last_error.take(),
-            Eval::Rollout(_) => None,
-        }
-    }
 }
 
 impl<S: Encode> Evaluate<S> for Eval {
-    fn evaluate(&mut self, states: &[&S]) -> Vec<LeafEval> {
+    fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError> {
         match self {
             Eval::Torch(e) => e.evaluate(states),
             Eval::Net(e) => e.evaluate(states),
@@ -156,16 +146,14 @@ impl<S: Encode> Evaluate<S> for Eval {
 pub fn choose_turn<S: Encode>(
     state: &S,
     eval: Eval,
-    config: MctsConfig,
+    config: SearchConfig,
     visits: u32,
 ) -> Result<(String, S), String> {
-    let mut search = TurnSearch::new(eval, config);
+    let mut search = TurnSearch::new(eval, config, 0);
     let thought = search
         .think(state, Budget::Count(visits.max(1)))
+        .map_err(|error| format!("the model failed: {error}"))?
         .ok_or("the game is over")?;
-    if let Some(error) = search.evaluator_mut().take_error() {
-        return Err(format!("the model failed: {error}"));
-    }
     Ok((thought.path, thought.state))
 }
 
@@ -223,7 +211,7 @@ pub struct AnalysisBudget {
 pub fn analyse<S: Encode>(
     state: &S,
     mut eval: Eval,
-    config: MctsConfig,
+    config: SearchConfig,
     budget: AnalysisBudget,
     stop: &AtomicBool,
     mut publish: impl FnMut(Snapshot),
@@ -234,11 +222,10 @@ pub fn analyse<S: Encode>(
         Ok(wdl) => snapshot.wdl = wdl,
         Err(error) => snapshot.error = Some(error),
     }
-    let mut tree = Mcts::new(state.clone(), config);
+    let mut tree = Mcts::new(state.clone(), config.mcts(false));
     while snapshot.error.is_none() && state.outcome().is_none() {
         let target = (tree.root_visits() + budget.chunk.max(1)).min(budget.visits);
-        run_simulations(&mut [&mut tree], &mut eval, target);
-        if let Some(error) = eval.take_error() {
+        if let Err(error) = run_simulations(&mut [&mut tree], &mut eval, target) {
             snapshot.error = Some(format!("the model failed: {error}"));
             break;
         }
@@ -332,7 +319,7 @@ mod tests {
         let state = Rematch::start(GameKind::Rematch, RulesConfig::default());
         let run = |budget: AnalysisBudget, stop: &AtomicBool| {
             let mut snapshots = Vec::new();
-            let config = MctsConfig::default();
+            let config = SearchConfig::default();
             analyse(&state, Eval::new(None, 1), config, budget, stop, |s| {
                 snapshots.push(s)
             });
