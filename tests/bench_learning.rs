@@ -8,31 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// A tiny ReMATCH config that stops after two iterations of 5 steps (a checkpoint each).
-const TINY: &str = r#"
-game = "rematch"
-seed = 3
-[net]
-blocks = 1
-channels = 16
-policy_channels = 8
-value_hidden = 16
-[selfplay]
-workers = 1
-games_in_flight = 16
-full_visits = 8
-fast_visits = 4
-full_search_share = 0.5
-ply_cap = 40
-[evaluator]
-max_batch = 32
-[train]
-batch_size = 32
-steps_per_iteration = 5
-iterations = 2
-replay_ratio = 4.0
-min_window = 64
-window_base = 1000
-"#;
+const TINY: &str = common::TINY_CONFIG;
 
 fn bench(dir: &Path, extra: &[&str]) -> String {
     let config = dir.join("tiny.toml");

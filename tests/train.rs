@@ -17,32 +17,7 @@ use checkers_zero::train::checkpoint::{read_state, PAUSE_IN_CHECKPOINT_ENV};
 use checkers_zero::train::config::RunConfig;
 use checkers_zero::train::metrics::MetricsLog;
 
-const TINY: &str = r#"
-game = "rematch"
-seed = 3
-[net]
-blocks = 1
-channels = 16
-policy_channels = 8
-value_hidden = 16
-[search]
-visits = 8
-[selfplay]
-workers = 1
-games_in_flight = 16
-fast_visits = 4
-full_search_share = 0.5
-ply_cap = 40
-[evaluator]
-max_batch = 32
-[train]
-batch_size = 32
-steps_per_iteration = 5
-iterations = 2
-replay_ratio = 4.0
-min_window = 64
-window_base = 1000
-"#;
+const TINY: &str = common::TINY_CONFIG;
 
 fn write_config(dir: &Path, text: &str) -> PathBuf {
     let path = dir.join("tiny.toml");
