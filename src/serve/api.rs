@@ -241,7 +241,7 @@ async fn legal(bytes: Result<Bytes, BytesRejection>) -> ApiResult {
     let req: GameRequest = body(bytes)?;
     let kind = game_kind(&req.game)?;
     blocking(move || {
-        let turns = crate::cli::moves(kind, req.position.as_deref())
+        let turns = crate::game::turns::turn_paths(kind, req.position.as_deref())
             .map_err(|e| ApiError::bad(format!("bad position: {e}")))?;
         Ok(Json(json!({ "turns": turns })))
     })
