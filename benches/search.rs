@@ -68,7 +68,7 @@ fn net_mcts<S: Encode>(kind: GameKind, workers: usize, per_worker: usize, simula
             scope.spawn(move || {
                 let mut forest: Vec<Mcts<S>> = trees(kind, per_worker, w as u64);
                 let mut refs: Vec<&mut Mcts<S>> = forest.iter_mut().collect();
-                run_simulations(&mut refs, &mut net, simulations);
+                run_simulations(&mut refs, &mut net, simulations).unwrap();
             });
         }
     });
@@ -98,7 +98,7 @@ fn main() {
             let mut forest: Vec<Mcts<S>> = trees(kind, 64, 1);
             let start = Instant::now();
             let mut refs: Vec<&mut Mcts<S>> = forest.iter_mut().collect();
-            run_simulations(&mut refs, &mut UniformEvaluator, simulations);
+            run_simulations(&mut refs, &mut UniformEvaluator, simulations).unwrap();
             let seconds = start.elapsed().as_secs_f64();
             let total = (simulations as usize * forest.len()) as f64;
             println!(

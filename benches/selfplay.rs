@@ -99,8 +99,8 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64) {
         "{kind}: net {} blocks x {} channels ({:.1} MFLOP/position); {} workers x {} games, {} search {}/{} visits ({}% full); evaluator max batch {}, {} instance(s) x {} torch thread(s), {}",
         config.net_config().blocks, config.net_config().channels, flops / 1e6,
         layout.workers, config.selfplay.games_in_flight,
-        format!("{:?}", config.selfplay.search).to_lowercase(),
-        config.selfplay.full_visits, config.selfplay.fast_visits,
+        config.search.kind,
+        config.search.visits, config.selfplay.fast_visits,
         (100.0 * config.selfplay.full_search_share).round(),
         e.max_batch, e.instances, e.torch_threads, if e.bf16 { "bf16" } else { "fp32" }
     );
@@ -125,13 +125,13 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64) {
             p.samples_made(),
         )
     };
-    let mut games = pool.finished_games();
+    let mut games = pool.finished_games().expect("self-play runs");
     let before = mark(&pool);
     let start = Instant::now();
     std::thread::sleep(Duration::from_secs_f64(seconds));
     let after = mark(&pool);
     let wall = start.elapsed().as_secs_f64();
-    let counted = pool.finished_games();
+    let counted = pool.finished_games().expect("self-play runs");
     assert!(pool.alive(), "self-play stopped");
     let samples = after.4 - before.4;
     games.extend(counted.iter().cloned());

@@ -3,7 +3,6 @@
 
 use std::io::Write;
 
-use crate::game::turns::distinct_turns;
 use crate::game::{position, GameKind, GameState, NotationError, RulesConfig};
 use crate::with_game;
 
@@ -26,10 +25,7 @@ pub fn perft(
 
 /// The legal whole turns, one per distinct resulting position (its smallest path), sorted.
 pub fn moves(kind: GameKind, text: Option<&str>) -> Result<Vec<String>, NotationError> {
-    with_game!(kind, S => {
-        let state: S = position(kind, text, RulesConfig::default())?;
-        Ok(distinct_turns(&state).into_iter().map(|t| t.path).collect())
-    })
+    crate::game::turns::turn_paths(kind, text)
 }
 
 /// The board drawn for a terminal, followed by the position's notation and any result.

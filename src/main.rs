@@ -10,7 +10,6 @@ use checkers_zero::game::GameKind;
 use checkers_zero::net::args::NetArgs;
 use checkers_zero::selfplay::record::{read_records, GameRecord};
 use checkers_zero::selfplay::show::show_game;
-use checkers_zero::train::run::{train, TrainOptions};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -47,30 +46,9 @@ enum Command {
         #[arg(long)]
         position: Option<String>,
     },
-    /// Train: self-play and training in one process, in a run directory that survives
-    /// being stopped (docs/training.md describes its layout).
-    Train {
-        /// The run's config (configs/<game>.toml); needed to start a run.
-        #[arg(long)]
-        config: Option<std::path::PathBuf>,
-        /// The run directory (default: runs/<config name>-<unix time>).
-        #[arg(long)]
-        run_dir: Option<std::path::PathBuf>,
-        /// Continue the run in --run-dir from its newest checkpoint.
-        #[arg(long)]
-        resume: bool,
-        /// Stop once this many iterations are done in total (overrides train.iterations).
-        #[arg(long)]
-        iterations: Option<u64>,
-        /// Stop after this many minutes (overrides train.max_minutes).
-        #[arg(long)]
-        minutes: Option<f64>,
-        /// Hide the progress bars (one summary line per iteration is still printed).
-        #[arg(long)]
-        quiet: bool,
-        #[command(flatten)]
-        net: NetArgs,
-    },
+    /// Train: self-play, the learner and the evaluator in one process, in a run directory
+    /// that survives being stopped (the layout of a distributed run; docs/training.md).
+    Train(checkers_zero::distributed::command::TrainArgs),
     /// Distributed run, learner role (one per run): take in the game shards self-play
     /// publishes at --store, train, publish checkpoints. Starts the run from --config or
     /// resumes it.
@@ -90,6 +68,10 @@ enum Command {
     /// Rate a run's checkpoints (and anchors) from the matches on record, playing the games
     /// still needed; writes ratings.csv, ratings.png and losses.png into the run directory.
     Ratings(checkers_zero::eval::command::RatingsArgs),
+    /// The learning benchmark: train a game's config for MINUTES of wall-clock, then rate
+    /// checkpoints spread over it against a fixed ladder; writes RUN/bench/ladder.md, .csv
+    /// and .png. Resumable with --resume (see docs/learning.md).
+    BenchLearning(checkers_zero::bench::command::BenchArgs),
     /// Read game records (self-play and match games).
     Games {
         #[command(subcommand)]
@@ -144,7 +126,9 @@ enum Command {
     },
     /// Measure this machine: net positions/s per precision, batch and threads, self-play
     /// positions/s per evaluator layout; recommend settings (`--write` saves them).
-    Bench(checkers_zero::bench::BenchArgs),
+    Bench(checkers_zero::net_bench::BenchArgs),
+    /// Serve the web page (play, analyse, watch, dashboard) and its JSON API (docs/web.md).
+    Serve(checkers_zero::serve::command::ServeArgs),
     /// Draw the board with coordinates.
     Show {
         /// Game: rematch, rematch3, hexdame or eximo.
@@ -189,40 +173,7 @@ fn run(cli: Cli) -> Result<()> {
                 writeln!(out, "{path}")?;
             }
         }
-        Command::Train {
-            config,
-            run_dir,
-            resume,
-            iterations,
-            minutes,
-            quiet,
-            net,
-        } => {
-            let options = TrainOptions {
-                config,
-                run_dir,
-                resume,
-                iterations,
-                minutes,
-                progress: !quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
-                net,
-            };
-            let summary = train(&options)?;
-            writeln!(
-                out,
-                "run {}: steps {} -> {}, {} games, {} samples, {} positions; checkpoint {}",
-                summary.run_dir.display(),
-                summary.start_step,
-                summary.final_step,
-                summary.games,
-                summary.samples,
-                summary.positions,
-                summary
-                    .checkpoint
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_else(|| "none".into())
-            )?;
-        }
+        Command::Train(args) => checkers_zero::distributed::command::run_train(&args, &mut out)?,
         Command::Learn(args) => checkers_zero::distributed::command::run_learn(&args, &mut out)?,
         Command::Selfplay(args) => {
             checkers_zero::distributed::command::run_selfplay(&args, &mut out)?
@@ -233,6 +184,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Status(args) => checkers_zero::distributed::command::run_status(&args, &mut out)?,
         Command::Match(args) => checkers_zero::eval::command::run_match(&args, &mut out)?,
         Command::Ratings(args) => checkers_zero::eval::command::run_ratings(&args, &mut out)?,
+        Command::BenchLearning(args) => checkers_zero::bench::command::run_bench(&args, &mut out)?,
         Command::Games {
             command:
                 GamesCommand::Show {
@@ -240,25 +192,7 @@ fn run(cli: Cli) -> Result<()> {
                     index,
                     boards,
                 },
-        } => {
-            let games = read_records(&file)?;
-            let chosen: Vec<&GameRecord> = match index {
-                Some(i) => vec![games.get(i).with_context(|| {
-                    format!(
-                        "{} holds {} games; no game {i}",
-                        file.display(),
-                        games.len()
-                    )
-                })?],
-                None => games.iter().collect(),
-            };
-            for (n, game) in chosen.into_iter().enumerate() {
-                if n > 0 {
-                    writeln!(out)?;
-                }
-                write!(out, "{}", show_game(game, boards)?)?;
-            }
-        }
+        } => show_games(&file, index, boards, &mut out)?,
         Command::Export {
             checkpoint,
             out: dir,
@@ -294,7 +228,8 @@ fn run(cli: Cli) -> Result<()> {
             let net = net.settings();
             export::engine::run_engine(&model, visits, ply_cap, net, input, &mut out)?;
         }
-        Command::Bench(args) => checkers_zero::bench::run_bench(&args, &mut out)?,
+        Command::Bench(args) => checkers_zero::net_bench::run_bench(&args, &mut out)?,
+        Command::Serve(args) => checkers_zero::serve::command::run_serve(&args, &mut out)?,
         Command::Show { game, position } => {
             let kind: GameKind = game.parse()?;
             write!(out, "{}", cli::show(kind, position.as_deref())?)?;
@@ -303,14 +238,57 @@ fn run(cli: Cli) -> Result<()> {
     Ok(())
 }
 
+/// `games show`: the games of a record file (or one of them) as text.
+fn show_games(
+    file: &std::path::Path,
+    index: Option<usize>,
+    boards: bool,
+    out: &mut impl Write,
+) -> Result<()> {
+    let games = read_records(file)?;
+    let chosen: Vec<&GameRecord> = match index {
+        Some(i) => vec![games.get(i).with_context(|| {
+            format!(
+                "{} holds {} games; no game {i}",
+                file.display(),
+                games.len()
+            )
+        })?],
+        None => games.iter().collect(),
+    };
+    for (n, game) in chosen.into_iter().enumerate() {
+        if n > 0 {
+            writeln!(out)?;
+        }
+        write!(out, "{}", show_game(game, boards)?)?;
+    }
+    Ok(())
+}
+
+/// An error and its causes on one line, each cause once: a message that already quotes its
+/// cause (`path: No such file or directory`) is not followed by it again.
+fn one_line(error: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line.replace('\n', " ")
+}
+
 fn main() -> ExitCode {
     checkers_zero::net::init_torch_runtime();
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             // One line naming the problem; bad input is exit code 2, like clap's usage errors.
-            let message = format!("{error:#}").replace('\n', " ");
-            eprintln!("error: {message}");
+            eprintln!("error: {}", one_line(&error));
             ExitCode::from(2)
         }
     }

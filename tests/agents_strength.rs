@@ -12,9 +12,9 @@ fn play<S: GameState>(kind: GameKind, uct_side: Side, seed: u64) -> f32 {
     let mut random = RandomAgent::new(seed ^ 0x5eed);
     while state.outcome().is_none() {
         let step = if state.side_to_move() == uct_side {
-            Agent::<S>::choose(&mut uct, &state)
+            Agent::<S>::choose(&mut uct, &state).unwrap()
         } else {
-            Agent::<S>::choose(&mut random, &state)
+            Agent::<S>::choose(&mut random, &state).unwrap()
         };
         state.apply_step(step);
     }

@@ -26,10 +26,11 @@ blocks = 1
 channels = 16
 policy_channels = 8
 value_hidden = 16
+[search]
+visits = 8
 [selfplay]
 workers = 1
 games_in_flight = 8
-full_visits = 8
 fast_visits = 4
 full_search_share = 0.5
 ply_cap = 40

@@ -32,6 +32,7 @@ fn settings(kind: GameKind, games: u64) -> MatchSettings {
         seed: 7,
         opening_turns: 2,
         sprt: None,
+        search: checkers_zero::search::config::SearchConfig::default(),
         progress: false,
         net: fp32_cpu(),
     }
@@ -285,6 +286,21 @@ fn net_agents_play_from_checkpoints_and_wrong_games_are_refused() {
     for record in &records {
         let _: Rematch = record.replay(|_, _| {}).unwrap();
     }
+    // Search settings by name: a Gumbel net against a PUCT one.
+    let agents = [
+        format!("net:{run}:visits=4,search=gumbel,k=4"),
+        format!("net:{run}:visits=4,search=puct,c_puct=2"),
+    ];
+    let specs: Vec<AgentSpec> = agents
+        .iter()
+        .map(|a| AgentSpec::parse(a).unwrap())
+        .collect();
+    let (report, _) = play_match(&specs, &s).unwrap();
+    assert_eq!(report.games.len(), 4);
+    assert_eq!(
+        report.agents[0],
+        format!("net:{run}:visits=4,kind=gumbel,considered=4")
+    );
 
     let wrong = AgentSpec::parse(&hex.display().to_string()).unwrap();
     let err = play_match(&[wrong, AgentSpec::Random], &s).unwrap_err();

@@ -20,6 +20,7 @@ use checkers_zero::net::evaluator::{evaluate_batch, Request};
 use checkers_zero::net::model::{Model, NetConfig};
 use checkers_zero::net::NetError;
 use checkers_zero::search::agents::Agent;
+use checkers_zero::search::config::{SearchConfig, SearchKind, SearchOverrides};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tch::{Device, Kind, Tensor};
@@ -152,6 +153,16 @@ fn export_via_cli<S: Encode>(root: &Path, kind: GameKind, step: u64) -> PathBuf 
     let said = text(&out);
     assert!(said.contains(&format!("training step {step}")), "{said}");
     out_dir
+}
+
+/// `match` of `agent` against `random`, two games, results into `out`.
+fn match_against_random(game: &str, agent: &str, out: &Path) -> Output {
+    let out = out.to_str().unwrap();
+    let args = [
+        "match", "--game", game, "--agent", agent, "--agent", "random", "--games", "2", "--quiet",
+        "--out", out,
+    ];
+    run(&args, "")
 }
 
 fn python() -> PathBuf {
@@ -329,8 +340,12 @@ fn an_export_is_an_agent() {
         .unwrap()
         .dir;
     let model = Arc::new(ExportedModel::load(&dir).unwrap());
-    let mut agent = exported_agent::<Eximo>(Arc::clone(&model), Some(8)).unwrap();
-    assert!(Agent::<Eximo>::name(&agent).contains(":8"));
+    let search = SearchConfig {
+        visits: 8,
+        ..model.meta().search.clone()
+    };
+    let mut agent = exported_agent::<Eximo>(Arc::clone(&model), search, 1).unwrap();
+    assert!(Agent::<Eximo>::name(&agent).contains("visits=8"));
     let mut state = Eximo::start(kind, RulesConfig::default());
     let mut steps = StepList::new();
     for _ in 0..6 {
@@ -338,7 +353,7 @@ fn an_export_is_an_agent() {
         if steps.is_empty() {
             break;
         }
-        let step = agent.choose(&state);
+        let step = agent.choose(&state).unwrap();
         assert!(steps.contains(&step));
         state.apply_step(step);
     }
@@ -351,23 +366,7 @@ fn an_export_is_an_agent() {
     // another game.
     let dir_text = dir.to_str().unwrap();
     for spec in [format!("{dir_text}@4"), format!("export:{dir_text}:4")] {
-        let out = run(
-            &[
-                "match",
-                "--game",
-                "eximo",
-                "--agent",
-                &spec,
-                "--agent",
-                "random",
-                "--games",
-                "2",
-                "--quiet",
-                "--out",
-                root.join("m").to_str().unwrap(),
-            ],
-            "",
-        );
+        let out = match_against_random("eximo", &spec, &root.join("m"));
         assert!(
             out.status.success(),
             "{}",
@@ -586,6 +585,63 @@ fn play_three_player_rematch_with_people_and_a_model() {
     assert!(said.contains("red plays ") && said.contains("orange plays "));
     assert!(!said.contains("red (model)") && !said.contains("orange (model)"));
     assert!(!said.contains("white plays "), "White is the model's seat");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn an_export_records_its_runs_search_and_agents_use_it() {
+    let root = fresh_dir("export-search");
+    let kind = GameKind::Rematch;
+    let checkpoint = write_checkpoint::<Rematch>(&root, kind, 40);
+    std::fs::write(
+        root.join("config.toml"),
+        "game = \"rematch\"\n[search]\nkind = \"puct\"\nvisits = 7\nc_scale = 0.5\n",
+    )
+    .unwrap();
+    let dir = export_checkpoint(&checkpoint, &root.join("export"))
+        .unwrap()
+        .dir;
+    let meta = ExportMeta::read(&dir).unwrap();
+    assert_eq!(meta.search.kind, SearchKind::Puct);
+    assert_eq!((meta.search.visits, meta.search.c_scale), (7, 0.5));
+    let json = std::fs::read_to_string(dir.join("model.json")).unwrap();
+    assert!(
+        json.contains("\"c_visit\"") && json.contains("\"considered\""),
+        "{json}"
+    );
+    // The engine plays with the recorded visits unless told otherwise.
+    let out = run(&["engine", "--model", dir.to_str().unwrap()], "id\nquit\n");
+    let said = text(&out);
+    assert!(said.contains("visits 7"), "{said}");
+    // A match agent takes the recorded search, overridden by name.
+    let model = Arc::new(ExportedModel::load(&dir).unwrap());
+    let search = meta
+        .search
+        .with(&SearchOverrides::parse("search=gumbel,visits=5").unwrap())
+        .unwrap();
+    let agent = exported_agent::<Rematch>(model, search, 1).unwrap();
+    assert!(Agent::<Rematch>::name(&agent).ends_with("visits=5"));
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_failing_model_stops_the_match_with_one_error_line() {
+    let root = fresh_dir("export-broken");
+    let kind = GameKind::Rematch;
+    let dir = export_via_cli::<Rematch>(&root, kind, 30);
+    // A module that loads but answers with the wrong shape: every forward pass fails.
+    let example = Tensor::zeros([2, 4], (Kind::Float, Device::Cpu));
+    let mut forward = |inputs: &[Tensor]| vec![inputs[0].flatten(1, -1).narrow(1, 0, 2)];
+    let module =
+        tch::CModule::create_by_tracing("Broken", "forward", &[example], &mut forward).unwrap();
+    module.save(dir.join("model.pt")).unwrap();
+    for spec in [
+        format!("export:{}:visits=4", dir.display()),
+        format!("export:{}:visits=4,kind=puct", dir.display()),
+    ] {
+        let out = match_against_random("rematch", &spec, &root.join("m"));
+        assert_clean_error(&out, "the module returned shape");
+    }
     std::fs::remove_dir_all(&root).unwrap();
 }
 

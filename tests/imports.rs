@@ -19,9 +19,10 @@ const ORDER: &[&str] = &[
     "export",
     "eval",
     "train",
-    "bench",
+    "net_bench",
     "distributed",
     "serve",
+    "bench",
     "cli",
 ];
 

@@ -350,9 +350,9 @@ fn an_unknown_precision_names_the_allowed_values() {
 
 #[test]
 fn bench_layouts_start_with_auto_and_its_snippet_is_a_config() {
-    use checkers_zero::bench::{candidate_layouts, snippet};
     use checkers_zero::net::precision::PrecisionChoice;
     use checkers_zero::net::threads::Layout;
+    use checkers_zero::net_bench::{candidate_layouts, snippet};
     let layout = |workers, instances, torch_threads| Layout {
         workers,
         instances,
@@ -389,8 +389,8 @@ fn bench_prints_the_machine_and_tables_and_writes_a_config_snippet() {
     std::fs::write(
         &config,
         "game = \"rematch\"\n[net]\nblocks = 1\nchannels = 8\npolicy_channels = 4\n\
-         value_hidden = 8\n[selfplay]\ngames_in_flight = 4\nfull_visits = 4\nfast_visits = 2\n\
-         ply_cap = 20\n[evaluator]\nmax_batch = 16\n",
+         value_hidden = 8\n[selfplay]\ngames_in_flight = 4\nfast_visits = 2\n\
+         ply_cap = 20\n[search]\nvisits = 4\n[evaluator]\nmax_batch = 16\n",
     )
     .unwrap();
     let snippet = dir.join("bench.toml");

@@ -5,8 +5,13 @@
 
 use checkers_zero::game::turns::distinct_turns;
 use checkers_zero::game::*;
+use checkers_zero::net::NetError;
+use checkers_zero::search::config::{SearchConfig, SearchKind};
 use checkers_zero::search::gumbel::{run_gumbel, GumbelConfig};
-use checkers_zero::search::mcts::{run_simulations, Mcts, MctsConfig, UniformEvaluator};
+use checkers_zero::search::mcts::{
+    run_simulations, terminal_values, Evaluate, LeafEval, Mcts, MctsConfig, UniformEvaluator,
+};
+use checkers_zero::search::root::search;
 use checkers_zero::with_game;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -31,15 +36,16 @@ fn wins_within<S: GameState>(state: &S, me: Side, turns: u32) -> bool {
     }
 }
 
-/// Searches `position` and checks that the most visited first step starts a winning turn.
-fn assert_search_finds_win(kind: GameKind, position: &str, simulations: u32) {
+/// Searches `position` and checks that the most visited first step starts a turn that wins
+/// by force within `horizon` more turns (while some turns do not).
+fn assert_search_finds_win(kind: GameKind, position: &str, simulations: u32, horizon: u32) {
     with_game!(kind, S => {
         let state = S::from_notation(kind, position, RulesConfig::default()).unwrap();
         let me = state.side_to_move();
         let turns = distinct_turns(&state);
         let winning: Vec<&str> = turns
             .iter()
-            .filter(|t| wins_within(&t.state, me, 2))
+            .filter(|t| wins_within(&t.state, me, horizon))
             .map(|t| t.path.as_str())
             .collect();
         assert!(!winning.is_empty() && winning.len() < turns.len(), "{position}: a real choice");
@@ -50,7 +56,7 @@ fn assert_search_finds_win(kind: GameKind, position: &str, simulations: u32) {
         let mut first = true;
         loop {
             let target = tree.root_visits() + simulations;
-            run_simulations(&mut [&mut tree], &mut UniformEvaluator, target);
+            run_simulations(&mut [&mut tree], &mut UniformEvaluator, target).unwrap();
             let best = tree.root_children().into_iter().max_by_key(|c| c.visits).unwrap();
             checkers_zero::game::turns::push_step_text(&current, best.action, first, &mut path);
             first = false;
@@ -71,17 +77,24 @@ fn assert_search_finds_win(kind: GameKind, position: &str, simulations: u32) {
 
 #[test]
 fn mcts_with_uniform_evaluator_finds_forced_win_hexdame() {
-    // White wins in two turns only with g3-g4 or g3-h4 (20 turns to choose from).
-    assert_search_finds_win(GameKind::Hexdame, "white d7:W g3:w f8:r", 3000);
-    assert_search_finds_win(GameKind::Hexdame, "white d7:W e2:w f5:r", 3000);
+    // White wins in two turns only with g3-g4 or g3-h4 (20 turns to choose from). In the
+    // second position d7-d4 wins in two turns and d7-e7 in four (walking through Red's
+    // forced replies, the search sees both); most turns do not win.
+    assert_search_finds_win(GameKind::Hexdame, "white d7:W g3:w f8:r", 3000, 2);
+    assert_search_finds_win(GameKind::Hexdame, "white d7:W e2:w f5:r", 3000, 4);
 }
 
 #[test]
 fn mcts_with_uniform_evaluator_finds_forced_win_rematch() {
     // One winning turn out of 12 (White), and one out of 11 (Orange), in both seat layouts.
     for kind in [GameKind::Rematch, GameKind::Rematch3] {
-        assert_search_finds_win(kind, "white b3:RRRWW c2:OOW d5:OOWR quiet=1", 3000);
-        assert_search_finds_win(kind, "orange a3:RRO b4:O c2:WWR c4:WRWO d5:O quiet=3", 3000);
+        assert_search_finds_win(kind, "white b3:RRRWW c2:OOW d5:OOWR quiet=1", 3000, 2);
+        assert_search_finds_win(
+            kind,
+            "orange a3:RRO b4:O c2:WWR c4:WRWO d5:O quiet=3",
+            3000,
+            2,
+        );
     }
 }
 
@@ -92,11 +105,13 @@ fn mcts_with_uniform_evaluator_finds_forced_win_eximo() {
         GameKind::Eximo,
         "black b1:b b2:b b7:w c5:b d2:b d7:w e1:b e4:b f2:b f3:b g1:b g3:b",
         3000,
+        2,
     );
     assert_search_finds_win(
         GameKind::Eximo,
         "black a3:b a4:b b2:b b5:b c1:b c2:b c6:b d1:b d2:b e2:b e3:b f1:b f2:b f7:b g2:b g5:w",
         3000,
+        2,
     );
 }
 
@@ -131,7 +146,7 @@ fn gumbel_with_8_simulations_is_legal_and_its_target_sums_to_one() {
                 positions.iter().map(|p| Mcts::new(p.clone(), MctsConfig::default())).collect();
             let mut refs: Vec<&mut Mcts<S>> = trees.iter_mut().collect();
             let mut rng = StdRng::seed_from_u64(5);
-            let outcomes = run_gumbel(&mut refs, &mut UniformEvaluator, &GumbelConfig::default(), 8, &mut rng);
+            let outcomes = run_gumbel(&mut refs, &mut UniformEvaluator, &GumbelConfig::default(), 8, &mut rng).unwrap();
             let mut legal = StepList::new();
             for (state, outcome) in positions.iter().zip(outcomes) {
                 let outcome = outcome.expect("non-terminal root");
@@ -175,8 +190,8 @@ fn team_seats_share_one_value() {
                 ..MctsConfig::default()
             },
         );
-        run_simulations(&mut [&mut a], &mut UniformEvaluator, 200);
-        run_simulations(&mut [&mut b], &mut UniformEvaluator, 200);
+        run_simulations(&mut [&mut a], &mut UniformEvaluator, 200).unwrap();
+        run_simulations(&mut [&mut b], &mut UniformEvaluator, 200).unwrap();
         assert_eq!(a.root_value(), b.root_value());
         assert_eq!(a.root_children(), b.root_children());
         assert_eq!(p.side_to_move(), three.side_to_move());
@@ -189,7 +204,7 @@ use checkers_zero::search::agents::{rollout_uct, Agent, AlphaBetaAgent, Budget, 
 fn play_turn<S: GameState>(agent: &mut dyn Agent<S>, state: &S) -> S {
     let mut current = state.clone();
     loop {
-        let step = agent.choose(&current);
+        let step = agent.choose(&current).unwrap();
         current
             .try_apply_step(step)
             .expect("agents play legal steps");
@@ -228,7 +243,7 @@ fn every_agent_plays_legal_steps_in_every_game() {
             ];
             for state in &positions {
                 for agent in agents.iter_mut() {
-                    let step = agent.choose(state);
+                    let step = agent.choose(state).unwrap();
                     let mut legal = StepList::new();
                     state.legal_steps(&mut legal);
                     assert!(legal.contains(&step), "{kind}: {} played an illegal step", agent.name());
@@ -243,7 +258,7 @@ fn tree_reuse_keeps_the_chosen_subtree() {
     type S = checkers_zero::game::eximo::Eximo;
     let state = S::start(GameKind::Eximo, RulesConfig::default());
     let mut tree = Mcts::new(state, MctsConfig::default());
-    run_simulations(&mut [&mut tree], &mut UniformEvaluator, 2000);
+    run_simulations(&mut [&mut tree], &mut UniformEvaluator, 2000).unwrap();
     let best = tree
         .root_children()
         .into_iter()
@@ -265,7 +280,7 @@ fn tree_reuse_keeps_the_chosen_subtree() {
     assert_eq!(tree.root_state().position_hash(), expected.position_hash());
     // Searching on from the reused tree adds to the carried visits.
     let target = tree.root_visits() + 100;
-    run_simulations(&mut [&mut tree], &mut UniformEvaluator, target);
+    run_simulations(&mut [&mut tree], &mut UniformEvaluator, target).unwrap();
     assert_eq!(tree.root_visits(), target);
     let child_visits: u32 = tree.root_children().iter().map(|c| c.visits).sum();
     assert_eq!(
@@ -324,23 +339,181 @@ fn net_agents_play_legal_steps_in_every_game() {
                 Box::new(SearchAgent::new(
                     "mcts:16",
                     NetEvaluator::new(evaluator.handle()),
-                    MctsConfig::default(),
+                    SearchConfig::default(),
                     Budget::Count(16),
+                    1,
+                )),
+                Box::new(SearchAgent::new(
+                    "puct:16",
+                    NetEvaluator::new(evaluator.handle()),
+                    SearchConfig { kind: SearchKind::Puct, ..SearchConfig::default() },
+                    Budget::Count(16),
+                    1,
                 )),
                 Box::new(SearchAgent::new(
                     "mcts:5ms",
                     NetEvaluator::new(evaluator.handle()),
-                    MctsConfig::default(),
+                    SearchConfig::default(),
                     Budget::Time(std::time::Duration::from_millis(5)),
+                    2,
                 )),
             ];
             for state in random_positions::<S>(kind, 8, 31) {
                 let mut legal = StepList::new();
                 state.legal_steps(&mut legal);
                 for agent in agents.iter_mut() {
-                    let step = agent.choose(&state);
+                    let step = agent.choose(&state).unwrap();
                     assert!(legal.contains(&step), "{kind}: {} played an illegal step", agent.name());
                 }
+            }
+        });
+    }
+}
+
+/// Records the number of legal steps of every position it is asked about; values are a
+/// fixed function of the position (its hash), exact at positions with one legal step: there
+/// it gives the value of the next position with a choice, seen from its own side to move.
+#[derive(Default)]
+struct CountingEvaluator {
+    legal_counts: Vec<usize>,
+}
+
+/// A made-up value of `state` for its side to move, in (-1, 1).
+fn hashed_value<S: GameState>(state: &S) -> f32 {
+    (state.position_hash() % 1000) as f32 / 1000.0 * 1.8 - 0.9
+}
+
+impl<S: GameState> Evaluate<S> for CountingEvaluator {
+    fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError> {
+        let mut evals = UniformEvaluator.evaluate(states)?;
+        let mut legal = StepList::new();
+        for (eval, state) in evals.iter_mut().zip(states) {
+            state.legal_steps(&mut legal);
+            self.legal_counts.push(legal.len());
+            let mut end = (*state).clone();
+            while end.outcome().is_none() {
+                end.legal_steps(&mut legal);
+                if legal.len() != 1 {
+                    break;
+                }
+                end.apply_step(legal[0]);
+            }
+            let v = match terminal_values(&end) {
+                Some(values) => values[end.side_to_move().0 as usize],
+                None => hashed_value(&end),
+            };
+            eval.value = if end.side_to_move() == state.side_to_move() {
+                v
+            } else {
+                -v
+            };
+        }
+        Ok(evals)
+    }
+}
+
+/// Positions with a choice where at least one step leads to a position with one legal step
+/// (a capture continuation or a single reply): the root child number and the position.
+fn positions_with_forced_children<S: GameState>(kind: GameKind, count: usize) -> Vec<(S, usize)> {
+    let mut found = Vec::new();
+    let mut legal = StepList::new();
+    let mut next = StepList::new();
+    for seed in 0.. {
+        for state in random_positions::<S>(kind, 50, seed) {
+            state.legal_steps(&mut legal);
+            if legal.len() < 2 {
+                continue;
+            }
+            let forced = legal.iter().position(|&a| {
+                let mut child = state.clone();
+                child.apply_step(a);
+                child.legal_steps(&mut next);
+                child.outcome().is_none() && next.len() == 1
+            });
+            if let Some(k) = forced {
+                found.push((state, k));
+                if found.len() == count {
+                    return found;
+                }
+            }
+        }
+    }
+    unreachable!()
+}
+
+#[test]
+fn no_net_call_at_a_position_with_one_legal_step() {
+    let configs = [
+        SearchConfig {
+            kind: SearchKind::Puct,
+            ..SearchConfig::default()
+        },
+        SearchConfig {
+            kind: SearchKind::Gumbel,
+            ..SearchConfig::default()
+        },
+    ];
+    for kind in GameKind::ALL {
+        with_game!(kind, S => {
+            let mut rng = StdRng::seed_from_u64(3);
+            let mut forced_calls_without_walk = [0; 2];
+            for (state, _) in positions_with_forced_children::<S>(kind, 10) {
+                for (c, config) in configs.iter().enumerate() {
+                    let mut counting = CountingEvaluator::default();
+                    let mut tree = Mcts::new(state.clone(), config.mcts(false));
+                    search(&mut tree, config, 64, &mut rng, &mut counting).unwrap();
+                    assert!(!counting.legal_counts.is_empty());
+                    assert!(
+                        counting.legal_counts.iter().all(|&n| n != 1),
+                        "{kind} {}: a net call at a forced position",
+                        config.kind
+                    );
+                    // The same search stepping into forced positions calls the net there.
+                    let mut counting = CountingEvaluator::default();
+                    let old = MctsConfig { walk_forced: false, ..config.mcts(false) };
+                    let mut tree = Mcts::new(state.clone(), old);
+                    search(&mut tree, config, 64, &mut rng, &mut counting).unwrap();
+                    forced_calls_without_walk[c] +=
+                        counting.legal_counts.iter().filter(|&&n| n == 1).count();
+                }
+            }
+            assert!(
+                forced_calls_without_walk.iter().all(|&n| n > 0),
+                "{kind}: the test positions reach forced positions ({forced_calls_without_walk:?})"
+            );
+        });
+    }
+}
+
+#[test]
+fn values_back_up_through_forced_steps_as_without_the_walk() {
+    // One simulation through a child whose position is forced: the walking search evaluates
+    // the next position with a choice at once; the search that does not walk evaluates the
+    // forced position, where this evaluator is exact (it gives the same value, seen from
+    // the forced position's side to move). Both must give the child the same value, whoever
+    // moves along the chain (2 sides; 3 seats in 3-player ReMATCH).
+    for kind in GameKind::ALL {
+        with_game!(kind, S => {
+            for (state, k) in positions_with_forced_children::<S>(kind, 20) {
+                let mut q = Vec::new();
+                for walk_forced in [true, false] {
+                    let config = MctsConfig { walk_forced, ..MctsConfig::default() };
+                    let mut tree = Mcts::new(state.clone(), config);
+                    let mut counting = CountingEvaluator::default();
+                    for via in [None, Some(k)] {
+                        let leaf = tree.select_leaf_via(via);
+                        let eval = if leaf.terminal {
+                            None
+                        } else {
+                            counting.evaluate(&[&leaf.state]).unwrap().pop()
+                        };
+                        tree.expand_and_backup(leaf, eval.as_ref());
+                    }
+                    let child = &tree.root_children()[k];
+                    assert_eq!(child.visits, 1);
+                    q.push(child.q);
+                }
+                assert!((q[0] - q[1]).abs() < 1e-6, "{kind} {}: {q:?}", state.to_notation());
             }
         });
     }

@@ -1,6 +1,8 @@
 //! The `train` command end to end: a tiny run trains, stops, resumes from the same step;
-//! a run killed in the middle of a checkpoint write resumes without corruption; configs
-//! with unknown keys or bad values are refused with the key named.
+//! a run killed in the middle of a checkpoint write resumes without corruption; a resume
+//! skips a checkpoint that does not load, saying so; a stop before the first step leaves a
+//! step-0 checkpoint that `export` and `match` take; `train` and the distributed roles write
+//! the same layout; configs with unknown keys or bad values are refused with the key named.
 
 mod common;
 use common::fresh_dir;
@@ -8,38 +10,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use checkers_zero::distributed::train::{train, TrainOptions};
 use checkers_zero::net::model::Model;
 use checkers_zero::selfplay::record::read_records;
-use checkers_zero::train::checkpoint::{latest_checkpoint, read_state, PAUSE_IN_CHECKPOINT_ENV};
+use checkers_zero::train::checkpoint::{read_state, PAUSE_IN_CHECKPOINT_ENV};
 use checkers_zero::train::config::RunConfig;
 use checkers_zero::train::metrics::MetricsLog;
-use checkers_zero::train::run::{train, TrainOptions};
 
-const TINY: &str = r#"
-game = "rematch"
-seed = 3
-[net]
-blocks = 1
-channels = 16
-policy_channels = 8
-value_hidden = 16
-[selfplay]
-workers = 1
-games_in_flight = 16
-full_visits = 8
-fast_visits = 4
-full_search_share = 0.5
-ply_cap = 40
-[evaluator]
-max_batch = 32
-[train]
-batch_size = 32
-steps_per_iteration = 5
-iterations = 2
-replay_ratio = 4.0
-min_window = 64
-window_base = 1000
-"#;
+const TINY: &str = common::TINY_CONFIG;
 
 fn write_config(dir: &Path, text: &str) -> PathBuf {
     let path = dir.join("tiny.toml");
@@ -47,11 +25,38 @@ fn write_config(dir: &Path, text: &str) -> PathBuf {
     path
 }
 
+/// TINY with an evaluation every iteration: `games` games at 4 visits per opponent (the
+/// previous checkpoint and `random`), then the lines `extra`.
+fn with_evaluation(games: u32, extra: &str) -> String {
+    format!(
+        "{TINY}\n[evaluation]\nevery = 1\ngames = {games}\nvisits = 4\nanchors = [\"random\"]\nparallel = {games}\n{extra}"
+    )
+}
+
+/// The checkpoint directory `checkpoints/latest` names.
+fn latest_checkpoint(checkpoints: &Path) -> PathBuf {
+    let name = std::fs::read_to_string(checkpoints.join("latest")).unwrap();
+    checkpoints.join(name.trim())
+}
+
+/// The games in every shard of every self-play session (`games/<session>/NNNNNNNN.jsonl`).
 fn games_on_disk(run: &Path) -> usize {
-    std::fs::read_dir(run.join("games"))
+    let mut games = 0;
+    for session in std::fs::read_dir(run.join("games")).unwrap() {
+        for shard in std::fs::read_dir(session.unwrap().path()).unwrap() {
+            games += read_records(&shard.unwrap().path()).unwrap().len();
+        }
+    }
+    games
+}
+
+/// The learner's metrics lines of `kind` (`train`, `intake`, `selfplay`).
+fn learner_metrics(run: &Path, kind: &str) -> Vec<serde_json::Value> {
+    MetricsLog::read(&run.join("learner/metrics.jsonl"))
         .unwrap()
-        .map(|e| read_records(&e.unwrap().path()).unwrap().len())
-        .sum()
+        .into_iter()
+        .filter(|m| m["type"] == kind)
+        .collect()
 }
 
 #[test]
@@ -66,9 +71,7 @@ fn tiny_run_trains_stops_and_resumes_from_the_same_step() {
     })
     .unwrap();
     assert_eq!((first.start_step, first.final_step), (0, 10));
-    let latest = latest_checkpoint(&run.join("checkpoints"))
-        .unwrap()
-        .unwrap();
+    let latest = latest_checkpoint(&run.join("checkpoints"));
     assert!(latest.ends_with("step-00000010"), "{latest:?}");
     assert_eq!(read_state(&latest).unwrap().step, 10);
     assert!(first.games > 0 && first.samples > 0);
@@ -100,18 +103,39 @@ fn tiny_run_trains_stops_and_resumes_from_the_same_step() {
         games_on_disk(&run) >= games_before,
         "the first invocation's games are kept"
     );
-    let metrics = MetricsLog::read(&run.join("metrics.jsonl")).unwrap();
-    let steps: Vec<u64> = metrics
+    let train_lines = learner_metrics(&run, "train");
+    let steps: Vec<u64> = train_lines
         .iter()
-        .filter(|m| m["type"] == "train")
         .map(|m| m["step"].as_u64().unwrap())
         .collect();
     assert_eq!(steps, vec![5, 10, 15]);
-    for m in metrics.iter().filter(|m| m["type"] == "train") {
+    for m in &train_lines {
         for key in ["policy_loss", "value_loss", "policy_entropy", "elapsed_s"] {
             assert!(m[key].as_f64().unwrap().is_finite(), "{key} in {m}");
         }
     }
+    // Each iteration also logs its intake (with how the games went) and self-play's rates.
+    let intake = learner_metrics(&run, "intake");
+    assert_eq!(intake.len(), 3, "{intake:?}");
+    for m in &intake {
+        let games = m["games"].as_u64().unwrap();
+        let decided = ["wins_side0", "wins_side1", "draws"]
+            .iter()
+            .map(|k| m[*k].as_u64().unwrap())
+            .sum::<u64>();
+        assert_eq!(games, decided, "{m}");
+    }
+    let selfplay = learner_metrics(&run, "selfplay");
+    assert_eq!(selfplay.len(), 3, "{selfplay:?}");
+    let rates: Vec<f64> = selfplay
+        .iter()
+        .map(|m| m["positions_per_s"].as_f64().unwrap())
+        .collect();
+    assert!(
+        rates.iter().all(|r| r.is_finite() && *r >= 0.0),
+        "{rates:?}"
+    );
+    assert!(rates.iter().any(|r| *r > 0.0), "{rates:?}");
     // A finished run at its iteration target does nothing more when resumed.
     let third = train(&TrainOptions {
         run_dir: Some(run.clone()),
@@ -167,19 +191,11 @@ fn killed_during_a_checkpoint_write_resumes_from_the_previous_checkpoint() {
     }
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
+    // The checkpoint is written in the learner's scratch directory and published only
+    // whole: nothing of step 10 reached the run.
     let checkpoints = run.join("checkpoints");
-    let partial: Vec<_> = std::fs::read_dir(&checkpoints)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
-        .filter(|n| n.starts_with(".tmp-"))
-        .collect();
-    assert_eq!(
-        partial.len(),
-        1,
-        "the killed write left its temporary directory"
-    );
     assert!(!checkpoints.join("step-00000010").exists());
-    let latest = latest_checkpoint(&checkpoints).unwrap().unwrap();
+    let latest = latest_checkpoint(&checkpoints);
     assert!(latest.ends_with("step-00000005"));
 
     let resumed = train(&TrainOptions {
@@ -194,7 +210,12 @@ fn killed_during_a_checkpoint_write_resumes_from_the_previous_checkpoint() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
         .collect();
-    assert!(names.iter().all(|n| !n.starts_with(".tmp-")), "{names:?}");
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.starts_with(".tmp-") && !n.contains('#')),
+        "{names:?}"
+    );
     for step in [5, 10, 15] {
         assert!(names.contains(&format!("step-{step:08}")), "{names:?}");
     }
@@ -206,9 +227,7 @@ fn killed_during_a_checkpoint_write_resumes_from_the_previous_checkpoint() {
 #[test]
 fn periodic_evaluation_logs_results_and_gating_promotes() {
     let dir = fresh_dir("train-evaluation");
-    let text = format!(
-        "{TINY}\n[evaluation]\nevery = 1\ngames = 4\nvisits = 4\nanchors = [\"random\"]\nparallel = 4\ngating = true\ngate_score = 0.0\n"
-    );
+    let text = with_evaluation(4, "gating = true\ngate_score = 0.0\n");
     let config = write_config(&dir, &text);
     let run = dir.join("run");
     let summary = train(&TrainOptions {
@@ -222,7 +241,7 @@ fn periodic_evaluation_logs_results_and_gating_promotes() {
     assert!(run
         .join("checkpoints/step-00000000/model.safetensors")
         .is_file());
-    let metrics = MetricsLog::read(&run.join("metrics.jsonl")).unwrap();
+    let metrics = MetricsLog::read(&run.join("evaluator/metrics.jsonl")).unwrap();
     let evaluations: Vec<_> = metrics
         .iter()
         .filter(|m| m["type"] == "evaluation")
@@ -237,12 +256,19 @@ fn periodic_evaluation_logs_results_and_gating_promotes() {
     let score = vs_incumbent["score"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&score));
     assert!(evaluations.iter().any(|m| m["opponent"] == "random"));
-    let promoted = vs_incumbent["step"].as_u64().unwrap();
-    let latest = latest_checkpoint(&run.join("checkpoints"))
-        .unwrap()
+    // Self-play follows `checkpoints/promoted`, which names the newest promoted step.
+    let promoted = evaluations
+        .iter()
+        .filter(|m| m["promoted"] == true)
+        .map(|m| m["step"].as_u64().unwrap())
+        .max()
         .unwrap();
-    let state = read_state(&latest).unwrap();
-    assert!(state.promoted_step >= Some(promoted));
+    let pointer = std::fs::read_to_string(run.join("checkpoints/promoted")).unwrap();
+    assert_eq!(pointer.trim(), format!("step-{promoted:08}"));
+    let evaluated: Vec<u64> = evaluations
+        .iter()
+        .map(|m| m["step"].as_u64().unwrap())
+        .collect();
     // Match records in the format `ratings` reads, and games for `games show`.
     let names: Vec<String> = std::fs::read_dir(run.join("matches"))
         .unwrap()
@@ -258,8 +284,14 @@ fn periodic_evaluation_logs_results_and_gating_promotes() {
             .join("matches")
             .join(report.replace(".json", ".games.jsonl"));
         assert_eq!(read_records(&games).unwrap().len(), 4);
+        // The candidate plays as `step-NNNNNNNN@VISITS`, one of the steps evaluated.
         let text = std::fs::read_to_string(run.join("matches").join(report)).unwrap();
-        assert!(text.contains("step-00000005@4"), "{text}");
+        assert!(
+            evaluated
+                .iter()
+                .any(|s| text.contains(&format!("step-{s:08}@4"))),
+            "{text}"
+        );
     }
     // `ratings` counts these games without playing more.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
@@ -290,9 +322,13 @@ fn config_errors_name_the_key() {
     let cases = [
         ("game = \"rematch\"\nbogus = 1\n", "bogus"),
         ("game = \"rematch\"\n[train]\nbatch_sise = 3\n", "batch_sise"),
-        ("game = \"rematch\"\n[selfplay]\nfull_visits = 1\n", "selfplay.full_visits"),
+        ("game = \"rematch\"\n[selfplay]\nfull_visits = 8\n", "moved to [search] as `search.visits`"),
+        ("game = \"rematch\"\n[search]\nvisits = 0\n", "search.visits"),
+        ("game = \"rematch\"\n[search]\nc_scale = 0\n", "search.c_scale"),
+        ("game = \"rematch\"\n[search]\nkind = \"alphabeta\"\n", "alphabeta"),
+        ("game = \"rematch\"\n[selfplay]\ngumbel_play = \"best\"\n", "gumbel_play"),
         ("game = \"rematch\"\n[train]\nlearning_rate = -1.0\n", "train.learning_rate"),
-        ("game = \"rematch\"\n[selfplay]\nsearch = \"alphabeta\"\n", "search"),
+        ("game = \"rematch\"\n[selfplay]\nsearch = \"puct\"\n", "selfplay.search"),
         ("game = \"rematch\"\n[selfplay]\nnew_weights = \"sometimes\"\n", "new_weights"),
         ("game = \"chess\"\n", "game"),
         ("game = \"rematch\"\n[train]\nwindow_base = 10\nwindow_max = 5\n", "train.window_max"),
@@ -313,7 +349,7 @@ fn config_errors_name_the_key() {
 }
 
 #[test]
-fn resume_without_a_run_and_bad_checkpoints_are_clear_errors() {
+fn resume_without_a_run_and_with_no_checkpoint_that_loads_are_clear_errors() {
     let dir = fresh_dir("train-errors");
     let error = train(&TrainOptions {
         run_dir: Some(dir.join("nothing")),
@@ -333,8 +369,10 @@ fn resume_without_a_run_and_bad_checkpoints_are_clear_errors() {
         ..TrainOptions::default()
     })
     .unwrap();
-    let checkpoint = run.join("checkpoints/step-00000005");
-    std::fs::write(checkpoint.join("optimizer.safetensors"), b"garbage").unwrap();
+    for step in [0, 5] {
+        let checkpoint = run.join(format!("checkpoints/step-{step:08}"));
+        std::fs::write(checkpoint.join("optimizer.safetensors"), b"garbage").unwrap();
+    }
     let error = train(&TrainOptions {
         run_dir: Some(run.clone()),
         resume: true,
@@ -343,6 +381,279 @@ fn resume_without_a_run_and_bad_checkpoints_are_clear_errors() {
     })
     .unwrap_err()
     .to_string();
+    assert!(error.contains("no checkpoint"), "{error}");
     assert!(error.contains("optimizer.safetensors"), "{error}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs the binary; returns (success, stdout, stderr).
+fn run_binary(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).to_string();
+    (out.status.success(), text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+fn resume_skips_a_truncated_newest_checkpoint_and_says_so() {
+    let dir = fresh_dir("train-fallback");
+    let config = write_config(&dir, TINY);
+    let run = dir.join("run");
+    let run_text = run.to_str().unwrap();
+    let config_text = config.to_str().unwrap();
+    let (ok, _, err) = run_binary(&[
+        "train",
+        "--quiet",
+        "--iterations",
+        "2",
+        "--config",
+        config_text,
+        "--run-dir",
+        run_text,
+    ]);
+    assert!(ok, "{err}");
+    // Truncate the newest checkpoint's weights, as a full disk or a bad copy would.
+    let weights = run.join("checkpoints/step-00000010/model.safetensors");
+    let bytes = std::fs::read(&weights).unwrap();
+    std::fs::write(&weights, &bytes[..bytes.len() / 2]).unwrap();
+    let (ok, out, err) = run_binary(&[
+        "train",
+        "--quiet",
+        "--resume",
+        "--iterations",
+        "3",
+        "--run-dir",
+        run_text,
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("skipping checkpoint step-00000010") && err.contains("model.safetensors"),
+        "says which checkpoint it skipped and why: {err}"
+    );
+    assert!(err.contains("resuming from step-00000005"), "{err}");
+    assert!(
+        out.contains("steps 5 -> 15"),
+        "continues from step 5: {out}"
+    );
+    // Step 10 was trained again and written whole.
+    assert_eq!(
+        std::fs::metadata(&weights).unwrap().len(),
+        bytes.len() as u64
+    );
+    let state = read_state(&run.join("checkpoints/step-00000010")).unwrap();
+    assert_eq!(state.step, 10);
+    let latest = latest_checkpoint(&run.join("checkpoints"));
+    assert!(latest.ends_with("step-00000015"), "{latest:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_stop_before_the_first_step_leaves_a_step_0_checkpoint_export_and_match_take() {
+    let dir = fresh_dir("train-step0");
+    // A window that never fills within the time limit: no training step at all.
+    let text = TINY.replace("min_window = 64", "min_window = 400000");
+    let config = write_config(&dir, &text);
+    let run = dir.join("run");
+    let summary = train(&TrainOptions {
+        config: Some(config),
+        run_dir: Some(run.clone()),
+        minutes: Some(0.05),
+        ..TrainOptions::default()
+    })
+    .unwrap();
+    assert_eq!((summary.start_step, summary.final_step), (0, 0));
+    assert!(summary.checkpoint.ends_with("step-00000000"));
+    assert_eq!(read_state(&summary.checkpoint).unwrap().step, 0);
+    let run_text = run.to_str().unwrap();
+    let export = dir.join("export");
+    let (ok, out, err) = run_binary(&[
+        "export",
+        "--checkpoint",
+        run_text,
+        "--out",
+        export.to_str().unwrap(),
+    ]);
+    assert!(ok && out.contains("training step 0,"), "{out}{err}");
+    let (ok, out, err) = run_binary(&[
+        "match",
+        "--game",
+        "rematch",
+        "--agent",
+        &format!("net:{run_text}:4"),
+        "--agent",
+        "random",
+        "--games",
+        "2",
+        "--quiet",
+        "--out",
+        dir.join("match").to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("random"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Every file and directory under `root`, relative, with the parts that name a time, a
+/// session or a number replaced (`games/<session>/N.jsonl`, `checkpoints/step-N/`).
+fn layout(root: &Path) -> std::collections::BTreeSet<String> {
+    fn walk(dir: &Path, root: &Path, out: &mut std::collections::BTreeSet<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let relative = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .to_string();
+            let mut parts: Vec<String> = relative.split('/').map(str::to_string).collect();
+            if parts.len() >= 2 && (parts[0] == "games" || parts[0] == "workers") {
+                // Sessions are `<worker>-<unix ms>-<random>`.
+                parts[1] = if parts.len() == 2 && parts[0] == "workers" {
+                    "<session>.json".into()
+                } else {
+                    "<session>".into()
+                };
+            }
+            if parts[0] == "matches" && parts.len() == 2 {
+                // Match files are named after their players.
+                let name = &parts[1];
+                parts[1] = if name.ends_with(".games.jsonl") {
+                    "<match>.games.jsonl".into()
+                } else {
+                    "<match>.json".into()
+                };
+            }
+            let normal: String = parts
+                .join("/")
+                .chars()
+                .map(|c| if c.is_ascii_digit() { 'N' } else { c })
+                .collect();
+            out.insert(normal.replace("NNNNNNNN", "N"));
+            if path.is_dir() {
+                walk(&path, root, out);
+            }
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    walk(root, root, &mut out);
+    out
+}
+
+#[test]
+fn train_and_the_distributed_roles_write_the_same_layout() {
+    let dir = fresh_dir("train-layout");
+    let config = write_config(&dir, &with_evaluation(2, ""));
+    let config_text = config.to_str().unwrap();
+    let local = dir.join("train");
+    train(&TrainOptions {
+        config: Some(config.clone()),
+        run_dir: Some(local.clone()),
+        iterations: Some(1),
+        ..TrainOptions::default()
+    })
+    .unwrap();
+
+    let store = dir.join("roles");
+    let store_text = store.to_str().unwrap();
+    let spawn = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let mut learner = spawn(&[
+        "learn",
+        "--quiet",
+        "--store",
+        store_text,
+        "--config",
+        config_text,
+        "--max-steps",
+        "5",
+        "--poll-seconds",
+        "0.2",
+    ]);
+    let mut worker = spawn(&[
+        "selfplay",
+        "--quiet",
+        "--store",
+        store_text,
+        "--games-per-shard",
+        "4",
+        "--shard-seconds",
+        "1",
+        "--poll-seconds",
+        "0.2",
+        "--max-minutes",
+        "10",
+    ]);
+    assert!(learner.wait().unwrap().success());
+    Command::new("kill")
+        .args(["-TERM", &worker.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(worker.wait().unwrap().success());
+    let (ok, _, err) = run_binary(&["evaluate", "--once", "--quiet", "--store", store_text]);
+    assert!(ok, "{err}");
+
+    let (trained, roles) = (layout(&local), layout(&store));
+    assert!(trained.contains("learner/metrics.jsonl"), "{trained:?}");
+    assert!(
+        trained.contains("checkpoints/step-N/intake.json"),
+        "{trained:?}"
+    );
+    assert!(trained.contains("games/<session>/N.jsonl"), "{trained:?}");
+    assert!(trained.contains("matches/<match>.json"), "{trained:?}");
+    assert_eq!(
+        trained, roles,
+        "train and learn + selfplay + evaluate differ"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_missing_config_file_is_one_clear_line() {
+    let dir = fresh_dir("train-missing-config");
+    let missing = dir.join("nope.toml");
+    let output = common::run(&[
+        "train",
+        "--config",
+        missing.to_str().unwrap(),
+        "--run-dir",
+        dir.join("run").to_str().unwrap(),
+    ]);
+    common::assert_clean_error(&output, "nope.toml");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr.matches("No such file or directory").count(),
+        1,
+        "the cause once: {stderr}"
+    );
+    assert!(
+        !dir.join("run").exists(),
+        "nothing is created for a bad config"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn scripts_train_says_a_missing_config_once_before_building() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/train");
+    for args in [
+        vec!["--config", "configs/no-such.toml"],
+        vec!["--config=configs/no-such.toml", "--minutes", "1"],
+    ] {
+        let output = Command::new("bash")
+            .arg(&script)
+            .args(&args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        common::assert_clean_error(&output, "configs/no-such.toml: no such file");
+    }
 }

@@ -316,7 +316,7 @@ fn rolling_pool_switches_weights_between_games() {
 
     let config = RunConfig::parse(
         "game = \"rematch\"\nseed = 9\n[net]\nblocks = 1\nchannels = 8\npolicy_channels = 4\n\
-         value_hidden = 8\n[selfplay]\nworkers = 2\ngames_in_flight = 6\nfull_visits = 4\n\
+         value_hidden = 8\n[search]\nvisits = 4\n[selfplay]\nworkers = 2\ngames_in_flight = 6\n\
          fast_visits = 2\nply_cap = 30\n[evaluator]\ninstances = 1\n",
         "rolling",
     )

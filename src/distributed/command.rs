@@ -1,4 +1,5 @@
-//! The command line of the distributed roles: `learn`, `selfplay` and `evaluate`.
+//! The command line of the roles: `train` (all of them in one process), `learn`,
+//! `selfplay`, `evaluate` and `status`.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -9,6 +10,7 @@ use clap::Args;
 use super::evaluate::{evaluate, EvaluateOptions};
 use super::learn::{learn, LearnOptions};
 use super::selfplay::{selfplay, SelfPlayOptions};
+use super::train::{train, TrainOptions};
 use crate::store::RunStore;
 
 /// Where the run lives, shared by every role.
@@ -32,6 +34,56 @@ impl StoreArgs {
     fn progress(&self) -> bool {
         !self.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr())
     }
+}
+
+/// Arguments of `checkers-zero train`.
+#[derive(Args, Debug, Clone)]
+pub struct TrainArgs {
+    /// The run's config (configs/<game>.toml); needed to start a run.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// The run directory (default: runs/<config name>-<unix time>).
+    #[arg(long)]
+    run_dir: Option<PathBuf>,
+    /// Continue the run in --run-dir from its newest checkpoint that loads.
+    #[arg(long)]
+    resume: bool,
+    /// Stop once this many iterations are done in total (overrides train.iterations).
+    #[arg(long)]
+    iterations: Option<u64>,
+    /// Stop after this many minutes (overrides train.max_minutes).
+    #[arg(long)]
+    minutes: Option<f64>,
+    /// Hide the progress bars (one summary line per iteration is still printed).
+    #[arg(long)]
+    quiet: bool,
+    #[command(flatten)]
+    net: crate::net::args::NetArgs,
+}
+
+/// Runs `train`.
+pub fn run_train(args: &TrainArgs, out: &mut impl Write) -> Result<()> {
+    let options = TrainOptions {
+        config: args.config.clone(),
+        run_dir: args.run_dir.clone(),
+        resume: args.resume,
+        iterations: args.iterations,
+        minutes: args.minutes,
+        progress: !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        net: args.net,
+    };
+    let summary = train(&options)?;
+    writeln!(
+        out,
+        "run {}: steps {} -> {}, {} games, {} samples; checkpoint {}",
+        summary.run_dir.display(),
+        summary.start_step,
+        summary.final_step,
+        summary.games,
+        summary.samples,
+        summary.checkpoint.display()
+    )?;
+    Ok(())
 }
 
 /// Arguments of `checkers-zero learn`.

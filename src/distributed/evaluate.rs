@@ -5,7 +5,7 @@
 //! checkpoint that scores `gate_score` becomes `checkpoints/promoted`, which self-play follows.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -15,7 +15,10 @@ use super::{
     DistError, StopFlag, StoredMetrics, WorkDir, LATEST_KEY, MODEL_FILES, PROMOTED_KEY,
 };
 use crate::store::RunStore;
-use crate::train::evaluation::{EvaluationContext, EvaluationJob, EvaluationOutcome};
+use crate::train::config::RunConfig;
+use crate::train::evaluation::{
+    EvaluationConfig, EvaluationContext, EvaluationJob, EvaluationOutcome,
+};
 
 /// The evaluator's metrics object.
 pub const EVALUATOR_METRICS_KEY: &str = "evaluator/metrics.jsonl";
@@ -55,92 +58,135 @@ pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, DistError> {
     let wait = Duration::from_secs_f64(options.wait_minutes.max(0.0) * 60.0);
     let mut config = wait_for_config(&store, wait, &stop)?;
     config.override_net(&options.net);
-    let evaluation = config.evaluation.clone();
-    let every_steps = evaluation.every.max(1) * config.train.steps_per_iteration;
-    let work = WorkDir::new(options.work_dir.as_deref(), "evaluate")?;
-    let cache = work.path().join("checkpoints");
-    let context = EvaluationContext {
-        kind: config.kind(),
-        rules: config.rules(),
-        seed: config.seed,
-        run_dir: work.path().to_path_buf(),
-        net: config.net_settings(),
-    };
-    let mut state: EvaluatorState = match store.get_text(EVALUATOR_STATE_KEY)? {
-        Some(text) => serde_json::from_str(&text).map_err(|e| {
-            DistError::Run(format!("{}/{EVALUATOR_STATE_KEY}: {e}", store.location()))
-        })?,
-        None => EvaluatorState::default(),
-    };
-    let metrics = StoredMetrics::open(&store, EVALUATOR_METRICS_KEY, work.path(), None)?;
+    let mut role = EvaluatorRole::start(&store, &config, options.work_dir.as_deref())?;
     let started = Instant::now();
     let deadline = options
         .max_minutes
         .filter(|m| *m > 0.0)
         .map(|m| started + Duration::from_secs_f64(m * 60.0));
-    let mut uploaded = BTreeSet::new();
-    let mut evaluated = Vec::new();
+    let poll = Duration::from_secs_f64(options.poll_seconds.max(0.05));
     while !stop.raised() && deadline.is_none_or(|d| Instant::now() < d) {
-        let due = read_pointer(&store, LATEST_KEY)?
-            .filter(|latest| *latest >= state.last_step.unwrap_or(0) + every_steps);
-        let Some(candidate) = due else {
-            if options.once {
-                break;
+        match role.due()? {
+            Some(candidate) => {
+                eprintln!("evaluating step {candidate}");
+                eprintln!("{}", role.evaluate(candidate)?);
             }
-            std::thread::sleep(Duration::from_secs_f64(options.poll_seconds.max(0.05)));
-            continue;
-        };
-        let incumbent = if evaluation.gating {
-            read_pointer(&store, PROMOTED_KEY)?
-        } else {
-            Some(state.last_step.unwrap_or(0))
+            None if !options.once => std::thread::sleep(poll),
+            None => {}
         }
-        .filter(|s| *s != candidate);
-        let candidate_dir = fetch_checkpoint(&store, candidate, &MODEL_FILES, &cache)?;
-        let incumbent_dir = incumbent
-            .map(|s| fetch_checkpoint(&store, s, &MODEL_FILES, &cache).map(|d| (s, d)))
-            .transpose()?;
-        eprintln!(
-            "evaluating step {candidate}{}",
-            incumbent.map_or(String::new(), |s| format!(" against step {s}"))
-        );
-        let mut job = EvaluationJob::start(
-            &evaluation,
-            &context,
-            candidate,
-            &candidate_dir,
-            incumbent_dir.as_ref().map(|(s, d)| (*s, d.as_path())),
-        );
-        let outcome = EvaluationOutcome::of(&evaluation, candidate, job.wait());
-        upload_matches(&store, work.path(), &mut uploaded)?;
-        for line in &outcome.metrics {
-            metrics.append(line)?;
-        }
-        metrics.publish(&store)?;
-        if outcome.promote {
-            write_pointer(&store, PROMOTED_KEY, candidate)?;
-        }
-        state.last_step = Some(candidate);
-        store.put(
-            EVALUATOR_STATE_KEY,
-            serde_json::to_vec_pretty(&state).expect("state serialises"),
-        )?;
-        eprintln!("{}", outcome.summary);
-        evaluated.push(candidate);
-        let keep: Vec<u64> = [Some(candidate), incumbent].into_iter().flatten().collect();
-        prune_cache(&cache, &keep);
         if options.once {
             break;
         }
     }
-    Ok(evaluated)
+    Ok(role.evaluated)
+}
+
+/// The evaluator of a run: plays each due checkpoint, records the results in the store and,
+/// with gating, moves `checkpoints/promoted`.
+pub struct EvaluatorRole<'a> {
+    store: &'a RunStore,
+    evaluation: EvaluationConfig,
+    every_steps: u64,
+    work: WorkDir,
+    context: EvaluationContext,
+    state: EvaluatorState,
+    metrics: StoredMetrics,
+    uploaded: BTreeSet<String>,
+    /// The steps this invocation evaluated.
+    pub evaluated: Vec<u64>,
+}
+
+impl<'a> EvaluatorRole<'a> {
+    /// The evaluator of the run at `store`, continuing from its saved state; local files go
+    /// to `work_dir` (default: a temporary directory).
+    pub fn start(
+        store: &'a RunStore,
+        config: &RunConfig,
+        work_dir: Option<&Path>,
+    ) -> Result<Self, DistError> {
+        let work = WorkDir::new(work_dir, "evaluate")?;
+        let state: EvaluatorState = match store.get_text(EVALUATOR_STATE_KEY)? {
+            Some(text) => serde_json::from_str(&text).map_err(|e| {
+                DistError::Run(format!("{}/{EVALUATOR_STATE_KEY}: {e}", store.location()))
+            })?,
+            None => EvaluatorState::default(),
+        };
+        Ok(EvaluatorRole {
+            evaluation: config.evaluation.clone(),
+            every_steps: config.evaluation.every.max(1) * config.train.steps_per_iteration,
+            context: EvaluationContext {
+                kind: config.kind(),
+                rules: config.rules(),
+                seed: config.seed,
+                run_dir: work.path().to_path_buf(),
+                search: config.search.clone(),
+                net: config.net_settings(),
+            },
+            metrics: StoredMetrics::open(store, EVALUATOR_METRICS_KEY, work.path(), None)?,
+            store,
+            work,
+            state,
+            uploaded: BTreeSet::new(),
+            evaluated: Vec::new(),
+        })
+    }
+
+    /// The newest checkpoint, if it is `every` iterations past the last one evaluated.
+    pub fn due(&self) -> Result<Option<u64>, DistError> {
+        let last = self.state.last_step.unwrap_or(0);
+        Ok(read_pointer(self.store, LATEST_KEY)?
+            .filter(|latest| *latest >= last + self.every_steps))
+    }
+
+    /// Plays the checkpoint at `candidate` against the incumbent (the previous one
+    /// evaluated, or with gating the promoted one) and the anchors; records the results and
+    /// returns the summary line.
+    pub fn evaluate(&mut self, candidate: u64) -> Result<String, DistError> {
+        let store = self.store;
+        let incumbent = if self.evaluation.gating {
+            read_pointer(store, PROMOTED_KEY)?
+        } else {
+            Some(self.state.last_step.unwrap_or(0))
+        }
+        .filter(|s| *s != candidate);
+        let cache = self.work.path().join("checkpoints");
+        let candidate_dir = fetch_checkpoint(store, candidate, &MODEL_FILES, &cache)?;
+        let incumbent_dir = incumbent
+            .map(|s| fetch_checkpoint(store, s, &MODEL_FILES, &cache).map(|d| (s, d)))
+            .transpose()?;
+        let mut job = EvaluationJob::start(
+            &self.evaluation,
+            &self.context,
+            candidate,
+            &candidate_dir,
+            incumbent_dir.as_ref().map(|(s, d)| (*s, d.as_path())),
+        );
+        let outcome = EvaluationOutcome::of(&self.evaluation, candidate, job.wait());
+        upload_matches(store, self.work.path(), &mut self.uploaded)?;
+        for line in &outcome.metrics {
+            self.metrics.append(line)?;
+        }
+        self.metrics.publish(store)?;
+        if outcome.promote {
+            write_pointer(store, PROMOTED_KEY, candidate)?;
+        }
+        self.state.last_step = Some(candidate);
+        store.put(
+            EVALUATOR_STATE_KEY,
+            serde_json::to_vec_pretty(&self.state).expect("state serialises"),
+        )?;
+        self.evaluated.push(candidate);
+        let keep: Vec<u64> = [Some(candidate), incumbent].into_iter().flatten().collect();
+        prune_cache(&cache, &keep);
+        Ok(outcome.summary)
+    }
 }
 
 /// Uploads the match files written since the last call: games before reports, since
 /// `ratings` counts a match only once its report exists.
 fn upload_matches(
     store: &RunStore,
-    work: &std::path::Path,
+    work: &Path,
     uploaded: &mut BTreeSet<String>,
 ) -> Result<(), DistError> {
     let dir = work.join("matches");

@@ -1,6 +1,10 @@
-//! The `learn` role: one per run. Takes in the game shards self-play publishes, each exactly
+//! The learner role: one per run. Takes in the game shards self-play publishes, each exactly
 //! once, trains on them as the replay ratio allows, and publishes a checkpoint (with the
 //! shards it took in since the previous one) every `steps_per_iteration` steps.
+//!
+//! [`LearnerRole`] is the one training loop: the `learn` command drives it alone
+//! ([`learn`]), and `train` drives it beside self-play and the evaluator in one process
+//! (`super::train`). Both start, resume and stop through the same code.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -13,10 +17,13 @@ use super::{
     read_pointer, write_pointer, DistError, StopFlag, StoredMetrics, WorkDir, CHECKPOINT_FILES,
     CONFIG_KEY, LATEST_KEY, PROMOTED_KEY,
 };
+use crate::game::Side;
 use crate::net::encode::Encode;
 use crate::selfplay::record::{parse_records, GameRecord};
+use crate::selfplay::worker::SearchCounts;
 use crate::store::RunStore;
-use crate::train::config::RunConfig;
+use crate::train::checkpoint::checkpoint_name;
+use crate::train::config::{RunConfig, TrainConfig};
 use crate::train::learner::Learner;
 use crate::train::trainer::StepStats;
 use crate::with_game;
@@ -75,12 +82,54 @@ pub fn learn(options: &LearnOptions) -> Result<LearnSummary, DistError> {
     let store = RunStore::open(&options.store)?;
     let mut config = run_config(&store, options.config.as_deref(), &options.net)?;
     config.override_net(&options.net);
-    with_game!(config.kind(), S => LearnerRole::<S>::start(options, store, config)?.run())
+    with_game!(config.kind(), S => drive::<S>(options, store, config))
+}
+
+/// The `learn` command's loop around [`LearnerRole`].
+fn drive<S: Encode>(
+    options: &LearnOptions,
+    store: RunStore,
+    config: RunConfig,
+) -> Result<LearnSummary, DistError> {
+    let stop = StopFlag::on_signals();
+    let limits = StepLimits::new(&config.train, options.max_steps, options.max_minutes);
+    let poll = Duration::from_secs_f64(options.poll_seconds.max(0.05));
+    let mut role = LearnerRole::<S>::start(store, config, options.work_dir.as_deref(), poll)?;
+    let bar = super::progress_bar(options.progress, "learn", limits.target);
+    let mut last_new = Instant::now();
+    while !stop.raised() && !limits.reached(role.step()) {
+        let tick = role.tick()?;
+        if tick.shards > 0 {
+            last_new = Instant::now();
+        }
+        if let Some(iteration) = tick.iteration {
+            let line = role.report(&iteration, None)?;
+            bar.println(&line);
+            if !options.progress {
+                eprintln!("{line}");
+            }
+        }
+        if !tick.trained {
+            if options
+                .idle_exit
+                .is_some_and(|s| last_new.elapsed().as_secs_f64() >= s)
+            {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        bar.set_position(role.step());
+        bar.set_message(role.describe());
+        bar.tick();
+    }
+    role.finish()?;
+    bar.finish_and_clear();
+    Ok(role.summary())
 }
 
 /// The stored config, or (new run) the given one with `net` over it, stored. A given config
 /// must match the stored one.
-fn run_config(
+pub fn run_config(
     store: &RunStore,
     given: Option<&Path>,
     net: &crate::net::args::NetArgs,
@@ -110,6 +159,34 @@ fn run_config(
     }
 }
 
+/// When the learner stops: a step target and a deadline, either optional.
+#[derive(Clone, Copy, Debug)]
+pub struct StepLimits {
+    /// Stop at this step.
+    pub target: Option<u64>,
+    deadline: Option<Instant>,
+}
+
+impl StepLimits {
+    /// `max_steps` (default: `train.iterations` × `steps_per_iteration`, none when 0) and
+    /// `max_minutes` from now (default `train.max_minutes`; 0: none).
+    pub fn new(train: &TrainConfig, max_steps: Option<u64>, max_minutes: Option<f64>) -> Self {
+        let target = max_steps
+            .or((train.iterations > 0).then(|| train.iterations * train.steps_per_iteration));
+        let minutes = max_minutes.unwrap_or(train.max_minutes);
+        StepLimits {
+            target,
+            deadline: (minutes > 0.0)
+                .then(|| Instant::now() + Duration::from_secs_f64(minutes * 60.0)),
+        }
+    }
+
+    /// True once `step` reaches the target or the deadline has passed.
+    pub fn reached(&self, step: u64) -> bool {
+        self.target.is_some_and(|t| step >= t) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
 /// The chain link of a published checkpoint: which shards it took in after `previous`.
 #[derive(Clone, Debug)]
 struct Link {
@@ -118,17 +195,133 @@ struct Link {
     shards: Vec<String>,
 }
 
-/// Intake since the iteration's start, for the metrics.
+/// What was taken in: shards, games and samples, and how the games went.
 #[derive(Clone, Copy, Debug, Default)]
-struct IntakeTally {
-    shards: u64,
-    games: u64,
-    samples: u64,
-    rejected: u64,
+pub struct IntakeTally {
+    /// Shards taken in.
+    pub shards: u64,
+    /// Shards that could not be read.
+    pub rejected: u64,
+    /// Games in them.
+    pub games: u64,
+    /// Training samples in them.
+    pub samples: u64,
+    /// Steps played in the games (searched or not).
+    pub game_steps: u64,
+    /// Wins of side 0 and side 1.
+    pub wins: [u64; 2],
+    /// Drawn games.
+    pub draws: u64,
+    /// Games ended by resignation.
+    pub resigned: u64,
+    /// Games played through with resignation disabled.
+    pub played_through: u64,
+    /// Sides of those games that would have resigned.
+    pub would_resign: u64,
+    /// Of those, sides that did not lose (a false resignation).
+    pub false_resign: u64,
 }
 
-struct LearnerRole<S: Encode> {
-    options: LearnOptions,
+impl IntakeTally {
+    /// Counts a game that gave `samples` training samples.
+    fn add_game(&mut self, record: &GameRecord, samples: u64) {
+        self.games += 1;
+        self.samples += samples;
+        self.game_steps += record.steps.len() as u64;
+        match record.winner {
+            Some(w) => self.wins[(w as usize).min(1)] += 1,
+            None => self.draws += 1,
+        }
+        self.resigned += record.resigned as u64;
+        if record.played_through {
+            self.played_through += 1;
+            for side in 0..2u8 {
+                if record.would_resign[side as usize].is_some() {
+                    self.would_resign += 1;
+                    if record.score(Side(side)) > 0.0 {
+                        self.false_resign += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds `other`'s counts to this.
+    fn merge(&mut self, other: &IntakeTally) {
+        self.shards += other.shards;
+        self.rejected += other.rejected;
+        self.games += other.games;
+        self.samples += other.samples;
+        self.game_steps += other.game_steps;
+        self.wins[0] += other.wins[0];
+        self.wins[1] += other.wins[1];
+        self.draws += other.draws;
+        self.resigned += other.resigned;
+        self.played_through += other.played_through;
+        self.would_resign += other.would_resign;
+        self.false_resign += other.false_resign;
+    }
+}
+
+/// One iteration of training: its steps, losses and intake.
+#[derive(Debug)]
+pub struct Iteration {
+    started: Instant,
+    /// What was taken in during it.
+    pub intake: IntakeTally,
+    /// Training steps.
+    pub steps: u64,
+    train_time: Duration,
+    losses: StepStats,
+}
+
+impl Iteration {
+    fn new() -> Iteration {
+        Iteration {
+            started: Instant::now(),
+            intake: IntakeTally::default(),
+            steps: 0,
+            train_time: Duration::ZERO,
+            losses: StepStats::default(),
+        }
+    }
+
+    /// Wall time since it began (seconds).
+    pub fn seconds(&self) -> f64 {
+        self.started.elapsed().as_secs_f64().max(1e-9)
+    }
+}
+
+/// What one turn of the learner's loop did.
+#[derive(Debug, Default)]
+pub struct Tick {
+    /// Shards taken in.
+    pub shards: u64,
+    /// True if it trained a step.
+    pub trained: bool,
+    /// The loss of that step.
+    pub loss: f64,
+    /// The iteration that step completed (a checkpoint was published).
+    pub iteration: Option<Iteration>,
+}
+
+/// Self-play's rates over an iteration, when self-play runs in the same process.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SelfPlayRates {
+    /// Positions played per second (searched or not).
+    pub positions_per_s: f64,
+    /// Positions the nets evaluated per second.
+    pub net_positions_per_s: f64,
+    /// Positions per forward pass.
+    pub net_mean_batch: f64,
+    /// Share of the time the nets were busy (per instance).
+    pub net_busy: f64,
+    /// What the searches asked of the net over the same time.
+    pub searches: SearchCounts,
+}
+
+/// The learner of a run: model, optimizer and window, fed from the store's shards.
+pub struct LearnerRole<S: Encode> {
     store: RunStore,
     work: WorkDir,
     learner: Learner<S>,
@@ -138,28 +331,31 @@ struct LearnerRole<S: Encode> {
     /// Shards taken in since then.
     pending: Vec<String>,
     total: IntakeTally,
+    iteration: Iteration,
+    poll: Duration,
+    last_list: Option<(Instant, Duration)>,
     start_step: u64,
     started: Instant,
     elapsed_base: f64,
 }
 
 impl<S: Encode> LearnerRole<S> {
-    /// Resumes from the newest checkpoint (re-reading the shards it took in), or starts a
-    /// fresh net and publishes it as step 0 so that self-play can begin.
-    fn start(
-        options: &LearnOptions,
+    /// Resumes from the newest checkpoint that loads (re-reading the shards it took in), or
+    /// starts a fresh net and publishes it as step 0 (so that self-play can begin, and a
+    /// stop before the first step leaves a checkpoint). Lists new shards at most every
+    /// `poll`; local files go to `work_dir` (default: a temporary directory).
+    pub fn start(
         store: RunStore,
         config: RunConfig,
+        work_dir: Option<&Path>,
+        poll: Duration,
     ) -> Result<Self, DistError> {
-        let work = WorkDir::new(options.work_dir.as_deref(), "learn")?;
+        let work = WorkDir::new(work_dir, "learn")?;
         let cache = work.path().join("checkpoints");
-        let latest = read_pointer(&store, LATEST_KEY)?;
-        let (learner, published) = match latest {
-            Some(step) => {
-                let dir = fetch_checkpoint(&store, step, &CHECKPOINT_FILES, &cache)?;
-                let learner = Learner::<S>::new(config, Some(&dir))?;
-                (learner, Some(read_link(&store, step)?))
-            }
+        let newest = load_newest::<S>(&store, &config, &cache)?;
+        let resumed = newest.is_some();
+        let (learner, published) = match newest {
+            Some((learner, link)) => (learner, Some(link)),
             None => (Learner::<S>::new(config, None)?, None),
         };
         let metrics = StoredMetrics::open(
@@ -169,7 +365,6 @@ impl<S: Encode> LearnerRole<S> {
             Some(learner.state.step),
         )?;
         let mut role = LearnerRole {
-            options: options.clone(),
             start_step: learner.state.step,
             elapsed_base: learner.state.elapsed_s,
             store,
@@ -179,18 +374,107 @@ impl<S: Encode> LearnerRole<S> {
             published,
             pending: Vec::new(),
             total: IntakeTally::default(),
+            iteration: Iteration::new(),
+            poll,
+            last_list: None,
             started: Instant::now(),
         };
-        match latest {
-            Some(_) => role.reread_consumed()?,
-            None => {
-                role.checkpoint()?;
-                if role.learner.config.evaluation.gating {
-                    write_pointer(&role.store, PROMOTED_KEY, 0)?;
-                }
+        if resumed {
+            role.reread_consumed()?;
+        } else {
+            role.checkpoint()?;
+            if role.learner.config.evaluation.gating {
+                write_pointer(&role.store, PROMOTED_KEY, 0)?;
             }
         }
         Ok(role)
+    }
+
+    /// The current training step.
+    pub fn step(&self) -> u64 {
+        self.learner.state.step
+    }
+
+    /// The run's config.
+    pub fn config(&self) -> &RunConfig {
+        &self.learner.config
+    }
+
+    /// Samples taken in by this invocation and (after a resume) before it.
+    pub fn samples_total(&self) -> u64 {
+        self.learner.samples_total
+    }
+
+    /// Samples in the replay window.
+    pub fn window_len(&self) -> usize {
+        self.learner.window.len()
+    }
+
+    /// One line on where the learner is, for a progress bar.
+    pub fn describe(&self) -> String {
+        format!(
+            "step {} | {} shards, {} games taken in | window {}",
+            self.learner.state.step,
+            self.total.shards,
+            self.total.games,
+            self.learner.window.len()
+        )
+    }
+
+    /// One turn of the loop: takes in new shards (if the last listing is `poll` old, and
+    /// at most a tenth of the time: listing grows with the run), then trains a step if the
+    /// replay ratio allows, publishing a checkpoint at the end of an iteration.
+    pub fn tick(&mut self) -> Result<Tick, DistError> {
+        let mut tick = Tick::default();
+        let poll = self.poll;
+        if self
+            .last_list
+            .is_none_or(|(at, took)| at.elapsed() >= poll.max(took * 10))
+        {
+            let (tally, listing) = self.take_in()?;
+            tick.shards = tally.shards;
+            self.last_list = Some((Instant::now(), listing));
+        }
+        if !self.learner.ready() {
+            return Ok(tick);
+        }
+        let started = Instant::now();
+        let stats = self.learner.step();
+        self.iteration.train_time += started.elapsed();
+        self.iteration.losses.add(&stats);
+        self.iteration.steps += 1;
+        tick.trained = true;
+        tick.loss = stats.total_loss;
+        let every = self.learner.config.train.steps_per_iteration;
+        if self.learner.state.step.is_multiple_of(every) {
+            self.checkpoint()?;
+            tick.iteration = Some(std::mem::replace(&mut self.iteration, Iteration::new()));
+        }
+        Ok(tick)
+    }
+
+    /// Takes in what has come and publishes it with a final checkpoint (unless the newest
+    /// checkpoint already holds everything).
+    pub fn finish(&mut self) -> Result<(), DistError> {
+        self.take_in()?;
+        let published_step = self.published.as_ref().map(|l| l.step);
+        if published_step != Some(self.learner.state.step) || !self.pending.is_empty() {
+            self.checkpoint()?;
+        }
+        Ok(())
+    }
+
+    /// What this invocation did.
+    pub fn summary(&self) -> LearnSummary {
+        LearnSummary {
+            start_step: self.start_step,
+            final_step: self.learner.state.step,
+            shards: self.total.shards,
+            games: self.total.games,
+            samples: self.total.samples,
+            seconds: self.started.elapsed().as_secs_f64(),
+            window: self.learner.window.len(),
+        }
     }
 
     /// Rebuilds the replay window from the shards the checkpoint had taken in: only the
@@ -253,36 +537,40 @@ impl<S: Encode> LearnerRole<S> {
         Ok(())
     }
 
-    /// Adds a shard's games to the window; returns (games, samples), or `None` (with a
-    /// warning) for a shard that cannot be used.
-    fn ingest_shard(&mut self, key: &str, text: &str) -> Option<(u64, u64)> {
-        let games = match parse_records(text, Path::new(key)) {
-            Ok(games) => games,
+    /// Adds a shard's games to the window and counts them, or (with a warning) counts a
+    /// shard that cannot be used as rejected.
+    fn ingest_shard(&mut self, key: &str, text: &str) -> IntakeTally {
+        let mut tally = match parse_records(text, Path::new(key)) {
+            Ok(games) => self.ingest_games(key, &games),
             Err(e) => {
                 eprintln!("warning: skipping shard {key}: {e}");
-                return None;
+                IntakeTally {
+                    rejected: 1,
+                    ..IntakeTally::default()
+                }
             }
         };
-        Some(self.ingest_games(key, &games))
+        tally.shards = 1;
+        tally
     }
 
-    /// Adds parsed games of shard `key` to the window; returns (games, samples).
-    fn ingest_games(&mut self, key: &str, games: &[GameRecord]) -> (u64, u64) {
-        let mut samples = 0;
+    /// Adds parsed games of shard `key` to the window; returns their counts.
+    fn ingest_games(&mut self, key: &str, games: &[GameRecord]) -> IntakeTally {
+        let mut tally = IntakeTally::default();
         for game in games {
             match self.learner.ingest(game) {
-                Ok(n) => samples += n as u64,
+                Ok(n) => tally.add_game(game, n as u64),
                 Err(e) => {
                     eprintln!("warning: skipping a game of shard {key}: {e}");
                 }
             }
         }
-        (games.len() as u64, samples)
+        tally
     }
 
-    /// Takes in every new shard, in order within each session. Returns the tally and the
-    /// time the listing took.
-    fn take_in(&mut self) -> Result<(IntakeTally, Duration), DistError> {
+    /// The shards not taken in yet: each session's next ones, in order, up to the first
+    /// gap. Also returns the time the listing took.
+    fn new_shards(&self) -> Result<(Vec<(String, u64)>, Duration), DistError> {
         let mut available: BTreeMap<String, BTreeSet<u64>> = BTreeMap::new();
         let started = Instant::now();
         let keys = self.store.list("games")?;
@@ -295,21 +583,22 @@ impl<S: Encode> LearnerRole<S> {
                     .insert(seq);
             }
         }
-        // The new shards: each session's next ones, in order, up to the first gap.
-        let mut new: Vec<(String, u64)> = Vec::new();
+        let mut new = Vec::new();
         for (session, seqs) in available {
-            let mut next = self
-                .learner
-                .state
-                .consumed
-                .get(&session)
-                .copied()
-                .unwrap_or(0);
+            let consumed = &self.learner.state.consumed;
+            let mut next = consumed.get(&session).copied().unwrap_or(0);
             while seqs.contains(&next) {
                 new.push((session.clone(), next));
                 next += 1;
             }
         }
+        Ok((new, listing))
+    }
+
+    /// Takes in every new shard, in order within each session. Returns the tally and the
+    /// time the listing took.
+    fn take_in(&mut self) -> Result<(IntakeTally, Duration), DistError> {
+        let (new, listing) = self.new_shards()?;
         let mut tally = IntakeTally::default();
         let mut stopped = BTreeSet::new();
         for chunk in new.chunks(SHARDS_PER_FETCH) {
@@ -326,22 +615,13 @@ impl<S: Encode> LearnerRole<S> {
                     stopped.insert(session.clone());
                     continue;
                 };
-                match self.ingest_shard(key, &String::from_utf8_lossy(&bytes)) {
-                    Some((games, samples)) => {
-                        tally.games += games;
-                        tally.samples += samples;
-                    }
-                    None => tally.rejected += 1,
-                }
-                tally.shards += 1;
+                tally.merge(&self.ingest_shard(key, &String::from_utf8_lossy(&bytes)));
                 self.learner.state.consumed.insert(session.clone(), seq + 1);
                 self.pending.push(key.clone());
             }
         }
-        self.total.shards += tally.shards;
-        self.total.games += tally.games;
-        self.total.samples += tally.samples;
-        self.total.rejected += tally.rejected;
+        self.total.merge(&tally);
+        self.iteration.intake.merge(&tally);
         Ok((tally, listing))
     }
 
@@ -382,145 +662,166 @@ impl<S: Encode> LearnerRole<S> {
         self.metrics.publish(&self.store)
     }
 
-    fn run(mut self) -> Result<LearnSummary, DistError> {
-        let stop = StopFlag::on_signals();
-        let t = self.learner.config.train.clone();
-        let target = self
-            .options
-            .max_steps
-            .or((t.iterations > 0).then(|| t.iterations * t.steps_per_iteration));
-        let minutes = self.options.max_minutes.unwrap_or(t.max_minutes);
-        let deadline =
-            (minutes > 0.0).then(|| self.started + Duration::from_secs_f64(minutes * 60.0));
-        let poll = Duration::from_secs_f64(self.options.poll_seconds.max(0.05));
-        let bar = super::progress_bar(self.options.progress, "learn", target);
-        bar.set_position(self.learner.state.step);
-        let mut last_list: Option<(Instant, Duration)> = None;
-        let mut last_new = Instant::now();
-        let mut losses = StepStats::default();
-        let mut iteration = IterationMarks::new(&self.total);
-        while !stop.raised()
-            && target.is_none_or(|s| self.learner.state.step < s)
-            && deadline.is_none_or(|d| Instant::now() < d)
-        {
-            // Listing grows with the run (every shard ever written): look at most every
-            // `poll`, and at most a tenth of the time.
-            if last_list.is_none_or(|(at, took)| at.elapsed() >= poll.max(took * 10)) {
-                let (tally, listing) = self.take_in()?;
-                if tally.shards > 0 {
-                    last_new = Instant::now();
-                }
-                last_list = Some((Instant::now(), listing));
-            }
-            if self.learner.ready() {
-                let started = Instant::now();
-                let stats = self.learner.step();
-                iteration.train_time += started.elapsed();
-                losses.add(&stats);
-                iteration.steps += 1;
-                if self
-                    .learner
-                    .state
-                    .step
-                    .is_multiple_of(t.steps_per_iteration)
-                {
-                    self.checkpoint()?;
-                    let line = self.report(&iteration, &losses.scaled(iteration.steps as f64))?;
-                    bar.println(&line);
-                    if !self.options.progress {
-                        eprintln!("{line}");
-                    }
-                    losses = StepStats::default();
-                    iteration = IterationMarks::new(&self.total);
-                }
-            } else if self
-                .options
-                .idle_exit
-                .is_some_and(|s| last_new.elapsed().as_secs_f64() >= s)
-            {
-                break;
-            } else {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            bar.set_position(self.learner.state.step);
-            bar.set_message(format!(
-                "step {} | {} shards, {} games taken in | window {}",
-                self.learner.state.step,
-                self.total.shards,
-                self.total.games,
-                self.learner.window.len()
-            ));
-            bar.tick();
-        }
-        // Take in what has come, and save it with the final checkpoint.
-        self.take_in()?;
-        let published_step = self.published.as_ref().map(|l| l.step);
-        if published_step != Some(self.learner.state.step) || !self.pending.is_empty() {
-            self.checkpoint()?;
-        }
-        bar.finish_and_clear();
-        Ok(LearnSummary {
-            start_step: self.start_step,
-            final_step: self.learner.state.step,
-            shards: self.total.shards,
-            games: self.total.games,
-            samples: self.total.samples,
-            seconds: self.started.elapsed().as_secs_f64(),
-            window: self.learner.window.len(),
-        })
+    /// Writes one more metrics line (self-play's precision choice, say), at the current step.
+    pub fn record(&self, mut line: Value) -> Result<(), DistError> {
+        line["step"] = json!(self.learner.state.step);
+        self.metrics.append(&line)
     }
 
-    /// Writes the iteration's metrics (training and intake) and returns its summary line.
-    fn report(&self, marks: &IterationMarks, losses: &StepStats) -> Result<String, DistError> {
-        let seconds = marks.started.elapsed().as_secs_f64().max(1e-9);
+    /// Writes an iteration's metrics (training, intake and, when given, self-play's rates)
+    /// and returns its summary line.
+    pub fn report(
+        &self,
+        iteration: &Iteration,
+        selfplay: Option<&SelfPlayRates>,
+    ) -> Result<String, DistError> {
+        let seconds = iteration.seconds();
         let batch = self.learner.config.train.batch_size as f64;
-        let samples_per_s = marks.steps as f64 * batch / marks.train_time.as_secs_f64().max(1e-9);
-        let shards = self.total.shards - marks.intake.shards;
-        let games = self.total.games - marks.intake.games;
-        let samples = self.total.samples - marks.intake.samples;
+        let train_seconds = iteration.train_time.as_secs_f64().max(1e-9);
+        let samples_per_s = iteration.steps as f64 * batch / train_seconds;
+        let losses = iteration.losses.scaled(iteration.steps as f64);
         let state = &self.learner.state;
-        let intake: Value = json!({
-            "type": "intake", "step": state.step, "elapsed_s": state.elapsed_s,
-            "shards": shards, "games": games, "samples": samples,
-            "shards_per_s": shards as f64 / seconds, "games_per_s": games as f64 / seconds,
-            "samples_per_s": samples as f64 / seconds,
-            "sessions": state.consumed.len(), "rejected_shards": self.total.rejected,
-        });
-        for line in [self.learner.train_metrics(losses, samples_per_s), intake] {
-            self.metrics.append(&line)?;
+        let mut lines = vec![
+            self.learner.train_metrics(&losses, samples_per_s),
+            self.intake_metrics(&iteration.intake, seconds),
+        ];
+        if let Some(rates) = selfplay {
+            lines.push(json!({
+                "type": "selfplay", "step": state.step, "elapsed_s": state.elapsed_s,
+                "positions_per_s": rates.positions_per_s,
+                "net_positions_per_s": rates.net_positions_per_s,
+                "net_mean_batch": rates.net_mean_batch, "net_busy": rates.net_busy,
+                "net_calls_per_searched_step": rates.searches.net_calls_per_searched_step(),
+                "forced_leaf_share": rates.searches.forced_leaf_share(),
+            }));
         }
+        for line in &lines {
+            self.metrics.append(line)?;
+        }
+        let t = &iteration.intake;
+        let selfplay = selfplay.map_or(String::new(), |r| {
+            format!(
+                "self-play {:.0} pos/s, net {:.0} pos/s batch {:.0} busy {:.0}% | ",
+                r.positions_per_s,
+                r.net_positions_per_s,
+                r.net_mean_batch,
+                100.0 * r.net_busy
+            )
+        });
         Ok(format!(
-            "step {:>6} | loss {:.3} (policy {:.3} value {:.3}) | took in {shards} shards, {games} games, \
-             {samples} samples ({:.1} shards/s, {:.0} samples/s) | train {:.0} samples/s | window {} | {:.0}s",
+            "iter {:>4} step {:>6} | loss {:.3} (policy {:.3} value {:.3}) entropy {:.2} | \
+             games {} (side0 {} side1 {} draw {}, resigned {}) mean {:.0} steps, {} shards, {} samples | \
+             {selfplay}train {samples_per_s:.0} samples/s | window {} | {:.0}s",
+            state.step / self.learner.config.train.steps_per_iteration,
             state.step,
             losses.total_loss,
             losses.policy_loss,
             losses.value_loss,
-            shards as f64 / seconds,
-            samples as f64 / seconds,
-            samples_per_s,
+            losses.policy_entropy,
+            t.games,
+            t.wins[0],
+            t.wins[1],
+            t.draws,
+            t.resigned,
+            t.game_steps as f64 / t.games.max(1) as f64,
+            t.shards,
+            t.samples,
             self.learner.window.len(),
             state.elapsed_s,
         ))
     }
+
+    /// The `intake` metrics line of an iteration: what came in and how the games went.
+    fn intake_metrics(&self, t: &IntakeTally, seconds: f64) -> Value {
+        let state = &self.learner.state;
+        let false_resign_rate =
+            (t.would_resign > 0).then(|| t.false_resign as f64 / t.would_resign as f64);
+        json!({
+            "type": "intake", "step": state.step, "elapsed_s": state.elapsed_s,
+            "shards": t.shards, "games": t.games, "samples": t.samples,
+            "shards_per_s": t.shards as f64 / seconds, "games_per_s": t.games as f64 / seconds,
+            "samples_per_s": t.samples as f64 / seconds,
+            "games_total": self.learner.games_total, "samples_total": self.learner.samples_total,
+            "mean_game_steps": t.game_steps as f64 / t.games.max(1) as f64,
+            "wins_side0": t.wins[0], "wins_side1": t.wins[1], "draws": t.draws,
+            "resigned": t.resigned, "played_through": t.played_through,
+            "false_resign_rate": false_resign_rate,
+            "sessions": state.consumed.len(), "rejected_shards": self.total.rejected,
+        })
+    }
 }
 
-/// Where an iteration started.
-struct IterationMarks {
-    started: Instant,
-    intake: IntakeTally,
-    steps: u64,
-    train_time: Duration,
-}
-
-impl IterationMarks {
-    fn new(total: &IntakeTally) -> IterationMarks {
-        IterationMarks {
-            started: Instant::now(),
-            intake: *total,
-            steps: 0,
-            train_time: Duration::ZERO,
+/// The newest published checkpoint that loads, with its link, trying them from the one
+/// `latest` names downwards; each one skipped is named on stderr with the reason, and
+/// `latest` is moved back to the one used. `None` for a run without checkpoints; an error
+/// when none loads.
+fn load_newest<S: Encode>(
+    store: &RunStore,
+    config: &RunConfig,
+    cache: &Path,
+) -> Result<Option<(Learner<S>, Link)>, DistError> {
+    let candidates = resume_candidates(store)?;
+    let mut first_error = None;
+    for (tried, &step) in candidates.iter().enumerate() {
+        let loaded = fetch_checkpoint(store, step, &CHECKPOINT_FILES, cache)
+            .and_then(|dir| Ok(Learner::<S>::new(config.clone(), Some(&dir))?))
+            .and_then(|learner| Ok((learner, read_link(store, step)?)));
+        match loaded {
+            Ok(found) => {
+                if tried > 0 {
+                    eprintln!("resuming from {} instead", checkpoint_name(step));
+                    write_pointer(store, LATEST_KEY, step)?;
+                }
+                return Ok(Some(found));
+            }
+            Err(error) => {
+                eprintln!(
+                    "warning: skipping checkpoint {} of {}: {error}",
+                    checkpoint_name(step),
+                    store.location()
+                );
+                first_error.get_or_insert(error);
+            }
         }
+    }
+    match first_error {
+        None => Ok(None),
+        Some(error) => Err(DistError::Run(format!(
+            "no checkpoint of {} loads (the newest: {error})",
+            store.location()
+        ))),
+    }
+}
+
+/// The steps of the published checkpoints a learner may resume from, newest first: the
+/// one `latest` names and those below it (a checkpoint above it was not published whole;
+/// with an unreadable `latest`, every one there).
+fn resume_candidates(store: &RunStore) -> Result<Vec<u64>, DistError> {
+    let pointer = read_pointer(store, LATEST_KEY);
+    let latest = pointer.as_ref().ok().copied().flatten();
+    let mut steps: Vec<u64> = store
+        .list("checkpoints")?
+        .iter()
+        .filter_map(|key| {
+            key.strip_prefix("checkpoints/step-")?
+                .strip_suffix("/state.json")?
+                .parse()
+                .ok()
+        })
+        .filter(|step| latest.is_none_or(|l| *step <= l))
+        .chain(latest)
+        .collect();
+    steps.sort_unstable_by(|a, b| b.cmp(a));
+    steps.dedup();
+    match pointer {
+        // A bad pointer with checkpoints beside it: they are tried; with none, the run
+        // cannot be told from a new one, so it stops.
+        Err(error) if steps.is_empty() => Err(error),
+        Err(error) => {
+            eprintln!("warning: {error}; trying the checkpoints there");
+            Ok(steps)
+        }
+        Ok(_) => Ok(steps),
     }
 }
 

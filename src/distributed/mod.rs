@@ -1,9 +1,11 @@
 //! A run split into roles that share one run location ([`crate::store::RunStore`]): any
 //! number of self-play workers ([`selfplay`]), one learner ([`learn`]) and at most one
-//! evaluator ([`evaluate`]), each its own process on its own machine.
+//! evaluator ([`evaluate`]), each its own process on its own machine, or all three in one
+//! process over a local directory ([`train`]: the `train` command). One loop, one layout
+//! (docs/training.md):
 //!
 //! ```text
-//! config.toml                          the run's config (written once, by the first learner)
+//! config.toml                          the run's config (written once, when the run starts)
 //! checkpoints/step-NNNNNNNN/…          model.safetensors, model.json, optimizer.safetensors,
 //!                                      state.json, intake.json (shards taken in since the
 //!                                      previous checkpoint)
@@ -26,6 +28,7 @@ pub mod evaluate;
 pub mod learn;
 pub mod selfplay;
 pub mod status;
+pub mod train;
 
 use std::path::{Path, PathBuf};
 
@@ -241,10 +244,20 @@ pub fn wait_for<T>(
 
 /// Set by SIGINT or SIGTERM: the role finishes its current unit of work (publishes its
 /// games, writes its checkpoint) and exits.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct StopFlag(Arc<AtomicBool>);
 
 impl StopFlag {
+    /// A flag raised only by [`StopFlag::raise`].
+    pub fn new() -> StopFlag {
+        StopFlag(Arc::new(AtomicBool::new(false)))
+    }
+
+    /// Asks for a stop.
+    pub fn raise(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
     /// A flag raised by SIGINT and SIGTERM.
     pub fn on_signals() -> StopFlag {
         let flag = Arc::new(AtomicBool::new(false));

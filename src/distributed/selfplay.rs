@@ -6,7 +6,10 @@
 //! is left) and started again, as a new session.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use indicatif::ProgressBar;
 
 use rand::Rng;
 use serde_json::json;
@@ -18,9 +21,10 @@ use super::{
 };
 use crate::net::args::NetArgs;
 use crate::net::encode::Encode;
-use crate::net::model::Model;
-use crate::selfplay::pool::RollingPool;
+use crate::net::model::{Model, NetShape};
+use crate::selfplay::pool::{EvaluatorTotals, RollingPool};
 use crate::selfplay::record::{records_to_jsonl, GameRecord};
+use crate::selfplay::worker::SearchCounts;
 use crate::store::RunStore;
 use crate::train::config::RunConfig;
 use crate::train::error::TrainError;
@@ -91,12 +95,18 @@ pub fn selfplay(options: &SelfPlayOptions) -> Result<SelfPlaySummary, DistError>
     let wait = Duration::from_secs_f64(options.wait_minutes.max(0.0) * 60.0);
     let mut config = wait_for_config(&store, wait, &stop)?;
     config.override_net(&options.net);
-    let session = format!(
+    let session = new_session(&worker_id);
+    let monitor = SelfPlayMonitor::default();
+    with_game!(config.kind(), S => play::<S>(options, &store, &config, session, &stop, &monitor))
+}
+
+/// A new session name of worker `worker_id`: unique, and ordered by start time.
+pub fn new_session(worker_id: &str) -> String {
+    format!(
         "{worker_id}-{}-{:08x}",
         unix_millis(),
         rand::thread_rng().gen::<u32>()
-    );
-    with_game!(config.kind(), S => run::<S>(options, &store, &config, session, &stop))
+    )
 }
 
 /// Worker ids become object names: letters, digits, `.`, `_` and `-`, 1–64 of them.
@@ -123,17 +133,60 @@ fn host_name() -> String {
         .unwrap_or_else(|| "worker".into())
 }
 
+/// Self-play's counters so far, readable from another thread while it plays (`train`
+/// reports them with each iteration), and its evaluator's precision choice (`train` writes
+/// it into the learner's metrics).
+#[derive(Clone, Debug, Default)]
+pub struct SelfPlayMonitor(
+    Arc<Mutex<PlayCounters>>,
+    Arc<Mutex<Option<serde_json::Value>>>,
+);
+
+/// What self-play has done so far in this session.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PlayCounters {
+    /// Games finished (published or about to be).
+    pub games: u64,
+    /// Positions played (searched or forced).
+    pub positions: u64,
+    /// The nets' work.
+    pub evaluator: EvaluatorTotals,
+    /// The checkpoint new games use.
+    pub model_step: u64,
+    /// What the searches asked of the net.
+    pub searches: SearchCounts,
+}
+
+impl SelfPlayMonitor {
+    /// The newest counters.
+    pub fn read(&self) -> PlayCounters {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn set(&self, counters: PlayCounters) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = counters;
+    }
+
+    /// The precision choice's metrics line, once, after self-play has made it.
+    pub fn take_precision(&self) -> Option<serde_json::Value> {
+        self.1.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    fn set_precision(&self, line: serde_json::Value) {
+        *self.1.lock().unwrap_or_else(|e| e.into_inner()) = Some(line);
+    }
+}
+
 /// The games of the next shard, and the shards published so far.
-struct ShardWriter<'a> {
-    store: &'a RunStore,
-    session: String,
+#[derive(Default)]
+struct ShardWriter {
     buffer: Vec<GameRecord>,
     first_at: Option<Instant>,
     shards: u64,
     games: u64,
 }
 
-impl ShardWriter<'_> {
+impl ShardWriter {
     fn add(&mut self, games: Vec<GameRecord>) {
         if !games.is_empty() && self.first_at.is_none() {
             self.first_at = Some(Instant::now());
@@ -141,14 +194,18 @@ impl ShardWriter<'_> {
         self.buffer.extend(games);
     }
 
-    /// Publishes the buffered games as the next shard (one put: whole or nothing).
-    fn publish(&mut self) -> Result<(), DistError> {
+    /// Games finished, published or not.
+    fn played(&self) -> u64 {
+        self.games + self.buffer.len() as u64
+    }
+
+    /// Publishes the buffered games as the session's next shard (one put: whole or nothing).
+    fn publish(&mut self, store: &RunStore, session: &str) -> Result<(), DistError> {
         if self.buffer.is_empty() {
             return Ok(());
         }
-        let key = shard_key(&self.session, self.shards);
-        self.store
-            .put(&key, records_to_jsonl(&self.buffer).into_bytes())?;
+        let key = shard_key(session, self.shards);
+        store.put(&key, records_to_jsonl(&self.buffer).into_bytes())?;
         self.shards += 1;
         self.games += self.buffer.len() as u64;
         self.buffer.clear();
@@ -157,150 +214,263 @@ impl ShardWriter<'_> {
     }
 }
 
-fn run<S: Encode>(
+/// Plays one session: games with the checkpoint the run's pointer names, published as
+/// shards, until a limit or `stop`; `monitor` follows its counters.
+pub fn play<S: Encode>(
     options: &SelfPlayOptions,
     store: &RunStore,
     config: &RunConfig,
     session: String,
     stop: &StopFlag,
+    monitor: &SelfPlayMonitor,
 ) -> Result<SelfPlaySummary, DistError> {
-    let work = WorkDir::new(options.work_dir.as_deref(), "selfplay")?;
-    let pointer = if config.evaluation.gating {
-        PROMOTED_KEY
-    } else {
-        LATEST_KEY
-    };
-    let wait = Duration::from_secs_f64(options.wait_minutes.max(0.0) * 60.0);
-    let mut model_step = wait_for(store, wait, stop, "checkpoint", |s| {
-        read_pointer(s, pointer)
-    })?;
-    let shape = S::net_shape(config.kind());
-    let load = |step: u64| -> Result<Model, DistError> {
-        let dir = fetch_checkpoint(store, step, &MODEL_FILES, work.path())?;
-        Ok(Model::load(
-            &dir.join("model.safetensors"),
-            &shape,
-            Device::Cpu,
-        )?)
-    };
-    // Game numbers (which seed the games) start at a point of the session's own.
-    let first_game = game_seed(config.seed, fnv1a(&session)) << 24 >> 8;
-    let model = load(model_step)?;
-    let (layout, evaluator, precision) = config.selfplay_evaluator(&model)?;
-    let mut pool = RollingPool::start::<S>(
-        config.worker_settings(),
-        layout.workers,
-        model,
-        evaluator,
-        layout.instances,
-        first_game,
-        model_step,
-    )?;
-    let mut shards = ShardWriter {
-        store,
-        session: session.clone(),
-        buffer: Vec::new(),
-        first_at: None,
-        shards: 0,
-        games: 0,
-    };
-    let bar = super::progress_bar(options.progress, "self-play games", options.max_games);
-    let started = Instant::now();
-    let deadline = options
-        .max_minutes
-        .filter(|m| *m > 0.0)
-        .map(|m| started + Duration::from_secs_f64(m * 60.0));
-    let poll = Duration::from_secs_f64(options.poll_seconds.max(0.05));
-    let shard_age = Duration::from_secs_f64(options.shard_seconds.max(0.0));
-    let mut last_poll = Instant::now();
-    let status_key = format!("workers/{session}.json");
-    let status = |shards: &ShardWriter, pool: &RollingPool, model_step: u64, done: bool| {
-        let seconds = started.elapsed().as_secs_f64().max(1e-9);
+    let mut role = SelfPlayRole::start::<S>(options, store, config, session, stop, monitor)?;
+    let failure = role.play(stop, monitor)?;
+    role.finish(failure)
+}
+
+/// A running self-play session.
+struct SelfPlayRole<'a> {
+    options: &'a SelfPlayOptions,
+    store: &'a RunStore,
+    session: String,
+    work: WorkDir,
+    /// `latest`, or with gating `promoted`.
+    pointer: &'static str,
+    shape: NetShape,
+    model_step: u64,
+    pool: RollingPool,
+    shards: ShardWriter,
+    bar: ProgressBar,
+    started: Instant,
+    last_poll: Instant,
+    /// The evaluator's precision choice (its metrics line), for the status.
+    precision: serde_json::Value,
+}
+
+impl<'a> SelfPlayRole<'a> {
+    /// Waits for the checkpoint to play with and starts the workers.
+    fn start<S: Encode>(
+        options: &'a SelfPlayOptions,
+        store: &'a RunStore,
+        config: &RunConfig,
+        session: String,
+        stop: &StopFlag,
+        monitor: &SelfPlayMonitor,
+    ) -> Result<Self, DistError> {
+        let work = WorkDir::new(options.work_dir.as_deref(), "selfplay")?;
+        let pointer = if config.evaluation.gating {
+            PROMOTED_KEY
+        } else {
+            LATEST_KEY
+        };
+        let wait = Duration::from_secs_f64(options.wait_minutes.max(0.0) * 60.0);
+        let model_step = wait_for(store, wait, stop, "checkpoint", |s| {
+            read_pointer(s, pointer)
+        })?;
+        let shape = S::net_shape(config.kind());
+        let model = load_model(store, &work, &shape, model_step)?;
+        // Game numbers (which seed the games) start at a point of the session's own.
+        let first_game = game_seed(config.seed, fnv1a(&session)) << 24 >> 8;
+        let (layout, evaluator, precision) = config.selfplay_evaluator(&model)?;
+        let precision = precision.metrics();
+        monitor.set_precision(precision.clone());
+        let pool = RollingPool::start::<S>(
+            config.worker_settings(),
+            layout.workers,
+            model,
+            evaluator,
+            layout.instances,
+            first_game,
+            model_step,
+        )?;
+        Ok(SelfPlayRole {
+            bar: super::progress_bar(options.progress, "self-play games", options.max_games),
+            options,
+            store,
+            session,
+            work,
+            pointer,
+            shape,
+            model_step,
+            pool,
+            shards: ShardWriter::default(),
+            started: Instant::now(),
+            last_poll: Instant::now(),
+            precision,
+        })
+    }
+
+    /// Plays until a limit or `stop`, then lets the games in flight finish (up to
+    /// `drain_seconds`). Returns why self-play failed, if it did.
+    fn play(
+        &mut self,
+        stop: &StopFlag,
+        monitor: &SelfPlayMonitor,
+    ) -> Result<Option<DistError>, DistError> {
+        let deadline = self
+            .options
+            .max_minutes
+            .filter(|m| *m > 0.0)
+            .map(|m| self.started + Duration::from_secs_f64(m * 60.0));
+        let mut draining_since: Option<Instant> = None;
+        loop {
+            self.shards.add(self.pool.finished_games()?);
+            match draining_since {
+                None => {
+                    let enough = self
+                        .options
+                        .max_games
+                        .is_some_and(|m| self.shards.played() >= m);
+                    if enough || stop.raised() || deadline.is_some_and(|d| Instant::now() >= d) {
+                        // Finish the games in flight rather than throw their work away.
+                        self.pool.drain();
+                        draining_since = Some(Instant::now());
+                        continue;
+                    }
+                    if !self.pool.alive() {
+                        return Ok(Some(DistError::Train(TrainError::SelfPlayStopped)));
+                    }
+                    self.follow_pointer()?;
+                }
+                Some(since) => {
+                    let drained = since.elapsed().as_secs_f64() >= self.options.drain_seconds;
+                    if !self.pool.playing() || drained {
+                        return Ok(None);
+                    }
+                }
+            }
+            self.publish_when_due()?;
+            self.show(monitor);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Publishes the buffered games once there are enough of them or the first is old.
+    fn publish_when_due(&mut self) -> Result<(), DistError> {
+        let shard_age = Duration::from_secs_f64(self.options.shard_seconds.max(0.0));
+        if self.shards.buffer.len() >= self.options.games_per_shard
+            || self
+                .shards
+                .first_at
+                .is_some_and(|t| t.elapsed() >= shard_age)
+        {
+            self.shards.publish(self.store, &self.session)?;
+            self.put_status(false)?;
+        }
+        Ok(())
+    }
+
+    /// Every `poll_seconds`: takes up the checkpoint the pointer names, if it is new.
+    fn follow_pointer(&mut self) -> Result<(), DistError> {
+        let poll = Duration::from_secs_f64(self.options.poll_seconds.max(0.05));
+        if self.last_poll.elapsed() < poll {
+            return Ok(());
+        }
+        self.last_poll = Instant::now();
+        if let Some(step) =
+            read_pointer(self.store, self.pointer)?.filter(|s| *s != self.model_step)
+        {
+            let model = load_model(self.store, &self.work, &self.shape, step)?;
+            self.pool.switch(model, step)?;
+            prune_cache(self.work.path(), &[self.model_step, step]);
+            self.model_step = step;
+        }
+        Ok(())
+    }
+
+    /// Updates the progress bar and the monitor.
+    fn show(&self, monitor: &SelfPlayMonitor) {
+        let played = self.shards.played();
+        monitor.set(PlayCounters {
+            games: played,
+            positions: self.pool.steps_played(),
+            evaluator: self.pool.evaluator_totals(),
+            model_step: self.pool.model_step(),
+            searches: self.pool.search_counts(),
+        });
+        self.bar.set_position(played);
+        self.bar.set_message(format!(
+            "{played} games in {} shards | {:.0} positions/s | checkpoint {}",
+            self.shards.shards,
+            self.pool.steps_played() as f64 / self.seconds(),
+            self.model_step
+        ));
+        self.bar.tick();
+    }
+
+    fn seconds(&self) -> f64 {
+        self.started.elapsed().as_secs_f64().max(1e-9)
+    }
+
+    /// Writes the session's counters to `workers/<session>.json`.
+    fn put_status(&self, done: bool) -> Result<(), DistError> {
+        let seconds = self.seconds();
+        let (pool, shards) = (&self.pool, &self.shards);
         let evals = pool.evaluator_totals();
         let value = json!({
-            "session": session, "games": shards.games + shards.buffer.len() as u64,
+            "session": self.session, "games": shards.played(),
             "published_games": shards.games, "shards": shards.shards,
             "positions": pool.steps_played(), "samples": pool.samples_made(),
             "seconds": seconds, "positions_per_s": pool.steps_played() as f64 / seconds,
             "net_positions_per_s": evals.positions as f64 / seconds,
             "net_mean_batch": evals.positions as f64 / evals.batches.max(1) as f64,
-            "model_step": pool.model_step(), "newest_seen": model_step,
+            "net_calls_per_searched_step": pool.search_counts().net_calls_per_searched_step(),
+            "forced_leaf_share": pool.search_counts().forced_leaf_share(),
+            "model_step": pool.model_step(), "newest_seen": self.model_step,
             "draining_pools": pool.draining(), "done": done, "updated_unix_ms": unix_millis() as u64,
-            "precision": precision.metrics(),
+            "precision": self.precision,
         });
-        store.put(
-            &status_key,
-            serde_json::to_vec_pretty(&value).expect("status serialises"),
-        )
-    };
-    let mut failure = None;
-    let mut draining_since: Option<Instant> = None;
-    loop {
-        shards.add(pool.finished_games()?);
-        match draining_since {
-            None => {
-                let enough = options
-                    .max_games
-                    .is_some_and(|m| shards.games + shards.buffer.len() as u64 >= m);
-                if enough || stop.raised() || deadline.is_some_and(|d| Instant::now() >= d) {
-                    // Finish the games in flight rather than throw their work away.
-                    pool.drain();
-                    draining_since = Some(Instant::now());
-                    continue;
-                }
-                if !pool.alive() {
-                    failure = Some(DistError::Train(TrainError::SelfPlayStopped));
-                    break;
-                }
-            }
-            Some(since) => {
-                if !pool.playing() || since.elapsed().as_secs_f64() >= options.drain_seconds {
-                    break;
-                }
-            }
-        }
-        if shards.buffer.len() >= options.games_per_shard
-            || shards.first_at.is_some_and(|t| t.elapsed() >= shard_age)
-        {
-            shards.publish()?;
-            status(&shards, &pool, model_step, false)?;
-        }
-        if last_poll.elapsed() >= poll && draining_since.is_none() {
-            last_poll = Instant::now();
-            if let Some(step) = read_pointer(store, pointer)?.filter(|s| *s != model_step) {
-                pool.switch(load(step)?, step)?;
-                prune_cache(work.path(), &[model_step, step]);
-                model_step = step;
-            }
-        }
-        bar.set_position(shards.games + shards.buffer.len() as u64);
-        bar.set_message(format!(
-            "{} games in {} shards | {:.0} positions/s | checkpoint {model_step}",
-            shards.games + shards.buffer.len() as u64,
-            shards.shards,
-            pool.steps_played() as f64 / started.elapsed().as_secs_f64().max(1e-9)
-        ));
-        bar.tick();
-        std::thread::sleep(Duration::from_millis(50));
+        let key = format!("workers/{}.json", self.session);
+        let bytes = serde_json::to_vec_pretty(&value).expect("status serialises");
+        Ok(self.store.put(&key, bytes)?)
     }
-    let positions = pool.steps_played();
-    let seconds = started.elapsed().as_secs_f64();
-    shards.add(pool.finished_games()?);
-    status(&shards, &pool, model_step, true)?;
-    shards.add(pool.stop());
-    shards.publish()?;
-    bar.finish_and_clear();
-    if let Some(error) = failure {
-        return Err(error);
+
+    /// Stops the workers and publishes every finished game.
+    fn finish(mut self, failure: Option<DistError>) -> Result<SelfPlaySummary, DistError> {
+        let positions = self.pool.steps_played();
+        let seconds = self.started.elapsed().as_secs_f64();
+        self.shards.add(self.pool.finished_games()?);
+        self.put_status(true)?;
+        let SelfPlayRole {
+            store,
+            session,
+            pool,
+            mut shards,
+            bar,
+            model_step,
+            ..
+        } = self;
+        shards.add(pool.stop());
+        shards.publish(store, &session)?;
+        bar.finish_and_clear();
+        if let Some(error) = failure {
+            return Err(error);
+        }
+        Ok(SelfPlaySummary {
+            session,
+            games: shards.games,
+            shards: shards.shards,
+            positions,
+            seconds,
+            model_step,
+        })
     }
-    Ok(SelfPlaySummary {
-        session,
-        games: shards.games,
-        shards: shards.shards,
-        positions,
-        seconds,
-        model_step,
-    })
+}
+
+/// Loads the model of the checkpoint at `step` (fetched into `work`).
+fn load_model(
+    store: &RunStore,
+    work: &WorkDir,
+    shape: &NetShape,
+    step: u64,
+) -> Result<Model, DistError> {
+    let dir = fetch_checkpoint(store, step, &MODEL_FILES, work.path())?;
+    Ok(Model::load(
+        &dir.join("model.safetensors"),
+        shape,
+        Device::Cpu,
+    )?)
 }
 
 /// FNV-1a hash of a string (stable across builds, unlike `DefaultHasher`).

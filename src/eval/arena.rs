@@ -42,7 +42,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -67,7 +67,7 @@ use crate::net::model::Model;
 use crate::net::net_eval::NetEvaluator;
 use crate::search::agents::PolicyAgent;
 use crate::search::agents::{rollout_uct, Agent, AlphaBetaAgent, Budget, RandomAgent, SearchAgent};
-use crate::search::mcts::MctsConfig;
+use crate::search::config::SearchConfig;
 use crate::selfplay::record::{write_records, GameRecord, StepRecord};
 use crate::util::game_seed;
 use crate::with_game;
@@ -92,6 +92,8 @@ pub struct MatchSettings {
     pub opening_turns: u32,
     /// Stop once this test decides (2 agents only; agent 0 is the candidate).
     pub sprt: Option<Sprt>,
+    /// The search of net agents, before their specs' overrides.
+    pub search: SearchConfig,
     /// Show a progress bar on stderr.
     pub progress: bool,
     /// Precision and device of the net agents.
@@ -304,24 +306,15 @@ enum Player {
     AlphaBeta(Budget),
     Net {
         evaluator: usize,
-        visits: u32,
+        search: SearchConfig,
     },
     Policy {
         evaluator: usize,
     },
     Exported {
         model: Arc<ExportedModel>,
-        visits: u32,
+        search: SearchConfig,
     },
-}
-
-/// The search settings of net agents in matches: training's PUCT constants, no noise.
-fn net_mcts_config() -> MctsConfig {
-    MctsConfig {
-        dirichlet_alpha: 0.0,
-        dirichlet_fraction: 0.0,
-        ..MctsConfig::default()
-    }
 }
 
 impl Player {
@@ -330,15 +323,22 @@ impl Player {
             Player::Random => Box::new(RandomAgent::new(seed)),
             Player::Uct(playouts) => Box::new(rollout_uct(playouts, seed)),
             Player::AlphaBeta(budget) => Box::new(AlphaBetaAgent::new(budget, seed)),
-            Player::Net { evaluator, visits } => Box::new(SearchAgent::new(
+            Player::Net {
+                evaluator,
+                ref search,
+            } => Box::new(SearchAgent::new(
                 "net",
                 NetEvaluator::new(handles[evaluator].clone()),
-                net_mcts_config(),
-                Budget::Count(visits),
+                search.clone(),
+                Budget::Count(search.visits),
+                seed,
             )),
             Player::Policy { evaluator } => Box::new(PolicyAgent::new(handles[evaluator].clone())),
-            Player::Exported { ref model, visits } => Box::new(
-                exported_agent::<S>(Arc::clone(model), Some(visits))
+            Player::Exported {
+                ref model,
+                ref search,
+            } => Box::new(
+                exported_agent::<S>(Arc::clone(model), search.clone(), seed)
                     .expect("the game was checked when the model was loaded"),
             ),
         }
@@ -346,13 +346,21 @@ impl Player {
 }
 
 /// Loads the models the specs need, one evaluator per distinct weights file, each using
-/// `torch_threads` threads, in the settings' precision and device.
+/// `torch_threads` threads, in the settings' precision and device; net agents search with
+/// `search` and their overrides.
 fn load_players<S: Encode>(
     settings: &MatchSettings,
     specs: &[AgentSpec],
+    search: &SearchConfig,
     torch_threads: i32,
 ) -> Result<(Vec<Player>, Vec<Evaluator>), EvalError> {
     let kind = settings.kind;
+    let bad_search = |spec: &AgentSpec, source| {
+        EvalError::Spec(super::spec::SpecError::BadSearch {
+            spec: spec.to_string(),
+            source,
+        })
+    };
     let mut evaluators: Vec<Evaluator> = Vec::new();
     let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
     let mut players = Vec::new();
@@ -395,24 +403,29 @@ fn load_players<S: Encode>(
             }
         };
         players.push(match (spec, evaluator) {
-            (AgentSpec::Exported { dir, visits }, _) => {
+            (AgentSpec::Exported { dir, search }, _) => {
                 let model = ExportedModel::load_with(dir, settings.net)
                     .and_then(|m| m.check_game::<S>().map(|_| m))
                     .map_err(|e| EvalError::NoModel {
                         spec: spec.to_string(),
                         reason: e.to_string(),
                     })?;
+                let search = model
+                    .meta()
+                    .search
+                    .with(search)
+                    .map_err(|e| bad_search(spec, e))?;
                 Player::Exported {
                     model: Arc::new(model),
-                    visits: *visits,
+                    search,
                 }
             }
             (AgentSpec::Random, _) => Player::Random,
             (AgentSpec::Uct { playouts }, _) => Player::Uct(*playouts),
             (AgentSpec::AlphaBeta { budget }, _) => Player::AlphaBeta(*budget),
-            (AgentSpec::Net { visits, .. }, Some(evaluator)) => Player::Net {
+            (AgentSpec::Net { search: o, .. }, Some(evaluator)) => Player::Net {
                 evaluator,
-                visits: *visits,
+                search: search.with(o).map_err(|e| bad_search(spec, e))?,
             },
             (AgentSpec::Policy { .. }, Some(evaluator)) => Player::Policy { evaluator },
             _ => unreachable!("net and policy specs have a model path"),
@@ -433,11 +446,14 @@ struct Arena<'a> {
     seats: usize,
     stop: AtomicBool,
     next: AtomicU64,
+    /// The first agent failure; it stops the match.
+    failure: Mutex<Option<EvalError>>,
 }
 
 impl Arena<'_> {
-    /// Plays game `index`; `None` if the match was stopped meanwhile.
-    fn play<S: Encode>(&self, index: u64) -> Option<GameRecord> {
+    /// Plays game `index`; `None` if the match was stopped meanwhile; an error when an
+    /// agent failed (its net did).
+    fn play<S: Encode>(&self, index: u64) -> Result<Option<GameRecord>, EvalError> {
         let s = self.settings;
         let seats = seat_agents(self.seats, index);
         let seed = game_seed(s.seed, index);
@@ -475,14 +491,45 @@ impl Arena<'_> {
                 break outcome;
             }
             if self.stop.load(Ordering::Relaxed) {
-                return None;
+                return Ok(None);
             }
             let seat = state.seat_to_move().0 as usize;
-            let action = agents[seat].choose(&state);
+            let action = agents[seat]
+                .choose(&state)
+                .map_err(|cause| EvalError::Play {
+                    spec: self.labels[seats[seat]].clone(),
+                    game: index,
+                    cause,
+                })?;
             push(&mut state, action);
         };
         record.finish(outcome.winner, outcome.reason);
-        Some(record)
+        Ok(Some(record))
+    }
+
+    /// Plays games until none are left or the match stops, sending each to `finished`; the
+    /// first failure stops the match and is kept.
+    fn play_games<S: Encode>(&self, finished: mpsc::Sender<GameRecord>) {
+        loop {
+            let index = self.next.fetch_add(1, Ordering::Relaxed);
+            if index >= self.settings.games || self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            match self.play::<S>(index) {
+                Ok(Some(record)) => {
+                    if finished.send(record).is_err() {
+                        break;
+                    }
+                }
+                Ok(None) => break,
+                Err(error) => {
+                    self.stop.store(true, Ordering::Relaxed);
+                    let mut failure = self.failure.lock().expect("no panics holding it");
+                    failure.get_or_insert(error);
+                    break;
+                }
+            }
+        }
     }
 }
 
@@ -507,10 +554,50 @@ fn play_match_in<S: Encode>(
 ) -> Result<(MatchReport, Vec<GameRecord>), EvalError> {
     let kind = settings.kind;
     let seats = S::start(kind, settings.rules).num_seats();
-    if specs.len() != seats {
+    check_match(settings, specs.len(), seats)?;
+    let models: std::collections::HashSet<&Path> =
+        specs.iter().filter_map(|s| s.model_path()).collect();
+    let threads = torch_threads_per_evaluator(models.len());
+    let (players, evaluators) = load_players::<S>(settings, specs, &settings.search, threads)?;
+    let arena = Arena {
+        settings,
+        labels: specs.iter().map(|s| s.to_string()).collect(),
+        players,
+        handles: evaluators.iter().map(Evaluator::handle).collect(),
+        seats,
+        stop: AtomicBool::new(false),
+        next: AtomicU64::new(0),
+        failure: Mutex::new(None),
+    };
+    let mut report = empty_report(settings, arena.labels.clone());
+    let mut records = Vec::new();
+    std::thread::scope(|scope| {
+        let (finished, results) = mpsc::channel::<GameRecord>();
+        for _ in 0..settings.parallel.min(settings.games as usize).max(1) {
+            let finished = finished.clone();
+            let arena = &arena;
+            scope.spawn(move || arena.play_games::<S>(finished));
+        }
+        drop(finished);
+        collect_results(&arena, results, &mut report, &mut records);
+    });
+    let failure = arena.failure.lock().expect("no panics holding it").take();
+    drop(arena);
+    drop(evaluators);
+    if let Some(error) = failure {
+        return Err(error);
+    }
+    report.games.sort_by_key(|g| g.index);
+    records.sort_by_key(|r| r.index);
+    Ok((report, records))
+}
+
+/// Checks that `settings` and `agents` agents can make a match of a `seats`-seat game.
+fn check_match(settings: &MatchSettings, agents: usize, seats: usize) -> Result<(), EvalError> {
+    let kind = settings.kind;
+    if agents != seats {
         return Err(EvalError::Settings(format!(
-            "{kind} has {seats} seats: give {seats} agents, not {}",
-            specs.len()
+            "{kind} has {seats} seats: give {seats} agents, not {agents}"
         )));
     }
     if settings.sprt.is_some() && seats != 2 {
@@ -521,23 +608,15 @@ fn play_match_in<S: Encode>(
     if settings.parallel == 0 {
         return Err(EvalError::Settings("parallel must be at least 1".into()));
     }
-    let models: std::collections::HashSet<&Path> =
-        specs.iter().filter_map(|s| s.model_path()).collect();
-    let (players, evaluators) =
-        load_players::<S>(settings, specs, torch_threads_per_evaluator(models.len()))?;
-    let arena = Arena {
-        settings,
-        labels: specs.iter().map(|s| s.to_string()).collect(),
-        players,
-        handles: evaluators.iter().map(Evaluator::handle).collect(),
-        seats,
-        stop: AtomicBool::new(false),
-        next: AtomicU64::new(0),
-    };
-    let mut report = MatchReport {
+    Ok(())
+}
+
+/// A report with no games yet.
+fn empty_report(settings: &MatchSettings, agents: Vec<String>) -> MatchReport {
+    MatchReport {
         format_version: REPORT_FORMAT_VERSION,
-        game: kind.name().to_string(),
-        agents: arena.labels.clone(),
+        game: settings.kind.name().to_string(),
+        agents,
         seed: settings.seed,
         opening_turns: settings.opening_turns,
         ply_cap: settings.rules.ply_cap,
@@ -547,71 +626,53 @@ fn play_match_in<S: Encode>(
         sprt: settings.sprt,
         sprt_decision: settings.sprt.map(|_| SprtDecision::Continue),
         llr: settings.sprt.map(|_| 0.0),
-    };
+    }
+}
+
+/// Takes the finished games as they come: into the report, the progress bar and the SPRT
+/// (which may stop the match).
+fn collect_results(
+    arena: &Arena<'_>,
+    results: mpsc::Receiver<GameRecord>,
+    report: &mut MatchReport,
+    records: &mut Vec<GameRecord>,
+) {
+    let settings = arena.settings;
     let bar = progress_bar(settings);
-    let sides = seat_sides(kind);
-    let mut records = Vec::new();
+    let sides = seat_sides(settings.kind);
     let mut candidate = Wdl::default();
-    let threads = settings.parallel.min(settings.games as usize).max(1);
-    std::thread::scope(|scope| {
-        let (finished, results) = mpsc::channel::<GameRecord>();
-        for _ in 0..threads {
-            let finished = finished.clone();
-            let arena = &arena;
-            scope.spawn(move || loop {
-                let index = arena.next.fetch_add(1, Ordering::Relaxed);
-                if index >= arena.settings.games || arena.stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                match arena.play::<S>(index) {
-                    Some(record) => {
-                        if finished.send(record).is_err() {
-                            break;
-                        }
-                    }
-                    None => break,
-                }
-            });
+    for record in results {
+        if arena.stop.load(Ordering::Relaxed) {
+            continue; // finished after the SPRT decided (or a failure): not counted
         }
-        drop(finished);
-        for record in results {
-            if arena.stop.load(Ordering::Relaxed) {
-                continue; // finished after the SPRT decided: not counted
-            }
-            let seats = seat_agents(seats, record.index);
-            let result = GameResult {
-                index: record.index,
-                seats: seats.clone(),
-                winner: record.winner,
-                reason: record.reason.clone(),
-                steps: record.steps.len() as u32,
-            };
-            let candidate_seat = seats.iter().position(|&a| a == 0).expect("agent 0 plays");
-            candidate.add(side_score(result.winner, sides[candidate_seat]));
-            report.games.push(result);
-            records.push(record);
-            bar.inc(1);
-            bar.set_message(format!(
-                "score {:.1}/{}",
-                candidate.wins + 0.5 * candidate.draws,
-                candidate.games()
-            ));
-            if let Some(sprt) = &settings.sprt {
-                report.llr = Some(sprt.llr(&candidate));
-                let decision = sprt.decide(&candidate);
-                report.sprt_decision = Some(decision);
-                if decision != SprtDecision::Continue {
-                    arena.stop.store(true, Ordering::Relaxed);
-                }
+        let seats = seat_agents(arena.seats, record.index);
+        let candidate_seat = seats.iter().position(|&a| a == 0).expect("agent 0 plays");
+        let result = GameResult {
+            index: record.index,
+            seats,
+            winner: record.winner,
+            reason: record.reason.clone(),
+            steps: record.steps.len() as u32,
+        };
+        candidate.add(side_score(result.winner, sides[candidate_seat]));
+        report.games.push(result);
+        records.push(record);
+        bar.inc(1);
+        bar.set_message(format!(
+            "score {:.1}/{}",
+            candidate.wins + 0.5 * candidate.draws,
+            candidate.games()
+        ));
+        if let Some(sprt) = &settings.sprt {
+            report.llr = Some(sprt.llr(&candidate));
+            let decision = sprt.decide(&candidate);
+            report.sprt_decision = Some(decision);
+            if decision != SprtDecision::Continue {
+                arena.stop.store(true, Ordering::Relaxed);
             }
         }
-    });
+    }
     bar.finish_and_clear();
-    drop(arena);
-    drop(evaluators);
-    report.games.sort_by_key(|g| g.index);
-    records.sort_by_key(|r| r.index);
-    Ok((report, records))
 }
 
 fn progress_bar(settings: &MatchSettings) -> ProgressBar {
@@ -673,7 +734,8 @@ pub fn read_report(path: &Path) -> Result<MatchReport, EvalError> {
     Ok(report)
 }
 
-fn fmt_elo(x: f64) -> String {
+/// An Elo difference as a table shows it: `+85`, `-3`, `+inf`.
+pub fn fmt_elo(x: f64) -> String {
     if x.is_finite() {
         format!("{x:+.0}")
     } else if x > 0.0 {

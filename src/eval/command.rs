@@ -14,6 +14,7 @@ use crate::export::ExportMeta;
 use crate::game::{GameKind, RulesConfig};
 use crate::layout::resolve_model;
 use crate::net::model::Model;
+use crate::search::config::SearchConfig;
 
 /// Arguments of `checkers-zero match`.
 #[derive(Args, Debug, Clone)]
@@ -24,7 +25,9 @@ pub struct MatchArgs {
     /// An agent, once per seat (2; 3 for rematch3), the first being the candidate:
     /// `random`, `uct:N` (N playouts per step), `alphabeta:D` (D whole turns deep) or
     /// `alphabeta:Nms`, `policy:PATH` (the net's best step, no search), `net:PATH[:V]` or
-    /// `PATH[@V]` (net + MCTS with V visits per step, default 100). PATH is a checkpoint
+    /// `PATH[@V]` (net + search with V visits per step, default 100), `export:DIR[:V]` (an
+    /// exported model); `net:PATH:KEY=VALUE,...` overrides search settings by name, e.g.
+    /// `net:runs/a:visits=200,search=puct` (docs/search.md). PATH is a checkpoint
     /// directory, a run directory (its latest checkpoint) or a model .safetensors file.
     #[arg(long = "agent", required = true, num_args = 1)]
     pub agents: Vec<String>,
@@ -91,6 +94,7 @@ pub fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<()> {
         seed: args.seed,
         opening_turns: args.opening_turns,
         sprt,
+        search: SearchConfig::default(),
         progress: !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
         net: args.net.settings(),
     };
@@ -166,7 +170,7 @@ pub struct RatingsArgs {
     #[arg(long = "anchor", num_args = 1)]
     pub anchors: Vec<String>,
     /// Visits per step of the checkpoints' net + MCTS.
-    #[arg(long, default_value_t = super::spec::DEFAULT_VISITS)]
+    #[arg(long, default_value_t = SearchConfig::default().visits)]
     pub visits: u32,
     /// Games every scheduled pair should have on record.
     #[arg(long, default_value_t = 40)]

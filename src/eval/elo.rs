@@ -172,33 +172,7 @@ pub fn solve(
             "anchor {anchor} with {players} players"
         )));
     }
-    let mut pairs: Vec<PairGames> = Vec::new();
-    for g in games {
-        if g.a >= players || g.b >= players || g.a == g.b {
-            return Err(EloError::Input(format!("pair {}-{}", g.a, g.b)));
-        }
-        if !(g.games >= 0.0 && (0.0..=g.games).contains(&g.score)) {
-            return Err(EloError::Input(format!(
-                "score {} in {} games",
-                g.score, g.games
-            )));
-        }
-        if g.games > 0.0 {
-            pairs.push(*g);
-        }
-    }
-    if prior > 0.0 {
-        let mut met: Vec<(usize, usize)> =
-            pairs.iter().map(|g| (g.a.min(g.b), g.a.max(g.b))).collect();
-        met.sort_unstable();
-        met.dedup();
-        pairs.extend(met.into_iter().map(|(a, b)| PairGames {
-            a,
-            b,
-            games: prior,
-            score: prior / 2.0,
-        }));
-    }
+    let pairs = with_prior(checked_pairs(players, games)?, prior);
     check_connected(players, &pairs, anchor)?;
     // Free variables: every player but the anchor.
     let index: Vec<Option<usize>> = (0..players)
@@ -229,22 +203,69 @@ pub fn solve(
             return Err(EloError::Unbounded);
         }
         if largest < 1e-9 {
-            let (_, info) = gradient_and_information(&r, &pairs, &index, m);
-            let cov = invert(info).ok_or(EloError::Unbounded)?;
-            let players = (0..players)
-                .map(|p| {
-                    let margin = index[p].map_or(0.0, |i| Z95 * cov[i][i].max(0.0).sqrt());
-                    EloEstimate {
-                        elo: r[p],
-                        low: r[p] - margin,
-                        high: r[p] + margin,
-                    }
-                })
-                .collect();
-            return Ok(Ratings { players });
+            return with_intervals(&r, &pairs, &index);
         }
     }
     Err(EloError::Unbounded)
+}
+
+/// The pairs with games, after checking every pair names two players and a score within
+/// its games.
+fn checked_pairs(players: usize, games: &[PairGames]) -> Result<Vec<PairGames>, EloError> {
+    let mut pairs = Vec::new();
+    for g in games {
+        if g.a >= players || g.b >= players || g.a == g.b {
+            return Err(EloError::Input(format!("pair {}-{}", g.a, g.b)));
+        }
+        if !(g.games >= 0.0 && (0.0..=g.games).contains(&g.score)) {
+            return Err(EloError::Input(format!(
+                "score {} in {} games",
+                g.score, g.games
+            )));
+        }
+        if g.games > 0.0 {
+            pairs.push(*g);
+        }
+    }
+    Ok(pairs)
+}
+
+/// `pairs` plus `prior` virtual draws for every two players that met.
+fn with_prior(mut pairs: Vec<PairGames>, prior: f64) -> Vec<PairGames> {
+    if prior > 0.0 {
+        let mut met: Vec<(usize, usize)> =
+            pairs.iter().map(|g| (g.a.min(g.b), g.a.max(g.b))).collect();
+        met.sort_unstable();
+        met.dedup();
+        pairs.extend(met.into_iter().map(|(a, b)| PairGames {
+            a,
+            b,
+            games: prior,
+            score: prior / 2.0,
+        }));
+    }
+    pairs
+}
+
+/// The ratings `r` with 95% intervals from the inverse of the observed information.
+fn with_intervals(
+    r: &[f64],
+    pairs: &[PairGames],
+    index: &[Option<usize>],
+) -> Result<Ratings, EloError> {
+    let (_, info) = gradient_and_information(r, pairs, index, r.len() - 1);
+    let cov = invert(info).ok_or(EloError::Unbounded)?;
+    let players = (0..r.len())
+        .map(|p| {
+            let margin = index[p].map_or(0.0, |i| Z95 * cov[i][i].max(0.0).sqrt());
+            EloEstimate {
+                elo: r[p],
+                low: r[p] - margin,
+                high: r[p] + margin,
+            }
+        })
+        .collect();
+    Ok(Ratings { players })
 }
 
 /// The log-likelihood's gradient and the observed information (negative Hessian) over the

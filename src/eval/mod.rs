@@ -36,6 +36,16 @@ pub enum EvalError {
         /// What was looked for.
         reason: String,
     },
+    /// An agent failed during a game (its net did): the match stops.
+    #[error("agent {spec} failed in game {game}: {cause}")]
+    Play {
+        /// The agent's spec.
+        spec: String,
+        /// The game's index.
+        game: u64,
+        /// What failed.
+        cause: NetError,
+    },
     /// Settings that cannot make a match.
     #[error("bad match settings: {0}")]
     Settings(String),

@@ -21,8 +21,8 @@
 //! on the first anchor (or the first checkpoint), with one virtual draw per pair that met
 //! (keeps sweeps, common against weak anchors, finite). Output: `RUN/ratings.csv`,
 //! `RUN/ratings.png` (Elo against training step and against training hours, 95% intervals
-//! as bars) and `RUN/losses.png` (the `"type": "train"` lines of `RUN/metrics.jsonl`, or of
-//! `RUN/learner/metrics.jsonl` for a distributed run in a local directory).
+//! as bars) and `RUN/losses.png` (the `"type": "train"` lines of the learner's
+//! `RUN/learner/metrics.jsonl`; `RUN/metrics.jsonl` in runs of older versions).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -34,6 +34,7 @@ use super::plot::{render_png, Panel, Series};
 use super::spec::AgentSpec;
 use super::EvalError;
 use crate::game::{GameKind, RulesConfig};
+use crate::search::config::{SearchConfig, SearchOverrides};
 use crate::selfplay::record::write_records;
 use crate::util::game_seed;
 use crate::util::write_atomic;
@@ -261,110 +262,19 @@ fn file_stem(name: &str) -> String {
 pub fn rate_run(options: &RatingsOptions) -> Result<RatingsSummary, EvalError> {
     let run = &options.run_dir;
     let kind = run_game(run)?;
-    let mut checkpoints = list_checkpoints(run)?;
-    let last = checkpoints.len().saturating_sub(1);
-    let every = options.every.max(1);
-    checkpoints = checkpoints
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| i % every == 0 || *i == last)
-        .map(|(_, c)| c)
-        .collect();
-    let mut names: Vec<String> = checkpoints
-        .iter()
-        .map(|c| format!("step-{:08}@{}", c.step, options.visits))
-        .collect();
-    let mut specs: Vec<AgentSpec> = checkpoints
-        .iter()
-        .map(|c| AgentSpec::Net {
-            path: c.dir.clone(),
-            visits: options.visits,
-        })
-        .collect();
-    for anchor in &options.anchors {
-        names.push(anchor.to_string());
-        specs.push(anchor.clone());
-    }
+    let checkpoints = chosen_checkpoints(run, options.every)?;
+    let (mut names, specs) = players_of(&checkpoints, options);
     if names.is_empty() {
         return Err(EvalError::Settings(format!(
             "{} has no checkpoints and no anchors were given",
             run.display()
         )));
     }
-    let seats = seat_sides(kind).len();
-    let matches_dir = run.join("matches");
-    let mut games_played = 0;
-    if options.play {
-        let reports: Vec<MatchReport> = read_reports(run, kind)?.into_iter().map(|r| r.1).collect();
-        let mut on_record: HashMap<(String, String), u64> = HashMap::new();
-        for report in &reports {
-            let mut distinct = report.agents.clone();
-            distinct.sort();
-            distinct.dedup();
-            if let [a, b] = distinct.as_slice() {
-                *on_record.entry((a.clone(), b.clone())).or_default() += report.games.len() as u64;
-            }
-        }
-        std::fs::create_dir_all(&matches_dir).map_err(|e| file_error(&matches_dir, e))?;
-        let mut serial = reports.len() as u64;
-        for (a, b) in scheduled_pairs(checkpoints.len(), options.anchors.len()) {
-            let key = if names[a] < names[b] {
-                (names[a].clone(), names[b].clone())
-            } else {
-                (names[b].clone(), names[a].clone())
-            };
-            let have = on_record.get(&key).copied().unwrap_or(0);
-            let missing = options.games_per_pair.saturating_sub(have);
-            if missing == 0 {
-                continue;
-            }
-            let games = missing.div_ceil(seats as u64) * seats as u64;
-            let mut pair_specs = vec![specs[a].clone(), specs[b].clone()];
-            let mut pair_names = vec![names[a].clone(), names[b].clone()];
-            while pair_specs.len() < seats {
-                pair_specs.push(specs[b].clone());
-                pair_names.push(names[b].clone());
-            }
-            if options.progress {
-                eprintln!("{} vs {}: {games} games", names[a], names[b]);
-            }
-            let settings = MatchSettings {
-                kind,
-                rules: options.rules,
-                games,
-                parallel: options.parallel,
-                seed: game_seed(options.seed, serial),
-                opening_turns: options.opening_turns,
-                sprt: None,
-                progress: options.progress,
-                net: options.net,
-            };
-            let (mut report, mut records) = play_match(&pair_specs, &settings)?;
-            report.agents = pair_names.clone();
-            for record in &mut records {
-                let seat_names: Vec<String> = super::arena::seat_agents(seats, record.index)
-                    .into_iter()
-                    .map(|i| pair_names[i].clone())
-                    .collect();
-                record.agents = seat_names;
-            }
-            let stem = loop {
-                let stem = format!(
-                    "{}_vs_{}-{serial}",
-                    file_stem(&names[a]),
-                    file_stem(&names[b])
-                );
-                serial += 1;
-                if !matches_dir.join(format!("{stem}.json")).exists() {
-                    break stem;
-                }
-            };
-            let games_path = matches_dir.join(format!("{stem}.games.jsonl"));
-            write_records(&games_path, &records).map_err(|e| file_error(&games_path, e))?;
-            write_report(&matches_dir.join(format!("{stem}.json")), &report)?;
-            games_played += report.games.len() as u64;
-        }
-    }
+    let games_played = if options.play {
+        play_missing(options, kind, &checkpoints, &names, &specs)?
+    } else {
+        0
+    };
     let reports: Vec<MatchReport> = read_reports(run, kind)?.into_iter().map(|r| r.1).collect();
     let results = pair_results(&reports)?;
     // Names on record but not in this call's list still take part (they may connect others).
@@ -375,6 +285,164 @@ pub fn rate_run(options: &RatingsOptions) -> Result<RatingsSummary, EvalError> {
             }
         }
     }
+    let anchor = if options.anchors.is_empty() {
+        0
+    } else {
+        checkpoints.len()
+    };
+    let players = rate_players(&names, &checkpoints, &results, anchor)?;
+    let (files, notes) = write_outputs(run, &players, &names[anchor])?;
+    Ok(RatingsSummary {
+        players,
+        anchor: names[anchor].clone(),
+        games_played,
+        files,
+        notes,
+    })
+}
+
+/// The run's checkpoints, every `every`-th and the last.
+fn chosen_checkpoints(run: &Path, every: usize) -> Result<Vec<Checkpoint>, EvalError> {
+    let checkpoints = list_checkpoints(run)?;
+    let last = checkpoints.len().saturating_sub(1);
+    let every = every.max(1);
+    Ok(checkpoints
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % every == 0 || *i == last)
+        .map(|(_, c)| c)
+        .collect())
+}
+
+/// The players' names and agents: the checkpoints (at `options.visits`), then the anchors.
+fn players_of(
+    checkpoints: &[Checkpoint],
+    options: &RatingsOptions,
+) -> (Vec<String>, Vec<AgentSpec>) {
+    let mut names: Vec<String> = checkpoints
+        .iter()
+        .map(|c| format!("step-{:08}@{}", c.step, options.visits))
+        .collect();
+    let mut specs: Vec<AgentSpec> = checkpoints
+        .iter()
+        .map(|c| AgentSpec::Net {
+            path: c.dir.clone(),
+            search: SearchOverrides::visits(options.visits),
+        })
+        .collect();
+    for anchor in &options.anchors {
+        names.push(anchor.to_string());
+        specs.push(anchor.clone());
+    }
+    (names, specs)
+}
+
+/// Plays the games each scheduled pair still lacks (`games_per_pair` minus those on
+/// record), writing them to `RUN/matches/`. Returns the games played.
+fn play_missing(
+    options: &RatingsOptions,
+    kind: GameKind,
+    checkpoints: &[Checkpoint],
+    names: &[String],
+    specs: &[AgentSpec],
+) -> Result<u64, EvalError> {
+    let run = &options.run_dir;
+    let matches_dir = run.join("matches");
+    let reports: Vec<MatchReport> = read_reports(run, kind)?.into_iter().map(|r| r.1).collect();
+    let mut on_record: HashMap<(String, String), u64> = HashMap::new();
+    for report in &reports {
+        let mut distinct = report.agents.clone();
+        distinct.sort();
+        distinct.dedup();
+        if let [a, b] = distinct.as_slice() {
+            *on_record.entry((a.clone(), b.clone())).or_default() += report.games.len() as u64;
+        }
+    }
+    std::fs::create_dir_all(&matches_dir).map_err(|e| file_error(&matches_dir, e))?;
+    let seats = seat_sides(kind).len() as u64;
+    let mut serial = reports.len() as u64;
+    let mut played = 0;
+    for (a, b) in scheduled_pairs(checkpoints.len(), options.anchors.len()) {
+        let key = if names[a] < names[b] {
+            (names[a].clone(), names[b].clone())
+        } else {
+            (names[b].clone(), names[a].clone())
+        };
+        let have = on_record.get(&key).copied().unwrap_or(0);
+        let missing = options.games_per_pair.saturating_sub(have);
+        if missing == 0 {
+            continue;
+        }
+        let games = missing.div_ceil(seats) * seats;
+        let pair = [(&names[a], &specs[a]), (&names[b], &specs[b])];
+        played += play_pair(options, kind, pair, games, &matches_dir, &mut serial)?;
+    }
+    Ok(played)
+}
+
+/// Plays `games` between the two named agents of `pair` (the second filling the extra
+/// seats) and writes the match to `matches_dir`. Returns the games played.
+fn play_pair(
+    options: &RatingsOptions,
+    kind: GameKind,
+    pair: [(&String, &AgentSpec); 2],
+    games: u64,
+    matches_dir: &Path,
+    serial: &mut u64,
+) -> Result<u64, EvalError> {
+    let seats = seat_sides(kind).len();
+    let [(name_a, spec_a), (name_b, spec_b)] = pair;
+    let mut specs = vec![spec_a.clone(), spec_b.clone()];
+    let mut names = vec![name_a.clone(), name_b.clone()];
+    while specs.len() < seats {
+        specs.push(spec_b.clone());
+        names.push(name_b.clone());
+    }
+    if options.progress {
+        eprintln!("{name_a} vs {name_b}: {games} games");
+    }
+    let settings = MatchSettings {
+        kind,
+        rules: options.rules,
+        games,
+        parallel: options.parallel,
+        seed: game_seed(options.seed, *serial),
+        opening_turns: options.opening_turns,
+        sprt: None,
+        search: SearchConfig::of_run(&options.run_dir).map_err(EvalError::Settings)?,
+        progress: options.progress,
+        net: options.net,
+    };
+    let (mut report, mut records) = play_match(&specs, &settings)?;
+    report.agents = names.clone();
+    for record in &mut records {
+        record.agents = super::arena::seat_agents(seats, record.index)
+            .into_iter()
+            .map(|i| names[i].clone())
+            .collect();
+    }
+    let stem = loop {
+        let stem = format!("{}_vs_{}-{serial}", file_stem(name_a), file_stem(name_b));
+        *serial += 1;
+        if !matches_dir.join(format!("{stem}.json")).exists() {
+            break stem;
+        }
+    };
+    let games_path = matches_dir.join(format!("{stem}.games.jsonl"));
+    write_records(&games_path, &records).map_err(|e| file_error(&games_path, e))?;
+    write_report(&matches_dir.join(format!("{stem}.json")), &report)?;
+    Ok(report.games.len() as u64)
+}
+
+/// Rates the players joined to `anchor` (an index into `names`) by a chain of games in
+/// `results`; the others (no games, or matches of another visit count on record) are left
+/// out of the solve.
+fn rate_players(
+    names: &[String],
+    checkpoints: &[Checkpoint],
+    results: &BTreeMap<(String, String), PairGames>,
+    anchor: usize,
+) -> Result<Vec<Rated>, EvalError> {
     let index: HashMap<&str, usize> = names
         .iter()
         .enumerate()
@@ -388,39 +456,17 @@ pub fn rate_run(options: &RatingsOptions) -> Result<RatingsSummary, EvalError> {
             ..*g
         })
         .collect();
-    let anchor = if options.anchors.is_empty() {
-        0
-    } else {
-        checkpoints.len()
-    };
     let mut games = vec![0.0; names.len()];
     for p in &pairs {
         games[p.a] += p.games;
         games[p.b] += p.games;
     }
-    // Only players joined to the anchor by a chain of games can be rated: leave the others
-    // (no games, or matches of another visit count on record) out of the solve.
-    let mut reached = vec![false; names.len()];
-    reached[anchor] = true;
-    let mut frontier = vec![anchor];
-    while let Some(at) = frontier.pop() {
-        for p in pairs.iter().filter(|p| p.games > 0.0) {
-            for (from, to) in [(p.a, p.b), (p.b, p.a)] {
-                if from == at && !reached[to] {
-                    reached[to] = true;
-                    frontier.push(to);
-                }
-            }
-        }
-    }
+    let reached = connected(names.len(), &pairs, anchor);
     let active: Vec<usize> = (0..names.len()).filter(|&i| reached[i]).collect();
-    let pairs: Vec<PairGames> = pairs
-        .into_iter()
-        .filter(|p| reached[p.a] && reached[p.b])
-        .collect();
     let position: HashMap<usize, usize> = active.iter().enumerate().map(|(k, &i)| (i, k)).collect();
     let solved_pairs: Vec<PairGames> = pairs
         .iter()
+        .filter(|p| reached[p.a] && reached[p.b])
         .map(|p| PairGames {
             a: position[&p.a],
             b: position[&p.b],
@@ -429,7 +475,7 @@ pub fn rate_run(options: &RatingsOptions) -> Result<RatingsSummary, EvalError> {
         .collect();
     let ratings = solve(active.len(), &solved_pairs, position[&anchor], 1.0)
         .map_err(|e| EvalError::Settings(format!("no ratings: {e}")))?;
-    let players: Vec<Rated> = active
+    Ok(active
         .iter()
         .map(|&i| Rated {
             name: names[i].clone(),
@@ -438,24 +484,51 @@ pub fn rate_run(options: &RatingsOptions) -> Result<RatingsSummary, EvalError> {
             games: games[i],
             elo: ratings.players[position[&i]],
         })
-        .collect();
+        .collect())
+}
+
+/// Which of `players` a chain of pairs with games joins to `from`.
+fn connected(players: usize, pairs: &[PairGames], from: usize) -> Vec<bool> {
+    let mut reached = vec![false; players];
+    reached[from] = true;
+    let mut frontier = vec![from];
+    while let Some(at) = frontier.pop() {
+        for p in pairs.iter().filter(|p| p.games > 0.0) {
+            for (a, b) in [(p.a, p.b), (p.b, p.a)] {
+                if a == at && !reached[b] {
+                    reached[b] = true;
+                    frontier.push(b);
+                }
+            }
+        }
+    }
+    reached
+}
+
+/// Writes `ratings.csv`, `ratings.png` and (from the learner's metrics) `losses.png` into
+/// the run directory. Returns the files written and notes on what was not.
+fn write_outputs(
+    run: &Path,
+    players: &[Rated],
+    anchor: &str,
+) -> Result<(Vec<PathBuf>, Vec<String>), EvalError> {
     let mut files = Vec::new();
     let mut notes = Vec::new();
     let csv_path = run.join("ratings.csv");
-    write_atomic(&csv_path, ratings_csv(&players).as_bytes())
+    write_atomic(&csv_path, ratings_csv(players).as_bytes())
         .map_err(|e| file_error(&csv_path, e))?;
     files.push(csv_path);
     let plot_path = run.join("ratings.png");
-    let png = render_png(&elo_panels(&players, &names[anchor]), 2)
-        .map_err(|e| file_error(&plot_path, e))?;
+    let png = render_png(&elo_panels(players, anchor), 2).map_err(|e| file_error(&plot_path, e))?;
     write_atomic(&plot_path, &png).map_err(|e| file_error(&plot_path, e))?;
     files.push(plot_path);
     let loss_path = run.join("losses.png");
-    // `train` runs keep RUN/metrics.jsonl; distributed runs (a local store) the learner's.
-    let metrics = [run.join("metrics.jsonl"), run.join("learner/metrics.jsonl")]
+    // The learner's metrics (`train` and `learn` alike); RUN/metrics.jsonl in runs written
+    // by `train` before it ran the roles.
+    let metrics = [run.join("learner/metrics.jsonl"), run.join("metrics.jsonl")]
         .into_iter()
         .find(|p| p.is_file())
-        .unwrap_or_else(|| run.join("metrics.jsonl"));
+        .unwrap_or_else(|| run.join("learner/metrics.jsonl"));
     match loss_panels(&metrics) {
         Ok(panels) => {
             let png = render_png(&panels, 2).map_err(|e| file_error(&loss_path, e))?;
@@ -464,13 +537,7 @@ pub fn rate_run(options: &RatingsOptions) -> Result<RatingsSummary, EvalError> {
         }
         Err(reason) => notes.push(format!("no loss plot: {reason}")),
     }
-    Ok(RatingsSummary {
-        players,
-        anchor: names[anchor].clone(),
-        games_played,
-        files,
-        notes,
-    })
+    Ok((files, notes))
 }
 
 fn csv_number(x: f64) -> String {

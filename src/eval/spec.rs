@@ -6,8 +6,14 @@
 //! | `uct:N` | UCT with random playouts, `N` playouts per step |
 //! | `alphabeta:D` / `alphabeta:Nms` | alpha-beta on material, `D` whole turns deep / `N` ms per step |
 //! | `policy:PATH` | the net's most probable step, no search |
-//! | `net:PATH` / `net:PATH:V` / `PATH` / `PATH@V` | net + MCTS, `V` visits per step (default 100) |
-//! | `export:DIR` / `export:DIR:V` (or `DIR`, `DIR@V` for an export directory) | an exported TorchScript model + MCTS |
+//! | `net:PATH` / `net:PATH:V` / `net:PATH:KEY=VALUE,...` / `PATH` / `PATH@V` | net + search, `V` visits per step |
+//! | `export:DIR` / `export:DIR:V` / `export:DIR:KEY=VALUE,...` (or `DIR`, `DIR@V` for an export directory) | an exported TorchScript model + search |
+//!
+//! A net agent searches with the match's search settings (`match`: the defaults of
+//! [`SearchConfig`]; evaluation: the run's `[search]`), an exported one with those in its
+//! `model.json`; `KEY=VALUE` pairs override them by name, e.g.
+//! `net:runs/a:visits=200,search=gumbel` (keys of `[search]`; `search` is another name for
+//! `kind`, `k` for `considered`). `V` alone is `visits=V`.
 //!
 //! `PATH` is a checkpoint directory (`.../checkpoints/step-00000200`), a run directory (its
 //! newest checkpoint), or a model `.safetensors` file (with its `.json` metadata beside it).
@@ -24,9 +30,9 @@ use std::time::Duration;
 
 use crate::layout::is_export_dir;
 use crate::search::agents::Budget;
-
-/// Visits per step of a net agent whose spec gives none.
-pub const DEFAULT_VISITS: u32 = 100;
+#[cfg(doc)]
+use crate::search::config::SearchConfig;
+use crate::search::config::{SearchConfigError, SearchOverrides};
 
 /// An agent as named on the command line.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,19 +54,19 @@ pub enum AgentSpec {
         /// Checkpoint directory, run directory or weights file.
         path: PathBuf,
     },
-    /// An exported model (`checkers-zero export`) + MCTS.
+    /// An exported model (`checkers-zero export`) + search.
     Exported {
         /// The export directory (`model.pt` and `model.json`).
         dir: PathBuf,
-        /// Visits per step.
-        visits: u32,
+        /// Search settings over the export's own.
+        search: SearchOverrides,
     },
-    /// Net + MCTS.
+    /// Net + search.
     Net {
         /// Checkpoint directory, run directory or weights file.
         path: PathBuf,
-        /// Visits per step.
-        visits: u32,
+        /// Search settings over the match's.
+        search: SearchOverrides,
     },
 }
 
@@ -73,9 +79,17 @@ pub enum SpecError {
     /// Neither a known keyword nor something that looks like a path.
     #[error(
         "unknown agent '{0}': expected random, uct:N, alphabeta:D, alphabeta:Nms, \
-         policy:PATH, net:PATH[:VISITS] or PATH[@VISITS]"
+         policy:PATH, net:PATH[:VISITS|:KEY=VALUE,...] or PATH[@VISITS]"
     )]
     Unknown(String),
+    /// A search setting that does not parse or is out of range.
+    #[error("agent '{spec}': {source}")]
+    BadSearch {
+        /// The whole spec.
+        spec: String,
+        /// What is wrong.
+        source: SearchConfigError,
+    },
     /// A number that is missing, malformed or out of range.
     #[error("agent '{spec}': {what} must be {range}, got '{found}'")]
     BadNumber {
@@ -111,10 +125,21 @@ fn number(
     }
 }
 
-fn visits(spec: &str, text: &str) -> Result<u32, SpecError> {
-    number(spec, text, "visits", "1..=1000000", |n| {
-        (1..=1_000_000).contains(&n)
-    })
+/// Search overrides from `text`: visits alone (`400`) or `KEY=VALUE,...`; none when absent.
+fn overrides(spec: &str, text: Option<&str>) -> Result<SearchOverrides, SpecError> {
+    match text {
+        None => Ok(SearchOverrides::default()),
+        Some(t) if t.contains('=') => {
+            SearchOverrides::parse(t).map_err(|source| SpecError::BadSearch {
+                spec: spec.to_string(),
+                source,
+            })
+        }
+        Some(t) => number(spec, t, "visits", "1..=1000000", |n| {
+            (1..=1_000_000).contains(&n)
+        })
+        .map(SearchOverrides::visits),
+    }
 }
 
 fn model_path(spec: &str, text: &str) -> Result<PathBuf, SpecError> {
@@ -122,6 +147,27 @@ fn model_path(spec: &str, text: &str) -> Result<PathBuf, SpecError> {
         return Err(SpecError::MissingPath(spec.to_string()));
     }
     Ok(PathBuf::from(text))
+}
+
+/// A net or exported agent at `path` with the search overrides `tail`; an export when
+/// `export` is set or `path` is an export directory.
+fn searching_agent(
+    spec: &str,
+    path: &str,
+    tail: Option<&str>,
+    export: bool,
+) -> Result<AgentSpec, SpecError> {
+    let search = overrides(spec, tail)?;
+    if export || is_export_dir(Path::new(path)) {
+        return Ok(AgentSpec::Exported {
+            dir: PathBuf::from(path),
+            search,
+        });
+    }
+    Ok(AgentSpec::Net {
+        path: model_path(spec, path)?,
+        search,
+    })
 }
 
 fn looks_like_path(text: &str) -> bool {
@@ -164,27 +210,20 @@ impl AgentSpec {
                 path: model_path(spec, rest)?,
             }),
             "net" | "export" => {
-                // net:PATH or net:PATH:VISITS (a last `:` followed by digits is the budget).
-                let (path, budget) = match rest.rsplit_once(':') {
-                    Some((path, v)) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
-                        (path, Some(v))
+                // net:PATH, net:PATH:VISITS or net:PATH:KEY=VALUE,... (after the last `:`).
+                let (path, tail) = match rest.rsplit_once(':') {
+                    Some((path, t))
+                        if t.contains('=')
+                            || (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())) =>
+                    {
+                        (path, Some(t))
                     }
                     _ => (rest, None),
                 };
-                let visits = budget.map_or(Ok(DEFAULT_VISITS), |v| visits(spec, v))?;
-                if head == "export" || is_export_dir(Path::new(path)) {
-                    if path.is_empty() {
-                        return Err(SpecError::Unknown(spec.to_string()));
-                    }
-                    return Ok(AgentSpec::Exported {
-                        dir: PathBuf::from(path),
-                        visits,
-                    });
+                if head == "export" && path.is_empty() {
+                    return Err(SpecError::Unknown(spec.to_string()));
                 }
-                Ok(AgentSpec::Net {
-                    path: model_path(spec, path)?,
-                    visits,
-                })
+                searching_agent(spec, path, tail, head == "export")
             }
             _ => {
                 let (path, budget) = match spec.rsplit_once('@') {
@@ -194,16 +233,7 @@ impl AgentSpec {
                 if !looks_like_path(path) {
                     return Err(SpecError::Unknown(spec.to_string()));
                 }
-                if is_export_dir(Path::new(path)) {
-                    return Ok(AgentSpec::Exported {
-                        dir: PathBuf::from(path),
-                        visits: budget.map_or(Ok(DEFAULT_VISITS), |v| visits(spec, v))?,
-                    });
-                }
-                Ok(AgentSpec::Net {
-                    path: model_path(spec, path)?,
-                    visits: budget.map_or(Ok(DEFAULT_VISITS), |v| visits(spec, v))?,
-                })
+                searching_agent(spec, path, budget, false)
             }
         }
     }
@@ -224,6 +254,21 @@ impl FromStr for AgentSpec {
     }
 }
 
+/// `PREFIX:PATH`, then `:V` when only the visits are overridden, else `:KEY=VALUE,...`.
+fn write_searching(
+    f: &mut fmt::Formatter<'_>,
+    prefix: &str,
+    path: &Path,
+    search: &SearchOverrides,
+) -> fmt::Result {
+    write!(f, "{prefix}:{}", path.display())?;
+    match search.only_visits() {
+        _ if search.is_empty() => Ok(()),
+        Some(visits) => write!(f, ":{visits}"),
+        None => write!(f, ":{search}"),
+    }
+}
+
 /// The canonical spelling, which parses back to the same spec.
 impl fmt::Display for AgentSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -237,8 +282,8 @@ impl fmt::Display for AgentSpec {
                 budget: Budget::Time(t),
             } => write!(f, "alphabeta:{}ms", t.as_millis()),
             AgentSpec::Policy { path } => write!(f, "policy:{}", path.display()),
-            AgentSpec::Net { path, visits } => write!(f, "net:{}:{visits}", path.display()),
-            AgentSpec::Exported { dir, visits } => write!(f, "export:{}:{visits}", dir.display()),
+            AgentSpec::Net { path, search } => write_searching(f, "net", path, search),
+            AgentSpec::Exported { dir, search } => write_searching(f, "export", dir, search),
         }
     }
 }
@@ -274,28 +319,42 @@ mod tests {
                 "net:m.safetensors",
                 AgentSpec::Net {
                     path: "m.safetensors".into(),
-                    visits: DEFAULT_VISITS,
+                    search: SearchOverrides::default(),
                 },
             ),
             (
                 "net:runs/a:400",
                 AgentSpec::Net {
                     path: "runs/a".into(),
-                    visits: 400,
+                    search: SearchOverrides::visits(400),
+                },
+            ),
+            (
+                "net:runs/a:visits=200,search=gumbel",
+                AgentSpec::Net {
+                    path: "runs/a".into(),
+                    search: SearchOverrides::parse("visits=200,kind=gumbel").unwrap(),
+                },
+            ),
+            (
+                "export:out/model:c_puct=2",
+                AgentSpec::Exported {
+                    dir: "out/model".into(),
+                    search: SearchOverrides::parse("c_puct=2").unwrap(),
                 },
             ),
             (
                 "runs/a/checkpoints/step-00000200@800",
                 AgentSpec::Net {
                     path: "runs/a/checkpoints/step-00000200".into(),
-                    visits: 800,
+                    search: SearchOverrides::visits(800),
                 },
             ),
             (
                 "./run",
                 AgentSpec::Net {
                     path: "./run".into(),
-                    visits: DEFAULT_VISITS,
+                    search: SearchOverrides::default(),
                 },
             ),
         ];
@@ -328,6 +387,14 @@ mod tests {
                 Err(SpecError::BadNumber { what: w, .. }) => assert_eq!(w, what, "{text}"),
                 other => panic!("{text}: {other:?}"),
             }
+        }
+        for text in [
+            "net:runs/a:visits=0",
+            "net:runs/a:search=mcts",
+            "runs/a@vists=3",
+        ] {
+            let e = AgentSpec::parse(text).unwrap_err();
+            assert!(matches!(e, SpecError::BadSearch { .. }), "{text}: {e:?}");
         }
         for text in ["policy:", "net:", "net::400"] {
             assert!(

@@ -88,15 +88,13 @@ impl<S: Encode> Engine<S> {
         visits: Option<u32>,
         rules: RulesConfig,
     ) -> Engine<S> {
-        let defaults = model.meta().search.clone();
+        let config = model.meta().search.clone();
+        let visits = visits.unwrap_or(config.visits).max(1);
         Engine {
             kind,
-            search: TurnSearch::new(
-                TorchScriptEvaluator::new(Arc::clone(&model)),
-                defaults.mcts_config(),
-            ),
+            search: TurnSearch::new(TorchScriptEvaluator::new(Arc::clone(&model)), config, 0),
             model,
-            visits: visits.unwrap_or(defaults.visits).max(1),
+            visits,
             rules,
             state: S::start(kind, rules),
         }
@@ -240,10 +238,8 @@ impl<S: Encode> Engine<S> {
         let thought = self
             .search
             .think(&self.state, budget)
+            .map_err(|e| format!("the model failed: {e}"))?
             .ok_or("the game is over")?;
-        if let Some(error) = self.search.evaluator_mut().last_error.take() {
-            return Err(format!("the model failed: {error}"));
-        }
         Ok(format!(
             "bestturn {} value {:.3} visits {} pv {}",
             thought.path,

@@ -28,15 +28,13 @@ use crate::layout::{resolve_model, ResolvedModel};
 use crate::net::encode::Encode;
 use crate::net::model::{Model, NetConfig, NetShape};
 use crate::net::NetError;
-use crate::search::mcts::MctsConfig;
+use crate::search::config::SearchConfig;
 use crate::util::write_atomic;
 use crate::with_game;
 
 /// Version of the export directory's layout (`model.json` fields, the module's signature).
 pub const EXPORT_FORMAT_VERSION: u32 = 1;
 pub use crate::layout::{META_FILE, TORCHSCRIPT_FILE};
-/// Visits per searched step when `model.json` is not overridden on the command line.
-pub const DEFAULT_VISITS: u32 = 200;
 
 /// Everything that can go wrong exporting, loading or playing an exported model.
 #[derive(Debug, thiserror::Error)]
@@ -92,42 +90,6 @@ impl ExportError {
     }
 }
 
-/// Search settings recorded with an export: what `play` and `engine` use unless told
-/// otherwise.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SearchDefaults {
-    /// Root visits per searched step.
-    pub visits: u32,
-    /// PUCT exploration constant.
-    pub c_puct: f32,
-    /// PUCT first-play-urgency reduction.
-    pub fpu_reduction: f32,
-}
-
-impl Default for SearchDefaults {
-    fn default() -> Self {
-        let mcts = MctsConfig::default();
-        SearchDefaults {
-            visits: DEFAULT_VISITS,
-            c_puct: mcts.c_puct,
-            fpu_reduction: mcts.fpu_reduction,
-        }
-    }
-}
-
-impl SearchDefaults {
-    /// The MCTS settings for play: these constants, no root noise.
-    pub fn mcts_config(&self) -> MctsConfig {
-        MctsConfig {
-            c_puct: self.c_puct,
-            fpu_reduction: self.fpu_reduction,
-            dirichlet_alpha: 0.0,
-            dirichlet_fraction: 0.0,
-        }
-    }
-}
-
 /// The game's action space, described for programs that read the policy output.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -157,8 +119,9 @@ pub struct ExportMeta {
     pub action_space: ActionSpace,
     /// The training step of the checkpoint (`None` when exported from a bare model file).
     pub training_step: Option<u64>,
-    /// Search settings for play.
-    pub search: SearchDefaults,
+    /// Search settings for play (those the model was trained with): what `play`, `engine`
+    /// and `match` use unless told otherwise. Root noise is never used in play.
+    pub search: SearchConfig,
     /// The full shape record of the net (board mask, hex kernels), as the trainer saved it.
     pub shape: NetShape,
     /// Tower and head sizes.
@@ -231,6 +194,12 @@ fn export_typed<S: Encode>(
     let module = torchscript::trace(&mut model)?;
     std::fs::create_dir_all(out).map_err(ExportError::io(out))?;
     torchscript::save_module(&module, &out.join(TORCHSCRIPT_FILE))?;
+    // RUN/checkpoints/step-N/model.safetensors: the run's recorded [search], if any.
+    let run_dir = source.weights.ancestors().nth(3).unwrap_or(Path::new(""));
+    let search = SearchConfig::of_run(run_dir).map_err(|reason| ExportError::Meta {
+        path: run_dir.join("config.toml"),
+        reason,
+    })?;
     let meta = ExportMeta {
         format_version: EXPORT_FORMAT_VERSION,
         game: kind.name().to_string(),
@@ -252,7 +221,7 @@ fn export_typed<S: Encode>(
             layout: kind.facts().action_layout.to_string(),
         },
         training_step: source.step,
-        search: SearchDefaults::default(),
+        search,
         shape,
         net: model.meta().config.clone(),
         rules: model.meta().rules,

@@ -18,6 +18,7 @@ use crate::game::turns::{distinct_turns, parse_turn};
 use crate::game::{GameKind, GameState, Outcome, RulesConfig, Seat};
 use crate::net::encode::Encode;
 use crate::search::agents::Budget;
+use crate::search::config::SearchConfig;
 use crate::with_game;
 
 /// What `play` was asked to do.
@@ -138,13 +139,70 @@ fn play_typed<S: Encode>(
         ));
     }
     let human = human_seats(kind, options.seats.as_deref(), state.seat_to_move())?;
-    let search_defaults = model.meta().search.clone();
-    let visits = options.visits.unwrap_or(search_defaults.visits).max(1);
+    let mut config = model.meta().search.clone();
+    config.visits = options.visits.unwrap_or(config.visits).max(1);
+    let cap = format!("{} ({cap_from})", rules.ply_cap);
+    write_header(out, kind, &model, &config, &human, &cap)?;
+    write_board(out, &state)?;
+    let visits = config.visits;
+    let mut search = TurnSearch::new(TorchScriptEvaluator::new(model), config, 0);
     let names = kind.seat_names();
-    let mut search = TurnSearch::new(
-        TorchScriptEvaluator::new(Arc::clone(&model)),
-        search_defaults.mcts_config(),
-    );
+    // Positions at the start of each turn played so far, for undo.
+    let mut history: Vec<S> = Vec::new();
+    let mut line = String::new();
+    loop {
+        if let Some(outcome) = state.outcome() {
+            writeln!(out, "game over: {}", describe_outcome(kind, &outcome))?;
+            out.flush()?;
+            return Ok(PlayEnd::Finished(outcome));
+        }
+        let seat = state.seat_to_move().0 as usize;
+        if !human[seat] {
+            let thought = search
+                .think(&state, Budget::Count(visits))?
+                .expect("the game is not over");
+            writeln!(
+                out,
+                "{} (model) plays {}   value {:+.3}   pv {}",
+                names[seat],
+                thought.path,
+                thought.value,
+                thought.pv.join(" ")
+            )?;
+            history.push(std::mem::replace(&mut state, thought.state));
+            write_board(out, &state)?;
+            continue;
+        }
+        write!(out, "{} to move> ", names[seat])?;
+        out.flush()?;
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            writeln!(out)?;
+            writeln!(out, "input ended")?;
+            return Ok(PlayEnd::Quit);
+        }
+        let mut person = Person {
+            state: &mut state,
+            history: &mut history,
+            human: &human,
+            name: names[seat],
+        };
+        if person.command(line.trim(), out)? {
+            return Ok(PlayEnd::Quit);
+        }
+    }
+}
+
+/// The first lines of a session: the model, its search and who plays.
+fn write_header(
+    out: &mut impl Write,
+    kind: GameKind,
+    model: &ExportedModel,
+    config: &SearchConfig,
+    human: &[bool],
+    cap: &str,
+) -> std::io::Result<()> {
+    let names = kind.seat_names();
     let step = model
         .meta()
         .training_step
@@ -155,99 +213,87 @@ fn play_typed<S: Encode>(
         .collect();
     writeln!(
         out,
-        "{kind}: model {} (training step {step}), {visits} visits per step, ply cap {} ({cap_from}); people play: {}",
+        "{kind}: model {} (training step {step}), {} search, {} visits per step, ply cap {cap}; people play: {}",
         model.dir().display(),
-        rules.ply_cap,
+        config.kind,
+        config.visits,
         if people.is_empty() {
             "none".to_string()
         } else {
             people.join(", ")
         }
     )?;
-    writeln!(out, "type 'help' for the commands")?;
-    write_board(out, &state)?;
-    // Positions at the start of each turn played so far, for undo.
-    let mut history: Vec<S> = Vec::new();
-    let mut line = String::new();
-    loop {
-        if let Some(outcome) = state.outcome() {
-            writeln!(out, "game over: {}", describe_outcome(kind, &outcome))?;
-            out.flush()?;
-            return Ok(PlayEnd::Finished(outcome));
-        }
-        let seat = state.seat_to_move();
-        let name = names[seat.0 as usize];
-        if !human[seat.0 as usize] {
-            let thought = search
-                .think(&state, Budget::Count(visits))
-                .expect("the game is not over");
-            if let Some(error) = search.evaluator_mut().last_error.take() {
-                return Err(ExportError::Usage(format!("the model failed: {error}")));
-            }
-            writeln!(
-                out,
-                "{name} (model) plays {}   value {:+.3}   pv {}",
-                thought.path,
-                thought.value,
-                thought.pv.join(" ")
-            )?;
-            history.push(std::mem::replace(&mut state, thought.state));
-            write_board(out, &state)?;
-            continue;
-        }
-        write!(out, "{name} to move> ")?;
-        out.flush()?;
-        line.clear();
-        if input.read_line(&mut line)? == 0 {
-            writeln!(out)?;
-            writeln!(out, "input ended")?;
-            return Ok(PlayEnd::Quit);
-        }
-        let command = line.trim();
+    writeln!(out, "type 'help' for the commands")
+}
+
+/// A person's turn: the game's state and history, which seats are people's, and the name
+/// of the seat to move.
+struct Person<'a, S> {
+    state: &'a mut S,
+    history: &'a mut Vec<S>,
+    human: &'a [bool],
+    name: &'a str,
+}
+
+impl<S: GameState> Person<'_, S> {
+    /// Carries out one command line; true when the person quits.
+    fn command(&mut self, command: &str, out: &mut impl Write) -> Result<bool, ExportError> {
         match command {
             "" => {}
             "quit" | "exit" => {
                 writeln!(out, "game abandoned")?;
-                return Ok(PlayEnd::Quit);
+                return Ok(true);
             }
             "help" | "?" => writeln!(out, "{HELP}")?,
-            "list" | "moves" => write_list(out, &state)?,
-            "board" | "show" => write_board(out, &state)?,
-            "undo" => match history
-                .iter()
-                .rposition(|s| human[s.seat_to_move().0 as usize])
-            {
-                Some(at) => {
-                    let undone = history.len() - at;
-                    history.truncate(at + 1);
-                    state = history.pop().expect("the turn to go back to");
-                    writeln!(out, "undone: {undone} turn(s)")?;
-                    write_board(out, &state)?;
+            "list" | "moves" => write_list(out, &*self.state)?,
+            "board" | "show" => write_board(out, &*self.state)?,
+            "undo" => self.undo(out)?,
+            _ => self.turn(command, out)?,
+        }
+        Ok(false)
+    }
+
+    /// Takes back the person's last turn and the model's replies to it.
+    fn undo(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+        let human = self.human;
+        match self
+            .history
+            .iter()
+            .rposition(|s| human[s.seat_to_move().0 as usize])
+        {
+            Some(at) => {
+                let undone = self.history.len() - at;
+                self.history.truncate(at + 1);
+                *self.state = self.history.pop().expect("the turn to go back to");
+                writeln!(out, "undone: {undone} turn(s)")?;
+                write_board(out, &*self.state)
+            }
+            None => writeln!(out, "nothing to undo: no turn of yours has been played"),
+        }
+    }
+
+    /// Plays a turn given in the notation or by its number in the list.
+    fn turn(&mut self, command: &str, out: &mut impl Write) -> std::io::Result<()> {
+        let chosen = match command.parse::<usize>() {
+            Ok(number) => {
+                let turns = distinct_turns(&*self.state);
+                match number.checked_sub(1).and_then(|i| turns.into_iter().nth(i)) {
+                    Some(turn) => Ok(turn),
+                    None => Err(format!("there is no turn number {number}")),
                 }
-                None => writeln!(out, "nothing to undo: no turn of yours has been played")?,
-            },
-            _ => {
-                let chosen = match command.parse::<usize>() {
-                    Ok(number) => {
-                        let turns = distinct_turns(&state);
-                        match number.checked_sub(1).and_then(|i| turns.into_iter().nth(i)) {
-                            Some(turn) => Ok(turn),
-                            None => Err(format!("there is no turn number {number}")),
-                        }
-                    }
-                    Err(_) => parse_turn(&state, command).map_err(|e| e.to_string()),
-                };
-                match chosen {
-                    Ok(turn) => {
-                        writeln!(out, "{name} plays {}", turn.path)?;
-                        history.push(std::mem::replace(&mut state, turn.state));
-                        write_board(out, &state)?;
-                    }
-                    Err(reason) => {
-                        writeln!(out, "not played: {reason}")?;
-                        write_list(out, &state)?;
-                    }
-                }
+            }
+            Err(_) => parse_turn(&*self.state, command).map_err(|e| e.to_string()),
+        };
+        match chosen {
+            Ok(turn) => {
+                writeln!(out, "{} plays {}", self.name, turn.path)?;
+                self.history
+                    .push(std::mem::replace(&mut *self.state, turn.state));
+                write_board(out, &*self.state)
+            }
+            Err(reason) => {
+                writeln!(out, "not played: {reason}")?;
+                write_list(out, &*self.state)
             }
         }
     }

@@ -4,12 +4,16 @@
 
 use std::time::Instant;
 
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
 use crate::game::turns::push_step_text;
 use crate::game::{Action, GameState, StepList};
+use crate::net::NetError;
 use crate::search::agents::Budget;
-use crate::search::mcts::{
-    run_simulations, terminal_values, ChildStats, Evaluate, Mcts, MctsConfig,
-};
+use crate::search::config::{SearchConfig, SearchKind};
+use crate::search::mcts::{terminal_values, ChildStats, Evaluate, Mcts};
+use crate::search::root::{search, SearchResult};
 
 /// Simulations added at a time under a time budget (and at least this many per searched
 /// step, even once the time is used up).
@@ -36,7 +40,8 @@ pub struct Thought<S> {
 #[derive(Clone, Debug)]
 pub struct TurnSearch<E> {
     evaluator: E,
-    config: MctsConfig,
+    config: SearchConfig,
+    rng: StdRng,
 }
 
 /// The child a finished search plays: the most visited, ties to the better value.
@@ -47,29 +52,32 @@ fn best_child(children: &[ChildStats]) -> Option<&ChildStats> {
 }
 
 impl<E> TurnSearch<E> {
-    /// A search with `evaluator` and the MCTS settings `config` (root noise is the caller's
-    /// choice; play and engine switch it off).
-    pub fn new(evaluator: E, config: MctsConfig) -> TurnSearch<E> {
-        TurnSearch { evaluator, config }
-    }
-
-    /// The evaluator (e.g. to read an error it recorded).
-    pub fn evaluator_mut(&mut self) -> &mut E {
-        &mut self.evaluator
+    /// A search with `evaluator` as `config` says (never root noise); `seed` seeds the
+    /// Gumbel root's noise.
+    pub fn new(evaluator: E, config: SearchConfig, seed: u64) -> TurnSearch<E> {
+        TurnSearch {
+            evaluator,
+            config,
+            rng: StdRng::seed_from_u64(seed),
+        }
     }
 
     /// Chooses the turn to play in `state` (a position at a turn boundary, game not over).
-    /// With [`Budget::Count`] every searched step runs until its root has that many visits
-    /// (visits kept from the previous step count); with [`Budget::Time`] the first searched
-    /// step uses the whole time and later steps of the same turn add [`TIME_CHUNK`]
-    /// simulations to the subtree the first search built. Returns `None` when the game is
-    /// over.
-    pub fn think<S: GameState>(&mut self, state: &S, budget: Budget) -> Option<Thought<S>>
+    /// With [`Budget::Count`] every searched step runs that many simulations (PUCT: until
+    /// its root has that many visits, visits kept from the previous step counting); with
+    /// [`Budget::Time`] PUCT runs, the first searched step using the whole time and later
+    /// steps of the same turn adding [`TIME_CHUNK`] simulations to the subtree the first
+    /// search built. Returns `None` when the game is over, an error when the net fails.
+    pub fn think<S: GameState>(
+        &mut self,
+        state: &S,
+        budget: Budget,
+    ) -> Result<Option<Thought<S>>, NetError>
     where
         E: Evaluate<S>,
     {
         if state.outcome().is_some() {
-            return None;
+            return Ok(None);
         }
         let mover = state.side_to_move();
         let deadline = match budget {
@@ -92,17 +100,16 @@ impl<E> TurnSearch<E> {
                 legal[0]
             } else {
                 let tree =
-                    tree.get_or_insert_with(|| Mcts::new(current.clone(), self.config.clone()));
-                self.search(tree, budget, deadline);
+                    tree.get_or_insert_with(|| Mcts::new(current.clone(), self.config.mcts(false)));
+                let result = self.search(tree, budget, deadline)?;
                 if visits == 0 {
                     visits = tree.root_visits();
                 }
                 let children = tree.root_children();
-                let best = best_child(&children).expect("a searched root has children");
-                value = Some(best.q);
-                let action = best.action;
-                tree.advance(action);
-                action
+                let played = children.iter().find(|c| c.action == result.action);
+                value = played.map(|c| c.q);
+                tree.advance(result.action);
+                result.action
             };
             push_step_text(&current, action, steps.is_empty(), &mut path);
             current.apply_step(action);
@@ -113,70 +120,96 @@ impl<E> TurnSearch<E> {
         }
         let value = match value {
             Some(v) => v,
-            None => self.static_value(&current, mover),
+            None => self.static_value(&current, mover)?,
         };
         let mut pv = vec![path.clone()];
         if let Some(tree) = &tree {
             pv.extend(principal_variation(tree));
         }
-        Some(Thought {
+        Ok(Some(Thought {
             path,
             steps,
             state: current,
             value,
             pv,
             visits,
-        })
+        }))
     }
 
+    /// One searched step under `budget` (see [`TurnSearch::think`]).
     fn search<S: GameState>(
         &mut self,
         tree: &mut Mcts<S>,
         budget: Budget,
         deadline: Option<Instant>,
-    ) where
+    ) -> Result<SearchResult, NetError>
+    where
         E: Evaluate<S>,
     {
         match (budget, deadline) {
-            (Budget::Count(n), _) => run_simulations(&mut [tree], &mut self.evaluator, n.max(1)),
-            (Budget::Time(_), Some(deadline)) => {
+            (Budget::Count(n), _) => {
+                let config = self.config.clone();
+                let simulations = match config.kind {
+                    SearchKind::Puct => n.saturating_sub(tree.root_visits()).max(1),
+                    SearchKind::Gumbel => n.max(1),
+                };
+                self.run(tree, &config, simulations)
+            }
+            (Budget::Time(limit), deadline) => {
+                let deadline = deadline.unwrap_or_else(|| Instant::now() + limit);
+                let puct = SearchConfig {
+                    kind: SearchKind::Puct,
+                    ..self.config.clone()
+                };
                 let start = tree.root_visits();
                 loop {
-                    let target = tree.root_visits() + TIME_CHUNK;
-                    run_simulations(&mut [&mut *tree], &mut self.evaluator, target);
-                    let added = tree.root_visits() - start;
-                    if Instant::now() >= deadline && added >= TIME_CHUNK {
-                        break;
+                    let result = self.run(tree, &puct, TIME_CHUNK)?;
+                    if Instant::now() >= deadline && tree.root_visits() - start >= TIME_CHUNK {
+                        return Ok(result);
                     }
                 }
-            }
-            (Budget::Time(limit), None) => {
-                // Not reached (think sets the deadline), but well defined: a fresh deadline.
-                self.search(tree, budget, Some(Instant::now() + limit));
             }
         }
     }
 
+    fn run<S: GameState>(
+        &mut self,
+        tree: &mut Mcts<S>,
+        config: &SearchConfig,
+        simulations: u32,
+    ) -> Result<SearchResult, NetError>
+    where
+        E: Evaluate<S>,
+    {
+        let result = search(
+            tree,
+            config,
+            simulations,
+            &mut self.rng,
+            &mut self.evaluator,
+        )?;
+        Ok(result.expect("a searched root is not terminal"))
+    }
+
     /// The value for `mover` of a position reached without search: exact when the game is
     /// over, else the evaluator's value for its side to move.
-    fn static_value<S: GameState>(&mut self, state: &S, mover: crate::game::Side) -> f32
+    fn static_value<S: GameState>(
+        &mut self,
+        state: &S,
+        mover: crate::game::Side,
+    ) -> Result<f32, NetError>
     where
         E: Evaluate<S>,
     {
         if let Some(values) = terminal_values(state) {
-            return values[mover.0 as usize];
+            return Ok(values[mover.0 as usize]);
         }
         let v = self
             .evaluator
-            .evaluate(&[state])
+            .evaluate(&[state])?
             .pop()
-            .map(|e| e.value)
-            .unwrap_or(0.0);
-        if state.side_to_move() == mover {
-            v
-        } else {
-            -v
-        }
+            .map_or(0.0, |e| e.value);
+        Ok(if state.side_to_move() == mover { v } else { -v })
     }
 }
 

@@ -22,6 +22,7 @@ use crate::net::net_eval::{leaf_evals, NetAnswer};
 use crate::net::precision::Precision;
 use crate::net::NetError;
 use crate::search::agents::{Budget, SearchAgent};
+use crate::search::config::SearchConfig;
 use crate::search::mcts::{Evaluate, LeafEval};
 
 /// Traces `model` (fp32, inference mode) into a TorchScript module with a `forward`
@@ -126,23 +127,23 @@ impl ExportedModel {
 
     /// Policy logits `[N, num_actions]` and W/D/L logits `[N, 3]` for planes
     /// `[N, planes, height, width]`.
-    pub fn forward(&self, input: &Tensor) -> Result<(Tensor, Tensor), ExportError> {
+    pub fn forward(&self, input: &Tensor) -> Result<(Tensor, Tensor), NetError> {
         let _no_grad = tch::no_grad_guard();
         let output = self.module.forward_ts(&[input])?;
         let actions = self.meta.action_space.size;
         let size = output.size();
         if size.len() != 2 || size[1] != actions + 3 {
-            return Err(ExportError::Torch(tch::TchError::Shape(format!(
+            return Err(NetError::Shape(format!(
                 "the module returned shape {size:?}, expected [batch, {}]",
                 actions + 3
-            ))));
+            )));
         }
         Ok((output.narrow(1, 0, actions), output.narrow(1, actions, 3)))
     }
 
     /// Priors over the legal steps (in `legal_steps` order) and W/D/L for each state, in
     /// one forward pass.
-    pub fn evaluate_states<S: Encode>(&self, states: &[&S]) -> Result<Vec<NetAnswer>, ExportError> {
+    pub fn evaluate_states<S: Encode>(&self, states: &[&S]) -> Result<Vec<NetAnswer>, NetError> {
         if states.is_empty() {
             return Ok(Vec::new());
         }
@@ -202,18 +203,12 @@ fn load_module(dir: &Path, meta: &ExportMeta) -> Result<CModule, ExportError> {
 #[derive(Clone, Debug)]
 pub struct TorchScriptEvaluator {
     model: Arc<ExportedModel>,
-    /// The last error from the module, if any (search then falls back to uniform priors
-    /// and a neutral value, and the caller should report it).
-    pub last_error: Option<String>,
 }
 
 impl TorchScriptEvaluator {
     /// An evaluator using `model`.
     pub fn new(model: Arc<ExportedModel>) -> TorchScriptEvaluator {
-        TorchScriptEvaluator {
-            model,
-            last_error: None,
-        }
+        TorchScriptEvaluator { model }
     }
 
     /// The model.
@@ -222,7 +217,7 @@ impl TorchScriptEvaluator {
     }
 
     /// The value of `state` for the side to move in [-1, 1] and its W/D/L, without search.
-    pub fn evaluate_one<S: Encode>(&self, state: &S) -> Result<(f32, [f32; 3]), ExportError> {
+    pub fn evaluate_one<S: Encode>(&self, state: &S) -> Result<(f32, [f32; 3]), NetError> {
         let answer = self
             .model
             .evaluate_states(&[state])?
@@ -233,27 +228,27 @@ impl TorchScriptEvaluator {
 }
 
 impl<S: Encode> Evaluate<S> for TorchScriptEvaluator {
-    fn evaluate(&mut self, states: &[&S]) -> Vec<LeafEval> {
-        let answers = self.model.evaluate_states(states);
-        leaf_evals(answers, &mut self.last_error, states)
+    fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError> {
+        Ok(leaf_evals(self.model.evaluate_states(states)?))
     }
 }
 
-/// An exported model as a match agent: MCTS with the export's search settings and
-/// `visits` root visits per step (the export's default when `None`); steps with one legal
+/// An exported model as a match agent searching as `search` says (usually the export's
+/// settings with any overrides); `seed` seeds the Gumbel noise. Steps with one legal
 /// choice are played without search.
 pub fn exported_agent<S: Encode>(
     model: Arc<ExportedModel>,
-    visits: Option<u32>,
+    search: SearchConfig,
+    seed: u64,
 ) -> Result<SearchAgent<TorchScriptEvaluator>, ExportError> {
     model.check_game::<S>()?;
-    let search = model.meta().search.clone();
-    let visits = visits.unwrap_or(search.visits).max(1);
-    let label = format!("model:{}:{visits}", model.dir().display());
+    let label = format!("model:{}:visits={}", model.dir().display(), search.visits);
+    let budget = Budget::Count(search.visits);
     Ok(SearchAgent::new(
         label,
         TorchScriptEvaluator::new(model),
-        search.mcts_config(),
-        Budget::Count(visits),
+        search,
+        budget,
+        seed,
     ))
 }

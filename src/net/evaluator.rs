@@ -450,9 +450,8 @@ fn answer(pending: &mut Vec<Job>, result: Result<RawOutput, NetError>) {
             }
         }
         Err(error) => {
-            let message = error.to_string();
             for job in pending.drain(..) {
-                let _ = job.reply.send(Err(NetError::Shape(message.clone())));
+                let _ = job.reply.send(Err(error.duplicate()));
             }
         }
     }

@@ -95,4 +95,40 @@ impl NetError {
             source,
         }
     }
+
+    /// The same error again, of the same kind and message (one failed forward pass answers
+    /// every job in it).
+    pub fn duplicate(&self) -> NetError {
+        match self {
+            NetError::Io { path, source } => NetError::Io {
+                path: path.clone(),
+                source: std::io::Error::new(source.kind(), source.to_string()),
+            },
+            NetError::Metadata { path, reason } => NetError::Metadata {
+                path: path.clone(),
+                reason: reason.clone(),
+            },
+            NetError::Weights { path, reason } => NetError::Weights {
+                path: path.clone(),
+                reason: reason.clone(),
+            },
+            NetError::Mismatch {
+                what,
+                expected,
+                found,
+            } => NetError::Mismatch {
+                what,
+                expected: expected.clone(),
+                found: found.clone(),
+            },
+            NetError::Encoding { expected, found } => NetError::Encoding {
+                expected: *expected,
+                found: *found,
+            },
+            NetError::Shape(message) => NetError::Shape(message.clone()),
+            NetError::Device(message) => NetError::Device(message.clone()),
+            NetError::Torch(error) => NetError::Torch(tch::TchError::Torch(error.to_string())),
+            NetError::EvaluatorGone => NetError::EvaluatorGone,
+        }
+    }
 }

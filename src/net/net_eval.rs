@@ -23,17 +23,12 @@ pub struct NetAnswer {
 #[derive(Clone)]
 pub struct NetEvaluator {
     handle: EvaluatorHandle,
-    /// The last error from the evaluator, if any (search falls back to uniform priors).
-    pub last_error: Option<String>,
 }
 
 impl NetEvaluator {
     /// An evaluator sending its work through `handle`.
     pub fn new(handle: EvaluatorHandle) -> NetEvaluator {
-        NetEvaluator {
-            handle,
-            last_error: None,
-        }
+        NetEvaluator { handle }
     }
 
     /// Priors (in `legal_steps` order) and W/D/L for each state.
@@ -59,33 +54,20 @@ impl NetEvaluator {
 }
 
 impl<S: Encode> Evaluate<S> for NetEvaluator {
-    fn evaluate(&mut self, states: &[&S]) -> Vec<LeafEval> {
-        let answers = self.evaluate_states(states);
-        leaf_evals(answers, &mut self.last_error, states)
+    fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError> {
+        Ok(leaf_evals(self.evaluate_states(states)?))
     }
 }
 
-/// Search's view of a net's answers: priors and the value W − L for the side to move. On an
-/// error the search stays alive (uniform priors, neutral value) and the error is kept in
-/// `last_error` for the caller to report.
-pub fn leaf_evals<S: GameState, E: std::fmt::Display>(
-    answers: Result<Vec<NetAnswer>, E>,
-    last_error: &mut Option<String>,
-    states: &[&S],
-) -> Vec<LeafEval> {
-    match answers {
-        Ok(answers) => answers
-            .into_iter()
-            .map(|answer| LeafEval {
-                priors: answer.priors,
-                value: answer.wdl[0] - answer.wdl[2],
-            })
-            .collect(),
-        Err(error) => {
-            *last_error = Some(error.to_string());
-            UniformEvaluator.evaluate(states)
-        }
-    }
+/// Search's view of a net's answers: priors and the value W − L for the side to move.
+pub fn leaf_evals(answers: Vec<NetAnswer>) -> Vec<LeafEval> {
+    answers
+        .into_iter()
+        .map(|answer| LeafEval {
+            priors: answer.priors,
+            value: answer.wdl[0] - answer.wdl[2],
+        })
+        .collect()
 }
 
 /// An evaluation of one position: priors over its legal steps (in `legal_steps` order) and
@@ -101,8 +83,9 @@ pub struct LeafEval {
 /// Something that evaluates positions in batches (the net through the batched evaluator,
 /// or a stand-in such as [`UniformEvaluator`]).
 pub trait Evaluate<S: GameState> {
-    /// One evaluation per state, in order. States are never terminal.
-    fn evaluate(&mut self, states: &[&S]) -> Vec<LeafEval>;
+    /// One evaluation per state, in order. States are never terminal. An error (the net
+    /// failed, or its evaluator is gone) stops the search that asked.
+    fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError>;
 }
 
 /// Uniform priors and a value of 0: search driven by terminal positions alone.
@@ -110,9 +93,9 @@ pub trait Evaluate<S: GameState> {
 pub struct UniformEvaluator;
 
 impl<S: GameState> Evaluate<S> for UniformEvaluator {
-    fn evaluate(&mut self, states: &[&S]) -> Vec<LeafEval> {
+    fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError> {
         let mut steps = StepList::new();
-        states
+        Ok(states
             .iter()
             .map(|s| {
                 s.legal_steps(&mut steps);
@@ -122,6 +105,6 @@ impl<S: GameState> Evaluate<S> for UniformEvaluator {
                     value: 0.0,
                 }
             })
-            .collect()
+            .collect())
     }
 }

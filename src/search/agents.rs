@@ -7,20 +7,21 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
-use super::mcts::{
-    run_simulations, terminal_values, Evaluate, LeafEval, Mcts, MctsConfig, UniformEvaluator,
-};
+use super::config::{SearchConfig, SearchKind};
+use super::mcts::{terminal_values, Evaluate, LeafEval, Mcts, UniformEvaluator};
+use super::root::search;
 use crate::game::{Action, GameState, Side, StepList};
 use crate::net::encode::Encode;
 use crate::net::evaluator::EvaluatorHandle;
 use crate::net::net_eval::NetEvaluator;
+use crate::net::NetError;
 
 /// Picks steps. `choose` is called only on non-terminal positions.
 pub trait Agent<S: GameState>: Send {
     /// A short description, e.g. `uct:1000`.
     fn name(&self) -> String;
-    /// The step to play in `state`.
-    fn choose(&mut self, state: &S) -> Action;
+    /// The step to play in `state`; an error when the agent's net failed.
+    fn choose(&mut self, state: &S) -> Result<Action, NetError>;
 }
 
 /// The legal steps of `state`, or the only one when there is no choice.
@@ -52,10 +53,10 @@ impl<S: GameState> Agent<S> for RandomAgent {
     fn name(&self) -> String {
         "random".into()
     }
-    fn choose(&mut self, state: &S) -> Action {
-        *legal_steps(state)
+    fn choose(&mut self, state: &S) -> Result<Action, NetError> {
+        Ok(*legal_steps(state)
             .choose(&mut self.rng)
-            .expect("a legal step")
+            .expect("a legal step"))
     }
 }
 
@@ -88,12 +89,12 @@ impl RolloutEvaluator {
 }
 
 impl<S: GameState> Evaluate<S> for RolloutEvaluator {
-    fn evaluate(&mut self, states: &[&S]) -> Vec<LeafEval> {
-        let mut evals = UniformEvaluator.evaluate(states);
+    fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError> {
+        let mut evals = UniformEvaluator.evaluate(states)?;
         for (eval, state) in evals.iter_mut().zip(states) {
             eval.value = self.playout(*state)[state.side_to_move().0 as usize];
         }
-        evals
+        Ok(evals)
     }
 }
 
@@ -106,40 +107,53 @@ pub enum Budget {
     Time(Duration),
 }
 
-/// Tree search with an evaluator: PUCT over steps. With [`RolloutEvaluator`] it is UCT with
-/// random playouts; with the net it is the AlphaZero agent.
+/// Tree search with an evaluator, as a [`SearchConfig`] says (PUCT or a Gumbel root; never
+/// root noise). With [`RolloutEvaluator`] it is UCT with random playouts; with the net it is
+/// the AlphaZero agent. A time budget always searches PUCT (sequential halving needs its
+/// budget in advance).
 pub struct SearchAgent<E> {
     label: String,
     evaluator: E,
-    config: MctsConfig,
+    config: SearchConfig,
     budget: Budget,
+    rng: StdRng,
 }
 
 impl<E> SearchAgent<E> {
-    /// An agent named `label` searching with `evaluator` under `budget`.
-    pub fn new(label: impl Into<String>, evaluator: E, config: MctsConfig, budget: Budget) -> Self {
+    /// An agent named `label` searching with `evaluator` under `budget`; `seed` seeds the
+    /// Gumbel root's noise.
+    pub fn new(
+        label: impl Into<String>,
+        evaluator: E,
+        config: SearchConfig,
+        budget: Budget,
+        seed: u64,
+    ) -> Self {
         SearchAgent {
             label: label.into(),
             evaluator,
             config,
             budget,
+            rng: StdRng::seed_from_u64(seed),
         }
     }
 }
 
 /// UCT with random playouts: `playouts` simulations per step.
 pub fn rollout_uct(playouts: u32, seed: u64) -> SearchAgent<RolloutEvaluator> {
-    let config = MctsConfig {
+    let config = SearchConfig {
+        kind: SearchKind::Puct,
+        visits: playouts,
         c_puct: 2.0,
         fpu_reduction: 0.0,
-        dirichlet_alpha: 0.0,
-        dirichlet_fraction: 0.0,
+        ..SearchConfig::default()
     };
     SearchAgent::new(
         format!("uct:{playouts}"),
         RolloutEvaluator::new(seed),
         config,
         Budget::Count(playouts),
+        seed,
     )
 }
 
@@ -148,28 +162,35 @@ impl<S: GameState, E: Evaluate<S> + Send> Agent<S> for SearchAgent<E> {
         self.label.clone()
     }
 
-    fn choose(&mut self, state: &S) -> Action {
+    fn choose(&mut self, state: &S) -> Result<Action, NetError> {
         let steps = legal_steps(state);
         if steps.len() == 1 {
-            return steps[0];
+            return Ok(steps[0]);
         }
-        let mut tree = Mcts::new(state.clone(), self.config.clone());
-        match self.budget {
-            Budget::Count(n) => run_simulations(&mut [&mut tree], &mut self.evaluator, n.max(1)),
+        let mut tree = Mcts::new(state.clone(), self.config.mcts(false));
+        let (config, chunk, deadline) = match self.budget {
+            Budget::Count(n) => (self.config.clone(), n.max(1), None),
             Budget::Time(limit) => {
-                let start = Instant::now();
-                let mut n = 0;
-                while start.elapsed() < limit || n < 2 {
-                    n += 8;
-                    run_simulations(&mut [&mut tree], &mut self.evaluator, n);
-                }
+                let puct = SearchConfig {
+                    kind: SearchKind::Puct,
+                    ..self.config.clone()
+                };
+                (puct, 8, Some(Instant::now() + limit))
+            }
+        };
+        loop {
+            let result = search(
+                &mut tree,
+                &config,
+                chunk,
+                &mut self.rng,
+                &mut self.evaluator,
+            )?
+            .expect("a non-terminal root");
+            if deadline.is_none_or(|d| Instant::now() >= d) {
+                return Ok(result.action);
             }
         }
-        tree.root_children()
-            .iter()
-            .max_by(|a, b| a.visits.cmp(&b.visits).then(a.q.total_cmp(&b.q)))
-            .map(|c| c.action)
-            .expect("an expanded root")
     }
 }
 
@@ -296,12 +317,12 @@ impl<S: GameState> Agent<S> for AlphaBetaAgent {
         }
     }
 
-    fn choose(&mut self, state: &S) -> Action {
+    fn choose(&mut self, state: &S) -> Result<Action, NetError> {
         let steps = legal_steps(state);
         if steps.len() == 1 {
-            return steps[0];
+            return Ok(steps[0]);
         }
-        match self.budget {
+        Ok(match self.budget {
             Budget::Count(depth) => self
                 .search_depth(state, &steps, depth.max(1), None)
                 .expect("no deadline"),
@@ -316,7 +337,7 @@ impl<S: GameState> Agent<S> for AlphaBetaAgent {
                 }
                 chosen
             }
-        }
+        })
     }
 }
 
@@ -339,14 +360,13 @@ impl<S: Encode> Agent<S> for PolicyAgent {
         "policy".into()
     }
 
-    fn choose(&mut self, state: &S) -> Action {
-        let mut evals = Evaluate::<S>::evaluate(&mut self.evaluator, &[state]);
+    fn choose(&mut self, state: &S) -> Result<Action, NetError> {
+        let mut evals = Evaluate::<S>::evaluate(&mut self.evaluator, &[state])?;
         let priors = evals.pop().map(|e| e.priors).unwrap_or_default();
-        let mut steps = StepList::new();
-        state.legal_steps(&mut steps);
+        let steps = legal_steps(state);
         let best = (0..steps.len())
             .max_by(|&a, &b| priors[a].total_cmp(&priors[b]))
             .expect("a legal step");
-        steps[best]
+        Ok(steps[best])
     }
 }

@@ -6,10 +6,12 @@
 //! A [`GumbelRoot`] is a schedule: it says which root child the next simulation goes
 //! through, so many trees can run it in lockstep and batch their leaves.
 
-use rand::Rng;
+use rand::{Rng, RngCore};
 
-use super::mcts::{ChildStats, Evaluate, Leaf, Mcts};
-use crate::game::{Action, GameState};
+use super::mcts::{ChildStats, Evaluate, Mcts};
+use super::root::{run_searches, RootSearch, SearchResult};
+use crate::game::GameState;
+use crate::net::NetError;
 
 /// Gumbel root settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,15 +50,6 @@ pub struct GumbelRoot {
     /// Simulations used so far (root expansion included).
     used: u32,
     phases_left: u32,
-}
-
-/// What a finished Gumbel search gives: the step to play and the policy target.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GumbelOutcome {
-    /// The chosen step.
-    pub action: Action,
-    /// The improved policy over every root step (sums to one).
-    pub policy: Vec<(Action, f32)>,
 }
 
 impl GumbelRoot {
@@ -102,7 +95,7 @@ impl GumbelRoot {
 
     /// The root child the next simulation must go through; `None` when the budget is spent.
     /// `Some(None)` asks for the root itself to be evaluated.
-    pub fn next<S: GameState>(
+    fn schedule<S: GameState>(
         &mut self,
         tree: &Mcts<S>,
         rng: &mut impl Rng,
@@ -141,18 +134,13 @@ impl GumbelRoot {
         Some(Some(self.remaining[0]))
     }
 
-    /// Records that one simulation scheduled by [`GumbelRoot::next`] has run.
-    pub fn record(&mut self) {
-        self.used += 1;
-    }
-
     fn sigma_scale(&self, children: &[ChildStats]) -> f32 {
         let max_visits = children.iter().map(|c| c.visits).max().unwrap_or(0) as f32;
         (self.config.c_visit + max_visits) * self.config.c_scale
     }
 
     /// The step to play and the improved policy target, from the tree's root statistics.
-    pub fn finish<S: GameState>(&self, tree: &Mcts<S>) -> Option<GumbelOutcome> {
+    fn outcome<S: GameState>(&self, tree: &Mcts<S>) -> Option<SearchResult> {
         let children = tree.root_children();
         if children.is_empty() {
             return None;
@@ -184,10 +172,26 @@ impl GumbelRoot {
                 sa.total_cmp(&sb)
             })?
         };
-        Some(GumbelOutcome {
+        Some(SearchResult {
             action: children[best].action,
             policy,
+            value: tree.root_value(),
+            visits: tree.root_visits(),
         })
+    }
+}
+
+impl<S: GameState> RootSearch<S> for GumbelRoot {
+    fn next(&mut self, tree: &mut Mcts<S>, mut rng: &mut dyn RngCore) -> Option<Option<usize>> {
+        self.schedule(tree, &mut rng)
+    }
+
+    fn record(&mut self) {
+        self.used += 1;
+    }
+
+    fn finish(&self, tree: &Mcts<S>) -> Option<SearchResult> {
+        self.outcome(tree)
     }
 }
 
@@ -221,57 +225,18 @@ pub fn completed_q(children: &[ChildStats], root_value: f32) -> Vec<f32> {
         .collect()
 }
 
-/// Runs Gumbel searches on many trees at once, one leaf per tree per batch, and returns each
-/// tree's outcome (`None` for a tree whose root is terminal).
+/// Runs Gumbel searches of `simulations` each on many trees at once, one leaf per tree per
+/// batch, and returns each tree's result (`None` for a tree whose root is terminal).
 pub fn run_gumbel<S: GameState, E: Evaluate<S>>(
     trees: &mut [&mut Mcts<S>],
     evaluator: &mut E,
     config: &GumbelConfig,
     simulations: u32,
-    rng: &mut impl Rng,
-) -> Vec<Option<GumbelOutcome>> {
-    let budgets = vec![simulations; trees.len()];
-    run_gumbel_each(trees, evaluator, config, &budgets, rng)
-}
-
-/// Like [`run_gumbel`] with a simulation budget per tree (`budgets[i]` for tree `i`).
-pub fn run_gumbel_each<S: GameState, E: Evaluate<S>>(
-    trees: &mut [&mut Mcts<S>],
-    evaluator: &mut E,
-    config: &GumbelConfig,
-    budgets: &[u32],
-    rng: &mut impl Rng,
-) -> Vec<Option<GumbelOutcome>> {
-    assert_eq!(trees.len(), budgets.len(), "one budget per tree");
-    let mut roots: Vec<GumbelRoot> = budgets
+    rng: &mut dyn RngCore,
+) -> Result<Vec<Option<SearchResult>>, NetError> {
+    let mut roots: Vec<Box<dyn RootSearch<S>>> = trees
         .iter()
-        .map(|&budget| GumbelRoot::new(config.clone(), budget))
+        .map(|_| Box::new(GumbelRoot::new(config.clone(), simulations)) as Box<dyn RootSearch<S>>)
         .collect();
-    loop {
-        let mut leaves: Vec<(usize, Leaf<S>)> = Vec::new();
-        for (i, tree) in trees.iter().enumerate() {
-            if let Some(via) = roots[i].next(&**tree, rng) {
-                leaves.push((i, tree.select_leaf_via(via)));
-            }
-        }
-        if leaves.is_empty() {
-            break;
-        }
-        let states: Vec<&S> = leaves
-            .iter()
-            .filter(|(_, l)| !l.terminal)
-            .map(|(_, l)| &l.state)
-            .collect();
-        let mut evals = evaluator.evaluate(&states).into_iter();
-        for (i, leaf) in leaves {
-            let eval = if leaf.terminal { None } else { evals.next() };
-            trees[i].expand_and_backup(leaf, eval.as_ref());
-            roots[i].record();
-        }
-    }
-    roots
-        .iter()
-        .zip(trees.iter())
-        .map(|(root, tree)| root.finish(&**tree))
-        .collect()
+    run_searches(trees, &mut roots, evaluator, rng)
 }

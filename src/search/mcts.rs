@@ -8,12 +8,22 @@
 //! Evaluation is split from selection so that many trees (many games) can send their leaves
 //! to the batched evaluator together: [`Mcts::select_leaf`] returns a leaf to evaluate,
 //! [`Mcts::expand_and_backup`] takes the evaluation back.
+//!
+//! **Forced steps.** A position with exactly one legal step (a capture continuation, a
+//! single reply) is never sent to the net: selection walks on through such steps to the
+//! next position with a choice (or the end of the game), and that position is evaluated.
+//! Expansion then adds the chain of one-child nodes and backs the value up through it; each
+//! node takes the value of the side that chose its step, so signs come out right whoever
+//! moves along the chain.
 
 use rand::Rng;
 use rand_distr::{Distribution, Gamma};
 
+use super::root::{run_searches, PuctRoot, RootSearch};
+
 use crate::game::{Action, GameState, Side, StepList};
 pub use crate::net::net_eval::{Evaluate, LeafEval, UniformEvaluator};
+use crate::net::NetError;
 
 /// Search settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,6 +37,9 @@ pub struct MctsConfig {
     pub dirichlet_alpha: f32,
     /// Share of the root prior replaced by noise.
     pub dirichlet_fraction: f32,
+    /// Walk through positions with one legal step instead of evaluating them (see the
+    /// module documentation); off only to compare with the search that does not.
+    pub walk_forced: bool,
 }
 
 impl Default for MctsConfig {
@@ -36,6 +49,7 @@ impl Default for MctsConfig {
             fpu_reduction: 0.25,
             dirichlet_alpha: 0.3,
             dirichlet_fraction: 0.25,
+            walk_forced: true,
         }
     }
 }
@@ -101,7 +115,10 @@ impl Node {
 #[derive(Clone, Debug)]
 pub struct Leaf<S> {
     path: Vec<u32>,
-    /// The leaf's position.
+    /// Forced steps from the unexpanded node at the end of `path` to `state`, each with the
+    /// side that plays it.
+    forced: Vec<(Action, Side)>,
+    /// The leaf's position (past any forced steps): never one with a single legal step.
     pub state: S,
     /// True when the position is terminal: no evaluation is needed.
     pub terminal: bool,
@@ -193,10 +210,24 @@ impl<S: GameState> Mcts<S> {
         }
         loop {
             let node = &self.nodes[at];
-            if node.terminal.is_some() || node.first_child == NO_CHILDREN {
-                let terminal = node.terminal.is_some() || state.outcome().is_some();
+            if node.terminal.is_some() {
                 return Leaf {
                     path,
+                    forced: Vec::new(),
+                    state,
+                    terminal: true,
+                };
+            }
+            if node.first_child == NO_CHILDREN {
+                let forced = if self.config.walk_forced {
+                    walk_forced(&mut state)
+                } else {
+                    Vec::new()
+                };
+                let terminal = state.outcome().is_some();
+                return Leaf {
+                    path,
+                    forced,
                     state,
                     terminal,
                 };
@@ -249,8 +280,20 @@ impl<S: GameState> Mcts<S> {
 
     /// Expands the leaf with its evaluation (ignored for terminal leaves) and backs the value
     /// up the path.
-    pub fn expand_and_backup(&mut self, leaf: Leaf<S>, eval: Option<&LeafEval>) {
-        let at = *leaf.path.last().expect("non-empty path") as usize;
+    pub fn expand_and_backup(&mut self, mut leaf: Leaf<S>, eval: Option<&LeafEval>) {
+        let mut at = *leaf.path.last().expect("non-empty path") as usize;
+        for &(action, side) in &leaf.forced {
+            if self.nodes[at].first_child == NO_CHILDREN {
+                let child = self.nodes.len() as u32;
+                self.nodes.push(Node::new(action, 1.0, side));
+                let node = &mut self.nodes[at];
+                node.first_child = child;
+                node.num_children = 1;
+                node.side = side;
+            }
+            at = self.nodes[at].first_child as usize;
+            leaf.path.push(at as u32);
+        }
         let values: [f32; 2] = if let Some(t) = terminal_values(&leaf.state) {
             self.nodes[at].terminal = Some(t);
             t
@@ -365,46 +408,35 @@ impl<S: GameState> Mcts<S> {
     }
 }
 
-/// Runs simulations on many trees at once until each root has `simulations` visits: every
-/// round takes one leaf per unfinished tree and evaluates all of them in one batch.
+/// Plays the steps of `state` while it has exactly one legal step and the game goes on;
+/// returns them, each with the side that played it.
+fn walk_forced<S: GameState>(state: &mut S) -> Vec<(Action, Side)> {
+    let mut forced = Vec::new();
+    let mut steps = StepList::new();
+    while state.outcome().is_none() {
+        state.legal_steps(&mut steps);
+        if steps.len() != 1 {
+            break;
+        }
+        forced.push((steps[0], state.side_to_move()));
+        state.apply_step(steps[0]);
+    }
+    forced
+}
+
+/// Runs PUCT simulations on many trees at once until each root has `simulations` visits:
+/// every round takes one leaf per unfinished tree and evaluates all of them in one batch.
 pub fn run_simulations<S: GameState, E: Evaluate<S>>(
     trees: &mut [&mut Mcts<S>],
     evaluator: &mut E,
     simulations: u32,
-) {
-    let targets = vec![simulations; trees.len()];
-    run_simulations_until(trees, evaluator, &targets);
-}
-
-/// Like [`run_simulations`] with a root-visit target per tree (`targets[i]` for tree `i`),
-/// e.g. full and fast searches side by side in self-play.
-pub fn run_simulations_until<S: GameState, E: Evaluate<S>>(
-    trees: &mut [&mut Mcts<S>],
-    evaluator: &mut E,
-    targets: &[u32],
-) {
-    assert_eq!(trees.len(), targets.len(), "one target per tree");
-    loop {
-        let leaves: Vec<(usize, Leaf<S>)> = trees
-            .iter()
-            .enumerate()
-            .filter(|(i, t)| t.root_visits() < targets[*i])
-            .map(|(i, t)| (i, t.select_leaf()))
-            .collect();
-        if leaves.is_empty() {
-            return;
-        }
-        let to_evaluate: Vec<&S> = leaves
-            .iter()
-            .filter(|(_, l)| !l.terminal)
-            .map(|(_, l)| &l.state)
-            .collect();
-        let mut evals = evaluator.evaluate(&to_evaluate).into_iter();
-        for (i, leaf) in leaves {
-            let eval = if leaf.terminal { None } else { evals.next() };
-            trees[i].expand_and_backup(leaf, eval.as_ref());
-        }
-    }
+) -> Result<(), NetError> {
+    let mut roots: Vec<Box<dyn RootSearch<S>>> = trees
+        .iter()
+        .map(|_| Box::new(PuctRoot::new(simulations, false)) as Box<dyn RootSearch<S>>)
+        .collect();
+    let mut rng = rand::rngs::mock::StepRng::new(0, 1);
+    run_searches(trees, &mut roots, evaluator, &mut rng).map(|_| ())
 }
 
 /// Picks a root step from visit counts: with temperature 0 the most visited (ties to the

@@ -1,17 +1,33 @@
-//! Self-play settings (`[selfplay]` of a run config): search kind, visits, temperature,
+//! Self-play settings (`[selfplay]` of a run config): what is particular to self-play on
+//! top of the search (`[search]`, [`crate::search::config::SearchConfig`]): playout cap
+//! randomization, the temperature schedule, how a Gumbel search's step is played,
 //! resignation and when new weights are taken up.
 
 use serde::{Deserialize, Serialize};
 
-/// How root search targets are made.
+pub use crate::search::config::SearchKind;
+
+/// Which step a Gumbel self-play search plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum SearchKind {
-    /// Gumbel root (sequential halving, completed-Q policy target): good with few visits.
-    Gumbel,
-    /// PUCT with Dirichlet noise at the root; visit counts are the target.
-    Puct,
+pub enum GumbelPlay {
+    /// A step sampled from the improved policy π′ under the temperature schedule.
+    Sample,
+    /// The sequential-halving winner once `gumbel_sample_turns` turns are played (sampled
+    /// from π′ before).
+    Winner,
 }
+
+/// The `[search]` keys that used to live in `[selfplay]`, with their new names.
+pub const MOVED_TO_SEARCH: [(&str, &str); 7] = [
+    ("search", "search.kind"),
+    ("full_visits", "search.visits"),
+    ("gumbel_considered", "search.considered"),
+    ("c_puct", "search.c_puct"),
+    ("fpu_reduction", "search.fpu_reduction"),
+    ("dirichlet_alpha", "search.dirichlet_alpha"),
+    ("dirichlet_fraction", "search.dirichlet_fraction"),
+];
 
 /// When self-play takes up new weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,24 +50,16 @@ pub struct SelfPlayConfig {
     pub workers: crate::net::threads::Count,
     /// Games each worker plays at once; their leaves go to the net as one batch.
     pub games_in_flight: usize,
-    /// `gumbel` or `puct`.
-    pub search: SearchKind,
-    /// Visits of a full search (its position becomes a training sample).
-    pub full_visits: u32,
-    /// Visits of a fast search (playout cap randomization: not a training sample).
+    /// Visits of a fast search (playout cap randomization: not a training sample); a full
+    /// search has `search.visits`.
     pub fast_visits: u32,
     /// Share of steps searched in full.
     pub full_search_share: f32,
-    /// Gumbel: root steps considered (k).
-    pub gumbel_considered: usize,
-    /// PUCT exploration constant.
-    pub c_puct: f32,
-    /// PUCT first-play-urgency reduction.
-    pub fpu_reduction: f32,
-    /// PUCT: Dirichlet noise concentration at the root of full searches.
-    pub dirichlet_alpha: f32,
-    /// PUCT: share of the root prior replaced by noise.
-    pub dirichlet_fraction: f32,
+    /// Gumbel: `sample` (from π′ with the temperature) or `winner` (the sequential-halving
+    /// winner after the opening turns).
+    pub gumbel_play: GumbelPlay,
+    /// Gumbel with `winner`: whole turns at the start of a game still sampled from π′.
+    pub gumbel_sample_turns: u32,
     /// Temperature of the step choice at the first turn.
     pub temperature_start: f32,
     /// Temperature the schedule decays towards.
@@ -75,15 +83,10 @@ impl Default for SelfPlayConfig {
         SelfPlayConfig {
             workers: crate::net::threads::Count::Auto,
             games_in_flight: 128,
-            search: SearchKind::Gumbel,
-            full_visits: 64,
             fast_visits: 16,
             full_search_share: 0.25,
-            gumbel_considered: 8,
-            c_puct: 1.5,
-            fpu_reduction: 0.25,
-            dirichlet_alpha: 0.3,
-            dirichlet_fraction: 0.25,
+            gumbel_play: GumbelPlay::Sample,
+            gumbel_sample_turns: 8,
             temperature_start: 1.0,
             temperature_end: 0.25,
             temperature_halflife: 8.0,

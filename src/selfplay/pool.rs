@@ -11,10 +11,11 @@ use std::sync::Arc;
 
 use super::config::NewWeights;
 use super::record::GameRecord;
-use super::worker::{run_worker, SharedCounters, WorkerSettings};
+use super::worker::{run_worker, SearchCounts, SharedCounters, WorkerSettings};
 use crate::net::encode::Encode;
 use crate::net::evaluator::{Evaluator, EvaluatorConfig};
 use crate::net::model::Model;
+use crate::net::net_eval::NetEvaluator;
 use crate::net::NetError;
 
 /// Running self-play: workers playing games through one batched evaluator.
@@ -22,9 +23,12 @@ pub struct SelfPlayPool {
     evaluators: Vec<Evaluator>,
     counters: Arc<SharedCounters>,
     games: Receiver<GameRecord>,
-    exits: Receiver<()>,
+    /// A worker's exit, with its error if the net failed.
+    exits: Receiver<Option<NetError>>,
     workers: usize,
     exited: usize,
+    /// The first error a worker stopped with.
+    failure: Option<NetError>,
     _threads: rayon::ThreadPool,
 }
 
@@ -49,7 +53,7 @@ impl SelfPlayPool {
         counters.next_game.store(next_game, Ordering::Relaxed);
         counters.model_step.store(model_step, Ordering::Relaxed);
         let (game_sender, games) = mpsc::channel();
-        let (exit_sender, exits) = mpsc::channel::<()>();
+        let (exit_sender, exits) = mpsc::channel::<Option<NetError>>();
         let threads = rayon::ThreadPoolBuilder::new()
             .num_threads(workers)
             .thread_name(|i| format!("selfplay-{i}"))
@@ -60,8 +64,9 @@ impl SelfPlayPool {
             let (settings, counters) = (settings.clone(), Arc::clone(&counters));
             let (sender, exit) = (game_sender.clone(), exit_sender.clone());
             threads.spawn(move || {
-                run_worker::<S>(settings, handle, counters, sender);
-                let _ = exit.send(());
+                let net = NetEvaluator::new(handle);
+                let result = run_worker::<S, _>(settings, net, counters, sender);
+                let _ = exit.send(result.err());
             });
         }
         Ok(SelfPlayPool {
@@ -71,18 +76,33 @@ impl SelfPlayPool {
             exits,
             workers,
             exited: 0,
+            failure: None,
             _threads: threads,
         })
     }
 
-    /// The games finished since the last call.
-    pub fn finished_games(&self) -> Vec<GameRecord> {
-        self.games.try_iter().collect()
+    /// The games finished since the last call; an error once a worker has stopped because
+    /// the net failed.
+    pub fn finished_games(&mut self) -> Result<Vec<GameRecord>, NetError> {
+        self.note_exits();
+        match self.failure.take() {
+            Some(error) => Err(error),
+            None => Ok(self.games.try_iter().collect()),
+        }
+    }
+
+    fn note_exits(&mut self) {
+        for error in self.exits.try_iter() {
+            self.exited += 1;
+            if self.failure.is_none() {
+                self.failure = error;
+            }
+        }
     }
 
     /// True while at least one worker is running.
     pub fn alive(&mut self) -> bool {
-        self.exited += self.exits.try_iter().count();
+        self.note_exits();
         self.exited < self.workers
     }
 
@@ -122,6 +142,11 @@ impl SelfPlayPool {
         self.counters.full_searches.load(Ordering::Relaxed)
     }
 
+    /// What the searches asked of the net so far.
+    pub fn search_counts(&self) -> SearchCounts {
+        SearchCounts::read(&self.counters)
+    }
+
     /// The evaluators' counters, summed over instances.
     pub fn evaluator_totals(&self) -> EvaluatorTotals {
         let mut totals = EvaluatorTotals {
@@ -144,7 +169,7 @@ impl SelfPlayPool {
         while self.exited < self.workers && self.exits.recv().is_ok() {
             self.exited += 1;
         }
-        let games = self.finished_games();
+        let games = self.games.try_iter().collect();
         for evaluator in self.evaluators.drain(..) {
             evaluator.shutdown();
         }
@@ -199,6 +224,8 @@ pub struct RollingPool {
     draining: Vec<SelfPlayPool>,
     /// Counters of the pools that have stopped: steps, samples, evaluator work.
     retired: (u64, u64, EvaluatorTotals),
+    /// Search counts of the pools that have stopped.
+    retired_searches: SearchCounts,
     /// A switch waiting for the draining pool to finish.
     pending: Option<(Model, u64)>,
 }
@@ -233,6 +260,7 @@ impl RollingPool {
             current,
             draining: Vec::new(),
             retired: (0, 0, EvaluatorTotals::default()),
+            retired_searches: SearchCounts::default(),
             pending: None,
         })
     }
@@ -270,17 +298,18 @@ impl RollingPool {
     /// The games finished since the last call, from every pool; stops drained pools and
     /// then makes a deferred switch.
     pub fn finished_games(&mut self) -> Result<Vec<GameRecord>, NetError> {
-        let mut games = self.current.finished_games();
+        let mut games = self.current.finished_games()?;
         let mut i = 0;
         while i < self.draining.len() {
             if self.draining[i].alive() {
-                games.extend(self.draining[i].finished_games());
+                games.extend(self.draining[i].finished_games()?);
                 i += 1;
             } else {
                 let pool = self.draining.swap_remove(i);
                 self.retired.0 += pool.steps_played();
                 self.retired.1 += pool.samples_made();
                 self.retired.2.add(&pool.evaluator_totals());
+                self.retired_searches.add(&pool.search_counts());
                 games.extend(pool.stop());
             }
         }
@@ -342,6 +371,15 @@ impl RollingPool {
             totals.add(&pool.evaluator_totals());
         }
         totals
+    }
+
+    /// What the searches of every pool asked of the net so far.
+    pub fn search_counts(&self) -> SearchCounts {
+        let mut counts = self.retired_searches;
+        for pool in self.pools() {
+            counts.add(&pool.search_counts());
+        }
+        counts
     }
 
     fn pools(&self) -> impl Iterator<Item = &SelfPlayPool> {

@@ -13,14 +13,13 @@ use std::sync::Arc;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use super::config::{SearchKind, SelfPlayConfig};
+use super::config::{GumbelPlay, SearchKind, SelfPlayConfig};
 use super::record::{GameRecord, StepRecord};
 use crate::game::{Action, GameKind, GameState, RulesConfig, StepList};
-use crate::net::encode::Encode;
-use crate::net::evaluator::EvaluatorHandle;
-use crate::net::net_eval::NetEvaluator;
-use crate::search::gumbel::{GumbelConfig, GumbelRoot};
-use crate::search::mcts::{Evaluate, Leaf, Mcts, MctsConfig};
+use crate::net::NetError;
+use crate::search::config::SearchConfig;
+use crate::search::mcts::{Evaluate, Leaf, Mcts};
+use crate::search::root::{start_search, RootSearch, SearchResult};
 use crate::util::game_seed;
 
 /// Everything a worker needs besides its evaluator.
@@ -32,6 +31,8 @@ pub struct WorkerSettings {
     pub rules: RulesConfig,
     /// Self-play settings.
     pub selfplay: SelfPlayConfig,
+    /// Search settings (`visits`: of a full search).
+    pub search: SearchConfig,
     /// The run's seed; game `n` is played with a seed derived from it and `n`.
     pub seed: u64,
 }
@@ -51,6 +52,79 @@ pub struct SharedCounters {
     pub steps_played: AtomicU64,
     /// Full searches finished (training samples made) since the start of this process.
     pub full_searches: AtomicU64,
+    /// Searches finished (full and fast), i.e. steps played after a search.
+    pub searched_steps: AtomicU64,
+    /// Positions the searches sent to the net.
+    pub net_calls: AtomicU64,
+    /// Of those, positions with exactly one legal step (forced leaves).
+    pub forced_net_calls: AtomicU64,
+}
+
+/// What the searches of self-play asked of the net, for the metrics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchCounts {
+    /// Steps played after a search.
+    pub searched_steps: u64,
+    /// Positions sent to the net.
+    pub net_calls: u64,
+    /// Positions sent to the net that had exactly one legal step.
+    pub forced_net_calls: u64,
+}
+
+impl SearchCounts {
+    /// The counts of `counters`.
+    pub fn read(counters: &SharedCounters) -> SearchCounts {
+        SearchCounts {
+            searched_steps: counters.searched_steps.load(Ordering::Relaxed),
+            net_calls: counters.net_calls.load(Ordering::Relaxed),
+            forced_net_calls: counters.forced_net_calls.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Adds `other`'s counts to these.
+    pub fn add(&mut self, other: &SearchCounts) {
+        self.searched_steps += other.searched_steps;
+        self.net_calls += other.net_calls;
+        self.forced_net_calls += other.forced_net_calls;
+    }
+
+    /// The counts since `earlier` (a reading of the same counters).
+    pub fn since(&self, earlier: &SearchCounts) -> SearchCounts {
+        SearchCounts {
+            searched_steps: self.searched_steps.saturating_sub(earlier.searched_steps),
+            net_calls: self.net_calls.saturating_sub(earlier.net_calls),
+            forced_net_calls: self
+                .forced_net_calls
+                .saturating_sub(earlier.forced_net_calls),
+        }
+    }
+
+    /// Net calls per step played after a search.
+    pub fn net_calls_per_searched_step(&self) -> f64 {
+        self.net_calls as f64 / self.searched_steps.max(1) as f64
+    }
+
+    /// Share of the net calls made at positions with exactly one legal step.
+    pub fn forced_leaf_share(&self) -> f64 {
+        self.forced_net_calls as f64 / self.net_calls.max(1) as f64
+    }
+}
+
+/// Counts `states` as net calls, and those with exactly one legal step as forced ones.
+fn count_net_calls<S: GameState>(counters: &SharedCounters, states: &[&S], legal: &mut StepList) {
+    let forced = states
+        .iter()
+        .filter(|s| {
+            s.legal_steps(legal);
+            legal.len() == 1
+        })
+        .count();
+    counters
+        .net_calls
+        .fetch_add(states.len() as u64, Ordering::Relaxed);
+    counters
+        .forced_net_calls
+        .fetch_add(forced as u64, Ordering::Relaxed);
 }
 
 /// One game in progress.
@@ -63,7 +137,7 @@ struct Slot<S: GameState> {
     /// Whether this step's search is a full one.
     full: bool,
     /// The search of the current step, if one is running.
-    search: Option<SlotSearch>,
+    search: Option<Box<dyn RootSearch<S>>>,
 }
 
 /// The temperature of the step choice at whole turn `turn` (0-based): decays from
@@ -102,44 +176,34 @@ pub fn sample_with_temperature(weights: &[f32], temperature: f32, rng: &mut impl
 }
 
 /// Plays games until `counters.stop` is set, sending each finished game to `finished`.
-/// Returns when stopped, or when `finished` has no receiver or the evaluator is gone.
+/// Returns when stopped or drained, or when `finished` has no receiver; an error when the
+/// net fails (an evaluator gone after the stop is no error).
 ///
 /// Every game runs its own search; each round takes one leaf from every game and sends them
 /// to the net as one job. A game whose search is done plays its step and starts the next
 /// search in the same round, so full and fast searches never leave the batch half empty.
-pub fn run_worker<S: Encode>(
+pub fn run_worker<S: GameState, E: Evaluate<S>>(
     settings: WorkerSettings,
-    evaluator: EvaluatorHandle,
+    mut net: E,
     counters: Arc<SharedCounters>,
     finished: Sender<GameRecord>,
-) {
+) -> Result<(), NetError> {
     let sp = &settings.selfplay;
-    let mcts_config = MctsConfig {
-        c_puct: sp.c_puct,
-        fpu_reduction: sp.fpu_reduction,
-        dirichlet_alpha: sp.dirichlet_alpha,
-        dirichlet_fraction: sp.dirichlet_fraction,
-    };
-    let gumbel_config = GumbelConfig {
-        considered: sp.gumbel_considered,
-        ..GumbelConfig::default()
-    };
-    let mut net = NetEvaluator::new(evaluator);
     let mut slots: Vec<Slot<S>> = Vec::new();
     let mut legal = StepList::new();
     while !counters.stop.load(Ordering::Relaxed) {
         if !counters.drain.load(Ordering::Relaxed) {
             while slots.len() < sp.games_in_flight {
-                slots.push(new_slot(&settings, &counters, &mcts_config));
+                slots.push(new_slot(&settings, &counters));
             }
         } else if slots.is_empty() {
-            return;
+            return Ok(());
         }
         // One leaf from every game (finishing searches and games on the way).
         let mut leaves: Vec<(usize, Leaf<S>)> = Vec::with_capacity(slots.len());
         let mut i = 0;
         while i < slots.len() {
-            match next_leaf(&mut slots[i], sp, &gumbel_config, &counters, &mut legal) {
+            match next_leaf(&mut slots[i], &settings, &counters, &mut legal) {
                 Some(leaf) => {
                     leaves.push((i, leaf));
                     i += 1;
@@ -147,7 +211,7 @@ pub fn run_worker<S: Encode>(
                 None => {
                     let slot = slots.swap_remove(i);
                     if finished.send(slot.record).is_err() {
-                        return;
+                        return Ok(());
                     }
                     // The slot moved into `i` has no leaf yet: it is visited next.
                 }
@@ -158,166 +222,127 @@ pub fn run_worker<S: Encode>(
             .filter(|(_, l)| !l.terminal)
             .map(|(_, l)| &l.state)
             .collect();
-        let mut evals = Evaluate::<S>::evaluate(&mut net, &states).into_iter();
-        if net.last_error.is_some() {
-            return; // the evaluator is gone (shutting down)
-        }
+        count_net_calls(&counters, &states, &mut legal);
+        let mut evals = match net.evaluate(&states) {
+            Ok(evals) => evals.into_iter(),
+            Err(NetError::EvaluatorGone) if counters.stop.load(Ordering::Relaxed) => return Ok(()),
+            Err(error) => return Err(error),
+        };
         for (i, leaf) in leaves {
             let eval = if leaf.terminal { None } else { evals.next() };
             let slot = &mut slots[i];
             slot.tree.expand_and_backup(leaf, eval.as_ref());
-            if let Some(SlotSearch::Gumbel(root)) = &mut slot.search {
-                root.record();
+            if let Some(search) = &mut slot.search {
+                search.record();
             }
         }
     }
+    Ok(())
 }
 
-/// The search a game is running for its current step.
-enum SlotSearch {
-    /// Gumbel root schedule.
-    Gumbel(GumbelRoot),
-    /// PUCT until the root has `target` visits; `noised` once root noise is in.
-    Puct { target: u32, noised: bool },
+/// Plays the forced steps at the start of the game's next step; false when the game has
+/// ended by the rules.
+fn play_forced<S: GameState>(
+    slot: &mut Slot<S>,
+    counters: &SharedCounters,
+    legal: &mut StepList,
+) -> bool {
+    loop {
+        if let Some(outcome) = slot.tree.root_state().outcome() {
+            slot.record.finish(outcome.winner, outcome.reason);
+            return false;
+        }
+        slot.tree.root_state().legal_steps(legal);
+        if legal.len() != 1 {
+            return true;
+        }
+        let action = legal[0];
+        slot.record.steps.push(StepRecord {
+            action,
+            value: None,
+            target: Vec::new(),
+        });
+        play(slot, action, counters);
+    }
 }
 
 /// The next leaf game `slot` needs evaluated. Plays steps whose search is done (and forced
 /// steps) first; `None` when the game has ended (by the rules or by resignation).
-fn next_leaf<S: Encode>(
+fn next_leaf<S: GameState>(
     slot: &mut Slot<S>,
-    sp: &SelfPlayConfig,
-    gumbel: &GumbelConfig,
+    settings: &WorkerSettings,
     counters: &SharedCounters,
     legal: &mut StepList,
 ) -> Option<Leaf<S>> {
+    let sp = &settings.selfplay;
     loop {
         if slot.search.is_none() {
             // A new step: forced steps are played without search.
-            loop {
-                if let Some(outcome) = slot.tree.root_state().outcome() {
-                    slot.record.finish(outcome.winner, outcome.reason);
-                    return None;
-                }
-                slot.tree.root_state().legal_steps(legal);
-                if legal.len() != 1 {
-                    break;
-                }
-                let action = legal[0];
-                slot.record.steps.push(StepRecord {
-                    action,
-                    value: None,
-                    target: Vec::new(),
-                });
-                play(slot, action, counters);
+            if !play_forced(slot, counters, legal) {
+                return None;
             }
             slot.full = slot.rng.gen::<f32>() < sp.full_search_share;
             let budget = if slot.full {
-                sp.full_visits
+                settings.search.visits
             } else {
                 sp.fast_visits
             };
-            slot.search = Some(match sp.search {
-                SearchKind::Gumbel => SlotSearch::Gumbel(GumbelRoot::new(gumbel.clone(), budget)),
-                SearchKind::Puct => SlotSearch::Puct {
-                    target: slot.tree.root_visits() + budget,
-                    noised: !slot.full,
-                },
-            });
+            slot.search = Some(start_search(
+                &settings.search,
+                &slot.tree,
+                budget,
+                slot.full,
+            ));
         }
-        let via = match slot.search.as_mut().expect("a search") {
-            SlotSearch::Gumbel(root) => root.next(&slot.tree, &mut slot.rng),
-            SlotSearch::Puct { target, noised } => {
-                if slot.tree.root_expanded() && !*noised {
-                    slot.tree.add_root_noise(&mut slot.rng);
-                    *noised = true;
-                }
-                (slot.tree.root_visits() < *target).then_some(None)
-            }
-        };
-        if let Some(via) = via {
+        let search = slot.search.as_mut().expect("a search");
+        if let Some(via) = search.next(&mut slot.tree, &mut slot.rng) {
             return Some(slot.tree.select_leaf_via(via));
         }
         // The search is done: play its step (or resign).
-        let searched = finish_search(slot, sp);
+        let result = search
+            .finish(&slot.tree)
+            .expect("a non-terminal root has children");
         slot.search = None;
+        counters.searched_steps.fetch_add(1, Ordering::Relaxed);
         if slot.full {
             counters.full_searches.fetch_add(1, Ordering::Relaxed);
         }
+        let action = played_step(slot, settings, &result);
         let side = slot.tree.root_state().side_to_move();
         slot.record.steps.push(StepRecord {
-            action: searched.action,
-            value: Some(searched.value),
-            target: if slot.full {
-                searched.target
-            } else {
-                Vec::new()
-            },
+            action,
+            value: Some(result.value),
+            target: if slot.full { result.policy } else { Vec::new() },
         });
-        if update_resignation(slot, sp, side.0 as usize, searched.value) {
+        if update_resignation(slot, sp, side.0 as usize, result.value) {
             slot.record.resign(side);
             return None;
         }
-        play(slot, searched.action, counters);
+        play(slot, action, counters);
     }
 }
 
-/// The step a finished search plays, chosen with the temperature schedule, its root value
-/// and policy target.
-fn finish_search<S: Encode>(slot: &mut Slot<S>, sp: &SelfPlayConfig) -> Searched {
-    let t = temperature(sp, slot.turns);
-    let value = slot.tree.root_value();
-    match slot.search.as_ref().expect("a search") {
-        SlotSearch::Gumbel(root) => {
-            let outcome = root
-                .finish(&slot.tree)
-                .expect("a non-terminal root has children");
-            let action = if t <= 0.01 {
-                outcome.action
-            } else {
-                let weights: Vec<f32> = outcome.policy.iter().map(|p| p.1).collect();
-                outcome.policy[sample_with_temperature(&weights, t, &mut slot.rng)].0
-            };
-            Searched {
-                action,
-                value,
-                target: outcome.policy,
-            }
-        }
-        SlotSearch::Puct { .. } => {
-            let children = slot.tree.root_children();
-            let total: f32 = children
-                .iter()
-                .map(|c| c.visits as f32)
-                .sum::<f32>()
-                .max(1.0);
-            let weights: Vec<f32> = children.iter().map(|c| c.visits as f32).collect();
-            let pick = sample_with_temperature(&weights, t, &mut slot.rng);
-            Searched {
-                action: children[pick].action,
-                value,
-                target: children
-                    .iter()
-                    .map(|c| (c.action, c.visits as f32 / total))
-                    .collect(),
-            }
-        }
-    }
-}
-
-/// What one search gave for one game.
-struct Searched {
-    action: Action,
-    /// The root value for the side to move.
-    value: f32,
-    /// The policy target over the legal steps.
-    target: Vec<(Action, f32)>,
-}
-
-fn new_slot<S: GameState>(
+/// The step self-play plays after a search: sampled from the policy target under the
+/// temperature schedule, or the search's own pick (a Gumbel search at temperature 0, or
+/// with `gumbel_play = "winner"` past the opening turns).
+fn played_step<S: GameState>(
+    slot: &mut Slot<S>,
     settings: &WorkerSettings,
-    counters: &SharedCounters,
-    mcts_config: &MctsConfig,
-) -> Slot<S> {
+    result: &SearchResult,
+) -> Action {
+    let sp = &settings.selfplay;
+    let t = temperature(sp, slot.turns);
+    if settings.search.kind == SearchKind::Gumbel
+        && (t <= 0.01
+            || (sp.gumbel_play == GumbelPlay::Winner && slot.turns >= sp.gumbel_sample_turns))
+    {
+        return result.action;
+    }
+    let weights: Vec<f32> = result.policy.iter().map(|p| p.1).collect();
+    result.policy[sample_with_temperature(&weights, t, &mut slot.rng)].0
+}
+
+fn new_slot<S: GameState>(settings: &WorkerSettings, counters: &SharedCounters) -> Slot<S> {
     let index = counters.next_game.fetch_add(1, Ordering::Relaxed);
     let seed = game_seed(settings.seed, index);
     let mut rng = StdRng::seed_from_u64(seed);
@@ -332,7 +357,7 @@ fn new_slot<S: GameState>(
     record.played_through = settings.selfplay.resign_consecutive > 0
         && rng.gen::<f32>() < settings.selfplay.resign_playthrough;
     Slot {
-        tree: Mcts::new(state, mcts_config.clone()),
+        tree: Mcts::new(state, settings.search.mcts(true)),
         record,
         rng,
         turns: 0,
@@ -375,5 +400,76 @@ fn update_resignation<S: GameState>(
         false
     } else {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::rematch::Rematch;
+    use crate::search::mcts::LeafEval;
+
+    /// An evaluator whose net has failed.
+    struct Broken;
+
+    impl<S: GameState> Evaluate<S> for Broken {
+        fn evaluate(&mut self, _: &[&S]) -> Result<Vec<LeafEval>, NetError> {
+            Err(NetError::Torch(tch::TchError::Torch(
+                "out of memory".into(),
+            )))
+        }
+    }
+
+    #[test]
+    fn gumbel_play_winner_plays_the_searchs_pick_after_the_opening() {
+        let mut settings = WorkerSettings {
+            kind: GameKind::Rematch,
+            rules: RulesConfig::default(),
+            selfplay: SelfPlayConfig::default(),
+            search: SearchConfig::default(),
+            seed: 1,
+        };
+        let counters = SharedCounters::default();
+        let mut slot: Slot<Rematch> = new_slot(&settings, &counters);
+        // The winner has no weight in the policy: sampling never plays it.
+        let result = SearchResult {
+            action: 7,
+            policy: vec![(7, 0.0), (9, 1.0)],
+            value: 0.0,
+            visits: 8,
+        };
+        let opening = settings.selfplay.gumbel_sample_turns;
+        for (play, turns, expected) in [
+            (GumbelPlay::Sample, opening + 5, 9),
+            (GumbelPlay::Winner, opening.saturating_sub(1), 9),
+            (GumbelPlay::Winner, opening, 7),
+        ] {
+            settings.selfplay.gumbel_play = play;
+            slot.turns = turns;
+            assert_eq!(
+                played_step(&mut slot, &settings, &result),
+                expected,
+                "{play:?} {turns}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_failing_net_stops_the_worker_with_its_error() {
+        let settings = WorkerSettings {
+            kind: GameKind::Rematch,
+            rules: RulesConfig::default(),
+            selfplay: SelfPlayConfig {
+                games_in_flight: 2,
+                ..SelfPlayConfig::default()
+            },
+            search: SearchConfig::default(),
+            seed: 1,
+        };
+        let (sender, games) = std::sync::mpsc::channel();
+        let counters = Arc::new(SharedCounters::default());
+        let error = run_worker::<Rematch, _>(settings, Broken, counters, sender).unwrap_err();
+        assert!(matches!(error, NetError::Torch(_)), "{error}");
+        assert!(games.try_recv().is_err(), "no game was finished");
     }
 }

@@ -1,6 +1,7 @@
 //! Checkpoints: a directory per saved step, written whole under a temporary name and renamed
-//! into place, then named in `checkpoints/latest`. A run killed at any moment resumes from
-//! the newest complete checkpoint; partial temporary directories are removed on resume.
+//! into place, then named in `checkpoints/latest`. The learner writes them in its scratch
+//! directory and publishes them to the run (`crate::distributed::publish_checkpoint`), so a
+//! run never holds part of one under its final name.
 //!
 //! ```text
 //! checkpoints/step-00000200/model.safetensors   weights (+ model.json: game, encoding, shape)
@@ -27,9 +28,9 @@ use crate::util::write_atomic;
 /// mid-write. Never set it in real runs.
 pub const PAUSE_IN_CHECKPOINT_ENV: &str = "CHECKERS_ZERO_PAUSE_IN_CHECKPOINT";
 
-/// The counters saved with a checkpoint.
+/// The counters saved with a checkpoint. Keys of older versions (`next_game`,
+/// `promoted_step`) are ignored, so their checkpoints still load.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct TrainState {
     /// Training steps done.
     pub step: u64,
@@ -37,21 +38,16 @@ pub struct TrainState {
     pub elapsed_s: f64,
     /// Positions sampled for training so far.
     pub samples_trained: u64,
-    /// Index of the next self-play game to start.
-    pub next_game: u64,
     /// The run's seed.
     pub seed: u64,
-    /// With gating: the step of the checkpoint self-play uses (`None`: the newest).
-    #[serde(default)]
-    pub promoted_step: Option<u64>,
-    /// Distributed runs: game shards taken in, per self-play session (its shards are
+    /// Game shards taken in, per self-play session (its shards are
     /// numbered from 0, so the count says which ones).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub consumed: BTreeMap<String, u64>,
-    /// Distributed runs: training samples in every game taken in (sizes the window).
+    /// Training samples in every game taken in (sizes the window).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub samples_seen: u64,
-    /// Distributed runs: games taken in.
+    /// Games taken in.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub games_seen: u64,
 }
@@ -148,61 +144,6 @@ pub fn read_state(dir: &Path) -> Result<TrainState, CheckpointError> {
         path,
         reason: e.to_string(),
     })
-}
-
-/// The newest complete checkpoint under `checkpoints`: the one `latest` names if it is
-/// complete, else the highest step whose files are all present. `None` when there is none.
-pub fn latest_checkpoint(checkpoints: &Path) -> Result<Option<PathBuf>, CheckpointError> {
-    let complete = |dir: &Path| {
-        [
-            "model.safetensors",
-            "model.json",
-            "optimizer.safetensors",
-            "state.json",
-        ]
-        .iter()
-        .all(|f| dir.join(f).is_file())
-    };
-    if let Ok(name) = std::fs::read_to_string(checkpoints.join("latest")) {
-        let dir = checkpoints.join(name.trim());
-        if complete(&dir) {
-            return Ok(Some(dir));
-        }
-    }
-    let entries = match std::fs::read_dir(checkpoints) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io(checkpoints)(e)),
-    };
-    let mut best: Option<(u64, PathBuf)> = None;
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().to_string();
-        let Some(step) = name
-            .strip_prefix("step-")
-            .and_then(|s| s.parse::<u64>().ok())
-        else {
-            continue;
-        };
-        if complete(&entry.path()) && best.as_ref().is_none_or(|(s, _)| step > *s) {
-            best = Some((step, entry.path()));
-        }
-    }
-    Ok(best.map(|(_, dir)| dir))
-}
-
-/// Removes temporary directories left by checkpoint writes that were killed.
-pub fn remove_partial_checkpoints(checkpoints: &Path) -> Result<usize, CheckpointError> {
-    let mut removed = 0;
-    let Ok(entries) = std::fs::read_dir(checkpoints) else {
-        return Ok(0);
-    };
-    for entry in entries.flatten() {
-        if entry.file_name().to_string_lossy().starts_with(".tmp-") {
-            std::fs::remove_dir_all(entry.path()).map_err(io(&entry.path()))?;
-            removed += 1;
-        }
-    }
-    Ok(removed)
 }
 
 /// Loads a checkpoint's model (checked against `shape`) onto `device`, optimizer state and

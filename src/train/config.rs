@@ -14,7 +14,9 @@ use crate::net::model::{Model, NetConfig};
 use crate::net::precision::{Precision, Resolved};
 use crate::net::threads::{auto_layout, cores, Count, Layout};
 use crate::net::NetError;
-pub use crate::selfplay::config::{NewWeights, SearchKind, SelfPlayConfig};
+pub use crate::search::config::{SearchConfig, SearchKind};
+use crate::selfplay::config::MOVED_TO_SEARCH;
+pub use crate::selfplay::config::{GumbelPlay, NewWeights, SelfPlayConfig};
 use crate::selfplay::worker::WorkerSettings;
 
 /// Errors reading a config.
@@ -60,6 +62,9 @@ pub struct RunConfig {
     /// Net size; defaults to the game's standard size.
     #[serde(default)]
     pub net: Option<NetConfig>,
+    /// Search settings: self-play's searches, evaluation's and an export's.
+    #[serde(default)]
+    pub search: SearchConfig,
     /// Self-play settings.
     #[serde(default)]
     pub selfplay: SelfPlayConfig,
@@ -228,10 +233,17 @@ impl RunConfig {
 
     /// Parses and checks config text; `name` labels errors.
     pub fn parse(text: &str, name: &str) -> Result<RunConfig, ConfigError> {
-        let config: RunConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
+        let parse_error = |e: toml::de::Error| ConfigError::Parse {
             path: name.to_string(),
             message: e.to_string().trim().replace('\n', " "),
+        };
+        let table: toml::Table = toml::from_str(text).map_err(parse_error)?;
+        moved_keys(&table).map_err(|(key, message)| ConfigError::Invalid {
+            path: name.to_string(),
+            key,
+            message,
         })?;
+        let config: RunConfig = table.try_into().map_err(parse_error)?;
         config.validate(name)?;
         Ok(config)
     }
@@ -271,6 +283,7 @@ impl RunConfig {
             kind: self.kind(),
             rules: self.rules(),
             selfplay: self.selfplay.clone(),
+            search: self.search.clone(),
             seed: self.seed,
         }
     }
@@ -341,178 +354,49 @@ impl RunConfig {
 
     /// Checks every value's range, naming the first bad key.
     pub fn validate(&self, name: &str) -> Result<(), ConfigError> {
-        let bad = |key: &str, message: &str| {
-            Err(ConfigError::Invalid {
+        self.check_game_and_net()
+            .and_then(|_| check_selfplay(&self.selfplay))
+            .and_then(|_| self.search.check("search.").map_err(|e| (e.key, e.message)))
+            .and_then(|_| check_evaluator(&self.evaluator))
+            .and_then(|_| check_train(&self.train))
+            .and_then(|_| self.evaluation.check().map_or(Ok(()), Err))
+            .map_err(|(key, message)| ConfigError::Invalid {
                 path: name.to_string(),
-                key: key.to_string(),
-                message: message.to_string(),
+                key,
+                message,
             })
-        };
+    }
+
+    fn check_game_and_net(&self) -> Check {
         if self.game.parse::<GameKind>().is_err() {
-            return bad(
-                "game",
-                &format!("unknown game `{}` ({})", self.game, GameKind::names(", ")),
-            );
+            let message = format!("unknown game `{}` ({})", self.game, GameKind::names(", "));
+            return Err(("game".into(), message));
         }
-        if let Some(net) = &self.net {
-            if net.blocks == 0 || net.blocks > 64 {
-                return bad("net.blocks", "must be 1..=64");
-            }
-            for (key, value) in [
-                ("net.channels", net.channels),
-                ("net.policy_channels", net.policy_channels),
-                ("net.value_hidden", net.value_hidden),
-            ] {
-                if !(1..=1024).contains(&value) {
-                    return bad(key, "must be 1..=1024");
-                }
-            }
-        }
-        let s = &self.selfplay;
-        let unit = |v: f32| (0.0..=1.0).contains(&v);
-        let checks: [(&str, bool, &str); 15] = [
+        let Some(net) = &self.net else {
+            return Ok(());
+        };
+        first_failure(&[
             (
-                "selfplay.workers",
-                s.workers.within(1..=64),
-                "must be 1..=64 or \"auto\"",
+                "net.blocks",
+                (1..=64).contains(&net.blocks),
+                "must be 1..=64",
             ),
             (
-                "selfplay.games_in_flight",
-                (1..=4096).contains(&s.games_in_flight),
-                "must be 1..=4096",
+                "net.channels",
+                (1..=1024).contains(&net.channels),
+                "must be 1..=1024",
             ),
             (
-                "selfplay.full_visits",
-                s.full_visits >= 2,
-                "must be at least 2",
+                "net.policy_channels",
+                (1..=1024).contains(&net.policy_channels),
+                "must be 1..=1024",
             ),
             (
-                "selfplay.fast_visits",
-                s.fast_visits >= 1,
-                "must be at least 1",
+                "net.value_hidden",
+                (1..=1024).contains(&net.value_hidden),
+                "must be 1..=1024",
             ),
-            (
-                "selfplay.full_search_share",
-                s.full_search_share > 0.0 && s.full_search_share <= 1.0,
-                "must be in (0, 1]",
-            ),
-            (
-                "selfplay.gumbel_considered",
-                s.gumbel_considered >= 2,
-                "must be at least 2",
-            ),
-            ("selfplay.c_puct", s.c_puct > 0.0, "must be positive"),
-            (
-                "selfplay.dirichlet_alpha",
-                s.dirichlet_alpha >= 0.0,
-                "must be >= 0",
-            ),
-            (
-                "selfplay.dirichlet_fraction",
-                unit(s.dirichlet_fraction),
-                "must be in [0, 1]",
-            ),
-            (
-                "selfplay.temperature_start",
-                s.temperature_start >= 0.0,
-                "must be >= 0",
-            ),
-            (
-                "selfplay.temperature_end",
-                s.temperature_end >= 0.0,
-                "must be >= 0",
-            ),
-            (
-                "selfplay.temperature_halflife",
-                s.temperature_halflife > 0.0,
-                "must be positive",
-            ),
-            (
-                "selfplay.resign_threshold",
-                (-1.0..=1.0).contains(&s.resign_threshold),
-                "must be in [-1, 1]",
-            ),
-            (
-                "selfplay.resign_playthrough",
-                unit(s.resign_playthrough),
-                "must be in [0, 1]",
-            ),
-            (
-                "selfplay.fpu_reduction",
-                s.fpu_reduction >= 0.0,
-                "must be >= 0",
-            ),
-        ];
-        for (key, ok, message) in checks {
-            if !ok {
-                return bad(key, message);
-            }
-        }
-        if let Some((key, message)) = self.evaluator.check() {
-            return bad(key, message);
-        }
-        let t = &self.train;
-        let train_checks: [(&str, bool, &str); 12] = [
-            (
-                "train.batch_size",
-                (1..=65536).contains(&t.batch_size),
-                "must be 1..=65536",
-            ),
-            (
-                "train.learning_rate",
-                t.learning_rate > 0.0 && t.learning_rate < 10.0,
-                "must be in (0, 10)",
-            ),
-            ("train.weight_decay", t.weight_decay >= 0.0, "must be >= 0"),
-            (
-                "train.value_loss_weight",
-                t.value_loss_weight >= 0.0,
-                "must be >= 0",
-            ),
-            (
-                "train.steps_per_iteration",
-                t.steps_per_iteration >= 1,
-                "must be at least 1",
-            ),
-            ("train.max_minutes", t.max_minutes >= 0.0, "must be >= 0"),
-            (
-                "train.replay_ratio",
-                t.replay_ratio > 0.0,
-                "must be positive",
-            ),
-            ("train.min_window", t.min_window >= 1, "must be at least 1"),
-            (
-                "train.window_base",
-                t.window_base >= 1,
-                "must be at least 1",
-            ),
-            (
-                "train.window_exponent",
-                t.window_exponent > 0.0 && t.window_exponent <= 1.0,
-                "must be in (0, 1]",
-            ),
-            ("train.window_scale", t.window_scale >= 0.0, "must be >= 0"),
-            (
-                "train.torch_threads",
-                (0..=256).contains(&t.torch_threads),
-                "must be 0..=256",
-            ),
-        ];
-        for (key, ok, message) in train_checks {
-            if !ok {
-                return bad(key, message);
-            }
-        }
-        if t.window_max < t.window_base {
-            return bad("train.window_max", "must be at least train.window_base");
-        }
-        if t.min_window > t.window_max {
-            return bad("train.min_window", "must be at most train.window_max");
-        }
-        if let Some((key, message)) = self.evaluation.check() {
-            return bad(&key, &message);
-        }
-        Ok(())
+        ])
     }
 
     /// The replay window's size after `positions` self-play positions (KataGo's rule): it
@@ -528,4 +412,148 @@ impl RunConfig {
         };
         (size as usize).min(t.window_max)
     }
+}
+
+/// The first bad key and what is wrong with it, if any.
+type Check = Result<(), (String, String)>;
+
+/// The first `(key, ok, message)` that is not ok.
+fn first_failure(checks: &[(&str, bool, &str)]) -> Check {
+    match checks.iter().find(|(_, ok, _)| !ok) {
+        Some((key, _, message)) => Err((key.to_string(), message.to_string())),
+        None => Ok(()),
+    }
+}
+
+/// A search key still in `[selfplay]` (where older configs had it) is an error that says
+/// where it went.
+fn moved_keys(table: &toml::Table) -> Check {
+    let Some(selfplay) = table.get("selfplay").and_then(toml::Value::as_table) else {
+        return Ok(());
+    };
+    match MOVED_TO_SEARCH
+        .iter()
+        .find(|(old, _)| selfplay.contains_key(*old))
+    {
+        Some((old, new)) => Err((
+            format!("selfplay.{old}"),
+            format!("moved to [search] as `{new}`"),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn check_selfplay(s: &SelfPlayConfig) -> Check {
+    let unit = |v: f32| (0.0..=1.0).contains(&v);
+    first_failure(&[
+        (
+            "selfplay.workers",
+            s.workers.within(1..=64),
+            "must be 1..=64 or \"auto\"",
+        ),
+        (
+            "selfplay.games_in_flight",
+            (1..=4096).contains(&s.games_in_flight),
+            "must be 1..=4096",
+        ),
+        (
+            "selfplay.fast_visits",
+            s.fast_visits >= 1,
+            "must be at least 1",
+        ),
+        (
+            "selfplay.full_search_share",
+            s.full_search_share > 0.0 && s.full_search_share <= 1.0,
+            "must be in (0, 1]",
+        ),
+        (
+            "selfplay.temperature_start",
+            s.temperature_start >= 0.0,
+            "must be >= 0",
+        ),
+        (
+            "selfplay.temperature_end",
+            s.temperature_end >= 0.0,
+            "must be >= 0",
+        ),
+        (
+            "selfplay.temperature_halflife",
+            s.temperature_halflife > 0.0,
+            "must be positive",
+        ),
+        (
+            "selfplay.resign_threshold",
+            (-1.0..=1.0).contains(&s.resign_threshold),
+            "must be in [-1, 1]",
+        ),
+        (
+            "selfplay.resign_playthrough",
+            unit(s.resign_playthrough),
+            "must be in [0, 1]",
+        ),
+    ])
+}
+
+fn check_evaluator(e: &EvaluatorSettings) -> Check {
+    e.check()
+        .map_or(Ok(()), |(key, message)| Err((key.into(), message.into())))
+}
+
+fn check_train(t: &TrainConfig) -> Check {
+    first_failure(&[
+        (
+            "train.batch_size",
+            (1..=65536).contains(&t.batch_size),
+            "must be 1..=65536",
+        ),
+        (
+            "train.learning_rate",
+            t.learning_rate > 0.0 && t.learning_rate < 10.0,
+            "must be in (0, 10)",
+        ),
+        ("train.weight_decay", t.weight_decay >= 0.0, "must be >= 0"),
+        (
+            "train.value_loss_weight",
+            t.value_loss_weight >= 0.0,
+            "must be >= 0",
+        ),
+        (
+            "train.steps_per_iteration",
+            t.steps_per_iteration >= 1,
+            "must be at least 1",
+        ),
+        ("train.max_minutes", t.max_minutes >= 0.0, "must be >= 0"),
+        (
+            "train.replay_ratio",
+            t.replay_ratio > 0.0,
+            "must be positive",
+        ),
+        ("train.min_window", t.min_window >= 1, "must be at least 1"),
+        (
+            "train.window_base",
+            t.window_base >= 1,
+            "must be at least 1",
+        ),
+        (
+            "train.window_exponent",
+            t.window_exponent > 0.0 && t.window_exponent <= 1.0,
+            "must be in (0, 1]",
+        ),
+        ("train.window_scale", t.window_scale >= 0.0, "must be >= 0"),
+        (
+            "train.torch_threads",
+            (0..=256).contains(&t.torch_threads),
+            "must be 0..=256",
+        ),
+        (
+            "train.window_max",
+            t.window_max >= t.window_base,
+            "must be at least train.window_base",
+        ),
+        (
+            "train.min_window",
+            t.min_window <= t.window_max,
+            "must be at most train.window_max",
+        ),
+    ])
 }

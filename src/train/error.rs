@@ -1,7 +1,7 @@
 //! Everything that can stop a training run, as one error type shared by `train`, the
 //! learner and the distributed roles.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::checkpoint::CheckpointError;
 use super::config::ConfigError;
@@ -14,9 +14,6 @@ pub enum TrainError {
     /// A bad config.
     #[error(transparent)]
     Config(#[from] ConfigError),
-    /// The run directory cannot be used as asked.
-    #[error("{0}")]
-    RunDir(String),
     /// A file of the run could not be read or written.
     #[error("{path}: {source}")]
     Io {
@@ -37,11 +34,4 @@ pub enum TrainError {
     /// Self-play stopped by itself.
     #[error("self-play stopped unexpectedly (the evaluator failed)")]
     SelfPlayStopped,
-}
-
-pub(crate) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
-    move |source| TrainError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
 }

@@ -1,6 +1,6 @@
 //! Periodic evaluation during training: the newest checkpoint plays the previous one (or,
 //! with gating, the one self-play currently uses) and fixed anchor agents, on a background
-//! thread, so training never waits for it. Results go to `metrics.jsonl` (type
+//! thread, so training never waits for it. Results go to `evaluator/metrics.jsonl` (type
 //! `evaluation`) and, as match records, to `RUN/matches/` in the format `ratings` reads
 //! (players named `step-NNNNNNNN@VISITS` and anchors by spec), so a later `ratings` with the
 //! same visits counts them instead of replaying them. With
@@ -16,6 +16,7 @@ use serde_json::json;
 use crate::eval::arena::{play_match, write_report, MatchSettings};
 use crate::eval::spec::AgentSpec;
 use crate::game::{GameKind, RulesConfig};
+use crate::search::config::{SearchConfig, SearchOverrides};
 use crate::selfplay::record::write_records;
 use crate::util::game_seed;
 
@@ -117,6 +118,8 @@ pub struct EvaluationContext {
     pub seed: u64,
     /// The run directory (match records go to `matches/` in it).
     pub run_dir: PathBuf,
+    /// The run's search (the checkpoints search with it, `visits` from the evaluation's).
+    pub search: SearchConfig,
     /// Precision and device of the nets (the run's `[evaluator]` settings).
     pub net: crate::net::args::NetSettings,
 }
@@ -177,7 +180,7 @@ fn run(
 ) -> Result<Vec<OpponentResult>, String> {
     let me = AgentSpec::Net {
         path: candidate.to_path_buf(),
-        visits: config.visits,
+        search: SearchOverrides::visits(config.visits),
     };
     let player = |step: u64| format!("step-{step:08}@{}", config.visits);
     // (agent, its name in the match records, whether it is the incumbent)
@@ -186,7 +189,7 @@ fn run(
         opponents.push((
             AgentSpec::Net {
                 path: dir.to_path_buf(),
-                visits: config.visits,
+                search: SearchOverrides::visits(config.visits),
             },
             player(incumbent_step),
             true,
@@ -207,6 +210,7 @@ fn run(
             seed: game_seed(context.seed ^ 0x6576_616c, step * 64 + n as u64),
             opening_turns: 2,
             sprt: None,
+            search: context.search.clone(),
             progress: false,
             net: context.net,
         };

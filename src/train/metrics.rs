@@ -1,5 +1,6 @@
-//! `metrics.jsonl`: one JSON object per line, each with a `type` (`train` per iteration of
-//! training, `selfplay` per iteration of self-play), the training `step` and `elapsed_s`.
+//! Metrics logs (`learner/metrics.jsonl`, `evaluator/metrics.jsonl`): one JSON object per
+//! line, each with a `type` (`train`, `intake`, `selfplay`, `evaluation`), the training
+//! `step` and `elapsed_s`.
 //! Each line goes out in a single write, so a killed run leaves whole lines only; resuming
 //! drops the lines of steps after the checkpoint, which are trained again.
 
@@ -8,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-/// Appends metrics lines to a run's `metrics.jsonl`.
+/// Appends metrics lines to a metrics log.
 #[derive(Debug)]
 pub struct MetricsLog {
     path: PathBuf,

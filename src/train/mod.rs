@@ -1,5 +1,6 @@
 //! Training: the run configuration, the replay window, the optimizer and training step,
-//! checkpoints, metrics, and the `train` command that runs self-play and training together.
+//! checkpoints and metrics. The `train` command that runs them with self-play lives in
+//! `crate::distributed::train` (the distributed roles in one process).
 
 pub mod checkpoint;
 pub mod config;
@@ -8,6 +9,5 @@ pub mod evaluation;
 pub mod learner;
 pub mod metrics;
 pub mod optimizer;
-pub mod run;
 pub mod trainer;
 pub mod window;

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod s3;
+pub mod web;
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
@@ -68,3 +69,31 @@ pub fn decoded_turns_left(value: f32) -> u32 {
     );
     (value * checkers_zero::net::encode::TURN_HORIZON as f32).round() as u32
 }
+
+/// A tiny ReMATCH run config: a one-block net, 8 visits, two iterations of 5 steps.
+pub const TINY_CONFIG: &str = r#"
+game = "rematch"
+seed = 3
+[net]
+blocks = 1
+channels = 16
+policy_channels = 8
+value_hidden = 16
+[search]
+visits = 8
+[selfplay]
+workers = 1
+games_in_flight = 16
+fast_visits = 4
+full_search_share = 0.5
+ply_cap = 40
+[evaluator]
+max_batch = 32
+[train]
+batch_size = 32
+steps_per_iteration = 5
+iterations = 2
+replay_ratio = 4.0
+min_window = 64
+window_base = 1000
+"#;

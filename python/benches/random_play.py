@@ -1,0 +1,63 @@
+"""Random-play steps per second through the Python API against the same loop in Rust.
+
+    .venv/bin/python python/benches/random_play.py [--seconds S] [--rounds R] [GAME ...]
+
+The Python loop is the one a user writes: ask for the legal actions, pick one at random,
+apply it, until the game ends. The Rust loop (``checkers_zero.rust_random_steps``) plays
+random games from the start inside the same native module (legal steps, a random pick,
+apply), so the ratio is what the binding costs per step. Each measurement plays whole
+games for at least S seconds; rounds alternate Python and Rust and the median is reported.
+"""
+
+import argparse
+import random
+import statistics
+import time
+
+import checkers_zero as cz
+
+
+def python_games(game, games, rng):
+    steps = 0
+    for _ in range(games):
+        state = cz.new_game(game)
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+            steps += 1
+    return steps
+
+
+def steps_per_second(play, seconds):
+    """Plays batches of games until `seconds` have passed; steps per second."""
+    steps, games = 0, 1
+    start = time.perf_counter()
+    while True:
+        steps += play(games)
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return steps / elapsed
+        games = min(games * 2, 1000)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=1.0, help="per measurement")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("game", nargs="*", default=cz.games())
+    args = parser.parse_args()
+    for game in args.game:
+        rng = random.Random(1)
+        seeds = iter(range(1, 1 << 30))
+        py, rs = [], []
+        for _ in range(args.rounds):
+            py.append(steps_per_second(lambda n: python_games(game, n, rng), args.seconds))
+            rs.append(steps_per_second(lambda n: cz.rust_random_steps(game, n, next(seeds)), args.seconds))
+        py_rate, rs_rate = statistics.median(py), statistics.median(rs)
+        print(
+            f"{game:<9} python {py_rate / 1e3:8.1f} k steps/s   rust {rs_rate / 1e3:8.1f} k steps/s"
+            f"   python costs {rs_rate / py_rate:5.2f}x per step"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,541 @@
+//! `checkers-zero bench-learning`: the driver. Training is one `train` child process for the
+//! rest of the budget; rating is one `match` child process per checkpoint and rung, each
+//! result saved by `match` itself, the tables rewritten after every match. Ctrl-C or SIGTERM
+//! stops the child (which saves what it has) and the benchmark; `--resume` carries on.
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+
+use super::{
+    match_dir, row_from_report, select_checkpoints, side_names, write_tables, BenchPlan, Row,
+    DEFAULT_LADDER, PLAN_VERSION,
+};
+use crate::eval::arena::{fmt_elo, read_report};
+use crate::eval::ratings::{list_checkpoints, Checkpoint};
+use crate::game::RulesConfig;
+use crate::selfplay::config::SelfPlayConfig;
+use crate::train::metrics::MetricsLog;
+use crate::util::write_atomic;
+
+/// Games per checkpoint and rung unless `--games` says otherwise.
+pub const DEFAULT_GAMES: u64 = 100;
+/// Checkpoints rated unless `--checkpoints` says otherwise.
+pub const DEFAULT_CHECKPOINTS: usize = 5;
+/// Seed of the ladder matches unless `--seed` says otherwise (used for nothing else).
+pub const DEFAULT_SEED: u64 = 18_022;
+/// Visits per step of the rated checkpoints unless `--visits` says otherwise.
+pub const DEFAULT_VISITS: u32 = 100;
+
+/// Arguments of `checkers-zero bench-learning`.
+#[derive(Args, Debug, Clone)]
+pub struct BenchArgs {
+    /// Game: rematch, rematch3, hexdame or eximo.
+    pub game: String,
+    /// Training budget: minutes of training wall-clock, summed over `--resume` invocations.
+    pub minutes: f64,
+    /// Continue the benchmark in the run directory: train what is left of the budget, then
+    /// play only the matches not yet on record.
+    #[arg(long)]
+    pub resume: bool,
+    /// The run directory (default `runs/bench-<game>-<minutes>min`).
+    #[arg(long)]
+    pub run_dir: Option<PathBuf>,
+    /// The config to train (default `configs/<game>.toml`); ignored with `--resume`.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// The rungs, comma-separated `match` agent specs (default
+    /// random,alphabeta:2,alphabeta:4,uct:300,uct:1000,uct:3000).
+    #[arg(long, value_delimiter = ',')]
+    pub ladder: Option<Vec<String>>,
+    /// Games per checkpoint and rung, seats alternating (default 100).
+    #[arg(long)]
+    pub games: Option<u64>,
+    /// Checkpoints rated, spread evenly over the training time (default 5).
+    #[arg(long)]
+    pub checkpoints: Option<usize>,
+    /// Seed of the ladder matches (default 18022, a seed used for nothing else).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Visits per step of the rated checkpoints' net + MCTS (default 100).
+    #[arg(long)]
+    pub visits: Option<u32>,
+    /// Whole turns after which a ladder game is a draw (default: the config's
+    /// `selfplay.ply_cap`, the cap the net trained under).
+    #[arg(long)]
+    pub ply_cap: Option<u32>,
+    /// Ladder games in flight at once (default: `match`'s).
+    #[arg(long)]
+    pub parallel: Option<usize>,
+}
+
+/// Runs the benchmark: train for what is left of the budget, rate, write the tables.
+pub fn run_bench(args: &BenchArgs, out: &mut impl Write) -> Result<()> {
+    let run_dir = args.run_dir.clone().unwrap_or_else(|| {
+        PathBuf::from("runs").join(format!("bench-{}-{}min", args.game, args.minutes))
+    });
+    let bench_dir = run_dir.join("bench");
+    let plan = prepare_plan(args, &run_dir, &bench_dir)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, Arc::clone(&stop)).context("signal handler")?;
+    }
+    let exe = std::env::current_exe().context("finding the checkers-zero binary")?;
+    let config = args
+        .config
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("configs").join(format!("{}.toml", plan.game)));
+    train_phase(&exe, &plan, &run_dir, &config, &stop, out)?;
+    let rows = rate_phase(&exe, &plan, &run_dir, args.parallel, &stop, out)?;
+    let files = write_tables(&bench_dir, &plan, &rows)?;
+    let kind = plan.kind().map_err(anyhow::Error::msg)?;
+    writeln!(out, "\n{}", super::markdown_table(&rows, &side_names(kind)))?;
+    for file in files {
+        writeln!(out, "wrote {}", file.display())?;
+    }
+    Ok(())
+}
+
+/// The plan: new (from the arguments and defaults) or, with `--resume`, the recorded one
+/// with the arguments given now replacing its values. Written to `plan.json`.
+fn prepare_plan(args: &BenchArgs, run_dir: &Path, bench_dir: &Path) -> Result<BenchPlan> {
+    let plan_path = bench_dir.join("plan.json");
+    let mut plan = if args.resume {
+        let text = std::fs::read_to_string(&plan_path)
+            .with_context(|| format!("{} holds no benchmark to resume", run_dir.display()))?;
+        let plan: BenchPlan = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a benchmark plan", plan_path.display()))?;
+        if plan.version != PLAN_VERSION {
+            bail!(
+                "{}: plan version {} (this build reads {PLAN_VERSION})",
+                plan_path.display(),
+                plan.version
+            );
+        }
+        if plan.game != args.game {
+            bail!(
+                "{} benchmarks {}, not {}",
+                run_dir.display(),
+                plan.game,
+                args.game
+            );
+        }
+        plan
+    } else {
+        if run_dir.exists() {
+            bail!(
+                "{} already exists: pass --resume to continue it, or choose another --run-dir",
+                run_dir.display()
+            );
+        }
+        let config = args
+            .config
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("configs").join(format!("{}.toml", args.game)));
+        BenchPlan {
+            version: PLAN_VERSION,
+            game: args.game.clone(),
+            minutes: args.minutes,
+            ladder: DEFAULT_LADDER.iter().map(|s| s.to_string()).collect(),
+            games: DEFAULT_GAMES,
+            checkpoints: DEFAULT_CHECKPOINTS,
+            seed: DEFAULT_SEED,
+            visits: DEFAULT_VISITS,
+            ply_cap: trained_ply_cap(&config, &args.game)?,
+        }
+    };
+    plan.minutes = args.minutes;
+    plan.ladder = args.ladder.clone().unwrap_or(plan.ladder);
+    plan.games = args.games.unwrap_or(plan.games);
+    plan.checkpoints = args.checkpoints.unwrap_or(plan.checkpoints);
+    plan.seed = args.seed.unwrap_or(plan.seed);
+    plan.visits = args.visits.unwrap_or(plan.visits);
+    plan.ply_cap = args.ply_cap.unwrap_or(plan.ply_cap);
+    plan.kind().map_err(anyhow::Error::msg)?;
+    plan.validate().map_err(anyhow::Error::msg)?;
+    for rung in &plan.ladder {
+        crate::eval::spec::AgentSpec::parse(rung).with_context(|| format!("--ladder {rung}"))?;
+    }
+    std::fs::create_dir_all(bench_dir)
+        .with_context(|| format!("creating {}", bench_dir.display()))?;
+    let json = serde_json::to_string_pretty(&plan).expect("plans serialise");
+    write_atomic(&plan_path, json.as_bytes())
+        .with_context(|| format!("writing {}", plan_path.display()))?;
+    Ok(plan)
+}
+
+/// The config's `selfplay.ply_cap` (0 and a missing key: what self-play then uses), after
+/// checking that the config is for `game`.
+fn trained_ply_cap(config: &Path, game: &str) -> Result<u32> {
+    let text =
+        std::fs::read_to_string(config).with_context(|| format!("reading {}", config.display()))?;
+    let value: toml::Value =
+        toml::from_str(&text).with_context(|| format!("{}", config.display()))?;
+    let recorded = value.get("game").and_then(|g| g.as_str()).unwrap_or("");
+    if recorded != game {
+        bail!(
+            "{} is a config for {recorded:?}, not {game}",
+            config.display()
+        );
+    }
+    let cap = value
+        .get("selfplay")
+        .and_then(|s| s.get("ply_cap"))
+        .and_then(|c| c.as_integer())
+        .map_or(SelfPlayConfig::default().ply_cap, |c| {
+            c.clamp(0, u32::MAX as i64) as u32
+        });
+    Ok(if cap == 0 {
+        RulesConfig::default().ply_cap
+    } else {
+        cap
+    })
+}
+
+/// The run's complete checkpoints (none before the run exists).
+fn checkpoints(run_dir: &Path) -> Result<Vec<Checkpoint>> {
+    if !run_dir.join("checkpoints").is_dir() {
+        return Ok(Vec::new());
+    }
+    Ok(list_checkpoints(run_dir)?)
+}
+
+/// Trains for what is left of the budget: nothing once the newest checkpoint is within 1%
+/// (at least 5 s) of it.
+fn train_phase(
+    exe: &Path,
+    plan: &BenchPlan,
+    run_dir: &Path,
+    config: &Path,
+    stop: &AtomicBool,
+    out: &mut impl Write,
+) -> Result<()> {
+    let before = checkpoints(run_dir)?.last().map(|c| (c.step, c.elapsed_s));
+    let (step, done_s) = before.unwrap_or((0, 0.0));
+    let budget_s = plan.minutes * 60.0;
+    let left_s = budget_s - done_s;
+    if left_s <= (0.01 * budget_s).max(5.0) {
+        writeln!(
+            out,
+            "[bench] training done: step {step} at {:.1} of {} min",
+            done_s / 60.0,
+            plan.minutes
+        )?;
+        return Ok(());
+    }
+    let mut command = Command::new(exe);
+    command.arg("train").arg("--run-dir").arg(run_dir);
+    if run_dir.join("config.toml").is_file() {
+        command.arg("--resume");
+    } else {
+        command.arg("--config").arg(config);
+    }
+    command.args(["--minutes", &format!("{:.4}", left_s / 60.0), "--quiet"]);
+    writeln!(
+        out,
+        "[bench] training {} from step {step}: {:.1} of {} min left, until about {} UTC",
+        plan.game,
+        left_s / 60.0,
+        plan.minutes,
+        clock_after(left_s)
+    )?;
+    out.flush()?;
+    run_child(&mut command, Stdio::inherit(), stop).context("train")?;
+    let after = checkpoints(run_dir)?.last().map(|c| (c.step, c.elapsed_s));
+    if stop.load(Ordering::SeqCst) {
+        bail!(
+            "stopped during training at step {}; continue with --resume",
+            after.map_or(0, |a| a.0)
+        );
+    }
+    match after {
+        None => bail!("train wrote no checkpoint in {}", run_dir.display()),
+        Some(a) if Some(a) == before => writeln!(
+            out,
+            "[bench] note: train made no progress (an iteration limit in the config?)"
+        )?,
+        Some((step, elapsed)) => writeln!(
+            out,
+            "[bench] trained to step {step} in {:.1} min",
+            elapsed / 60.0
+        )?,
+    }
+    Ok(())
+}
+
+/// The wall-clock time (UTC, `HH:MM`) `seconds` from now.
+fn clock_after(seconds: f64) -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let t = (now + seconds.max(0.0) as u64) % 86_400;
+    format!("{:02}:{:02}", t / 3600, t / 60 % 60)
+}
+
+/// Runs a child process to its end, forwarding a stop (SIGINT) to it once. Its stderr is
+/// kept: a failure is an error carrying its last line.
+fn run_child(command: &mut Command, stdout: Stdio, stop: &AtomicBool) -> Result<()> {
+    let mut child = command
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("starting")?;
+    let mut pipe = child.stderr.take().expect("stderr is piped");
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = pipe.read_to_string(&mut text);
+        text
+    });
+    let mut forwarded = false;
+    let status = loop {
+        if let Some(status) = child.try_wait().context("waiting")? {
+            break status;
+        }
+        if stop.load(Ordering::SeqCst) && !forwarded {
+            forwarded = true;
+            let _ = Command::new("kill")
+                .args(["-INT", &child.id().to_string()])
+                .status();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let stderr = reader.join().unwrap_or_default();
+    if !status.success() && !stop.load(Ordering::SeqCst) {
+        let last = stderr
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        let last = last.strip_prefix("error: ").unwrap_or(last);
+        bail!("{status}: {last}");
+    }
+    Ok(())
+}
+
+/// One (checkpoint, rung) match of the plan.
+struct Job<'a> {
+    checkpoint: &'a Checkpoint,
+    rung: &'a str,
+    agents: Vec<String>,
+    dir: PathBuf,
+}
+
+/// Rates the chosen checkpoints against every rung, playing what is not on record and
+/// rewriting the tables after each match. Returns the rows.
+fn rate_phase(
+    exe: &Path,
+    plan: &BenchPlan,
+    run_dir: &Path,
+    parallel: Option<usize>,
+    stop: &AtomicBool,
+    out: &mut impl Write,
+) -> Result<Vec<Row>> {
+    let all = checkpoints(run_dir)?;
+    let chosen = select_checkpoints(&all, plan.checkpoints);
+    if chosen.is_empty() {
+        bail!("{} holds no checkpoint to rate", run_dir.display());
+    }
+    let bench_dir = run_dir.join("bench");
+    let mut jobs = Vec::new();
+    for checkpoint in &chosen {
+        // Paths relative to the run directory, where `match` runs: the agents' names then
+        // do not depend on where the benchmark was started from.
+        let relative = checkpoint
+            .dir
+            .strip_prefix(run_dir)
+            .unwrap_or(&checkpoint.dir);
+        for rung in &plan.ladder {
+            jobs.push(Job {
+                checkpoint,
+                rung,
+                agents: plan.agents(relative, rung).map_err(anyhow::Error::msg)?,
+                dir: match_dir(Path::new("bench"), checkpoint, rung),
+            });
+        }
+    }
+    let is_done = |job: &Job| {
+        read_report(&run_dir.join(&job.dir).join("result.json"))
+            .is_ok_and(|r| plan.is_done(&r, &job.agents))
+    };
+    let done: Vec<bool> = jobs.iter().map(is_done).collect();
+    let missing = done.iter().filter(|d| !**d).count();
+    writeln!(
+        out,
+        "[bench] rating {} checkpoints (steps {}) against {} rungs: {} matches of {} games, {missing} to play",
+        chosen.len(),
+        chosen.iter().map(|c| c.step.to_string()).collect::<Vec<_>>().join(", "),
+        plan.ladder.len(),
+        jobs.len(),
+        plan.games
+    )?;
+    let mut timer = Eta::new(
+        jobs.iter()
+            .zip(&done)
+            .filter(|(_, d)| !**d)
+            .map(|(j, _)| j.rung),
+    );
+    let mut rows = Vec::new();
+    for (i, (job, done)) in jobs.iter().zip(done).enumerate() {
+        if !done {
+            write!(
+                out,
+                "[bench] {}/{} step {} vs {}: ",
+                i + 1,
+                jobs.len(),
+                job.checkpoint.step,
+                job.rung
+            )?;
+            out.flush()?;
+            let started = Instant::now();
+            play(exe, plan, run_dir, job, parallel, stop)?;
+            timer.done(job.rung, started.elapsed().as_secs_f64());
+            let row = job_row(run_dir, job)?;
+            writeln!(out, "{}; {}", row_summary(&row, plan)?, timer.left())?;
+            rows.push(row);
+        } else {
+            rows.push(job_row(run_dir, job)?);
+        }
+        write_tables(&bench_dir, plan, &rows)?;
+    }
+    Ok(rows)
+}
+
+/// Plays one match with `match` (in the run directory).
+fn play(
+    exe: &Path,
+    plan: &BenchPlan,
+    run_dir: &Path,
+    job: &Job,
+    parallel: Option<usize>,
+    stop: &AtomicBool,
+) -> Result<()> {
+    let mut command = Command::new(exe);
+    command
+        .current_dir(run_dir)
+        .args(["match", "--quiet", "--game", &plan.game]);
+    for agent in &job.agents {
+        command.args(["--agent", agent]);
+    }
+    command
+        .args(["--games", &plan.games.to_string()])
+        .args(["--seed", &plan.seed.to_string()])
+        .args(["--ply-cap", &plan.ply_cap.to_string()])
+        .arg("--out")
+        .arg(&job.dir);
+    if let Some(p) = parallel {
+        command.args(["--parallel", &p.to_string()]);
+    }
+    run_child(&mut command, Stdio::null(), stop)
+        .with_context(|| format!("match of step {} against {}", job.checkpoint.step, job.rung))?;
+    if stop.load(Ordering::SeqCst) {
+        bail!(
+            "stopped while rating step {} against {}; continue with --resume",
+            job.checkpoint.step,
+            job.rung
+        );
+    }
+    Ok(())
+}
+
+/// The row of a match on record.
+fn job_row(run_dir: &Path, job: &Job) -> Result<Row> {
+    let report = read_report(&run_dir.join(&job.dir).join("result.json"))?;
+    let games = selfplay_games(run_dir, job.checkpoint);
+    Ok(row_from_report(&report, job.checkpoint, games, job.rung)?)
+}
+
+/// `62.0% Elo +85 [+20, +150] (Red 70%, Team 54%)`.
+fn row_summary(row: &Row, plan: &BenchPlan) -> Result<String> {
+    let sides = side_names(plan.kind().map_err(anyhow::Error::msg)?);
+    let per_side: Vec<String> = sides
+        .iter()
+        .zip(&row.by_side)
+        .filter(|(_, w)| w.games() > 0.0)
+        .map(|(name, w)| format!("{name} {:.0}%", 100.0 * w.score()))
+        .collect();
+    Ok(format!(
+        "{:.1}% Elo {} [{}, {}] ({})",
+        100.0 * row.score(),
+        fmt_elo(row.elo.elo),
+        fmt_elo(row.elo.low),
+        fmt_elo(row.elo.high),
+        per_side.join(", ")
+    ))
+}
+
+/// Self-play games finished by `checkpoint`'s step, from `metrics.jsonl` (else the games
+/// started, from its `state.json`).
+fn selfplay_games(run_dir: &Path, checkpoint: &Checkpoint) -> u64 {
+    let from_metrics = MetricsLog::read(&run_dir.join("metrics.jsonl"))
+        .unwrap_or_default()
+        .iter()
+        .filter(|m| {
+            m["type"] == "selfplay" && m["step"].as_u64().is_some_and(|s| s <= checkpoint.step)
+        })
+        .filter_map(|m| m["games_total"].as_u64())
+        .max();
+    from_metrics.unwrap_or_else(|| {
+        std::fs::read_to_string(checkpoint.dir.join("state.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| v["next_game"].as_u64())
+            .unwrap_or(0)
+    })
+}
+
+/// Time left of the rating: seconds per match of each rung as measured so far (the mean of
+/// all rungs for one not yet played).
+struct Eta {
+    spent: HashMap<String, (f64, u32)>,
+    left: Vec<String>,
+}
+
+impl Eta {
+    /// A timer for matches against these rungs.
+    fn new<'a>(rungs: impl Iterator<Item = &'a str>) -> Eta {
+        Eta {
+            spent: HashMap::new(),
+            left: rungs.map(str::to_string).collect(),
+        }
+    }
+
+    /// A match against `rung` took `seconds`.
+    fn done(&mut self, rung: &str, seconds: f64) {
+        if let Some(i) = self.left.iter().position(|r| r == rung) {
+            self.left.remove(i);
+        }
+        let entry = self.spent.entry(rung.to_string()).or_default();
+        entry.0 += seconds;
+        entry.1 += 1;
+    }
+
+    /// `N matches left, about M min`.
+    fn left(&self) -> String {
+        let (total, count) = self
+            .spent
+            .values()
+            .fold((0.0, 0), |(s, n), v| (s + v.0, n + v.1));
+        let mean = total / f64::from(count.max(1));
+        let seconds: f64 = self
+            .left
+            .iter()
+            .map(|r| self.spent.get(r).map_or(mean, |(s, n)| s / f64::from(*n)))
+            .sum();
+        if self.left.is_empty() {
+            "rating done".into()
+        } else {
+            format!(
+                "{} more to play, about {:.0} min",
+                self.left.len(),
+                seconds / 60.0
+            )
+        }
+    }
+}

@@ -1,0 +1,367 @@
+//! The `train` command: the roles of a distributed run in one process, over the run
+//! directory as a local store. Self-play ([`super::selfplay`]) plays on its own threads and
+//! publishes shards; the learner ([`LearnerRole`], the one training loop) takes them in on
+//! the calling thread and publishes checkpoints; with `evaluation.every > 0` the evaluator
+//! ([`EvaluatorRole`]) plays each due checkpoint on a third thread. So a `train` run has the
+//! layout of a distributed one (see [`super`]) and resumes the same way; `learn`,
+//! `selfplay` and `evaluate` can take it over, and the other way round.
+//!
+//! A stop (the iteration target, the time limit, SIGINT or SIGTERM) stops self-play first
+//! (its finished games are published), then the learner takes them in and publishes a
+//! final checkpoint, then the evaluator finishes: it evaluates the final checkpoint too if
+//! it is due.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::evaluate::EvaluatorRole;
+use super::learn::{run_config, LearnerRole, SelfPlayRates, StepLimits, Tick};
+use super::selfplay::{new_session, play, PlayCounters, SelfPlayMonitor, SelfPlayOptions};
+use super::{DistError, StopFlag, CONFIG_KEY};
+use crate::net::encode::Encode;
+use crate::store::RunStore;
+use crate::train::checkpoint::checkpoint_name;
+use crate::train::config::RunConfig;
+use crate::with_game;
+
+/// What the `train` command was asked to do.
+#[derive(Clone, Debug, Default)]
+pub struct TrainOptions {
+    /// The config file (needed to start a run; optional with `resume`).
+    pub config: Option<PathBuf>,
+    /// The run directory (default: `runs/<config name>-<unix time>`).
+    pub run_dir: Option<PathBuf>,
+    /// Continue the run in `run_dir` from its newest checkpoint that loads.
+    pub resume: bool,
+    /// Stop once this many iterations are done in total (overrides `train.iterations`).
+    pub iterations: Option<u64>,
+    /// Stop after this many minutes of this invocation (overrides `train.max_minutes`).
+    pub minutes: Option<f64>,
+    /// Draw progress bars (off in tests and when output is not a terminal).
+    pub progress: bool,
+    /// `--precision` and `--device` (over the config's, for this invocation only).
+    pub net: crate::net::args::NetArgs,
+}
+
+/// What a `train` invocation did.
+#[derive(Clone, Debug)]
+pub struct TrainSummary {
+    /// The run directory.
+    pub run_dir: PathBuf,
+    /// The step the invocation started from.
+    pub start_step: u64,
+    /// The step it stopped at (a checkpoint exists for it).
+    pub final_step: u64,
+    /// The newest checkpoint.
+    pub checkpoint: PathBuf,
+    /// Games taken in by this invocation.
+    pub games: u64,
+    /// Training samples (fully searched positions) in them.
+    pub samples: u64,
+}
+
+/// How the roles work together on one machine: small shards published often, pointers
+/// looked at often (a local store makes both cheap).
+#[derive(Clone, Copy, Debug)]
+struct Local {
+    /// Self-play publishes a shard with this many games…
+    games_per_shard: usize,
+    /// …or once its first game is this old (seconds).
+    shard_seconds: f64,
+    /// The learner lists new shards this often (seconds).
+    learner_poll: f64,
+    /// Self-play looks for a new checkpoint this often (seconds).
+    selfplay_poll: f64,
+    /// The evaluator looks for a due checkpoint this often (seconds).
+    evaluator_poll: f64,
+    /// The worker id of the self-play sessions.
+    worker_id: &'static str,
+}
+
+const LOCAL: Local = Local {
+    games_per_shard: 16,
+    shard_seconds: 1.0,
+    learner_poll: 0.25,
+    selfplay_poll: 0.25,
+    evaluator_poll: 0.5,
+    worker_id: "local",
+};
+
+/// Runs (or resumes) a training run.
+pub fn train(options: &TrainOptions) -> Result<TrainSummary, DistError> {
+    let (run_dir, store, config) = open_run(options)?;
+    let location = store.location().to_string();
+    let summary = with_game!(config.kind(), S => run::<S>(options, store, &location, &config))?;
+    Ok(TrainSummary {
+        checkpoint: run_dir
+            .join("checkpoints")
+            .join(checkpoint_name(summary.final_step)),
+        run_dir,
+        start_step: summary.start_step,
+        final_step: summary.final_step,
+        games: summary.games,
+        samples: summary.samples,
+    })
+}
+
+/// Opens the run directory as a store and reads the config it runs with: a new run
+/// records the given config, a resumed one must have one (and a given config must match).
+fn open_run(options: &TrainOptions) -> Result<(PathBuf, RunStore, RunConfig), DistError> {
+    let run_dir = match (&options.run_dir, options.resume) {
+        (Some(dir), _) => dir.clone(),
+        (None, true) => return Err(DistError::Run("--resume needs --run-dir".into())),
+        (None, false) => default_run_dir(options)?,
+    };
+    let recorded = run_dir.join(CONFIG_KEY).is_file();
+    if options.resume && !recorded {
+        return Err(DistError::Run(format!(
+            "{} holds no run to resume (no {CONFIG_KEY})",
+            run_dir.display()
+        )));
+    }
+    if !options.resume && recorded {
+        return Err(DistError::Run(format!(
+            "{} already holds a run: pass --resume to continue it, or choose another --run-dir",
+            run_dir.display()
+        )));
+    }
+    if !options.resume && options.config.is_none() {
+        return Err(DistError::Run("--config is needed to start a run".into()));
+    }
+    // Read the config before the directory is made, so a bad one leaves nothing behind.
+    if let Some(path) = &options.config {
+        RunConfig::load(path)?;
+    }
+    let location = run_dir
+        .to_str()
+        .ok_or_else(|| DistError::Run(format!("{}: not a UTF-8 path", run_dir.display())))?;
+    let store = RunStore::open(location)?;
+    let mut config = run_config(&store, options.config.as_deref(), &options.net)?;
+    config.override_net(&options.net);
+    Ok((run_dir, store, config))
+}
+
+/// `runs/<config name>-<unix time>`.
+fn default_run_dir(options: &TrainOptions) -> Result<PathBuf, DistError> {
+    let config = options
+        .config
+        .as_ref()
+        .ok_or_else(|| DistError::Run("--config is needed to start a run".into()))?;
+    let stem = config
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "run".into());
+    let now = super::unix_millis() / 1000;
+    Ok(PathBuf::from("runs").join(format!("{stem}-{now}")))
+}
+
+/// The three roles of game `S`, until a limit or a signal.
+fn run<S: Encode>(
+    options: &TrainOptions,
+    store: RunStore,
+    location: &str,
+    config: &RunConfig,
+) -> Result<super::learn::LearnSummary, DistError> {
+    let signals = StopFlag::on_signals();
+    let every = config.train.steps_per_iteration;
+    let target = options.iterations.filter(|i| *i > 0).map(|i| i * every);
+    let limits = StepLimits::new(&config.train, target, options.minutes);
+    let poll = Duration::from_secs_f64(LOCAL.learner_poll);
+    let mut learner = LearnerRole::<S>::start(store, config.clone(), None, poll)?;
+    let bars = Bars::new(options.progress, every);
+    let selfplay_options = selfplay_options();
+    let (stop_selfplay, stop_evaluator) = (StopFlag::new(), StopFlag::new());
+    let monitor = SelfPlayMonitor::default();
+    std::thread::scope(|scope| {
+        let selfplay = scope.spawn(|| {
+            let store = RunStore::open(location)?;
+            let session = new_session(LOCAL.worker_id);
+            play::<S>(
+                &selfplay_options,
+                &store,
+                config,
+                session,
+                &stop_selfplay,
+                &monitor,
+            )
+        });
+        let evaluator = (config.evaluation.every > 0)
+            .then(|| scope.spawn(|| evaluate(location, config, &stop_evaluator, &bars)));
+        let trained = train_loop(&mut learner, &limits, &signals, &monitor, &bars, || {
+            selfplay.is_finished()
+        });
+        stop_selfplay.raise();
+        let played = joined(selfplay.join(), "self-play");
+        // Take in the games self-play published as it stopped, and checkpoint them.
+        let finished = trained.and(played).and_then(|_| learner.finish());
+        stop_evaluator.raise();
+        let evaluated = evaluator.map_or(Ok(()), |e| joined(e.join(), "evaluation"));
+        bars.finish();
+        finished.and(evaluated)
+    })?;
+    Ok(learner.summary())
+}
+
+/// The settings of the self-play role inside `train`.
+fn selfplay_options() -> SelfPlayOptions {
+    SelfPlayOptions {
+        store: String::new(),
+        worker_id: Some(LOCAL.worker_id.into()),
+        games_per_shard: LOCAL.games_per_shard,
+        shard_seconds: LOCAL.shard_seconds,
+        max_games: None,
+        max_minutes: None,
+        // A stop ends the games in flight at once, as a time limit should.
+        drain_seconds: 0.0,
+        wait_minutes: 1.0,
+        poll_seconds: LOCAL.selfplay_poll,
+        work_dir: None,
+        progress: false,
+        // The config `train` passes has its `--precision` and `--device` already.
+        net: Default::default(),
+    }
+}
+
+/// A role thread's result (a panic becomes an error naming the role).
+fn joined<T>(
+    result: std::thread::Result<Result<T, DistError>>,
+    role: &str,
+) -> Result<(), DistError> {
+    match result {
+        Ok(outcome) => outcome.map(|_| ()),
+        Err(_) => Err(DistError::Run(format!("{role} panicked"))),
+    }
+}
+
+/// Trains until a limit, a signal, or self-play ending (it only ends by itself on an
+/// error, which the caller reports), printing each iteration's summary line.
+fn train_loop<S: Encode>(
+    learner: &mut LearnerRole<S>,
+    limits: &StepLimits,
+    signals: &StopFlag,
+    monitor: &SelfPlayMonitor,
+    bars: &Bars,
+    selfplay_ended: impl Fn() -> bool,
+) -> Result<(), DistError> {
+    let mut mark = monitor.read();
+    while !signals.raised() && !limits.reached(learner.step()) && !selfplay_ended() {
+        if let Some(precision) = monitor.take_precision() {
+            learner.record(precision)?;
+        }
+        let tick = learner.tick()?;
+        if let Some(iteration) = &tick.iteration {
+            let now = monitor.read();
+            let rates = rates_between(&mark, &now, iteration.seconds());
+            bars.say(&learner.report(iteration, Some(&rates))?);
+            mark = now;
+        }
+        if !tick.trained {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        bars.update(learner, &monitor.read(), &tick);
+    }
+    Ok(())
+}
+
+/// Self-play's rates between two readings of its counters `seconds` apart.
+fn rates_between(before: &PlayCounters, after: &PlayCounters, seconds: f64) -> SelfPlayRates {
+    let (b, a) = (&before.evaluator, &after.evaluator);
+    let positions = a.positions.saturating_sub(b.positions);
+    let busy = a.busy_nanos.saturating_sub(b.busy_nanos) / a.instances.max(1) as u64;
+    SelfPlayRates {
+        positions_per_s: after.positions.saturating_sub(before.positions) as f64 / seconds,
+        net_positions_per_s: positions as f64 / seconds,
+        net_mean_batch: positions as f64 / a.batches.saturating_sub(b.batches).max(1) as f64,
+        net_busy: busy as f64 / 1e9 / seconds,
+        searches: after.searches.since(&before.searches),
+    }
+}
+
+/// The evaluator role until `stop`; then it evaluates the final checkpoint if it is due.
+fn evaluate(
+    location: &str,
+    config: &RunConfig,
+    stop: &StopFlag,
+    bars: &Bars,
+) -> Result<(), DistError> {
+    let store = RunStore::open(location)?;
+    let mut role = EvaluatorRole::start(&store, config, None)?;
+    loop {
+        let stopping = stop.raised();
+        match role.due()? {
+            Some(candidate) => bars.say(&role.evaluate(candidate)?),
+            None if stopping => return Ok(()),
+            None => std::thread::sleep(Duration::from_secs_f64(LOCAL.evaluator_poll)),
+        }
+    }
+}
+
+/// The progress bars of `train` (hidden unless shown): self-play's games, and the steps of
+/// the current iteration. Lines go above them (or to stderr when they are hidden).
+struct Bars {
+    multi: MultiProgress,
+    selfplay: ProgressBar,
+    train: ProgressBar,
+    show: bool,
+}
+
+impl Bars {
+    fn new(show: bool, steps_per_iteration: u64) -> Bars {
+        let multi = MultiProgress::with_draw_target(if show {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        });
+        let selfplay = multi.add(ProgressBar::new_spinner());
+        selfplay.set_style(
+            ProgressStyle::with_template("{spinner} self-play {pos} games  {msg}")
+                .expect("valid template"),
+        );
+        let train = multi.add(ProgressBar::new(steps_per_iteration));
+        train.set_style(
+            ProgressStyle::with_template(
+                "  training [{bar:30}] {pos}/{len} steps  {per_sec}  ETA {eta}  {msg}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        Bars {
+            multi,
+            selfplay,
+            train,
+            show,
+        }
+    }
+
+    /// Prints a line above the bars.
+    fn say(&self, line: &str) {
+        if self.show {
+            let _ = self.multi.println(line);
+        } else {
+            eprintln!("{line}");
+        }
+    }
+
+    fn update<S: Encode>(&self, learner: &LearnerRole<S>, played: &PlayCounters, tick: &Tick) {
+        self.selfplay.set_position(played.games);
+        self.selfplay.set_message(format!(
+            "{} samples, window {}, checkpoint {}",
+            learner.samples_total(),
+            learner.window_len(),
+            played.model_step
+        ));
+        self.selfplay.tick();
+        let every = learner.config().train.steps_per_iteration;
+        self.train.set_position(learner.step() % every);
+        if tick.trained {
+            self.train.set_message(format!("loss {:.3}", tick.loss));
+        }
+    }
+
+    fn finish(&self) {
+        self.selfplay.finish_and_clear();
+        self.train.finish_and_clear();
+    }
+}

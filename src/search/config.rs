@@ -1,0 +1,280 @@
+//! The search settings (`[search]` of a run config, `search` of an export's `model.json`,
+//! `key=value` overrides in agent specs): one struct, its defaults in one place, its ranges
+//! checked on load naming the key.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::gumbel::GumbelConfig;
+use super::mcts::MctsConfig;
+
+/// Which root search runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchKind {
+    /// Gumbel root (sequential halving, completed-Q policy target): good with few visits.
+    #[default]
+    Gumbel,
+    /// PUCT from the root down; visit counts are the policy target.
+    Puct,
+}
+
+impl std::fmt::Display for SearchKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SearchKind::Gumbel => "gumbel",
+            SearchKind::Puct => "puct",
+        })
+    }
+}
+
+/// Search settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SearchConfig {
+    /// `gumbel` or `puct` (below a Gumbel root the search is PUCT too).
+    pub kind: SearchKind,
+    /// Root visits per searched step (self-play: of a full search, the one that makes a
+    /// training sample).
+    pub visits: u32,
+    /// PUCT exploration constant.
+    pub c_puct: f32,
+    /// First-play urgency: an unvisited child is valued at its parent's value minus this
+    /// times the square root of the prior mass already visited.
+    pub fpu_reduction: f32,
+    /// PUCT: Dirichlet noise concentration at the root of self-play's full searches (0:
+    /// none). Agents (match, play, engine) never add noise.
+    pub dirichlet_alpha: f32,
+    /// PUCT: share of the root prior replaced by that noise.
+    pub dirichlet_fraction: f32,
+    /// Gumbel: root steps considered (k of Gumbel-top-k).
+    pub considered: usize,
+    /// Gumbel: σ's visit offset, σ(q) = (c_visit + max visits) · c_scale · q.
+    pub c_visit: f32,
+    /// Gumbel: σ's scale.
+    pub c_scale: f32,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            kind: SearchKind::Gumbel,
+            visits: 100,
+            c_puct: 1.5,
+            fpu_reduction: 0.25,
+            dirichlet_alpha: 0.3,
+            dirichlet_fraction: 0.25,
+            considered: 8,
+            c_visit: 50.0,
+            c_scale: 1.0,
+        }
+    }
+}
+
+/// A search setting out of its range, or an override that does not parse.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("key `{key}`: {message}")]
+pub struct SearchConfigError {
+    /// The key, e.g. `search.visits` (or `visits` in an override).
+    pub key: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl SearchConfig {
+    /// Checks every value's range; `prefix` (e.g. `search.`) is put before the key named.
+    pub fn check(&self, prefix: &str) -> Result<(), SearchConfigError> {
+        let unit = |v: f32| (0.0..=1.0).contains(&v);
+        let checks: [(&str, bool, &str); 8] = [
+            (
+                "visits",
+                (1..=1_000_000).contains(&self.visits),
+                "must be 1..=1000000",
+            ),
+            ("c_puct", self.c_puct > 0.0, "must be positive"),
+            ("fpu_reduction", self.fpu_reduction >= 0.0, "must be >= 0"),
+            (
+                "dirichlet_alpha",
+                self.dirichlet_alpha >= 0.0,
+                "must be >= 0",
+            ),
+            (
+                "dirichlet_fraction",
+                unit(self.dirichlet_fraction),
+                "must be in [0, 1]",
+            ),
+            ("considered", self.considered >= 2, "must be at least 2"),
+            ("c_visit", self.c_visit >= 0.0, "must be >= 0"),
+            ("c_scale", self.c_scale > 0.0, "must be positive"),
+        ];
+        match checks.into_iter().find(|(_, ok, _)| !ok) {
+            Some((key, _, message)) => Err(SearchConfigError {
+                key: format!("{prefix}{key}"),
+                message: message.to_string(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// The PUCT settings of the tree; `noise` keeps the Dirichlet root noise (self-play's
+    /// full searches), otherwise it is off.
+    pub fn mcts(&self, noise: bool) -> MctsConfig {
+        MctsConfig {
+            c_puct: self.c_puct,
+            fpu_reduction: self.fpu_reduction,
+            dirichlet_alpha: if noise { self.dirichlet_alpha } else { 0.0 },
+            dirichlet_fraction: if noise { self.dirichlet_fraction } else { 0.0 },
+            walk_forced: true,
+        }
+    }
+
+    /// The Gumbel root settings.
+    pub fn gumbel(&self) -> GumbelConfig {
+        GumbelConfig {
+            considered: self.considered,
+            c_visit: self.c_visit,
+            c_scale: self.c_scale,
+        }
+    }
+
+    /// The search a run recorded: the `[search]` table of `RUN/config.toml`; the defaults
+    /// when there is no such file or table (a model outside a run, or an older run).
+    pub fn of_run(run_dir: &Path) -> Result<SearchConfig, String> {
+        let path = run_dir.join("config.toml");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return Ok(SearchConfig::default());
+        };
+        let table: toml::Table = toml::from_str(&text).map_err(|e| e.to_string())?;
+        let Some(search) = table.get("search") else {
+            return Ok(SearchConfig::default());
+        };
+        let search: SearchConfig = search
+            .clone()
+            .try_into()
+            .map_err(|e: toml::de::Error| format!("[search]: {}", e.message()))?;
+        search.check("search.").map_err(|e| e.to_string())?;
+        Ok(search)
+    }
+
+    /// These settings with `overrides` applied over them, checked.
+    pub fn with(&self, overrides: &SearchOverrides) -> Result<SearchConfig, SearchConfigError> {
+        let mut table = match toml::Value::try_from(self) {
+            Ok(toml::Value::Table(table)) => table,
+            _ => unreachable!("a search config serialises to a table"),
+        };
+        for (key, text) in &overrides.0 {
+            let value = match text.parse::<i64>() {
+                Ok(n) => toml::Value::Integer(n),
+                Err(_) => match text.parse::<f64>() {
+                    Ok(x) => toml::Value::Float(x),
+                    Err(_) => toml::Value::String(text.clone()),
+                },
+            };
+            table.insert(key.clone(), value);
+        }
+        let config: SearchConfig =
+            toml::Value::Table(table)
+                .try_into()
+                .map_err(|e: toml::de::Error| SearchConfigError {
+                    key: overrides.keys(),
+                    message: e.message().trim().to_string(),
+                })?;
+        config.check("")?;
+        Ok(config)
+    }
+}
+
+/// Search settings named on the command line, `key=value` separated by commas (e.g.
+/// `visits=200,kind=gumbel`; `search` is another name for `kind`), applied over a base
+/// [`SearchConfig`] with [`SearchConfig::with`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SearchOverrides(Vec<(String, String)>);
+
+impl SearchOverrides {
+    /// Parses `key=value,...`, checking each key and value against the default settings.
+    pub fn parse(text: &str) -> Result<SearchOverrides, SearchConfigError> {
+        let mut pairs = Vec::new();
+        for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let Some((key, value)) = item.split_once('=') else {
+                return Err(SearchConfigError {
+                    key: item.to_string(),
+                    message: "expected key=value".into(),
+                });
+            };
+            let key = match key.trim() {
+                "search" => "kind",
+                "k" => "considered",
+                other => other,
+            };
+            pairs.push((key.to_string(), value.trim().to_string()));
+        }
+        let overrides = SearchOverrides(pairs);
+        SearchConfig::default().with(&overrides)?;
+        Ok(overrides)
+    }
+
+    /// Only the root visits.
+    pub fn visits(visits: u32) -> SearchOverrides {
+        SearchOverrides(vec![("visits".into(), visits.to_string())])
+    }
+
+    /// The visits when they are all that is overridden.
+    pub fn only_visits(&self) -> Option<u32> {
+        match self.0.as_slice() {
+            [(key, value)] if key == "visits" => value.parse().ok(),
+            _ => None,
+        }
+    }
+
+    /// True when nothing is overridden.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn keys(&self) -> String {
+        let keys: Vec<&str> = self.0.iter().map(|(k, _)| k.as_str()).collect();
+        keys.join(",")
+    }
+}
+
+/// `key=value,...`, which parses back to the same overrides.
+impl std::fmt::Display for SearchOverrides {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let items: Vec<String> = self.0.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        f.write_str(&items.join(","))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrides_apply_by_name_and_bad_ones_name_the_key() {
+        let o = SearchOverrides::parse("visits=200,search=puct,c_scale=0.5").unwrap();
+        let c = SearchConfig::default().with(&o).unwrap();
+        assert_eq!((c.visits, c.kind, c.c_scale), (200, SearchKind::Puct, 0.5));
+        assert_eq!(SearchOverrides::parse(&o.to_string()).unwrap(), o);
+        for (text, key) in [
+            ("visits=0", "visits"),
+            ("c_scale=0", "c_scale"),
+            ("kind=mcts", "kind"),
+            ("vists=3", "vists"),
+            ("visits", "visits"),
+        ] {
+            let e = SearchOverrides::parse(text).unwrap_err();
+            assert!(e.to_string().contains(key), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn the_default_passes_its_own_checks() {
+        SearchConfig::default().check("search.").unwrap();
+        let bad = SearchConfig {
+            considered: 1,
+            ..SearchConfig::default()
+        };
+        assert_eq!(bad.check("search.").unwrap_err().key, "search.considered");
+    }
+}

@@ -1,0 +1,199 @@
+//! The root search: one trait over the two ways a search spends its budget at the root
+//! (PUCT everywhere, or the Gumbel root's sequential halving), one function that turns a
+//! [`SearchConfig`] into one, and one loop that runs many of them with their leaves
+//! batched into one net call per round.
+//!
+//! A root search is a schedule: [`RootSearch::next`] says which root child the next
+//! simulation goes through (or that the search is done), so trees of many games advance in
+//! lockstep; [`RootSearch::finish`] reads the result off the tree. Callers never reach into
+//! the tree for a result.
+
+use rand::RngCore;
+
+use super::config::{SearchConfig, SearchKind};
+use super::gumbel::GumbelRoot;
+use super::mcts::{Evaluate, Leaf, Mcts};
+use crate::game::{Action, GameState};
+use crate::net::NetError;
+
+/// What a finished search gives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// The search's own pick: PUCT's most visited step (ties to the better value), the
+    /// Gumbel root's sequential-halving winner.
+    pub action: Action,
+    /// The policy target over every root step, summing to one: PUCT's visit shares, the
+    /// Gumbel root's improved policy π′.
+    pub policy: Vec<(Action, f32)>,
+    /// The root's value for its side to move, in [-1, 1].
+    pub value: f32,
+    /// The root's visits (kept ones from tree reuse included).
+    pub visits: u32,
+}
+
+/// A search's schedule at the root of one tree.
+pub trait RootSearch<S: GameState>: Send {
+    /// The root child the next simulation must go through (an index into
+    /// [`Mcts::root_children`]; `Some(None)`: wherever PUCT leads), or `None` when the
+    /// budget is spent.
+    fn next(&mut self, tree: &mut Mcts<S>, rng: &mut dyn RngCore) -> Option<Option<usize>>;
+    /// Records that one simulation scheduled by [`RootSearch::next`] has run.
+    fn record(&mut self);
+    /// The result, from the tree's root statistics (`None` for a terminal root).
+    fn finish(&self, tree: &Mcts<S>) -> Option<SearchResult>;
+}
+
+/// PUCT from the root: simulations until the root has `target` visits, with Dirichlet noise
+/// mixed into the root priors first when asked.
+#[derive(Clone, Debug)]
+pub struct PuctRoot {
+    target: u32,
+    noise: bool,
+}
+
+impl PuctRoot {
+    /// Runs until the root has `target` visits; `noise` adds root noise once.
+    pub fn new(target: u32, noise: bool) -> PuctRoot {
+        PuctRoot { target, noise }
+    }
+}
+
+impl<S: GameState> RootSearch<S> for PuctRoot {
+    fn next(&mut self, tree: &mut Mcts<S>, mut rng: &mut dyn RngCore) -> Option<Option<usize>> {
+        if self.noise && tree.root_expanded() {
+            tree.add_root_noise(&mut rng);
+            self.noise = false;
+        }
+        (tree.root_visits() < self.target).then_some(None)
+    }
+
+    fn record(&mut self) {}
+
+    fn finish(&self, tree: &Mcts<S>) -> Option<SearchResult> {
+        let children = tree.root_children();
+        let best = children
+            .iter()
+            .max_by(|a, b| a.visits.cmp(&b.visits).then(a.q.total_cmp(&b.q)))?;
+        let total = children
+            .iter()
+            .map(|c| c.visits as f32)
+            .sum::<f32>()
+            .max(1.0);
+        Some(SearchResult {
+            action: best.action,
+            policy: children
+                .iter()
+                .map(|c| (c.action, c.visits as f32 / total))
+                .collect(),
+            value: tree.root_value(),
+            visits: tree.root_visits(),
+        })
+    }
+}
+
+/// The root search `config` asks for, to run `simulations` more simulations on `tree`;
+/// `noise`: PUCT root noise (self-play's full searches).
+pub fn start_search<S: GameState>(
+    config: &SearchConfig,
+    tree: &Mcts<S>,
+    simulations: u32,
+    noise: bool,
+) -> Box<dyn RootSearch<S>> {
+    match config.kind {
+        SearchKind::Gumbel => Box::new(GumbelRoot::new(config.gumbel(), simulations)),
+        SearchKind::Puct => Box::new(PuctRoot::new(
+            tree.root_visits() + simulations.max(1),
+            noise,
+        )),
+    }
+}
+
+/// Runs the searches `roots[i]` on `trees[i]` together, one leaf per unfinished tree per
+/// round and one net call per round, and returns their results. A net error stops them all.
+pub fn run_searches<S: GameState, E: Evaluate<S> + ?Sized>(
+    trees: &mut [&mut Mcts<S>],
+    roots: &mut [Box<dyn RootSearch<S>>],
+    evaluator: &mut E,
+    rng: &mut dyn RngCore,
+) -> Result<Vec<Option<SearchResult>>, NetError> {
+    assert_eq!(trees.len(), roots.len(), "one root search per tree");
+    loop {
+        let mut leaves: Vec<(usize, Leaf<S>)> = Vec::new();
+        for (i, tree) in trees.iter_mut().enumerate() {
+            if let Some(via) = roots[i].next(tree, rng) {
+                leaves.push((i, tree.select_leaf_via(via)));
+            }
+        }
+        if leaves.is_empty() {
+            break;
+        }
+        let states: Vec<&S> = leaves
+            .iter()
+            .filter(|(_, l)| !l.terminal)
+            .map(|(_, l)| &l.state)
+            .collect();
+        let mut evals = evaluator.evaluate(&states)?.into_iter();
+        for (i, leaf) in leaves {
+            let eval = if leaf.terminal { None } else { evals.next() };
+            trees[i].expand_and_backup(leaf, eval.as_ref());
+            roots[i].record();
+        }
+    }
+    Ok(roots
+        .iter()
+        .zip(trees.iter())
+        .map(|(root, tree)| root.finish(tree))
+        .collect())
+}
+
+/// One search of `tree` as `config` says, `simulations` more simulations (the root search
+/// every agent runs). `None` when the root is terminal.
+pub fn search<S: GameState, E: Evaluate<S> + ?Sized>(
+    tree: &mut Mcts<S>,
+    config: &SearchConfig,
+    simulations: u32,
+    rng: &mut dyn RngCore,
+    evaluator: &mut E,
+) -> Result<Option<SearchResult>, NetError> {
+    let mut roots = vec![start_search(config, tree, simulations, false)];
+    let mut results = run_searches(&mut [tree], &mut roots, evaluator, rng)?;
+    Ok(results.pop().flatten())
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::rngs::StdRng;
+    use rand::SeedableRng;
+
+    use super::*;
+    use crate::game::rematch::Rematch;
+    use crate::game::{GameKind, RulesConfig};
+    use crate::search::mcts::LeafEval;
+
+    /// An evaluator whose net has failed.
+    struct Broken;
+
+    impl<S: GameState> Evaluate<S> for Broken {
+        fn evaluate(&mut self, _: &[&S]) -> Result<Vec<LeafEval>, NetError> {
+            Err(NetError::Shape("broken net".into()))
+        }
+    }
+
+    #[test]
+    fn a_failing_net_stops_every_kind_of_search_with_its_error() {
+        let state = Rematch::start(GameKind::Rematch, RulesConfig::default());
+        for kind in [SearchKind::Puct, SearchKind::Gumbel] {
+            let config = SearchConfig {
+                kind,
+                ..SearchConfig::default()
+            };
+            let mut tree = Mcts::new(state, config.mcts(false));
+            let mut rng = StdRng::seed_from_u64(1);
+            let error = search(&mut tree, &config, 16, &mut rng, &mut Broken).unwrap_err();
+            assert!(
+                matches!(error, NetError::Shape(ref m) if m == "broken net"),
+                "{error}"
+            );
+        }
+    }
+}

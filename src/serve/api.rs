@@ -1,0 +1,568 @@
+//! The routes: the page's files and the JSON API (docs/web.md is the reference). Requests
+//! carry the whole game state they need (game name, position, the steps of a turn being
+//! entered), so the server keeps no sessions; only analyses that the page polls are kept.
+//! Bad input is a 4xx answer `{"error": "..."}`.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, QueryRejection};
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::board::{board, pieces};
+use super::clicks::{click, EntryInput};
+use super::engine::{self, search_config, AnalysisBudget, Eval, Snapshot, StopOnDrop};
+use super::rundir::{RunError, RunRoot};
+use super::ServeState;
+use crate::export::play::describe_outcome;
+use crate::game::turns::{distinct_turns, parse_turn};
+use crate::game::{position, Coord, GameKind, GameState, RulesConfig};
+use crate::with_game;
+
+type Shared = Arc<ServeState>;
+
+/// An answer with a 4xx/5xx status and `{"error": message}`.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    message: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            message: message.into(),
+        }
+    }
+
+    fn bad(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, message)
+    }
+
+    fn unplayable(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, message)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, Json(json!({ "error": self.message }))).into_response()
+    }
+}
+
+impl From<RunError> for ApiError {
+    fn from(e: RunError) -> Self {
+        let status = match e {
+            RunError::NoRunDir | RunError::NotFound(_) => StatusCode::NOT_FOUND,
+            RunError::Outside(_) => StatusCode::FORBIDDEN,
+            RunError::Unreadable(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        };
+        ApiError::new(status, e.to_string())
+    }
+}
+
+type ApiResult = Result<Json<Value>, ApiError>;
+
+/// The router over `state`.
+pub fn router(state: Shared) -> Router {
+    let limit = state.config.max_body_bytes;
+    Router::new()
+        .route("/", get(index))
+        .route("/assets/{name}", get(asset))
+        .route("/api/info", get(info))
+        .route("/api/new", post(new_game))
+        .route("/api/position", post(show_position))
+        .route("/api/legal", post(legal))
+        .route("/api/play", post(play))
+        .route("/api/entry", post(entry))
+        .route("/api/analyse", post(analyse_now))
+        .route("/api/analysis", post(start_analysis))
+        .route(
+            "/api/analysis/{id}",
+            get(poll_analysis).delete(stop_analysis),
+        )
+        .route("/api/runs", get(runs))
+        .route("/api/games", get(games))
+        .route("/api/game", get(game))
+        .route("/api/metrics", get(metrics))
+        .route("/api/checkpoints", get(checkpoints))
+        .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "no such page or endpoint") })
+        .layer(DefaultBodyLimit::max(limit))
+        .with_state(state)
+}
+
+// ---- the page ----
+
+const INDEX_HTML: &str = include_str!("assets/index.html");
+const ASSETS: [(&str, &str, &str); 5] = [
+    ("app.js", "text/javascript", include_str!("assets/app.js")),
+    (
+        "board.js",
+        "text/javascript",
+        include_str!("assets/board.js"),
+    ),
+    (
+        "charts.js",
+        "text/javascript",
+        include_str!("assets/charts.js"),
+    ),
+    (
+        "views.js",
+        "text/javascript",
+        include_str!("assets/views.js"),
+    ),
+    ("style.css", "text/css", include_str!("assets/style.css")),
+];
+
+async fn index() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        INDEX_HTML,
+    )
+        .into_response()
+}
+
+async fn asset(Path(name): Path<String>) -> Response {
+    match ASSETS.iter().find(|(n, _, _)| *n == name) {
+        Some((_, mime, text)) => ([(header::CONTENT_TYPE, *mime)], *text).into_response(),
+        None => ApiError::new(StatusCode::NOT_FOUND, format!("no asset '{name}'")).into_response(),
+    }
+}
+
+// ---- request parsing ----
+
+fn body<T: DeserializeOwned>(bytes: Result<Bytes, BytesRejection>) -> Result<T, ApiError> {
+    let bytes = bytes.map_err(|r| ApiError::new(r.status(), r.body_text()))?;
+    serde_json::from_slice(&bytes).map_err(|e| ApiError::bad(format!("bad request body: {e}")))
+}
+
+fn query<T>(q: Result<Query<T>, QueryRejection>) -> Result<T, ApiError> {
+    q.map(|Query(t)| t)
+        .map_err(|r| ApiError::bad(format!("bad query: {}", r.body_text())))
+}
+
+fn game_kind(name: &str) -> Result<GameKind, ApiError> {
+    name.parse()
+        .map_err(|e: crate::game::NotationError| ApiError::bad(e.to_string()))
+}
+
+fn parse_position<S: GameState>(kind: GameKind, text: Option<&str>) -> Result<S, ApiError> {
+    position(kind, text, RulesConfig::default())
+        .map_err(|e| ApiError::bad(format!("bad position: {e}")))
+}
+
+fn cell(name: &str) -> Result<Coord, ApiError> {
+    Coord::parse(name).map_err(|e| ApiError::bad(e.to_string()))
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GameRequest {
+    game: String,
+    position: Option<String>,
+}
+
+/// A position as the page shows it: notation, pieces, who moves, the result, legal turns.
+fn view<S: GameState>(state: &S) -> Value {
+    let kind = state.kind();
+    let seat = state.seat_to_move();
+    json!({
+        "game": kind.name(),
+        "position": state.to_notation(),
+        "seat": kind.seat_names().get(seat.0 as usize),
+        "seat_index": seat.0,
+        "side": state.side_to_move().0,
+        "pieces": pieces(state),
+        "outcome": state.outcome().map(|o| describe_outcome(kind, &o)),
+        "turns": distinct_turns(state).into_iter().map(|t| t.path).collect::<Vec<_>>(),
+    })
+}
+
+// ---- games ----
+
+async fn info(State(st): State<Shared>) -> Json<Value> {
+    let models: serde_json::Map<String, Value> = st
+        .models
+        .iter()
+        .map(|(k, m)| (k.name().to_string(), json!(m.describe())))
+        .collect();
+    Json(json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "games": GameKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>(),
+        "models": models,
+        "run_dir": st.run.is_some(),
+        "limits": {
+            "max_visits": st.config.max_visits,
+            "default_visits": st.config.default_visits,
+            "max_seconds": st.config.max_seconds,
+            "max_body_bytes": st.config.max_body_bytes,
+        },
+    }))
+}
+
+async fn new_game(bytes: Result<Bytes, BytesRejection>) -> ApiResult {
+    let req: GameRequest = body(bytes)?;
+    let kind = game_kind(&req.game)?;
+    blocking(move || {
+        with_game!(kind, S => {
+            let state: S = parse_position(kind, req.position.as_deref())?;
+            let mut v = view(&state);
+            v["board"] = json!(board(kind));
+            Ok(Json(v))
+        })
+    })
+    .await
+}
+
+async fn show_position(bytes: Result<Bytes, BytesRejection>) -> ApiResult {
+    new_game(bytes).await
+}
+
+async fn legal(bytes: Result<Bytes, BytesRejection>) -> ApiResult {
+    let req: GameRequest = body(bytes)?;
+    let kind = game_kind(&req.game)?;
+    blocking(move || {
+        let turns = crate::game::turns::turn_paths(kind, req.position.as_deref())
+            .map_err(|e| ApiError::bad(format!("bad position: {e}")))?;
+        Ok(Json(json!({ "turns": turns })))
+    })
+    .await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlayRequest {
+    game: String,
+    position: Option<String>,
+    /// The turn to play; without it the model (or search) chooses one.
+    turn: Option<String>,
+    visits: Option<u32>,
+}
+
+fn visits(st: &ServeState, asked: Option<u32>) -> Result<u32, ApiError> {
+    let max = st.config.max_visits;
+    match asked {
+        None => Ok(st.config.default_visits),
+        Some(v) if (1..=max).contains(&v) => Ok(v),
+        Some(v) => Err(ApiError::bad(format!(
+            "visits must be in 1..={max}, got {v}"
+        ))),
+    }
+}
+
+async fn play(State(st): State<Shared>, bytes: Result<Bytes, BytesRejection>) -> ApiResult {
+    let req: PlayRequest = body(bytes)?;
+    let kind = game_kind(&req.game)?;
+    let visits = visits(&st, req.visits)?;
+    let permit = match req.turn {
+        Some(_) => None,
+        None => Some(
+            st.searches
+                .clone()
+                .acquire_owned()
+                .await
+                .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?,
+        ),
+    };
+    blocking(move || {
+        let _permit = permit;
+        with_game!(kind, S => {
+            let state: S = parse_position(kind, req.position.as_deref())?;
+            if let Some(outcome) = state.outcome() {
+                return Err(ApiError::unplayable(format!(
+                    "the game is over: {}", describe_outcome(kind, &outcome)
+                )));
+            }
+            let after = match req.turn {
+                Some(text) => parse_turn(&state, &text)
+                    .map_err(|e| ApiError::unplayable(e.to_string()))?
+                    .state,
+                None => {
+                    let model = st.models.get(&kind);
+                    let eval = Eval::new(model, state.position_hash());
+                    engine::choose_turn(&state, eval, search_config(model), visits)
+                        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e))?
+                        .1
+                }
+            };
+            let hash = after.position_hash();
+            let turn = distinct_turns(&state)
+                .into_iter()
+                .find(|t| t.state.position_hash() == hash)
+                .map(|t| t.path);
+            let mut v = view(&after);
+            v["turn"] = json!(turn);
+            Ok(Json(v))
+        })
+    })
+    .await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EntryRequest {
+    game: String,
+    position: Option<String>,
+    #[serde(default)]
+    steps: Vec<u16>,
+    selected: Option<String>,
+    click: Option<String>,
+}
+
+async fn entry(bytes: Result<Bytes, BytesRejection>) -> ApiResult {
+    let req: EntryRequest = body(bytes)?;
+    let kind = game_kind(&req.game)?;
+    let input = EntryInput {
+        steps: req.steps,
+        selected: req.selected.as_deref().map(cell).transpose()?,
+        click: req.click.as_deref().map(cell).transpose()?,
+    };
+    blocking(move || {
+        with_game!(kind, S => {
+            let start: S = parse_position(kind, req.position.as_deref())?;
+            let entry = click(&start, &input).map_err(|e| ApiError::unplayable(e.to_string()))?;
+            let mut v = json!(entry);
+            v["pieces"] = json!(pieces(&entry.state));
+            if entry.turn.is_some() {
+                v["after"] = view(&entry.state);
+            }
+            Ok(Json(v))
+        })
+    })
+    .await
+}
+
+// ---- analysis ----
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnalyseRequest {
+    game: String,
+    position: Option<String>,
+    visits: Option<u32>,
+    /// Longest time to search, in seconds (at most the server's limit).
+    seconds: Option<f64>,
+}
+
+type SearchJob = Box<dyn FnOnce(&AtomicBool, &mut dyn FnMut(Snapshot)) + Send>;
+
+/// Checks an analysis request and readies its search (run it on a blocking thread).
+fn prepare_analysis(
+    st: &Shared,
+    req: &AnalyseRequest,
+    progress: bool,
+) -> Result<SearchJob, ApiError> {
+    let kind = game_kind(&req.game)?;
+    let max = st.config.max_seconds;
+    let seconds = match req.seconds {
+        None => max,
+        Some(s) if s > 0.0 && s <= max => s,
+        Some(s) => {
+            return Err(ApiError::bad(format!(
+                "seconds must be in (0, {max}], got {s}"
+            )))
+        }
+    };
+    let budget = AnalysisBudget {
+        visits: visits(st, req.visits)?,
+        time: Duration::from_secs_f64(seconds),
+        chunk: st.config.snapshot_visits,
+        progress,
+    };
+    with_game!(kind, S => {
+        let state: S = parse_position(kind, req.position.as_deref())?;
+        if state.outcome().is_some() {
+            return Err(ApiError::unplayable("the game is over: nothing to analyse"));
+        }
+        let st = Arc::clone(st);
+        Ok(Box::new(move |stop, publish| {
+            let model = st.models.get(&kind);
+            let eval = Eval::new(model, state.position_hash());
+            engine::analyse(&state, eval, search_config(model), budget, stop, publish);
+        }))
+    })
+}
+
+async fn analyse_now(State(st): State<Shared>, bytes: Result<Bytes, BytesRejection>) -> ApiResult {
+    let req: AnalyseRequest = body(bytes)?;
+    let job = prepare_analysis(&st, &req, false)?;
+    let guard = StopOnDrop::default();
+    let stop = Arc::clone(&guard.0);
+    let permit = st.searches.clone().acquire_owned().await;
+    let snapshot = blocking(move || {
+        let _permit = permit;
+        let mut last = Snapshot::default();
+        job(&stop, &mut |s| last = s);
+        Ok(last)
+    })
+    .await?;
+    drop(guard);
+    Ok(Json(json!(snapshot)))
+}
+
+struct Job {
+    snapshot: Mutex<Snapshot>,
+    stop: Arc<AtomicBool>,
+}
+
+/// Analyses the page polls: started, read while they run, stopped, and dropped oldest first.
+#[derive(Default)]
+pub struct Analyses {
+    next: AtomicU64,
+    jobs: Mutex<VecDeque<(u64, Arc<Job>)>>,
+}
+
+impl Analyses {
+    fn insert(&self, job: Arc<Job>, keep: usize) -> u64 {
+        let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let mut jobs = self.jobs.lock().expect("analyses lock");
+        jobs.push_back((id, job));
+        while jobs.len() > keep {
+            let at = jobs
+                .iter()
+                .position(|(_, j)| j.snapshot.lock().expect("snapshot lock").done)
+                .unwrap_or(0);
+            if let Some((_, old)) = jobs.remove(at) {
+                old.stop.store(true, Ordering::Relaxed);
+            }
+        }
+        id
+    }
+
+    fn get(&self, id: u64) -> Result<Arc<Job>, ApiError> {
+        let jobs = self.jobs.lock().expect("analyses lock");
+        jobs.iter()
+            .find(|(i, _)| *i == id)
+            .map(|(_, j)| Arc::clone(j))
+            .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("no analysis {id}")))
+    }
+}
+
+async fn start_analysis(
+    State(st): State<Shared>,
+    bytes: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    let req: AnalyseRequest = body(bytes)?;
+    let search = prepare_analysis(&st, &req, true)?;
+    let job = Arc::new(Job {
+        snapshot: Mutex::new(Snapshot::default()),
+        stop: Arc::new(AtomicBool::new(false)),
+    });
+    let id = st.analyses.insert(Arc::clone(&job), st.config.max_analyses);
+    let searches = Arc::clone(&st.searches);
+    tokio::spawn(async move {
+        let permit = searches.acquire_owned().await;
+        let _ = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            let stop = Arc::clone(&job.stop);
+            search(&stop, &mut |s| {
+                *job.snapshot.lock().expect("snapshot lock") = s;
+            });
+        })
+        .await;
+    });
+    Ok(Json(json!({ "id": id })))
+}
+
+async fn poll_analysis(State(st): State<Shared>, Path(id): Path<u64>) -> ApiResult {
+    let job = st.analyses.get(id)?;
+    let snapshot = job.snapshot.lock().expect("snapshot lock").clone();
+    Ok(Json(json!(snapshot)))
+}
+
+async fn stop_analysis(State(st): State<Shared>, Path(id): Path<u64>) -> ApiResult {
+    let job = st.analyses.get(id)?;
+    job.stop.store(true, Ordering::Relaxed);
+    Ok(Json(json!({ "stopped": id })))
+}
+
+// ---- runs ----
+
+fn run_root(st: &ServeState) -> Result<&RunRoot, ApiError> {
+    st.run.as_ref().ok_or_else(|| RunError::NoRunDir.into())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunQuery {
+    #[serde(default)]
+    run: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GameQuery {
+    file: String,
+    index: Option<usize>,
+    /// List the games of the file instead of replaying one.
+    #[serde(default)]
+    list: bool,
+}
+
+async fn runs(State(st): State<Shared>) -> ApiResult {
+    Ok(Json(json!({ "runs": run_root(&st)?.runs() })))
+}
+
+async fn games(State(st): State<Shared>, q: Result<Query<RunQuery>, QueryRejection>) -> ApiResult {
+    let q = query(q)?;
+    blocking(move || Ok(Json(json!({ "files": run_root(&st)?.game_files(&q.run)? })))).await
+}
+
+async fn game(State(st): State<Shared>, q: Result<Query<GameQuery>, QueryRejection>) -> ApiResult {
+    let q = query(q)?;
+    blocking(move || {
+        let root = run_root(&st)?;
+        if q.list {
+            return Ok(Json(json!({ "games": root.games_in(&q.file)? })));
+        }
+        Ok(Json(json!(root.replay(&q.file, q.index)?)))
+    })
+    .await
+}
+
+async fn metrics(
+    State(st): State<Shared>,
+    q: Result<Query<RunQuery>, QueryRejection>,
+) -> ApiResult {
+    let q = query(q)?;
+    blocking(move || {
+        let root = run_root(&st)?;
+        Ok(Json(json!({
+            "metrics": root.metrics(&q.run)?,
+            "ratings": root.ratings(&q.run)?,
+        })))
+    })
+    .await
+}
+
+async fn checkpoints(
+    State(st): State<Shared>,
+    q: Result<Query<RunQuery>, QueryRejection>,
+) -> ApiResult {
+    let q = query(q)?;
+    blocking(move || {
+        Ok(Json(
+            json!({ "checkpoints": run_root(&st)?.checkpoints(&q.run)? }),
+        ))
+    })
+    .await
+}

@@ -1,0 +1,363 @@
+//! The one place where the web server touches search and models: loading a model for a
+//! game, an evaluator over it, a turn chosen by search, and an analysis that reports what
+//! the tree holds while it grows. Everything else in `serve` goes through this file.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use tch::Device;
+
+use crate::export::think::{principal_variation, TurnSearch};
+use crate::export::torchscript::{ExportedModel, TorchScriptEvaluator};
+use crate::game::turns::push_step_text;
+use crate::game::{GameKind, GameState};
+use crate::layout::{is_export_dir, resolve_model};
+use crate::net::encode::Encode;
+use crate::net::evaluator::{Evaluator, EvaluatorConfig};
+use crate::net::model::Model;
+use crate::net::net_eval::NetEvaluator;
+use crate::net::NetError;
+use crate::search::agents::{Budget, RolloutEvaluator};
+use crate::search::config::SearchConfig;
+use crate::search::mcts::{run_simulations, Evaluate, LeafEval, Mcts};
+
+/// A model the server plays and analyses with.
+pub enum LoadedModel {
+    /// An export directory (TorchScript), evaluated in the searching thread.
+    Exported(Arc<ExportedModel>),
+    /// A training checkpoint, evaluated by a batched evaluator thread.
+    Checkpoint {
+        /// The evaluator thread (kept alive as long as the model).
+        evaluator: Evaluator,
+        /// The training step, when known.
+        step: Option<u64>,
+    },
+}
+
+impl std::fmt::Debug for LoadedModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
+impl LoadedModel {
+    /// Loads an export directory, a checkpoint directory, a run directory (its newest
+    /// checkpoint) or a weights file; returns the game it plays with it.
+    pub fn load(path: &Path) -> Result<(GameKind, LoadedModel), String> {
+        let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+        if is_export_dir(path) {
+            let model = ExportedModel::load(path).map_err(|e| fail(&e))?;
+            let kind = model.meta().kind().map_err(|e| fail(&e))?;
+            crate::with_game!(kind, S => model.check_game::<S>().map_err(|e| fail(&e))?);
+            return Ok((kind, LoadedModel::Exported(Arc::new(model))));
+        }
+        let resolved = resolve_model(path)?;
+        let meta = Model::read_meta(&resolved.weights).map_err(|e| fail(&e))?;
+        let kind: GameKind = meta.shape.game.parse().map_err(|e| fail(&e))?;
+        let shape = crate::with_game!(kind, S => S::net_shape(kind));
+        let model = Model::load(&resolved.weights, &shape, Device::Cpu).map_err(|e| fail(&e))?;
+        let config = EvaluatorConfig {
+            torch_threads: 1,
+            ..EvaluatorConfig::default()
+        };
+        let evaluator = Evaluator::spawn(model, config);
+        Ok((
+            kind,
+            LoadedModel::Checkpoint {
+                evaluator,
+                step: resolved.step,
+            },
+        ))
+    }
+
+    /// A short description for the page.
+    pub fn describe(&self) -> String {
+        match self {
+            LoadedModel::Exported(m) => format!("export {}", m.dir().display()),
+            LoadedModel::Checkpoint { step, .. } => match step {
+                Some(step) => format!("checkpoint step {step}"),
+                None => "checkpoint".into(),
+            },
+        }
+    }
+}
+
+/// The search settings for a game: the export's own, else the defaults (never root noise:
+/// the searches here use `SearchConfig::mcts(false)`).
+pub fn search_config(model: Option<&LoadedModel>) -> SearchConfig {
+    match model {
+        Some(LoadedModel::Exported(m)) => m.meta().search.clone(),
+        _ => SearchConfig::default(),
+    }
+}
+
+/// The evaluator of one request: the model, or random playouts when the game has none.
+pub enum Eval {
+    /// An exported model.
+    Torch(TorchScriptEvaluator),
+    /// A checkpoint through its evaluator thread.
+    Net(NetEvaluator),
+    /// No model for this game: UCT with random playouts.
+    Rollout(Box<RolloutEvaluator>),
+}
+
+impl Eval {
+    /// The evaluator for `model` (random playouts without one).
+    pub fn new(model: Option<&LoadedModel>, seed: u64) -> Eval {
+        match model {
+            Some(LoadedModel::Exported(m)) => Eval::Torch(TorchScriptEvaluator::new(Arc::clone(m))),
+            Some(LoadedModel::Checkpoint { evaluator, .. }) => {
+                Eval::Net(NetEvaluator::new(evaluator.handle()))
+            }
+            None => Eval::Rollout(Box::new(RolloutEvaluator::new(seed))),
+        }
+    }
+
+    /// The net's win/draw/loss for the side to move (`None` without a net).
+    pub fn wdl<S: Encode>(&self, state: &S) -> Result<Option<[f32; 3]>, String> {
+        match self {
+            Eval::Torch(e) => e
+                .evaluate_one(state)
+                .map(|(_, wdl)| Some(wdl))
+                .map_err(|e| e.to_string()),
+            Eval::Net(e) => e
+                .evaluate_states(&[state])
+                .map(|mut a| a.pop().map(|a| a.wdl))
+                .map_err(|e| e.to_string()),
+            Eval::Rollout(_) => Ok(None),
+        }
+    }
+}
+
+impl<S: Encode> Evaluate<S> for Eval {
+    fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError> {
+        match self {
+            Eval::Torch(e) => e.evaluate(states),
+            Eval::Net(e) => e.evaluate(states),
+            Eval::Rollout(e) => e.as_mut().evaluate(states),
+        }
+    }
+}
+
+/// A whole turn chosen by search with `visits` root visits per searched step.
+pub fn choose_turn<S: Encode>(
+    state: &S,
+    eval: Eval,
+    config: SearchConfig,
+    visits: u32,
+) -> Result<(String, S), String> {
+    let mut search = TurnSearch::new(eval, config, 0);
+    let thought = search
+        .think(state, Budget::Count(visits.max(1)))
+        .map_err(|error| format!("the model failed: {error}"))?
+        .ok_or("the game is over")?;
+    Ok((thought.path, thought.state))
+}
+
+/// One whole turn as the tree sees it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TurnStats {
+    /// The turn in the move notation.
+    pub turn: String,
+    /// Simulations that went through the turn's last step.
+    pub visits: u32,
+    /// The product of the priors of its steps.
+    pub prior: f32,
+    /// Its mean value for the side that makes it, in [-1, 1].
+    pub q: f32,
+}
+
+/// What an analysis knows so far.
+#[derive(Clone, Debug, Serialize, Default)]
+pub struct Snapshot {
+    /// Root visits so far.
+    pub visits: u32,
+    /// The root's value for the side to move, in [-1, 1].
+    pub value: f32,
+    /// The net's win/draw/loss for the side to move (`None` without a model).
+    pub wdl: Option<[f32; 3]>,
+    /// Visited turns, most visited first.
+    pub turns: Vec<TurnStats>,
+    /// The principal variation in whole turns.
+    pub pv: Vec<String>,
+    /// Root step priors summed by landing cell: the policy on the board.
+    pub heat: Vec<(String, f32)>,
+    /// Milliseconds since the search began.
+    pub elapsed_ms: u64,
+    /// True once the search has stopped (budget reached, stopped, or failed).
+    pub done: bool,
+    /// Why the search failed, if it did.
+    pub error: Option<String>,
+}
+
+/// The limits of one analysis.
+#[derive(Clone, Copy, Debug)]
+pub struct AnalysisBudget {
+    /// Root visits to reach.
+    pub visits: u32,
+    /// Longest time to search.
+    pub time: Duration,
+    /// Root visits between two looks at the clock and the stop flag.
+    pub chunk: u32,
+    /// Publish a snapshot after every chunk (else only the final one).
+    pub progress: bool,
+}
+
+/// Searches `state` until the budget is spent or `stop` is set, calling `publish` with a
+/// snapshot after every chunk of visits and once at the end (with `done`).
+pub fn analyse<S: Encode>(
+    state: &S,
+    mut eval: Eval,
+    config: SearchConfig,
+    budget: AnalysisBudget,
+    stop: &AtomicBool,
+    mut publish: impl FnMut(Snapshot),
+) {
+    let start = Instant::now();
+    let mut snapshot = Snapshot::default();
+    match eval.wdl(state) {
+        Ok(wdl) => snapshot.wdl = wdl,
+        Err(error) => snapshot.error = Some(error),
+    }
+    let mut tree = Mcts::new(state.clone(), config.mcts(false));
+    while snapshot.error.is_none() && state.outcome().is_none() {
+        let target = (tree.root_visits() + budget.chunk.max(1)).min(budget.visits);
+        if let Err(error) = run_simulations(&mut [&mut tree], &mut eval, target) {
+            snapshot.error = Some(format!("the model failed: {error}"));
+            break;
+        }
+        let finished = tree.root_visits() >= budget.visits
+            || start.elapsed() >= budget.time
+            || stop.load(Ordering::Relaxed);
+        if finished {
+            break;
+        }
+        if budget.progress {
+            fill_snapshot(&tree, &mut snapshot, start);
+            publish(snapshot.clone());
+        }
+    }
+    if tree.root_expanded() {
+        fill_snapshot(&tree, &mut snapshot, start);
+    }
+    snapshot.done = true;
+    publish(snapshot);
+}
+
+fn fill_snapshot<S: GameState>(tree: &Mcts<S>, snapshot: &mut Snapshot, start: Instant) {
+    snapshot.visits = tree.root_visits();
+    snapshot.value = tree.root_value();
+    snapshot.turns = turn_stats(tree);
+    snapshot.pv = principal_variation(tree);
+    let state = tree.root_state();
+    let mut heat: Vec<(String, f32)> = Vec::new();
+    for child in tree.root_children() {
+        let cell = state.describe_step(child.action).to.to_string();
+        match heat.iter_mut().find(|(c, _)| *c == cell) {
+            Some((_, p)) => *p += child.prior,
+            None => heat.push((cell, child.prior)),
+        }
+    }
+    snapshot.heat = heat;
+    snapshot.elapsed_ms = start.elapsed().as_millis() as u64;
+}
+
+/// The visited whole turns below the root of `tree` (at a turn boundary), most visited
+/// first.
+pub fn turn_stats<S: GameState>(tree: &Mcts<S>) -> Vec<TurnStats> {
+    let mut out = Vec::new();
+    collect_turns(tree, String::new(), 1.0, &mut out);
+    out.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.q.total_cmp(&a.q)));
+    out
+}
+
+fn collect_turns<S: GameState>(tree: &Mcts<S>, path: String, prior: f32, out: &mut Vec<TurnStats>) {
+    let state = tree.root_state();
+    for child in tree.root_children().into_iter().filter(|c| c.visits > 0) {
+        let mut text = path.clone();
+        push_step_text(state, child.action, path.is_empty(), &mut text);
+        let mut next = state.clone();
+        next.apply_step(child.action);
+        let prior = prior * child.prior;
+        if next.turn_in_progress() && next.outcome().is_none() {
+            let mut below = tree.clone();
+            below.advance(child.action);
+            collect_turns(&below, text, prior, out);
+        } else {
+            out.push(TurnStats {
+                turn: text,
+                visits: child.visits,
+                prior,
+                q: child.q,
+            });
+        }
+    }
+}
+
+/// A stop flag that is set when dropped: a request that goes away stops its search.
+#[derive(Debug, Default, Clone)]
+pub struct StopOnDrop(pub Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::rematch::Rematch;
+    use crate::game::turns::distinct_turns;
+    use crate::game::RulesConfig;
+
+    #[test]
+    fn analysis_without_a_model_reports_legal_turns_and_stops() {
+        let state = Rematch::start(GameKind::Rematch, RulesConfig::default());
+        let run = |budget: AnalysisBudget, stop: &AtomicBool| {
+            let mut snapshots = Vec::new();
+            let config = SearchConfig::default();
+            analyse(&state, Eval::new(None, 1), config, budget, stop, |s| {
+                snapshots.push(s)
+            });
+            snapshots
+        };
+        let stop = AtomicBool::new(false);
+        let budget = AnalysisBudget {
+            visits: 64,
+            time: Duration::from_secs(30),
+            chunk: 16,
+            progress: true,
+        };
+        let snapshots = run(budget, &stop);
+        assert!(snapshots.len() >= 4, "a snapshot per chunk");
+        let last = snapshots.last().unwrap();
+        assert!(last.done && last.error.is_none());
+        assert_eq!(last.visits, 64);
+        assert!(last.wdl.is_none());
+        let legal: Vec<String> = distinct_turns(&state).into_iter().map(|t| t.path).collect();
+        assert!(!last.turns.is_empty());
+        // Turn stats may use any path to a position; every one must parse as legal.
+        for t in &last.turns {
+            crate::game::turns::parse_turn(&state, &t.turn).unwrap();
+        }
+        assert!(
+            legal.contains(&last.pv[0]),
+            "the PV starts with a legal turn"
+        );
+        let total: f32 = last.heat.iter().map(|(_, p)| p).sum();
+        assert!((total - 1.0).abs() < 1e-3, "heat sums the root priors");
+        // A set stop flag ends the search after one chunk.
+        stop.store(true, Ordering::Relaxed);
+        let budget = AnalysisBudget {
+            visits: 100_000,
+            ..budget
+        };
+        let stopped = run(budget, &stop);
+        assert_eq!(stopped.len(), 1);
+        assert!(stopped[0].done && stopped[0].visits <= 16);
+    }
+}

@@ -1,0 +1,219 @@
+//! `checkers-zero serve`: a web page to play, analyse, watch self-play and follow training,
+//! and the JSON API behind it (docs/web.md documents both). One binary: the page's files are
+//! embedded, the server is axum on tokio, every game-rules or search job runs on a blocking
+//! thread, and the served run directory is only read.
+//!
+//! * [`api`]: the routes and their JSON; [`clicks`]: entering a turn by clicks;
+//!   [`board`]: boards and pieces as the page draws them; [`rundir`]: runs, games, metrics,
+//!   checkpoints and ratings read from the run directory; [`engine`]: models and search
+//!   (the only file that touches them).
+
+pub mod api;
+pub mod board;
+pub mod clicks;
+pub mod command;
+pub mod engine;
+pub mod mirror;
+pub mod rundir;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use crate::game::GameKind;
+use engine::LoadedModel;
+use rundir::RunRoot;
+
+/// The server's limits, as data (`--config FILE`, TOML; every key optional).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServeConfig {
+    /// Largest request body, in bytes.
+    pub max_body_bytes: usize,
+    /// Most root visits one search may ask for.
+    pub max_visits: u32,
+    /// Visits of a search that names none (the model's moves and analysis).
+    pub default_visits: u32,
+    /// Longest time one search may run, in seconds.
+    pub max_seconds: f64,
+    /// Searches running at once; more wait their turn.
+    pub max_searches: usize,
+    /// Root visits between two progress reports of an analysis.
+    pub snapshot_visits: u32,
+    /// Analyses kept for polling (the oldest finished ones are dropped first).
+    pub max_analyses: usize,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            max_body_bytes: 64 * 1024,
+            max_visits: 100_000,
+            default_visits: 200,
+            max_seconds: 60.0,
+            max_searches: 2,
+            snapshot_visits: 50,
+            max_analyses: 64,
+        }
+    }
+}
+
+impl ServeConfig {
+    /// Reads a config file and checks it.
+    pub fn read(path: &Path) -> Result<ServeConfig, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let config: ServeConfig =
+            toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        config.check()?;
+        Ok(config)
+    }
+
+    /// Checks every key's range, naming the key.
+    pub fn check(&self) -> Result<(), String> {
+        let bad = |key: &str, range: &str| Err(format!("serve config: {key} must be {range}"));
+        if !(1024..=16 << 20).contains(&self.max_body_bytes) {
+            return bad("max_body_bytes", "in 1024..=16777216");
+        }
+        if !(1..=10_000_000).contains(&self.max_visits) {
+            return bad("max_visits", "in 1..=10000000");
+        }
+        if !(1..=self.max_visits).contains(&self.default_visits) {
+            return bad("default_visits", "in 1..=max_visits");
+        }
+        if !(self.max_seconds > 0.0 && self.max_seconds <= 3600.0) {
+            return bad("max_seconds", "in (0, 3600]");
+        }
+        if !(1..=64).contains(&self.max_searches) {
+            return bad("max_searches", "in 1..=64");
+        }
+        if !(1..=100_000).contains(&self.snapshot_visits) {
+            return bad("snapshot_visits", "in 1..=100000");
+        }
+        if !(1..=10_000).contains(&self.max_analyses) {
+            return bad("max_analyses", "in 1..=10000");
+        }
+        Ok(())
+    }
+}
+
+/// What `checkers-zero serve` is told.
+#[derive(Clone, Debug, Default)]
+pub struct ServeOptions {
+    /// Models: export directories, checkpoints, run directories or weights files (one per
+    /// game at most).
+    pub models: Vec<PathBuf>,
+    /// The run directory (or a folder of runs) to watch.
+    pub run_dir: Option<PathBuf>,
+    /// The limits.
+    pub config: ServeConfig,
+}
+
+/// Everything the handlers share.
+pub struct ServeState {
+    config: ServeConfig,
+    models: HashMap<GameKind, LoadedModel>,
+    run: Option<RunRoot>,
+    searches: Arc<tokio::sync::Semaphore>,
+    analyses: api::Analyses,
+}
+
+impl ServeState {
+    /// Loads the models and opens the run directory. With no model, a run directory that
+    /// has checkpoints lends its newest one.
+    pub fn new(options: &ServeOptions) -> Result<ServeState, String> {
+        options.config.check()?;
+        let mut models = HashMap::new();
+        let mut paths = options.models.clone();
+        if let (true, Some(run)) = (paths.is_empty(), &options.run_dir) {
+            if crate::layout::resolve_model(run).is_ok() {
+                paths.push(run.clone());
+            }
+        }
+        for path in &paths {
+            let (kind, model) = LoadedModel::load(path)?;
+            if models.insert(kind, model).is_some() {
+                return Err(format!("two models given for {kind}"));
+            }
+        }
+        let run = options.run_dir.as_deref().map(RunRoot::new).transpose()?;
+        Ok(ServeState {
+            searches: Arc::new(tokio::sync::Semaphore::new(options.config.max_searches)),
+            config: options.config.clone(),
+            models,
+            run,
+            analyses: api::Analyses::default(),
+        })
+    }
+}
+
+/// Serves on `addr` until the process ends; `ready` is called with the bound address.
+pub fn serve(
+    options: &ServeOptions,
+    addr: SocketAddr,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<(), String> {
+    let state = Arc::new(ServeState::new(options)?);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the server runtime: {e}"))?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let bound = listener.local_addr().map_err(|e| e.to_string())?;
+        ready(bound);
+        axum::serve(listener, api::router(state))
+            .await
+            .map_err(|e| format!("server stopped: {e}"))
+    })
+}
+
+/// A server running on a thread of its own (tests, benchmarks): its address.
+#[derive(Debug)]
+pub struct Background {
+    /// Where it listens.
+    pub addr: SocketAddr,
+}
+
+/// Starts a server on an ephemeral port of 127.0.0.1 in a background thread.
+pub fn serve_in_background(options: ServeOptions) -> Result<Background, String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let addr: SocketAddr = "127.0.0.1:0".parse().expect("an address");
+    let failed = tx.clone();
+    std::thread::spawn(move || {
+        let result = serve(&options, addr, |bound| {
+            let _ = tx.send(Ok(bound));
+        });
+        if let Err(e) = result {
+            let _ = failed.send(Err(e));
+        }
+    });
+    let addr = rx
+        .recv()
+        .map_err(|_| "the server thread ended".to_string())??;
+    Ok(Background { addr })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_ranges_name_the_key() {
+        assert!(ServeConfig::default().check().is_ok());
+        let config = ServeConfig {
+            max_visits: 0,
+            ..ServeConfig::default()
+        };
+        assert!(config.check().unwrap_err().contains("max_visits"));
+        let parsed: Result<ServeConfig, _> = toml::from_str("max_visitz = 3");
+        assert!(parsed.unwrap_err().to_string().contains("max_visitz"));
+        let parsed: ServeConfig = toml::from_str("max_searches = 4").unwrap();
+        assert_eq!(parsed.max_searches, 4);
+    }
+}

@@ -1,0 +1,416 @@
+//! What the page reads from run directories: runs, game files, games as replays, metrics,
+//! checkpoints and ratings. Every path a request names is relative to the served
+//! directory and checked to stay inside it (no `..`, no absolute paths, no symbolic link out).
+
+use std::path::{Component, Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::board::{pieces, Piece};
+use crate::game::turns::push_step_text;
+use crate::game::{GameState, Side};
+use crate::selfplay::record::{parse_records, GameRecord};
+use crate::with_game;
+
+/// Why a run-directory request failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RunError {
+    /// No `--run-dir` was given.
+    #[error("the server was started without --run-dir")]
+    NoRunDir,
+    /// The path is absolute, climbs out, or leads outside the served directory.
+    #[error("path '{0}' is outside the run directory")]
+    Outside(String),
+    /// Nothing there.
+    #[error("'{0}' not found in the run directory")]
+    NotFound(String),
+    /// Something there that cannot be read as asked.
+    #[error("{0}")]
+    Unreadable(String),
+}
+
+/// The served directory: one run, or a folder of runs.
+#[derive(Clone, Debug)]
+pub struct RunRoot {
+    root: PathBuf,
+}
+
+/// Most bytes of a file read for one request.
+const MAX_FILE_BYTES: u64 = 64 << 20;
+/// How deep the game-file listing looks below a run.
+const LIST_DEPTH: usize = 3;
+
+impl RunRoot {
+    /// The served directory (it must exist).
+    pub fn new(dir: &Path) -> Result<RunRoot, String> {
+        let root = dir
+            .canonicalize()
+            .map_err(|e| format!("--run-dir {}: {e}", dir.display()))?;
+        if !root.is_dir() {
+            return Err(format!("--run-dir {} is not a directory", dir.display()));
+        }
+        Ok(RunRoot { root })
+    }
+
+    /// `rel` inside the served directory; refused if it could lead outside.
+    pub fn resolve(&self, rel: &str) -> Result<PathBuf, RunError> {
+        let outside = || RunError::Outside(rel.to_string());
+        let path = Path::new(rel);
+        if rel.contains('\0')
+            || path
+                .components()
+                .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+        {
+            return Err(outside());
+        }
+        let joined = self.root.join(path);
+        let real = joined
+            .canonicalize()
+            .map_err(|_| RunError::NotFound(rel.to_string()))?;
+        if !real.starts_with(&self.root) {
+            return Err(outside());
+        }
+        Ok(real)
+    }
+
+    fn read(&self, rel: &str) -> Result<String, RunError> {
+        let path = self.resolve(rel)?;
+        let meta = std::fs::metadata(&path).map_err(|e| RunError::Unreadable(e.to_string()))?;
+        if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
+            return Err(RunError::Unreadable(format!(
+                "'{rel}' is not a file of at most {MAX_FILE_BYTES} bytes"
+            )));
+        }
+        std::fs::read_to_string(&path).map_err(|e| RunError::Unreadable(format!("'{rel}': {e}")))
+    }
+
+    fn rel(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    /// The runs: the served directory itself when it is a run, and its subdirectories that are.
+    pub fn runs(&self) -> Vec<String> {
+        let mut runs = Vec::new();
+        if is_run(&self.root) {
+            runs.push(String::new());
+        }
+        if let Ok(entries) = std::fs::read_dir(&self.root) {
+            let mut names: Vec<String> = entries
+                .flatten()
+                .filter(|e| is_run(&e.path()))
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            runs.extend(names);
+        }
+        runs
+    }
+
+    /// Game record files (`*.jsonl` but metrics) under `run`, newest first.
+    pub fn game_files(&self, run: &str) -> Result<Vec<GameFile>, RunError> {
+        let dir = self.resolve(run)?;
+        let mut files = Vec::new();
+        collect_jsonl(&dir, LIST_DEPTH, &mut files);
+        let mut out: Vec<GameFile> = files
+            .into_iter()
+            .filter(|(p, _)| p.file_name().is_some_and(|n| n != "metrics.jsonl"))
+            .map(|(p, modified)| GameFile {
+                path: self.rel(&p),
+                modified,
+            })
+            .collect();
+        out.sort_by(|a, b| b.modified.cmp(&a.modified).then(b.path.cmp(&a.path)));
+        Ok(out)
+    }
+
+    /// The games of a record file (relative to the served directory), without their steps.
+    pub fn games_in(&self, file: &str) -> Result<Vec<GameSummary>, RunError> {
+        Ok(self
+            .records(file)?
+            .iter()
+            .enumerate()
+            .map(|(i, g)| GameSummary {
+                index: i,
+                game: g.game.clone(),
+                steps: g.steps.len(),
+                winner: g.winner,
+                reason: g.reason.clone(),
+                agents: g.agents.clone(),
+            })
+            .collect())
+    }
+
+    fn records(&self, file: &str) -> Result<Vec<GameRecord>, RunError> {
+        if !file.ends_with(".jsonl") {
+            return Err(RunError::Unreadable(format!(
+                "'{file}' is not a game record file (*.jsonl)"
+            )));
+        }
+        let text = self.read(file)?;
+        parse_records(&text, Path::new(file)).map_err(|e| RunError::Unreadable(e.to_string()))
+    }
+
+    /// Game `index` of `file` (the last one when `None`) as a replay.
+    pub fn replay(&self, file: &str, index: Option<usize>) -> Result<Replay, RunError> {
+        let records = self.records(file)?;
+        let count = records.len();
+        let index = index.unwrap_or(count.saturating_sub(1));
+        let record = records.get(index).ok_or_else(|| {
+            RunError::NotFound(format!("game {index} of '{file}' (it holds {count})"))
+        })?;
+        replay(record, index).map_err(RunError::Unreadable)
+    }
+
+    /// Every metrics record of `run` (`metrics.jsonl`, or the learner's and evaluator's in a
+    /// distributed run), each with its `type`.
+    pub fn metrics(&self, run: &str) -> Result<Vec<Value>, RunError> {
+        let mut out = Vec::new();
+        for name in [
+            "metrics.jsonl",
+            "learner/metrics.jsonl",
+            "evaluator/metrics.jsonl",
+        ] {
+            let rel = join(run, name);
+            if let Ok(text) = self.read(&rel) {
+                out.extend(text.lines().filter_map(|l| serde_json::from_str(l).ok()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The rows of `run`'s `ratings.csv` (none when it has no ratings yet).
+    pub fn ratings(&self, run: &str) -> Result<Vec<Rating>, RunError> {
+        self.resolve(run)?;
+        let Ok(text) = self.read(&join(run, "ratings.csv")) else {
+            return Ok(Vec::new());
+        };
+        Ok(text.lines().skip(1).filter_map(parse_rating).collect())
+    }
+
+    /// `run`'s checkpoints, oldest first, with their ratings where rated.
+    pub fn checkpoints(&self, run: &str) -> Result<Vec<CheckpointInfo>, RunError> {
+        let dir = self
+            .resolve(&join(run, "checkpoints"))
+            .or_else(|e| match e {
+                RunError::NotFound(_) => Ok(PathBuf::new()),
+                e => Err(e),
+            })?;
+        let ratings = self.ratings(run)?;
+        let mut out: Vec<CheckpointInfo> = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.path().join("model.safetensors").is_file())
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let step = crate::layout::checkpoint_step(&e.path())?;
+                let rating = ratings.iter().find(|r| r.step == Some(step)).cloned();
+                Some(CheckpointInfo {
+                    path: self.rel(&e.path()),
+                    name,
+                    step,
+                    rating,
+                })
+            })
+            .collect();
+        out.sort_by_key(|c| c.step);
+        Ok(out)
+    }
+}
+
+fn join(run: &str, name: &str) -> String {
+    if run.is_empty() {
+        name.to_string()
+    } else {
+        format!("{run}/{name}")
+    }
+}
+
+fn is_run(dir: &Path) -> bool {
+    [
+        "config.toml",
+        "metrics.jsonl",
+        "checkpoints",
+        "games",
+        "learner",
+    ]
+    .iter()
+    .any(|n| dir.join(n).exists())
+}
+
+fn collect_jsonl(dir: &Path, depth: usize, out: &mut Vec<(PathBuf, u64)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(meta) = entry.metadata() else { continue };
+        if meta.is_dir() && depth > 0 {
+            collect_jsonl(&path, depth - 1, out);
+        } else if meta.is_file() && path.extension().is_some_and(|e| e == "jsonl") {
+            let modified = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_millis() as u64);
+            out.push((path, modified));
+        }
+    }
+}
+
+/// A game record file.
+#[derive(Clone, Debug, Serialize)]
+pub struct GameFile {
+    /// Relative to the served directory.
+    pub path: String,
+    /// Last change, in milliseconds since 1970.
+    pub modified: u64,
+}
+
+/// One game of a record file, in short.
+#[derive(Clone, Debug, Serialize)]
+pub struct GameSummary {
+    /// Its index in the file.
+    pub index: usize,
+    /// The game name.
+    pub game: String,
+    /// Steps played.
+    pub steps: usize,
+    /// The winning side.
+    pub winner: Option<u8>,
+    /// Why it ended.
+    pub reason: String,
+    /// Who played.
+    pub agents: Vec<String>,
+}
+
+/// One row of `ratings.csv`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Rating {
+    /// The player (a checkpoint or an anchor).
+    pub player: String,
+    /// Its training step, for checkpoints.
+    pub step: Option<u64>,
+    /// Games it played.
+    pub games: u64,
+    /// Elo and its 95% interval.
+    pub elo: Option<f64>,
+    /// Lower end.
+    pub elo_low: Option<f64>,
+    /// Upper end.
+    pub elo_high: Option<f64>,
+}
+
+fn parse_rating(line: &str) -> Option<Rating> {
+    let f: Vec<&str> = line.split(',').collect();
+    if f.len() < 7 {
+        return None;
+    }
+    Some(Rating {
+        player: f[0].to_string(),
+        step: f[1].parse().ok(),
+        games: f[3].parse().unwrap_or(0),
+        elo: f[4].parse().ok(),
+        elo_low: f[5].parse().ok(),
+        elo_high: f[6].parse().ok(),
+    })
+}
+
+/// A checkpoint of a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckpointInfo {
+    /// Its directory, relative to the served directory.
+    pub path: String,
+    /// Its name (`step-00000200`).
+    pub name: String,
+    /// Its training step.
+    pub step: u64,
+    /// Its rating, once rated.
+    pub rating: Option<Rating>,
+}
+
+/// A recorded game turn by turn.
+#[derive(Clone, Debug, Serialize)]
+pub struct Replay {
+    /// The game name.
+    pub game: String,
+    /// Its index in the file.
+    pub index: usize,
+    /// Who played each seat.
+    pub agents: Vec<String>,
+    /// The result in words.
+    pub result: String,
+    /// The start, then the position after each turn.
+    pub frames: Vec<Frame>,
+}
+
+/// One position of a replay.
+#[derive(Clone, Debug, Serialize)]
+pub struct Frame {
+    /// The turn that led here (none for the start).
+    pub turn: Option<String>,
+    /// The position in the notation.
+    pub position: String,
+    /// Its pieces.
+    pub pieces: Vec<Piece>,
+    /// The search's value for side 0 when the turn that led here was chosen, if recorded.
+    pub value: Option<f32>,
+}
+
+fn replay(record: &GameRecord, index: usize) -> Result<Replay, String> {
+    let kind = record.kind().map_err(|e| e.to_string())?;
+    with_game!(kind, S => {
+        let mut state = S::from_notation(kind, &record.start, record.rules())
+            .map_err(|e| e.to_string())?;
+        let mut frames = vec![frame(&state, None, None)];
+        let mut path = String::new();
+        let mut value = None;
+        for (i, step) in record.steps.iter().enumerate() {
+            if path.is_empty() {
+                let side = state.side_to_move();
+                value = step
+                    .value
+                    .map(|v| if side == Side(0) { v } else { -v });
+            }
+            let mut legal = crate::game::StepList::new();
+            state.legal_steps(&mut legal);
+            if !legal.contains(&step.action) {
+                return Err(format!("step {} does not replay", i + 1));
+            }
+            push_step_text(&state, step.action, path.is_empty(), &mut path);
+            state.apply_step(step.action);
+            if !state.turn_in_progress() || state.outcome().is_some() {
+                frames.push(frame(&state, Some(std::mem::take(&mut path)), value.take()));
+            }
+        }
+        let result = match record.winner {
+            Some(w) => format!(
+                "{} wins ({})",
+                kind.side_names().get(w as usize).unwrap_or(&"?"),
+                record.reason
+            ),
+            None if record.reason.is_empty() => "unfinished".to_string(),
+            None => format!("draw ({})", record.reason),
+        };
+        Ok(Replay {
+            game: record.game.clone(),
+            index,
+            agents: record.agents.clone(),
+            result,
+            frames,
+        })
+    })
+}
+
+fn frame<S: GameState>(state: &S, turn: Option<String>, value: Option<f32>) -> Frame {
+    Frame {
+        turn,
+        position: state.to_notation(),
+        pieces: pieces(state),
+        value,
+    }
+}

@@ -1,0 +1,170 @@
+//! `bench-learning` end to end on a tiny budget: a tiny run is trained and rated against a
+//! 2-rung ladder with a few games; the table has a line per checkpoint and rung with its
+//! per-seat columns; resuming plays only the matches that are missing. No timings.
+
+mod common;
+use common::{assert_clean_error, fresh_dir, run};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// A tiny ReMATCH config that stops after two iterations of 5 steps (a checkpoint each).
+const TINY: &str = common::TINY_CONFIG;
+
+fn bench(dir: &Path, extra: &[&str]) -> String {
+    let config = dir.join("tiny.toml");
+    let run_dir = dir.join("run");
+    let mut args = vec![
+        "bench-learning",
+        "rematch",
+        "5",
+        "--config",
+        config.to_str().unwrap(),
+        "--run-dir",
+        run_dir.to_str().unwrap(),
+        "--visits",
+        "4",
+        "--checkpoints",
+        "2",
+    ];
+    args.extend_from_slice(extra);
+    let output = run(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "stdout: {stdout}\nstderr: {stderr}"
+    );
+    stdout
+}
+
+/// Every match result on record with its modification time.
+fn results(run_dir: &Path) -> Vec<(PathBuf, SystemTime)> {
+    let mut found = Vec::new();
+    let matches = run_dir.join("bench/matches");
+    for step in std::fs::read_dir(&matches).unwrap() {
+        for rung in std::fs::read_dir(step.unwrap().path()).unwrap() {
+            let path = rung.unwrap().path().join("result.json");
+            if let Ok(meta) = std::fs::metadata(&path) {
+                found.push((path, meta.modified().unwrap()));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
+    let dir = fresh_dir("bench-learning");
+    std::fs::write(dir.join("tiny.toml"), TINY).unwrap();
+    let run_dir = dir.join("run");
+    let ladder = ["--ladder", "random,alphabeta:1", "--games", "2"];
+    let first = bench(&dir, &ladder);
+    assert!(
+        first.contains("[bench] training rematch from step 0"),
+        "{first}"
+    );
+    assert!(
+        first.contains("against 2 rungs: 4 matches of 2 games, 4 to play"),
+        "{first}"
+    );
+
+    // The table: a line per checkpoint (steps 5 and 10) and rung, Red and Team apart.
+    let csv = std::fs::read_to_string(run_dir.join("bench/ladder.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    assert_eq!(lines.len(), 5, "{csv}");
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let mut seen = Vec::new();
+    for line in &lines[1..] {
+        let cells: Vec<&str> = line.split(',').collect();
+        assert_eq!(cells.len(), header.len(), "{line}");
+        seen.push((cells[col("step")], cells[col("rung")]));
+        assert_eq!(cells[col("games")], "2", "{line}");
+        let per_seat: u64 = ["red", "team"]
+            .iter()
+            .flat_map(|s| ["wins", "draws", "losses"].map(|r| format!("{s}_{r}")))
+            .map(|c| cells[col(&c)].parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(
+            per_seat, 2,
+            "each game counted once, at the seat played: {line}"
+        );
+        let score: f64 = cells[col("score")].parse().unwrap();
+        assert!((0.0..=1.0).contains(&score), "{line}");
+    }
+    assert_eq!(
+        seen,
+        vec![
+            ("5", "random"),
+            ("5", "alphabeta:1"),
+            ("10", "random"),
+            ("10", "alphabeta:1")
+        ]
+    );
+    let md = std::fs::read_to_string(run_dir.join("bench/ladder.md")).unwrap();
+    assert!(
+        md.contains("as Red W-D-L") && md.contains("as Team W-D-L"),
+        "{md}"
+    );
+    assert_eq!(md.lines().filter(|l| l.starts_with("| ")).count(), 5);
+    let png = std::fs::read(run_dir.join("bench/ladder.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    let before = results(&run_dir);
+    assert_eq!(before.len(), 4);
+
+    // Resuming a finished benchmark plays nothing and keeps every result.
+    let again = bench(&dir, &["--resume"]);
+    assert!(again.contains("4 matches of 2 games, 0 to play"), "{again}");
+    assert_eq!(results(&run_dir), before);
+
+    // A lost result is played again, alone; a new rung adds its matches only.
+    std::fs::remove_file(&before[0].0).unwrap();
+    let third = bench(&dir, &["--resume", "--ladder", "random,alphabeta:1,uct:5"]);
+    assert!(
+        third.contains("against 3 rungs: 6 matches of 2 games, 3 to play"),
+        "{third}"
+    );
+    let after = results(&run_dir);
+    assert_eq!(after.len(), 6);
+    for kept in &before[1..] {
+        assert!(after.contains(kept), "{kept:?} was played again");
+    }
+    let csv = std::fs::read_to_string(run_dir.join("bench/ladder.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 7, "{csv}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn run_owned(args: &[String]) -> std::process::Output {
+    run(&args.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+#[test]
+fn bad_benchmark_input_is_a_one_line_error() {
+    let dir = fresh_dir("bench-learning-errors");
+    std::fs::write(dir.join("tiny.toml"), TINY).unwrap();
+    let config = dir.join("tiny.toml");
+    let run_dir = dir.join("run");
+    let (config, run_dir) = (config.to_str().unwrap(), run_dir.to_str().unwrap());
+    let base = ["bench-learning", "--config", config, "--run-dir", run_dir];
+    let with = |extra: &[&'static str]| -> Vec<String> {
+        base.iter().chain(extra).map(|s| s.to_string()).collect()
+    };
+    assert_clean_error(
+        &run_owned(&with(&["rematch", "5", "--resume"])),
+        "no benchmark to resume",
+    );
+    assert_clean_error(&run_owned(&with(&["hexdame", "5"])), "not hexdame");
+    assert_clean_error(&run_owned(&with(&["rematch", "0"])), "MINUTES");
+    assert_clean_error(
+        &run_owned(&with(&["rematch", "5", "--games", "0"])),
+        "--games",
+    );
+    assert_clean_error(
+        &run_owned(&with(&["rematch", "5", "--ladder", "uct"])),
+        "--ladder uct",
+    );
+    std::fs::create_dir_all(dir.join("run")).unwrap();
+    assert_clean_error(&run_owned(&with(&["rematch", "5"])), "--resume");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

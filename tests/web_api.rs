@@ -1,0 +1,519 @@
+//! The JSON API of `checkers-zero serve`: legal turns as `moves` lists them, playing and
+//! entering turns, analysis (synchronous and polled), the run directory's files, a 4xx with a
+//! JSON error for each kind of bad input, path traversal refused, 32 concurrent clients, and a
+//! client that disconnects mid-analysis.
+
+mod common;
+
+use std::io::Write;
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+use checkers_zero::game::GameKind;
+use checkers_zero::serve::{serve_in_background, ServeConfig, ServeOptions};
+use common::web::{get, position_with_turn, post, request, tiny_run};
+use serde_json::{json, Value};
+
+fn server(name: &str, config: ServeConfig) -> (SocketAddr, std::path::PathBuf) {
+    let run = common::fresh_dir(name);
+    tiny_run(&run);
+    let options = ServeOptions {
+        models: Vec::new(),
+        run_dir: Some(run.clone()),
+        config,
+    };
+    (serve_in_background(options).unwrap().addr, run)
+}
+
+fn small() -> ServeConfig {
+    ServeConfig {
+        max_visits: 5000,
+        max_seconds: 20.0,
+        ..ServeConfig::default()
+    }
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn legal_turns_are_those_of_the_moves_command() {
+    let (addr, _) = server("web-legal", small());
+    let capture = position_with_turn(GameKind::Hexdame, |p| p.matches('x').count() >= 2).0;
+    let drop = position_with_turn(GameKind::Eximo, |p| p.contains('*')).0;
+    let stack = position_with_turn(GameKind::Rematch3, |p| p.contains('x')).0;
+    let positions = [
+        ("rematch", None),
+        ("rematch3", None),
+        ("hexdame", None),
+        ("eximo", None),
+        ("hexdame", Some(capture.as_str())),
+        ("eximo", Some(drop.as_str())),
+        ("rematch3", Some(stack.as_str())),
+    ];
+    for (game, position) in positions {
+        let mut body = json!({ "game": game });
+        if let Some(p) = position {
+            body["position"] = json!(p);
+        }
+        let answer = post(addr, "/api/legal", &body);
+        assert_eq!(answer.status, 200, "{}", answer.text);
+        let kind: GameKind = game.parse().unwrap();
+        let expected = checkers_zero::cli::moves(kind, position).unwrap();
+        assert_eq!(
+            strings(&answer.json["turns"]),
+            expected,
+            "{game} {position:?}"
+        );
+        // The binary's `moves` prints the same list.
+        let mut args = vec!["moves", "--game", game];
+        if let Some(p) = position {
+            args.extend(["--position", p]);
+        }
+        let out = common::run(&args);
+        let printed: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        assert_eq!(printed, expected);
+    }
+}
+
+#[test]
+fn a_game_is_played_through_the_api() {
+    let (addr, _) = server("web-play", small());
+    let new = post(addr, "/api/new", &json!({"game": "eximo"}));
+    assert_eq!(new.status, 200);
+    assert_eq!(new.json["board"]["cells"].as_array().unwrap().len(), 64);
+    let mut position = new.json["position"].as_str().unwrap().to_string();
+    for ply in 0..6 {
+        let body = if ply % 2 == 0 {
+            let turn = new_turns(addr, "eximo", &position)[0].clone();
+            json!({"game": "eximo", "position": position, "turn": turn})
+        } else {
+            json!({"game": "eximo", "position": position, "visits": 20})
+        };
+        let answer = post(addr, "/api/play", &body);
+        assert_eq!(answer.status, 200, "{}", answer.text);
+        let turn = answer.json["turn"].as_str().unwrap().to_string();
+        assert!(new_turns(addr, "eximo", &position).contains(&turn));
+        position = answer.json["position"].as_str().unwrap().to_string();
+    }
+}
+
+fn start_entry(addr: SocketAddr, position: &str) -> Value {
+    post(
+        addr,
+        "/api/entry",
+        &json!({"game": "hexdame", "position": position}),
+    )
+    .json
+}
+
+fn new_turns(addr: SocketAddr, game: &str, position: &str) -> Vec<String> {
+    strings(
+        &post(
+            addr,
+            "/api/legal",
+            &json!({"game": game, "position": position}),
+        )
+        .json["turns"],
+    )
+}
+
+#[test]
+fn turn_entry_by_clicks_over_the_api() {
+    let (addr, _) = server("web-entry", small());
+    let (position, path) = position_with_turn(GameKind::Hexdame, |p| p.matches('x').count() >= 2);
+    let origin = &path[..path.find('x').unwrap()];
+    let start = post(
+        addr,
+        "/api/entry",
+        &json!({"game": "hexdame", "position": position}),
+    );
+    assert_eq!(start.status, 200, "{}", start.text);
+    let mut entry = start.json;
+    assert!(strings(&entry["clickable"]).contains(&origin.to_string()));
+    // Click along the capture's path: its origin, then each landing cell.
+    let cells: Vec<&str> = path.split(['x', '-']).collect();
+    for next in cells {
+        if entry["selected"] == json!(next) {
+            continue;
+        }
+        let body = json!({"game": "hexdame", "position": position, "steps": entry["steps"],
+            "selected": entry["selected"], "click": next});
+        let answer = post(addr, "/api/entry", &body);
+        assert_eq!(answer.status, 200, "{}", answer.text);
+        assert!(answer.json["refused"].is_null());
+        entry = answer.json;
+    }
+    assert_eq!(entry["turn"], json!(path));
+    assert!(entry["after"]["position"].is_string());
+    // A click on a cell that is neither an origin nor a target is refused, changing nothing.
+    let clickable = strings(&start_entry(addr, &position)["clickable"]);
+    let board = post(addr, "/api/new", &json!({"game": "hexdame"})).json;
+    let other = board["board"]["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap().to_string())
+        .find(|c| !clickable.contains(c))
+        .unwrap();
+    let body = json!({"game": "hexdame", "position": position, "click": other});
+    let refused = post(addr, "/api/entry", &body).json;
+    assert!(refused["refused"].as_str().unwrap().contains(&other));
+    assert_eq!(refused["steps"], json!([]));
+}
+
+#[test]
+fn analysis_answers_and_polls() {
+    let (addr, _) = server("web-analysis", small());
+    let answer = post(
+        addr,
+        "/api/analyse",
+        &json!({"game": "rematch", "visits": 60}),
+    );
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    let snap = answer.json;
+    assert_eq!(snap["visits"], json!(60));
+    assert_eq!(snap["done"], json!(true));
+    let legal = strings(&post(addr, "/api/legal", &json!({"game": "rematch"})).json["turns"]);
+    for t in snap["turns"].as_array().unwrap() {
+        assert!(
+            legal.contains(&t["turn"].as_str().unwrap().to_string()),
+            "{t}"
+        );
+    }
+    // Polled: progress, then done; a stopped analysis ends early.
+    let id = post(
+        addr,
+        "/api/analysis",
+        &json!({"game": "hexdame", "visits": 5000}),
+    )
+    .json["id"]
+        .as_u64()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let snap = get(addr, &format!("/api/analysis/{id}")).json;
+        if snap["visits"].as_u64().unwrap_or(0) > 0 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no progress");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        request(addr, "DELETE", &format!("/api/analysis/{id}"), None).status,
+        200
+    );
+    loop {
+        let snap = get(addr, &format!("/api/analysis/{id}")).json;
+        if snap["done"] == json!(true) {
+            assert!(snap["visits"].as_u64().unwrap() < 5000, "stopped early");
+            break;
+        }
+        assert!(Instant::now() < deadline, "did not stop");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(get(addr, "/api/analysis/999999").status, 404);
+}
+
+#[test]
+fn run_directory_listings_and_replays() {
+    let (addr, _) = server("web-run", small());
+    assert_eq!(get(addr, "/api/runs").json["runs"], json!([""]));
+    let files = get(addr, "/api/games").json;
+    assert_eq!(files["files"][0]["path"], json!("games/00000001.jsonl"));
+    let list = get(addr, "/api/game?file=games/00000001.jsonl&list=true").json;
+    assert_eq!(list["games"].as_array().unwrap().len(), 2);
+    let replay = get(addr, "/api/game?file=games/00000001.jsonl&index=0").json;
+    let frames = replay["frames"].as_array().unwrap();
+    assert!(frames.len() > 2);
+    assert!(frames[0]["turn"].is_null() && frames[1]["turn"].is_string());
+    assert!(frames[1]["value"].is_number());
+    let metrics = get(addr, "/api/metrics").json;
+    assert_eq!(metrics["metrics"].as_array().unwrap().len(), 4);
+    assert_eq!(metrics["ratings"].as_array().unwrap().len(), 3);
+    let checkpoints = get(addr, "/api/checkpoints").json;
+    let list = checkpoints["checkpoints"].as_array().unwrap();
+    assert_eq!(list.len(), 2);
+    assert_eq!(list[1]["rating"]["elo"], json!(85.0));
+    // The run's newest checkpoint is the model for its game.
+    let info = get(addr, "/api/info").json;
+    assert!(info["models"]["rematch"].as_str().unwrap().contains("20"));
+}
+
+#[test]
+fn bad_input_gets_a_clear_4xx() {
+    let (addr, run) = server("web-bad", small());
+    let cases: Vec<(&str, Value, u16, &str)> = vec![
+        ("/api/legal", json!({"game": "chess"}), 400, "unknown game"),
+        ("/api/new", json!({"game": "go"}), 400, "unknown game"),
+        (
+            "/api/legal",
+            json!({"game": "rematch", "position": "purple a1:R"}),
+            400,
+            "bad position",
+        ),
+        (
+            "/api/legal",
+            json!({"game": "eximo", "position": "black z9:b"}),
+            400,
+            "bad position",
+        ),
+        (
+            "/api/legal",
+            json!({"game": "rematch", "colour": 1}),
+            400,
+            "unknown field",
+        ),
+        ("/api/legal", json!({"position": "x"}), 400, "missing field"),
+        (
+            "/api/play",
+            json!({"game": "rematch", "turn": "a1-a9"}),
+            422,
+            "illegal move",
+        ),
+        (
+            "/api/play",
+            json!({"game": "rematch", "turn": "hello"}),
+            422,
+            "malformed move",
+        ),
+        (
+            "/api/play",
+            json!({"game": "rematch", "visits": 0}),
+            400,
+            "visits",
+        ),
+        (
+            "/api/analyse",
+            json!({"game": "rematch", "visits": 5001}),
+            400,
+            "visits",
+        ),
+        (
+            "/api/analyse",
+            json!({"game": "rematch", "seconds": 1e9}),
+            400,
+            "seconds",
+        ),
+        (
+            "/api/analysis",
+            json!({"game": "rematch", "visits": -3}),
+            400,
+            "bad request body",
+        ),
+        (
+            "/api/entry",
+            json!({"game": "rematch", "steps": [9999]}),
+            422,
+            "not legal",
+        ),
+        (
+            "/api/entry",
+            json!({"game": "rematch", "click": "??"}),
+            400,
+            "malformed cell",
+        ),
+    ];
+    for (path, body, status, needle) in cases {
+        let answer = post(addr, path, &body);
+        assert_eq!(answer.status, status, "{path} {body}: {}", answer.text);
+        let error = answer.json["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{}", answer.text));
+        assert!(
+            error.contains(needle),
+            "{path} {body}: '{error}' lacks '{needle}'"
+        );
+    }
+    // A finished game: nothing more to play or analyse.
+    let (position, paths) = common::web::short_game(GameKind::Hexdame, 1);
+    let body = json!({"game": "hexdame", "position": position, "turn": paths[0]});
+    let over = post(addr, "/api/play", &body).json["position"].clone();
+    for path in ["/api/play", "/api/analyse"] {
+        let answer = post(addr, path, &json!({"game": "hexdame", "position": over}));
+        assert_eq!(answer.status, 422, "{}", answer.text);
+        assert!(answer.json["error"]
+            .as_str()
+            .unwrap()
+            .contains("game is over"));
+    }
+    let answer = request(addr, "POST", "/api/legal", Some("{not json"));
+    assert_eq!(answer.status, 400);
+    assert!(answer.json["error"].is_string());
+    let huge = format!(
+        r#"{{"game": "rematch", "position": "{}"}}"#,
+        "a".repeat(200_000)
+    );
+    let answer = request(addr, "POST", "/api/legal", Some(&huge));
+    assert_eq!(answer.status, 413, "{}", answer.text);
+    assert!(answer.json["error"].is_string());
+    assert_eq!(get(addr, "/api/nothing").status, 404);
+    assert_eq!(get(addr, "/api/game?file=games/none.jsonl").status, 404);
+    assert_eq!(
+        get(addr, "/api/game?file=games/00000001.jsonl&index=7").status,
+        404
+    );
+    assert_eq!(get(addr, "/api/game?index=1").status, 400);
+    std::fs::write(run.join("games/broken.jsonl"), "{not a record\n").unwrap();
+    assert_eq!(get(addr, "/api/game?file=games/broken.jsonl").status, 422);
+}
+
+#[test]
+fn no_path_outside_the_run_directory_is_served() {
+    let (addr, run) = server("web-traversal", small());
+    let secret = run
+        .parent()
+        .unwrap()
+        .join(format!("cz-secret-{}.jsonl", std::process::id()));
+    std::fs::write(&secret, "secret\n").unwrap();
+    std::os::unix::fs::symlink(&secret, run.join("games/link.jsonl")).unwrap();
+    std::os::unix::fs::symlink(run.parent().unwrap(), run.join("up")).unwrap();
+    let name = secret.file_name().unwrap().to_str().unwrap();
+    let attempts = [
+        format!("/api/game?file=../{name}"),
+        format!("/api/game?file=games/../../{name}"),
+        format!("/api/game?file=%2e%2e%2f{name}"),
+        format!("/api/game?file={}", secret.display()),
+        "/api/game?file=games/link.jsonl".to_string(),
+        format!("/api/game?file=up/{name}"),
+        "/api/games?run=..".to_string(),
+        "/api/metrics?run=../..".to_string(),
+        "/api/checkpoints?run=/etc".to_string(),
+        "/api/games?run=up".to_string(),
+    ];
+    for path in &attempts {
+        let answer = get(addr, path);
+        assert_eq!(answer.status, 403, "{path}: {}", answer.text);
+        assert!(answer.json["error"].as_str().unwrap().contains("outside"));
+        assert!(!answer.text.contains("secret\\n"));
+    }
+    // Assets are served by name only.
+    assert_eq!(get(addr, "/assets/..%2f..%2fCargo.toml").status, 404);
+    assert_eq!(get(addr, "/assets/app.js").status, 200);
+    std::fs::remove_file(&secret).unwrap();
+}
+
+#[test]
+fn thirty_two_concurrent_clients_complete() {
+    let (addr, _) = server("web-concurrent", small());
+    let games = ["rematch", "rematch3", "hexdame", "eximo"];
+    let handles: Vec<_> = (0..32)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let game = games[i % 4];
+                let new = post(addr, "/api/new", &json!({"game": game}));
+                assert_eq!(new.status, 200);
+                let legal = post(addr, "/api/legal", &json!({"game": game}));
+                assert_eq!(legal.status, 200);
+                let turn = legal.json["turns"][i % 3].clone();
+                let played = post(addr, "/api/play", &json!({"game": game, "turn": turn}));
+                assert_eq!(played.status, 200, "{}", played.text);
+                let analysed = post(addr, "/api/analyse", &json!({"game": game, "visits": 16}));
+                assert_eq!(analysed.status, 200, "{}", analysed.text);
+                assert_eq!(analysed.json["visits"], json!(16));
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
+#[test]
+fn a_client_that_leaves_mid_analysis_does_not_hurt_the_server() {
+    // One search at a time: the next analysis can only run once the abandoned one stopped.
+    let config = ServeConfig {
+        max_searches: 1,
+        max_visits: 10_000_000,
+        max_seconds: 600.0,
+        ..ServeConfig::default()
+    };
+    let (addr, _) = server("web-disconnect", config);
+    let body = json!({"game": "hexdame", "visits": 10_000_000}).to_string();
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "POST /api/analyse HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    drop(stream);
+    let started = Instant::now();
+    let answer = post(
+        addr,
+        "/api/analyse",
+        &json!({"game": "rematch", "visits": 20}),
+    );
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "the abandoned search was stopped"
+    );
+    assert_eq!(get(addr, "/api/info").status, 200);
+}
+
+#[test]
+fn the_command_serves_a_store_and_refuses_bad_arguments() {
+    let out = common::run(&[
+        "serve",
+        "--model",
+        "/nonexistent/model",
+        "--addr",
+        "127.0.0.1:0",
+    ]);
+    common::assert_clean_error(&out, "does not exist");
+    let root = common::fresh_dir("web-cli");
+    let config = root.join("serve.toml");
+    std::fs::write(&config, "max_visits = 0\n").unwrap();
+    let out = common::run(&["serve", "--config", config.to_str().unwrap()]);
+    common::assert_clean_error(&out, "max_visits");
+
+    // A distributed run's store (here a directory) is copied and served.
+    let store = root.join("store");
+    tiny_run(&store);
+    std::fs::rename(store.join("metrics.jsonl"), root.join("m")).unwrap();
+    std::fs::create_dir_all(store.join("learner")).unwrap();
+    std::fs::rename(root.join("m"), store.join("learner/metrics.jsonl")).unwrap();
+    let mirror = root.join("mirror");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--store"])
+        .arg(&store)
+        .arg("--run-dir")
+        .arg(&mirror)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let addr: SocketAddr = line
+        .trim()
+        .trim_start_matches("serving on http://")
+        .trim_end_matches('/')
+        .parse()
+        .unwrap_or_else(|_| panic!("{line}"));
+    let metrics = get(addr, "/api/metrics").json;
+    let checkpoints = get(addr, "/api/checkpoints").json;
+    let info = get(addr, "/api/info").json;
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(metrics["metrics"].as_array().unwrap().len(), 4);
+    assert_eq!(checkpoints["checkpoints"].as_array().unwrap().len(), 2);
+    assert!(info["models"]["rematch"].is_string());
+    assert!(!mirror
+        .join("checkpoints/step-00000010/optimizer.safetensors")
+        .exists());
+}
