@@ -21,7 +21,7 @@ use checkers_zero::game::{
 };
 use checkers_zero::net::encode::Encode;
 use checkers_zero::search::agents::{rollout_uct, Agent, AlphaBetaAgent, Budget, RandomAgent};
-use checkers_zero::search::mcts::MctsConfig;
+use checkers_zero::search::config::SearchConfig;
 
 pub use checkers_zero::game::GameKind as Kind;
 
@@ -523,7 +523,7 @@ pub enum Brain {
         /// Visits per searched step.
         visits: u32,
         /// PUCT settings.
-        config: MctsConfig,
+        config: SearchConfig,
     },
     /// A baseline agent spec (`random`, `uct:N`, `alphabeta:D`, `alphabeta:Nms`).
     Baseline(AgentSpec),
@@ -547,7 +547,7 @@ impl Brain {
         let kind = model.meta().kind()?;
         on_kind!(kind, S => model.check_game::<S>())?;
         let defaults = model.meta().search.clone();
-        let mut config = defaults.mcts_config();
+        let mut config = defaults.clone();
         config.c_puct = overrides.c_puct.unwrap_or(config.c_puct);
         config.fpu_reduction = overrides.fpu_reduction.unwrap_or(config.fpu_reduction);
         let visits = overrides.visits.unwrap_or(defaults.visits);
@@ -628,14 +628,12 @@ impl Brain {
             } => {
                 let visits = visits.unwrap_or(*default);
                 check_visits(visits)?;
-                let mut search =
-                    TurnSearch::new(TorchScriptEvaluator::new(Arc::clone(model)), config.clone());
+                let evaluator = TorchScriptEvaluator::new(Arc::clone(model));
+                let mut search = TurnSearch::new(evaluator, config.clone(), seed);
                 let thought = search
                     .think(state, Budget::Count(visits))
-                    .expect("the game is not over");
-                if let Some(error) = search.evaluator_mut().last_error.take() {
-                    return Err(BridgeError::Runtime(format!("the model failed: {error}")));
-                }
+                    .map_err(|error| BridgeError::Runtime(format!("the model failed: {error}")))?
+                    .ok_or_else(|| BridgeError::Value("the game is over".into()))?;
                 Ok(Choice {
                     actions: actions_of(state, &thought.steps),
                     path: thought.path,
@@ -650,7 +648,7 @@ impl Brain {
                     AgentSpec::AlphaBeta { budget } => Box::new(AlphaBetaAgent::new(budget, seed)),
                     _ => Box::new(RandomAgent::new(seed)),
                 };
-                Ok(play_turn(state, agent.as_mut()))
+                play_turn(state, agent.as_mut())
             }
         }
     }
@@ -666,12 +664,14 @@ fn check_visits(visits: u32) -> Result<()> {
 }
 
 /// The rest of the turn in `state`, step by step with `agent`.
-fn play_turn<S: Encode>(state: &S, agent: &mut dyn Agent<S>) -> Choice {
+fn play_turn<S: Encode>(state: &S, agent: &mut dyn Agent<S>) -> Result<Choice> {
     let mut current = state.clone();
     let mut path = String::new();
     let mut actions = Vec::new();
     loop {
-        let step = agent.choose(&current);
+        let step = agent
+            .choose(&current)
+            .map_err(|error| BridgeError::Runtime(format!("the agent failed: {error}")))?;
         push_step_text(&current, step, actions.is_empty(), &mut path);
         actions.push(current.policy_index(step));
         current.apply_step(step);
@@ -679,13 +679,13 @@ fn play_turn<S: Encode>(state: &S, agent: &mut dyn Agent<S>) -> Choice {
             break;
         }
     }
-    Choice {
+    Ok(Choice {
         pv: vec![path.clone()],
         path,
         actions,
         value: 0.0,
         visits: 0,
-    }
+    })
 }
 
 /// Plays `games` random games of `kind` to the end from the start (seeded); returns the
