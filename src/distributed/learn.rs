@@ -461,7 +461,8 @@ impl<S: Encode> LearnerRole<S> {
         if published_step != Some(self.learner.state.step) || !self.pending.is_empty() {
             self.checkpoint()?;
         }
-        Ok(())
+        // The last iteration's report comes after its checkpoint: publish it too.
+        self.metrics.publish(&self.store)
     }
 
     /// What this invocation did.
