@@ -629,7 +629,9 @@ impl Brain {
                 let visits = visits.unwrap_or(*default);
                 check_visits(visits)?;
                 let evaluator = TorchScriptEvaluator::new(Arc::clone(model));
-                let mut search = TurnSearch::new(evaluator, config.clone(), seed);
+                // A model's choice depends on the position and budget only (Gumbel's noise
+                // is seeded the same every call), so a handle answers alike from any thread.
+                let mut search = TurnSearch::new(evaluator, config.clone(), 0);
                 let thought = search
                     .think(state, Budget::Count(visits))
                     .map_err(|error| BridgeError::Runtime(format!("the model failed: {error}")))?
