@@ -58,8 +58,18 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
     let dir = fresh_dir("bench-learning");
     std::fs::write(dir.join("tiny.toml"), TINY).unwrap();
     let run_dir = dir.join("run");
-    let ladder = ["--ladder", "random,alphabeta:1", "--games", "2"];
+    let ladder = [
+        "--ladder",
+        "random,alphabeta:1",
+        "--games",
+        "2",
+        "--set",
+        "train.weight_decay=0.02",
+    ];
     let first = bench(&dir, &ladder);
+    // The arm's override reached the trained run and the table's heading.
+    let trained = std::fs::read_to_string(run_dir.join("config.toml")).unwrap();
+    assert!(trained.contains("weight_decay = 0.02"), "{trained}");
     assert!(
         first.contains("[bench] training rematch from step 0"),
         "{first}"
@@ -81,6 +91,8 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
         assert_eq!(cells.len(), header.len(), "{line}");
         seen.push((cells[col("step")], cells[col("rung")]));
         assert_eq!(cells[col("games")], "2", "{line}");
+        let played: u64 = cells[col("selfplay_games")].parse().unwrap();
+        assert!(played > 0, "self-play games by the checkpoint: {line}");
         let per_seat: u64 = ["red", "team"]
             .iter()
             .flat_map(|s| ["wins", "draws", "losses"].map(|r| format!("{s}_{r}")))
@@ -108,6 +120,7 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
         "{md}"
     );
     assert_eq!(md.lines().filter(|l| l.starts_with("| ")).count(), 5);
+    assert!(md.contains("with train.weight_decay=0.02"), "{md}");
     let png = std::fs::read(run_dir.join("bench/ladder.png")).unwrap();
     assert_eq!(&png[1..4], b"PNG");
     let before = results(&run_dir);
@@ -163,6 +176,18 @@ fn bad_benchmark_input_is_a_one_line_error() {
     assert_clean_error(
         &run_owned(&with(&["rematch", "5", "--ladder", "uct"])),
         "--ladder uct",
+    );
+    assert_clean_error(
+        &run_owned(&with(&["rematch", "5", "--set", "train.weight_decay=-1"])),
+        "train.weight_decay",
+    );
+    assert_clean_error(
+        &run_owned(&with(&["rematch", "5", "--set", "train.no_such_key=1"])),
+        "no_such_key",
+    );
+    assert_clean_error(
+        &run_owned(&with(&["rematch", "5", "--set", "weight_decay"])),
+        "KEY=VALUE",
     );
     std::fs::create_dir_all(dir.join("run")).unwrap();
     assert_clean_error(&run_owned(&with(&["rematch", "5"])), "--resume");

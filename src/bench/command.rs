@@ -20,8 +20,7 @@ use super::{
 };
 use crate::eval::arena::{fmt_elo, read_report};
 use crate::eval::ratings::{list_checkpoints, Checkpoint};
-use crate::game::RulesConfig;
-use crate::selfplay::config::SelfPlayConfig;
+use crate::train::config::RunConfig;
 use crate::train::metrics::MetricsLog;
 use crate::util::write_atomic;
 
@@ -74,6 +73,10 @@ pub struct BenchArgs {
     /// Ladder games in flight at once (default: `match`'s).
     #[arg(long)]
     pub parallel: Option<usize>,
+    /// A config key set over the config, e.g. `--set train.weight_decay=0.01` (repeatable;
+    /// an A/B arm); ignored with `--resume`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
 }
 
 /// Runs the benchmark: train for what is left of the budget, rate, write the tables.
@@ -88,10 +91,7 @@ pub fn run_bench(args: &BenchArgs, out: &mut impl Write) -> Result<()> {
         signal_hook::flag::register(signal, Arc::clone(&stop)).context("signal handler")?;
     }
     let exe = std::env::current_exe().context("finding the checkers-zero binary")?;
-    let config = args
-        .config
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("configs").join(format!("{}.toml", plan.game)));
+    let config = bench_dir.join("config.toml");
     train_phase(&exe, &plan, &run_dir, &config, &stop, out)?;
     let rows = rate_phase(&exe, &plan, &run_dir, args.parallel, &stop, out)?;
     let files = write_tables(&bench_dir, &plan, &rows)?;
@@ -107,6 +107,7 @@ pub fn run_bench(args: &BenchArgs, out: &mut impl Write) -> Result<()> {
 /// with the arguments given now replacing its values. Written to `plan.json`.
 fn prepare_plan(args: &BenchArgs, run_dir: &Path, bench_dir: &Path) -> Result<BenchPlan> {
     let plan_path = bench_dir.join("plan.json");
+    let mut new_config = None;
     let mut plan = if args.resume {
         let text = std::fs::read_to_string(&plan_path)
             .with_context(|| format!("{} holds no benchmark to resume", run_dir.display()))?;
@@ -135,11 +136,8 @@ fn prepare_plan(args: &BenchArgs, run_dir: &Path, bench_dir: &Path) -> Result<Be
                 run_dir.display()
             );
         }
-        let config = args
-            .config
-            .clone()
-            .unwrap_or_else(|| PathBuf::from("configs").join(format!("{}.toml", args.game)));
-        BenchPlan {
+        let config = bench_config(args)?;
+        let plan = BenchPlan {
             version: PLAN_VERSION,
             game: args.game.clone(),
             minutes: args.minutes,
@@ -148,8 +146,11 @@ fn prepare_plan(args: &BenchArgs, run_dir: &Path, bench_dir: &Path) -> Result<Be
             checkpoints: DEFAULT_CHECKPOINTS,
             seed: DEFAULT_SEED,
             visits: DEFAULT_VISITS,
-            ply_cap: trained_ply_cap(&config, &args.game)?,
-        }
+            ply_cap: config.rules().ply_cap,
+            overrides: args.set.clone(),
+        };
+        new_config = Some(config);
+        plan
     };
     plan.minutes = args.minutes;
     plan.ladder = args.ladder.clone().unwrap_or(plan.ladder);
@@ -165,38 +166,36 @@ fn prepare_plan(args: &BenchArgs, run_dir: &Path, bench_dir: &Path) -> Result<Be
     }
     std::fs::create_dir_all(bench_dir)
         .with_context(|| format!("creating {}", bench_dir.display()))?;
+    if let Some(config) = new_config {
+        let path = bench_dir.join("config.toml");
+        write_atomic(&path, config.to_toml().as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
     let json = serde_json::to_string_pretty(&plan).expect("plans serialise");
     write_atomic(&plan_path, json.as_bytes())
         .with_context(|| format!("writing {}", plan_path.display()))?;
     Ok(plan)
 }
 
-/// The config's `selfplay.ply_cap` (0 and a missing key: what self-play then uses), after
-/// checking that the config is for `game`.
-fn trained_ply_cap(config: &Path, game: &str) -> Result<u32> {
+/// The config trained: `--config` (default `configs/<game>.toml`) with the `--set`
+/// overrides, checked to be for the benchmarked game.
+fn bench_config(args: &BenchArgs) -> Result<RunConfig> {
+    let path = args
+        .config
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("configs").join(format!("{}.toml", args.game)));
     let text =
-        std::fs::read_to_string(config).with_context(|| format!("reading {}", config.display()))?;
-    let value: toml::Value =
-        toml::from_str(&text).with_context(|| format!("{}", config.display()))?;
-    let recorded = value.get("game").and_then(|g| g.as_str()).unwrap_or("");
-    if recorded != game {
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let config = RunConfig::parse_with(&text, &path.display().to_string(), &args.set)?;
+    if config.game != args.game {
         bail!(
-            "{} is a config for {recorded:?}, not {game}",
-            config.display()
+            "{} is a config for {:?}, not {}",
+            path.display(),
+            config.game,
+            args.game
         );
     }
-    let cap = value
-        .get("selfplay")
-        .and_then(|s| s.get("ply_cap"))
-        .and_then(|c| c.as_integer())
-        .map_or(SelfPlayConfig::default().ply_cap, |c| {
-            c.clamp(0, u32::MAX as i64) as u32
-        });
-    Ok(if cap == 0 {
-        RulesConfig::default().ply_cap
-    } else {
-        cap
-    })
+    Ok(config)
 }
 
 /// The run's complete checkpoints (none before the run exists).
@@ -470,14 +469,14 @@ fn row_summary(row: &Row, plan: &BenchPlan) -> Result<String> {
     ))
 }
 
-/// Self-play games finished by `checkpoint`'s step, from `metrics.jsonl` (else the games
-/// started, from its `state.json`).
+/// Self-play games taken in by `checkpoint`'s step, from the learner's `intake` metrics
+/// (else the games started, from its `state.json`).
 fn selfplay_games(run_dir: &Path, checkpoint: &Checkpoint) -> u64 {
-    let from_metrics = MetricsLog::read(&run_dir.join("metrics.jsonl"))
+    let from_metrics = MetricsLog::read(&run_dir.join("learner/metrics.jsonl"))
         .unwrap_or_default()
         .iter()
         .filter(|m| {
-            m["type"] == "selfplay" && m["step"].as_u64().is_some_and(|s| s <= checkpoint.step)
+            m["type"] == "intake" && m["step"].as_u64().is_some_and(|s| s <= checkpoint.step)
         })
         .filter_map(|m| m["games_total"].as_u64())
         .max();

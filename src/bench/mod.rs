@@ -66,6 +66,9 @@ pub struct BenchPlan {
     pub visits: u32,
     /// Whole turns after which a ladder game is an adjudicated draw.
     pub ply_cap: u32,
+    /// `KEY=VALUE` overrides put over the config (an A/B arm), as `--set` gave them.
+    #[serde(default)]
+    pub overrides: Vec<String>,
 }
 
 impl BenchPlan {
@@ -390,8 +393,13 @@ pub fn write_tables(
         })?;
         Ok(path)
     };
+    let arm = if plan.overrides.is_empty() {
+        String::new()
+    } else {
+        format!(", with {}", plan.overrides.join(" "))
+    };
     let heading = format!(
-        "# {} for {} training minutes: {} games per rung, {} visits per step, seed {}\n\n",
+        "# {} for {} training minutes{arm}: {} games per rung, {} visits per step, seed {}\n\n",
         plan.game, plan.minutes, plan.games, plan.visits, plan.seed
     );
     let mut files = vec![

@@ -22,6 +22,7 @@ fn plan(game: &str) -> BenchPlan {
         seed: 7,
         visits: 100,
         ply_cap: 200,
+        overrides: Vec::new(),
     }
 }
 

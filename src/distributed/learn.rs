@@ -214,12 +214,16 @@ pub struct IntakeTally {
     pub draws: u64,
     /// Games ended by resignation.
     pub resigned: u64,
+    /// Per side, games it resigned.
+    pub resigned_by: [u64; 2],
     /// Games played through with resignation disabled.
     pub played_through: u64,
-    /// Sides of those games that would have resigned.
-    pub would_resign: u64,
-    /// Of those, sides that did not lose (a false resignation).
-    pub false_resign: u64,
+    /// Per side, played-through games in which it would have resigned...
+    pub would_resign: [u64; 2],
+    /// ...and of those, games it did not lose (a false resignation).
+    pub false_resign: [u64; 2],
+    /// Per side, the resign threshold of the last game taken in that had one.
+    pub resign_threshold: [Option<f32>; 2],
 }
 
 impl IntakeTally {
@@ -233,15 +237,17 @@ impl IntakeTally {
             None => self.draws += 1,
         }
         self.resigned += record.resigned as u64;
-        if record.played_through {
-            self.played_through += 1;
-            for side in 0..2u8 {
-                if record.would_resign[side as usize].is_some() {
-                    self.would_resign += 1;
-                    if record.score(Side(side)) > 0.0 {
-                        self.false_resign += 1;
-                    }
-                }
+        if let (true, Some(winner)) = (record.resigned, record.winner) {
+            self.resigned_by[1 - (winner as usize).min(1)] += 1;
+        }
+        self.played_through += record.played_through as u64;
+        for side in 0..2 {
+            if record.played_through && record.would_resign[side].is_some() {
+                self.would_resign[side] += 1;
+                self.false_resign[side] += u64::from(record.score(Side(side as u8)) > 0.0);
+            }
+            if let Some(t) = record.resign_thresholds[side] {
+                self.resign_threshold[side] = Some(t);
             }
         }
     }
@@ -258,8 +264,14 @@ impl IntakeTally {
         self.draws += other.draws;
         self.resigned += other.resigned;
         self.played_through += other.played_through;
-        self.would_resign += other.would_resign;
-        self.false_resign += other.false_resign;
+        for side in 0..2 {
+            self.resigned_by[side] += other.resigned_by[side];
+            self.would_resign[side] += other.would_resign[side];
+            self.false_resign[side] += other.false_resign[side];
+            if other.resign_threshold[side].is_some() {
+                self.resign_threshold[side] = other.resign_threshold[side];
+            }
+        }
     }
 }
 
@@ -735,8 +747,11 @@ impl<S: Encode> LearnerRole<S> {
     /// The `intake` metrics line of an iteration: what came in and how the games went.
     fn intake_metrics(&self, t: &IntakeTally, seconds: f64) -> Value {
         let state = &self.learner.state;
-        let false_resign_rate =
-            (t.would_resign > 0).then(|| t.false_resign as f64 / t.would_resign as f64);
+        let rate = |wrong: u64, would: u64| (would > 0).then(|| wrong as f64 / would as f64);
+        let false_resign_rate = rate(
+            t.false_resign.iter().sum(),
+            t.would_resign.iter().sum::<u64>(),
+        );
         json!({
             "type": "intake", "step": state.step, "elapsed_s": state.elapsed_s,
             "shards": t.shards, "games": t.games, "samples": t.samples,
@@ -747,6 +762,12 @@ impl<S: Encode> LearnerRole<S> {
             "wins_side0": t.wins[0], "wins_side1": t.wins[1], "draws": t.draws,
             "resigned": t.resigned, "played_through": t.played_through,
             "false_resign_rate": false_resign_rate,
+            "resigned_side0": t.resigned_by[0], "resigned_side1": t.resigned_by[1],
+            "would_resign_side0": t.would_resign[0], "would_resign_side1": t.would_resign[1],
+            "false_resign_rate_side0": rate(t.false_resign[0], t.would_resign[0]),
+            "false_resign_rate_side1": rate(t.false_resign[1], t.would_resign[1]),
+            "resign_threshold_side0": t.resign_threshold[0],
+            "resign_threshold_side1": t.resign_threshold[1],
             "sessions": state.consumed.len(), "rejected_shards": self.total.rejected,
         })
     }

@@ -82,6 +82,7 @@ pub fn prepare(
         bf16: precision.choice.bf16_from.is_some(),
         fp32_below: precision.choice.bf16_from.unwrap_or(0),
         device,
+        check_in_place: settings.precision == Precision::Auto,
         ..base
     };
     Ok((config, precision))

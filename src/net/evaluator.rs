@@ -27,7 +27,9 @@ use std::time::{Duration, Instant};
 
 use tch::{Kind, Tensor};
 
+use super::in_place::InPlaceCheck;
 use super::model::Model;
+use super::precision::probe_batches;
 use super::NetError;
 use crate::game::Action;
 
@@ -48,6 +50,9 @@ pub struct EvaluatorConfig {
     pub fp32_below: usize,
     /// Where the net runs: models given on another device are copied there.
     pub device: tch::Device,
+    /// Check the precision in place (`precision = "auto"`): alternate fp32 and bf16 on the
+    /// first batches of each batch band and keep the faster ([`super::in_place`]).
+    pub check_in_place: bool,
 }
 
 impl Default for EvaluatorConfig {
@@ -61,6 +66,7 @@ impl Default for EvaluatorConfig {
             bf16: false,
             fp32_below: 0,
             device: tch::Device::Cpu,
+            check_in_place: false,
         }
     }
 }
@@ -315,12 +321,13 @@ impl Drop for Evaluator {
     }
 }
 
-/// The weights as the evaluator runs them: in the configured precision, plus an fp32 copy
-/// for small batches when that precision is bf16.
+/// The weights as the evaluator runs them, and which precision serves a batch: the
+/// configured split (bf16 from `fp32_below` positions on), or the in-place check's.
 struct Nets {
-    main: Model,
-    small: Option<Model>,
+    fp32: Option<Model>,
+    bf16: Option<Model>,
     fp32_below: usize,
+    check: Option<InPlaceCheck>,
 }
 
 impl Nets {
@@ -331,29 +338,87 @@ impl Nets {
                 Err(e) => eprintln!("warning: the net stays on its device: {e}"),
             }
         }
-        let small = (config.bf16 && config.fp32_below > 1)
-            .then(|| model.try_clone().ok())
-            .flatten()
-            .map(|mut copy| {
-                copy.set_kind(Kind::Float);
-                copy
-            });
-        if config.bf16 {
-            model.set_kind(Kind::BFloat16);
-        }
+        let check = config.check_in_place.then(|| {
+            let from = config.bf16.then_some(config.fp32_below.max(1));
+            InPlaceCheck::new(&probe_batches(config.max_batch), from)
+        });
+        let both = check.is_some() || (config.bf16 && config.fp32_below > 1);
+        let copy = |kind: Kind| {
+            let mut copy = model.try_clone().ok()?;
+            copy.set_kind(kind);
+            Some(copy)
+        };
+        let (fp32, bf16) = match (config.bf16, both) {
+            (false, false) => (Some(*model), None),
+            (true, false) => (None, copy(Kind::BFloat16)),
+            (_, true) => (copy(Kind::Float), copy(Kind::BFloat16)),
+        };
         Nets {
-            main: *model,
-            small,
-            fp32_below: config.fp32_below,
+            fp32,
+            bf16,
+            fp32_below: if config.bf16 {
+                config.fp32_below
+            } else {
+                usize::MAX
+            },
+            check,
+        }
+    }
+
+    /// Whether a batch of `positions` runs in bf16.
+    fn bf16_for(&self, positions: usize) -> bool {
+        match &self.check {
+            Some(check) => check.bf16_for(positions),
+            None => positions >= self.fp32_below,
         }
     }
 
     /// The model to run a batch of `positions` on.
     fn for_batch(&self, positions: usize) -> &Model {
-        match &self.small {
-            Some(small) if positions < self.fp32_below => small,
-            _ => &self.main,
+        let (first, second) = if self.bf16_for(positions) {
+            (&self.bf16, &self.fp32)
+        } else {
+            (&self.fp32, &self.bf16)
+        };
+        first
+            .as_ref()
+            .or(second.as_ref())
+            .expect("the evaluator holds a model")
+    }
+
+    /// Takes a batch's time into the in-place check, reporting a band it decides.
+    fn record(&mut self, positions: usize, seconds: f64) {
+        let bf16 = self.bf16_for(positions);
+        let Some(check) = &mut self.check else { return };
+        if let Some(decision) = check.record(positions, bf16, seconds) {
+            if decision.changed {
+                eprintln!("{}", decision.describe());
+            }
+            self.prune();
         }
+    }
+
+    /// Once the check has decided every band, drops the copy no band uses.
+    fn prune(&mut self) {
+        let Some(check) = self.check.as_ref().filter(|c| c.done()) else {
+            return;
+        };
+        if !check.uses(true) {
+            self.bf16 = None;
+        }
+        if !check.uses(false) {
+            self.fp32 = None;
+        }
+    }
+
+    /// The nets for new weights, keeping what the in-place check has learned.
+    fn renew(self, model: Box<Model>, config: &EvaluatorConfig) -> Nets {
+        let mut nets = Nets::new(model, config);
+        if self.check.is_some() {
+            nets.check = self.check;
+            nets.prune();
+        }
+        nets
     }
 }
 
@@ -374,7 +439,7 @@ fn serve(
         let first = match first {
             Message::Evaluate(job) => job,
             Message::Replace(new_model) => {
-                nets = Nets::new(new_model, config);
+                nets = nets.renew(new_model, config);
                 continue;
             }
         };
@@ -386,16 +451,20 @@ fn serve(
         }
         let started = Instant::now();
         let result = forward_raw(|n| nets.for_batch(n), &input, queued, max_batch);
+        let busy = started.elapsed();
+        if queued <= max_batch {
+            nets.record(queued, busy.as_secs_f64());
+        }
         stats
             .busy_nanos
-            .fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            .fetch_add(busy.as_nanos() as u64, Ordering::Relaxed);
         stats.positions.fetch_add(queued as u64, Ordering::Relaxed);
         stats
             .batches
             .fetch_add(queued.div_ceil(max_batch) as u64, Ordering::Relaxed);
         answer(&mut pending, result);
         if let Some(new_model) = replacement {
-            nets = Nets::new(new_model, config);
+            nets = nets.renew(new_model, config);
         }
     }
 }

@@ -5,6 +5,7 @@ pub mod args;
 pub mod device;
 pub mod encode;
 pub mod evaluator;
+pub mod in_place;
 pub mod model;
 pub mod net_eval;
 pub mod precision;

@@ -68,14 +68,38 @@ pub struct SelfPlayConfig {
     pub temperature_halflife: f32,
     /// Whole turns after which a game is adjudicated a draw (0: the rules' own cap).
     pub ply_cap: u32,
-    /// A side resigns when the search's value for it stays below this...
+    /// A side resigns when the search's value for it stays below this (with calibration:
+    /// the highest threshold calibration may pick)...
     pub resign_threshold: f32,
     /// ...for this many of its consecutive searched steps (0 disables resignation).
     pub resign_consecutive: u32,
     /// Share of games played through with resignation off, to measure false resignations.
     pub resign_playthrough: f32,
+    /// Calibrate each side's threshold from the played-through games, and count only full
+    /// searches toward it ([`super::resign`]); false: the fixed threshold, every search.
+    pub resign_calibrate: bool,
+    /// Calibration: the largest share of false resignations allowed.
+    pub resign_false_rate: f32,
+    /// Calibration: would-be resignations needed before a threshold is trusted.
+    pub resign_min_samples: usize,
+    /// Calibration: played-through games per side remembered.
+    pub resign_history: usize,
     /// `between_games` or `at_once`.
     pub new_weights: NewWeights,
+}
+
+impl SelfPlayConfig {
+    /// The resignation settings.
+    pub fn resign(&self) -> super::resign::ResignSettings {
+        super::resign::ResignSettings {
+            consecutive: self.resign_consecutive,
+            threshold: self.resign_threshold,
+            calibrate: self.resign_calibrate,
+            max_false_rate: self.resign_false_rate,
+            min_samples: self.resign_min_samples,
+            history: self.resign_history,
+        }
+    }
 }
 
 impl Default for SelfPlayConfig {
@@ -94,6 +118,10 @@ impl Default for SelfPlayConfig {
             resign_threshold: -0.9,
             resign_consecutive: 3,
             resign_playthrough: 0.1,
+            resign_calibrate: false,
+            resign_false_rate: 0.05,
+            resign_min_samples: 20,
+            resign_history: 400,
             new_weights: NewWeights::BetweenGames,
         }
     }

@@ -82,6 +82,9 @@ pub struct GameRecord {
     /// Per side, the first step at which it would have resigned (played-through games).
     #[serde(default)]
     pub would_resign: [Option<u32>; 2],
+    /// Per side, the resign threshold it played under (`None`: it could not resign).
+    #[serde(default)]
+    pub resign_thresholds: [Option<f32>; 2],
 }
 
 /// Errors reading or replaying game records.
@@ -135,6 +138,7 @@ impl GameRecord {
             resigned: false,
             played_through: false,
             would_resign: [None, None],
+            resign_thresholds: [None, None],
         }
     }
 

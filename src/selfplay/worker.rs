@@ -8,13 +8,14 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use super::config::{GumbelPlay, SearchKind, SelfPlayConfig};
 use super::record::{GameRecord, StepRecord};
+use super::resign::{ResignCalibrator, ResignWindow};
 use crate::game::{Action, GameKind, GameState, RulesConfig, StepList};
 use crate::net::NetError;
 use crate::search::config::SearchConfig;
@@ -35,6 +36,48 @@ pub struct WorkerSettings {
     pub search: SearchConfig,
     /// The run's seed; game `n` is played with a seed derived from it and `n`.
     pub seed: u64,
+    /// The per-side resign thresholds, calibrated from the played-through games of every
+    /// worker (shared by the clones of these settings).
+    pub resign: Arc<Mutex<ResignCalibrator>>,
+}
+
+impl WorkerSettings {
+    /// Settings with a fresh resignation calibrator.
+    pub fn new(
+        kind: GameKind,
+        rules: RulesConfig,
+        selfplay: SelfPlayConfig,
+        search: SearchConfig,
+        seed: u64,
+    ) -> WorkerSettings {
+        let resign = Arc::new(Mutex::new(ResignCalibrator::new(selfplay.resign())));
+        WorkerSettings {
+            kind,
+            rules,
+            selfplay,
+            search,
+            seed,
+            resign,
+        }
+    }
+
+    /// Per side, the resign threshold a game starting now plays under.
+    fn resign_thresholds(&self) -> [Option<f32>; 2] {
+        let calibrator = self.resign.lock().unwrap_or_else(|e| e.into_inner());
+        [calibrator.threshold(0), calibrator.threshold(1)]
+    }
+
+    /// Takes in a finished game played through with resignation off.
+    fn calibrate(&self, record: &GameRecord, windows: &[ResignWindow; 2]) {
+        if !record.played_through {
+            return;
+        }
+        let mut calibrator = self.resign.lock().unwrap_or_else(|e| e.into_inner());
+        for (side, window) in windows.iter().enumerate() {
+            let lost = record.winner.is_some_and(|w| w as usize != side);
+            calibrator.observe(side, window.score(), lost);
+        }
+    }
 }
 
 /// State shared between the workers and the run that owns them.
@@ -133,7 +176,8 @@ struct Slot<S: GameState> {
     record: GameRecord,
     rng: StdRng,
     turns: u32,
-    low_streak: [u32; 2],
+    /// Per side, the recent root values that count toward resignation.
+    resign: [ResignWindow; 2],
     /// Whether this step's search is a full one.
     full: bool,
     /// The search of the current step, if one is running.
@@ -210,6 +254,7 @@ pub fn run_worker<S: GameState, E: Evaluate<S>>(
                 }
                 None => {
                     let slot = slots.swap_remove(i);
+                    settings.calibrate(&slot.record, &slot.resign);
                     if finished.send(slot.record).is_err() {
                         return Ok(());
                     }
@@ -356,12 +401,14 @@ fn new_slot<S: GameState>(settings: &WorkerSettings, counters: &SharedCounters) 
     record.index = index;
     record.played_through = settings.selfplay.resign_consecutive > 0
         && rng.gen::<f32>() < settings.selfplay.resign_playthrough;
+    record.resign_thresholds = settings.resign_thresholds();
+    let window = ResignWindow::new(settings.selfplay.resign_consecutive);
     Slot {
         tree: Mcts::new(state, settings.search.mcts(true)),
         record,
         rng,
         turns: 0,
-        low_streak: [0; 2],
+        resign: [window.clone(), window],
         full: false,
         search: None,
     }
@@ -375,23 +422,25 @@ fn play<S: GameState>(slot: &mut Slot<S>, action: Action, counters: &SharedCount
     }
 }
 
-/// Tracks `side`'s run of low values; true when it resigns now. Played-through games only
-/// note the step at which the side would have resigned.
+/// Takes `side`'s root value into its resign window; true when the side resigns now (its
+/// window lies below its threshold). Played-through games only note the step at which it
+/// would have. With calibration only full searches count; without, every search does.
 fn update_resignation<S: GameState>(
     slot: &mut Slot<S>,
     sp: &SelfPlayConfig,
     side: usize,
     value: f32,
 ) -> bool {
-    if sp.resign_consecutive == 0 {
+    if sp.resign_calibrate && !slot.full {
         return false;
     }
-    if value < sp.resign_threshold {
-        slot.low_streak[side] += 1;
-    } else {
-        slot.low_streak[side] = 0;
-    }
-    if slot.low_streak[side] < sp.resign_consecutive {
+    let (Some(max), Some(threshold)) = (
+        slot.resign[side].push(value),
+        slot.record.resign_thresholds[side],
+    ) else {
+        return false;
+    };
+    if max >= threshold {
         return false;
     }
     if slot.record.played_through {
@@ -422,13 +471,13 @@ mod tests {
 
     #[test]
     fn gumbel_play_winner_plays_the_searchs_pick_after_the_opening() {
-        let mut settings = WorkerSettings {
-            kind: GameKind::Rematch,
-            rules: RulesConfig::default(),
-            selfplay: SelfPlayConfig::default(),
-            search: SearchConfig::default(),
-            seed: 1,
-        };
+        let mut settings = WorkerSettings::new(
+            GameKind::Rematch,
+            RulesConfig::default(),
+            SelfPlayConfig::default(),
+            SearchConfig::default(),
+            1,
+        );
         let counters = SharedCounters::default();
         let mut slot: Slot<Rematch> = new_slot(&settings, &counters);
         // The winner has no weight in the policy: sampling never plays it.
@@ -454,18 +503,94 @@ mod tests {
         }
     }
 
+    fn resign_settings(calibrate: bool) -> WorkerSettings {
+        WorkerSettings::new(
+            GameKind::Rematch,
+            RulesConfig::default(),
+            SelfPlayConfig {
+                resign_consecutive: 2,
+                resign_threshold: -0.5,
+                resign_calibrate: calibrate,
+                resign_playthrough: 0.0,
+                resign_min_samples: 3,
+                ..SelfPlayConfig::default()
+            },
+            SearchConfig::default(),
+            1,
+        )
+    }
+
+    #[test]
+    fn calibrated_resignation_counts_full_searches_only() {
+        let settings = resign_settings(true);
+        let counters = SharedCounters::default();
+        let mut slot: Slot<Rematch> = new_slot(&settings, &counters);
+        slot.record.steps.push(StepRecord {
+            action: 0,
+            value: None,
+            target: Vec::new(),
+        });
+        slot.full = false;
+        for _ in 0..5 {
+            assert!(!update_resignation(&mut slot, &settings.selfplay, 1, -0.9));
+        }
+        slot.full = true;
+        assert!(!update_resignation(&mut slot, &settings.selfplay, 1, -0.9));
+        assert!(update_resignation(&mut slot, &settings.selfplay, 1, -0.9));
+        assert!(!update_resignation(&mut slot, &settings.selfplay, 0, -0.9));
+    }
+
+    #[test]
+    fn fixed_resignation_counts_every_search() {
+        let settings = resign_settings(false);
+        let counters = SharedCounters::default();
+        let mut slot: Slot<Rematch> = new_slot(&settings, &counters);
+        slot.full = false;
+        assert!(!update_resignation(&mut slot, &settings.selfplay, 0, -0.9));
+        assert!(!update_resignation(&mut slot, &settings.selfplay, 0, -0.4));
+        assert!(!update_resignation(&mut slot, &settings.selfplay, 0, -0.9));
+        assert!(update_resignation(&mut slot, &settings.selfplay, 0, -0.9));
+    }
+
+    #[test]
+    fn played_through_games_calibrate_each_side_for_later_games() {
+        let settings = resign_settings(true);
+        let counters = SharedCounters::default();
+        // Side 1 fell to -0.99 and still won three times: its resignations would be false.
+        for _ in 0..3 {
+            let mut slot: Slot<Rematch> = new_slot(&settings, &counters);
+            slot.record.played_through = true;
+            slot.record.winner = Some(1);
+            slot.full = true;
+            for side in 0..2 {
+                slot.resign[side].push(-0.99);
+                slot.resign[side].push(-0.99);
+            }
+            settings.calibrate(&slot.record, &slot.resign);
+        }
+        let next: Slot<Rematch> = new_slot(&settings, &counters);
+        assert_eq!(next.record.resign_thresholds, [Some(-0.5), None]);
+        // A game not played through teaches nothing.
+        let mut other: Slot<Rematch> = new_slot(&settings, &counters);
+        other.resign[0].push(-1.0);
+        other.resign[0].push(-1.0);
+        settings.calibrate(&other.record, &other.resign);
+        let side = settings.resign.lock().unwrap().side(0);
+        assert_eq!(side.samples, 3);
+    }
+
     #[test]
     fn a_failing_net_stops_the_worker_with_its_error() {
-        let settings = WorkerSettings {
-            kind: GameKind::Rematch,
-            rules: RulesConfig::default(),
-            selfplay: SelfPlayConfig {
+        let settings = WorkerSettings::new(
+            GameKind::Rematch,
+            RulesConfig::default(),
+            SelfPlayConfig {
                 games_in_flight: 2,
                 ..SelfPlayConfig::default()
             },
-            search: SearchConfig::default(),
-            seed: 1,
-        };
+            SearchConfig::default(),
+            1,
+        );
         let (sender, games) = std::sync::mpsc::channel();
         let counters = Arc::new(SharedCounters::default());
         let error = run_worker::<Rematch, _>(settings, Broken, counters, sender).unwrap_err();

@@ -233,11 +233,29 @@ impl RunConfig {
 
     /// Parses and checks config text; `name` labels errors.
     pub fn parse(text: &str, name: &str) -> Result<RunConfig, ConfigError> {
+        RunConfig::parse_with(text, name, &[])
+    }
+
+    /// Parses config text with `KEY=VALUE` overrides put over it (dotted keys such as
+    /// `train.weight_decay=0.01`; a value that does not read as TOML is a string), and
+    /// checks the result.
+    pub fn parse_with(
+        text: &str,
+        name: &str,
+        overrides: &[String],
+    ) -> Result<RunConfig, ConfigError> {
         let parse_error = |e: toml::de::Error| ConfigError::Parse {
             path: name.to_string(),
             message: e.to_string().trim().replace('\n', " "),
         };
-        let table: toml::Table = toml::from_str(text).map_err(parse_error)?;
+        let mut table: toml::Table = toml::from_str(text).map_err(parse_error)?;
+        for item in overrides {
+            set_key(&mut table, item).map_err(|(key, message)| ConfigError::Invalid {
+                path: name.to_string(),
+                key,
+                message,
+            })?;
+        }
         moved_keys(&table).map_err(|(key, message)| ConfigError::Invalid {
             path: name.to_string(),
             key,
@@ -279,13 +297,13 @@ impl RunConfig {
 
     /// The self-play workers' settings.
     pub fn worker_settings(&self) -> WorkerSettings {
-        WorkerSettings {
-            kind: self.kind(),
-            rules: self.rules(),
-            selfplay: self.selfplay.clone(),
-            search: self.search.clone(),
-            seed: self.seed,
-        }
+        WorkerSettings::new(
+            self.kind(),
+            self.rules(),
+            self.selfplay.clone(),
+            self.search.clone(),
+            self.seed,
+        )
     }
 
     /// Puts `--precision` and `--device` over the config (`--device` sets both the
@@ -443,6 +461,35 @@ fn moved_keys(table: &toml::Table) -> Check {
     }
 }
 
+/// Puts one `KEY=VALUE` override into `table`.
+fn set_key(table: &mut toml::Table, item: &str) -> Check {
+    let Some((key, value)) = item.split_once('=') else {
+        return Err((item.into(), "an override is KEY=VALUE".into()));
+    };
+    let key = key.trim();
+    let value = toml::from_str::<toml::Table>(&format!("v = {value}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(value.trim().to_string()));
+    let mut parts: Vec<&str> = key.split('.').collect();
+    let last = parts.pop().filter(|k| !k.is_empty());
+    let Some(last) = last else {
+        return Err((key.into(), "an override needs a key".into()));
+    };
+    let mut at = table;
+    for part in parts {
+        let entry = at
+            .entry(part.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        at = match entry {
+            toml::Value::Table(t) => t,
+            _ => return Err((key.into(), format!("`{part}` is not a section"))),
+        };
+    }
+    at.insert(last.to_string(), value);
+    Ok(())
+}
+
 fn check_selfplay(s: &SelfPlayConfig) -> Check {
     let unit = |v: f32| (0.0..=1.0).contains(&v);
     first_failure(&[
@@ -490,6 +537,21 @@ fn check_selfplay(s: &SelfPlayConfig) -> Check {
             "selfplay.resign_playthrough",
             unit(s.resign_playthrough),
             "must be in [0, 1]",
+        ),
+        (
+            "selfplay.resign_false_rate",
+            unit(s.resign_false_rate),
+            "must be in [0, 1]",
+        ),
+        (
+            "selfplay.resign_min_samples",
+            s.resign_min_samples >= 1,
+            "must be at least 1",
+        ),
+        (
+            "selfplay.resign_history",
+            s.resign_history >= s.resign_min_samples,
+            "must be at least selfplay.resign_min_samples",
         ),
     ])
 }
