@@ -94,6 +94,7 @@ fn through_evaluator(
         bf16,
         fp32_below,
         device: tch::Device::Cpu,
+        ..EvaluatorConfig::default()
     };
     let evaluator = Evaluator::spawn(model, config);
     // Warm-up at the full batch size (kernels and allocations for that shape), not counted.

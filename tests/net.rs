@@ -290,6 +290,40 @@ fn bf16_evaluator_runs_small_batches_in_fp32() {
 }
 
 #[test]
+fn checking_the_precision_in_place_serves_both_then_settles_on_one() {
+    tch::manual_seed(9);
+    let shape = hex_shape();
+    let fp32 = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
+    let requests: Vec<Request> = (0..4).map(|s| request(s, &shape)).collect();
+    let refs: Vec<&Request> = requests.iter().collect();
+    let expected = evaluate_batch(&fp32, &refs).unwrap();
+    let config = EvaluatorConfig {
+        max_batch: 4,
+        torch_threads: 1,
+        check_in_place: true,
+        ..EvaluatorConfig::default()
+    };
+    let evaluator = Evaluator::spawn(fp32.try_clone().unwrap(), config);
+    // Batches of 4 alternate between fp32 (exact) and bf16 (close) until the band of 2-4 is
+    // decided (a warm-up and 6 timed batches each at most), then keep one precision.
+    let differences: Vec<f32> = (0..40)
+        .map(|_| max_difference(&evaluator.evaluate(requests.clone()).unwrap(), &expected))
+        .collect();
+    evaluator.shutdown();
+    let exact = |d: &f32| *d < 1e-5;
+    assert!(differences.iter().all(|d| *d < 0.03), "{differences:?}");
+    assert!(
+        differences[..14].iter().any(exact) && !differences[..14].iter().all(exact),
+        "both precisions served during the check: {differences:?}"
+    );
+    let settled = &differences[14..];
+    assert!(
+        settled.iter().all(exact) || !settled.iter().any(exact),
+        "one precision after the check: {differences:?}"
+    );
+}
+
+#[test]
 fn a_lone_producer_is_not_kept_waiting_for_a_full_batch() {
     tch::manual_seed(8);
     let shape = hex_shape();

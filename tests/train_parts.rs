@@ -195,6 +195,46 @@ fn samples_and_symmetric_batches_for_every_game() {
     }
 }
 
+/// Each sample's value target is the final result for the seat to move there (win 0,
+/// draw 1, loss 2), read from the rules' outcome of that seat: a Team seat of 3-player
+/// ReMATCH shares the Team's result, and no sample is scored from the other side's view.
+fn check_value_targets<S: Encode>(kind: GameKind) {
+    let mut decisive = [0usize; 2];
+    for seed in 0..40 {
+        let record = random_game::<S>(kind, seed);
+        let samples = samples_of_game::<S>(&record).unwrap();
+        let mut seats = Vec::new();
+        let end = record
+            .replay::<S>(|state, step| {
+                if !step.target.is_empty() {
+                    seats.push(state.seat_to_move());
+                }
+            })
+            .unwrap();
+        let outcome = end.outcome().expect("the game is over");
+        assert_eq!(samples.len(), seats.len());
+        for (sample, seat) in samples.iter().zip(&seats) {
+            let score = outcome.score(end.side_of(*seat));
+            let expected = [2u8, 1, 0][(2.0 * score) as usize];
+            assert_eq!(sample.result, expected, "{kind} seed {seed} seat {seat:?}");
+        }
+        if let Some(w) = outcome.winner {
+            decisive[w.0 as usize] += 1;
+        }
+    }
+    assert!(
+        decisive[0] > 0 && decisive[1] > 0,
+        "{kind}: both sides won some games"
+    );
+}
+
+#[test]
+fn value_targets_are_each_seats_own_result_in_every_game() {
+    for kind in GameKind::ALL {
+        with_game!(kind, S => check_value_targets::<S>(kind));
+    }
+}
+
 #[test]
 fn window_grows_with_the_run_and_keeps_the_newest() {
     let config = RunConfig::parse(

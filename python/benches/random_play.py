@@ -3,10 +3,12 @@
     .venv/bin/python python/benches/random_play.py [--seconds S] [--rounds R] [GAME ...]
 
 The Python loop is the one a user writes: ask for the legal actions, pick one at random,
-apply it, until the game ends. The Rust loop (``checkers_zero.rust_random_steps``) plays
-random games from the start inside the same native module (legal steps, a random pick,
-apply), so the ratio is what the binding costs per step. Each measurement plays whole
-games for at least S seconds; rounds alternate Python and Rust and the median is reported.
+apply it, until the game ends. Two Rust loops (``checkers_zero.rust_random_steps``) play
+random games from the start inside the same native module: ``api`` makes the same calls
+from Rust (``is_terminal``, ``legal_actions``, ``apply_action`` on the state the binding
+wraps), so the ratio to it is what the binding costs per step; ``core`` uses the rules
+core's step ids alone, the fastest a random player can go. Each measurement plays whole
+games for at least S seconds; rounds alternate the loops and the median is reported.
 """
 
 import argparse
@@ -48,14 +50,16 @@ def main():
     for game in args.game:
         rng = random.Random(1)
         seeds = iter(range(1, 1 << 30))
-        py, rs = [], []
+        rates = {"python": [], "api": [], "core": []}
         for _ in range(args.rounds):
-            py.append(steps_per_second(lambda n: python_games(game, n, rng), args.seconds))
-            rs.append(steps_per_second(lambda n: cz.rust_random_steps(game, n, next(seeds)), args.seconds))
-        py_rate, rs_rate = statistics.median(py), statistics.median(rs)
+            rates["python"].append(steps_per_second(lambda n: python_games(game, n, rng), args.seconds))
+            for how in ("api", "core"):
+                play = lambda n, how=how: cz.rust_random_steps(game, n, next(seeds), through=how)
+                rates[how].append(steps_per_second(play, args.seconds))
+        py, api, core = (statistics.median(rates[k]) for k in ("python", "api", "core"))
         print(
-            f"{game:<9} python {py_rate / 1e3:8.1f} k steps/s   rust {rs_rate / 1e3:8.1f} k steps/s"
-            f"   python costs {rs_rate / py_rate:5.2f}x per step"
+            f"{game:<9} python {py / 1e3:7.1f}  rust api {api / 1e3:7.1f}  rust core {core / 1e3:7.1f}"
+            f" k steps/s   binding costs {api / py:5.2f}x per step ({core / py:5.2f}x the core loop)"
         )
 
 

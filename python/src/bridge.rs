@@ -690,12 +690,34 @@ fn play_turn<S: Encode>(state: &S, agent: &mut dyn Agent<S>) -> Result<Choice> {
     })
 }
 
-/// Plays `games` random games of `kind` to the end from the start (seeded); returns the
-/// steps played. The Rust side of the binding benchmark.
-pub fn random_playout_steps(kind: GameKind, games: usize, seed: u64) -> u64 {
+/// Which Rust loop the binding benchmark compares the Python one with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RustLoop {
+    /// The calls a Python loop makes, made from Rust: `is_terminal`, `legal_actions` (net
+    /// frame) and `apply_legal_action` on an [`AnyState`]. The ratio to it is the binding's
+    /// own cost per step.
+    Api,
+    /// The rules core alone: step ids, no action mapping, no dispatch over games.
+    Core,
+}
+
+/// Plays `games` random games of `kind` to the end from the start (seeded) through `how`;
+/// returns the steps played. The Rust side of the binding benchmark.
+pub fn random_playout_steps(kind: GameKind, games: usize, seed: u64, how: RustLoop) -> u64 {
     use rand::{Rng, SeedableRng};
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let mut total = 0u64;
+    if how == RustLoop::Api {
+        for _ in 0..games {
+            let mut state = AnyState::start(kind);
+            while !state.is_terminal() {
+                let legal = state.legal_actions();
+                state.apply_legal_action(legal[rng.gen_range(0..legal.len())]);
+                total += 1;
+            }
+        }
+        return total;
+    }
     on_kind!(kind, S => {
         let mut steps = StepList::new();
         for _ in 0..games {

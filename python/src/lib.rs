@@ -380,11 +380,29 @@ fn perft(py: Python<'_>, name: &str, depth: u32, notation: Option<&str>) -> PyRe
 }
 
 /// Random games from the start in Rust alone: the steps played (the benchmark's
-/// reference). Releases the GIL.
+/// reference). `through="api"` makes the calls a Python loop makes (`is_terminal`,
+/// `legal_actions`, `apply_action`) from Rust; `"core"` uses the rules core's step ids.
+/// Releases the GIL.
 #[pyfunction]
-fn rust_random_steps(py: Python<'_>, name: &str, games: usize, seed: u64) -> PyResult<u64> {
+#[pyo3(signature = (name, games, seed, through = "api"))]
+fn rust_random_steps(
+    py: Python<'_>,
+    name: &str,
+    games: usize,
+    seed: u64,
+    through: &str,
+) -> PyResult<u64> {
     let kind = kind_of(name)?;
-    Ok(py.detach(move || bridge::random_playout_steps(kind, games, seed)))
+    let how = match through {
+        "api" => bridge::RustLoop::Api,
+        "core" => bridge::RustLoop::Core,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "through must be \"api\" or \"core\", not {other:?}"
+            )))
+        }
+    };
+    Ok(py.detach(move || bridge::random_playout_steps(kind, games, seed, how)))
 }
 
 /// A turn chosen by a `Player`.

@@ -198,3 +198,14 @@ def test_mid_turn_calls_that_need_a_boundary_raise():
             assert "mid-turn" in repr(state)
             return
     pytest.fail("no game reached the middle of a turn")
+
+
+@pytest.mark.parametrize("game", cz.games())
+def test_the_rust_reference_loops_play_whole_games(game):
+    # The benchmark's references: the same API calls made from Rust, and the rules core
+    # alone, both play random games to the end; an unknown loop is a ValueError.
+    api = cz.rust_random_steps(game, 3, 5, through="api")
+    core = cz.rust_random_steps(game, 3, 5, through="core")
+    assert api > 0 and core > 0
+    with pytest.raises(ValueError, match="through"):
+        cz.rust_random_steps(game, 1, 1, through="python")

@@ -83,6 +83,17 @@ pub fn prepare(
         fp32_below: precision.choice.bf16_from.unwrap_or(0),
         device,
         check_in_place: settings.precision == Precision::Auto,
+        probe_speedups: precision
+            .timings
+            .as_ref()
+            .map(|t| {
+                t.fp32
+                    .iter()
+                    .zip(&t.bf16)
+                    .map(|(f, b)| f / b.max(1e-12))
+                    .collect()
+            })
+            .unwrap_or_default(),
         ..base
     };
     Ok((config, precision))

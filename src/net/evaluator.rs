@@ -53,6 +53,9 @@ pub struct EvaluatorConfig {
     /// Check the precision in place (`precision = "auto"`): alternate fp32 and bf16 on the
     /// first batches of each batch band and keep the faster ([`super::in_place`]).
     pub check_in_place: bool,
+    /// The probe's bf16 speed over fp32 at each probe batch (empty: not probed); bands it
+    /// settled by a wide margin are not checked.
+    pub probe_speedups: Vec<f64>,
 }
 
 impl Default for EvaluatorConfig {
@@ -67,6 +70,7 @@ impl Default for EvaluatorConfig {
             fp32_below: 0,
             device: tch::Device::Cpu,
             check_in_place: false,
+            probe_speedups: Vec::new(),
         }
     }
 }
@@ -340,7 +344,11 @@ impl Nets {
         }
         let check = config.check_in_place.then(|| {
             let from = config.bf16.then_some(config.fp32_below.max(1));
-            InPlaceCheck::new(&probe_batches(config.max_batch), from)
+            InPlaceCheck::new(
+                &probe_batches(config.max_batch),
+                from,
+                &config.probe_speedups,
+            )
         });
         let both = check.is_some() || (config.bf16 && config.fp32_below > 1);
         let copy = |kind: Kind| {

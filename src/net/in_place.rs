@@ -77,17 +77,29 @@ impl BandDecision {
 
 impl InPlaceCheck {
     /// A check over the bands ending at `bounds` (ascending), starting from the probe's
-    /// choice: bf16 from `bf16_from` positions on.
-    pub fn new(bounds: &[usize], bf16_from: Option<usize>) -> InPlaceCheck {
-        let start = bounds
+    /// choice: bf16 from `bf16_from` positions on. `probe_speedups` (bf16 over fp32 at each
+    /// bound, as probed; may be empty) settles at once the bands where the probe's margin
+    /// is so wide (over [`EARLY_RATIO`] either way) that no load could turn it around.
+    pub fn new(bounds: &[usize], bf16_from: Option<usize>, probe_speedups: &[f64]) -> InPlaceCheck {
+        let start: Vec<bool> = bounds
             .iter()
             .map(|&b| bf16_from.is_some_and(|from| b >= from))
+            .collect();
+        let decided = start
+            .iter()
+            .enumerate()
+            .map(|(i, &bf16)| {
+                let clear = probe_speedups
+                    .get(i)
+                    .is_some_and(|r| !(1.0 / EARLY_RATIO..=EARLY_RATIO).contains(r));
+                clear.then_some(bf16)
+            })
             .collect();
         InPlaceCheck {
             bounds: bounds.to_vec(),
             start,
             tallies: vec![[Tally::default(); 2]; bounds.len()],
-            decided: vec![None; bounds.len()],
+            decided,
         }
     }
 
@@ -177,7 +189,7 @@ mod tests {
     #[test]
     fn a_band_keeps_the_precision_faster_in_place_and_says_when_the_probe_was_wrong() {
         // The probe said bf16 from 16 on; in place fp32 wins at 2-4 and bf16 at 5-16.
-        let mut check = InPlaceCheck::new(&[1, 4, 16], Some(16));
+        let mut check = InPlaceCheck::new(&[1, 4, 16], Some(16), &[]);
         assert!(!check.bf16_for(3));
         let small = run(&mut check, 3, 1.0, 1.2);
         assert_eq!(
@@ -199,7 +211,7 @@ mod tests {
 
     #[test]
     fn both_precisions_are_timed_alike_before_deciding() {
-        let mut check = InPlaceCheck::new(&[8], None);
+        let mut check = InPlaceCheck::new(&[8], None, &[1.1]);
         let mut ran = [0u32; 2];
         while !check.done() {
             let bf16 = check.bf16_for(8);
@@ -213,7 +225,7 @@ mod tests {
 
     #[test]
     fn a_far_slower_precision_is_dropped_early() {
-        let mut check = InPlaceCheck::new(&[128], Some(1));
+        let mut check = InPlaceCheck::new(&[128], Some(1), &[]);
         let decision = run(&mut check, 100, 1.0, 17.0);
         assert!(!decision.bf16 && decision.changed);
         let timed: u32 = check.tallies[0].iter().map(|t| t.batches).sum();
@@ -221,8 +233,19 @@ mod tests {
     }
 
     #[test]
+    fn bands_the_probe_settled_by_a_wide_margin_are_not_checked() {
+        // Emulated bf16: the probe measured it 10x slower at batch 1 and 20x at 64.
+        let check = InPlaceCheck::new(&[1, 16, 64], None, &[0.1, 0.5, 0.05]);
+        assert!(!check.bf16_for(1) && !check.bf16_for(64));
+        assert!(!check.done(), "16 is within reach of the load: checked");
+        assert!(!check.uses(true) && check.uses(false));
+        let native = InPlaceCheck::new(&[1, 128], Some(1), &[4.0, 5.0]);
+        assert!(native.done() && native.bf16_for(1) && native.bf16_for(100));
+    }
+
+    #[test]
     fn batches_beyond_the_last_bound_count_in_the_last_band() {
-        let mut check = InPlaceCheck::new(&[1, 4], None);
+        let mut check = InPlaceCheck::new(&[1, 4], None, &[]);
         let decision = run(&mut check, 9, 1.0, 0.5);
         assert_eq!(decision.batches, (2, 4));
     }
