@@ -17,7 +17,8 @@ use numpy::{
 };
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyInt, PyString};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyInt, PyList, PyString};
 
 use bridge::{AnyState, Brain, BridgeError, Choice, Kind, SearchOverrides};
 
@@ -33,6 +34,27 @@ impl From<BridgeError> for PyErr {
 
 fn kind_of(name: &str) -> PyResult<Kind> {
     Ok(bridge::parse_kind(name)?)
+}
+
+/// Python ints for every action id of each game, made once: a list of legal actions then
+/// costs a reference count per action rather than a new int (action ids are mostly above
+/// CPython's small-int cache), which is most of what the list costs.
+static ACTION_INTS: [PyOnceLock<Vec<Py<PyInt>>>; Kind::ALL.len()] =
+    [const { PyOnceLock::new() }; Kind::ALL.len()];
+
+/// `actions` of a `state` of its game as a Python list.
+fn action_list<'py>(
+    py: Python<'py>,
+    state: &AnyState,
+    actions: &[usize],
+) -> PyResult<Bound<'py, PyList>> {
+    let game = Kind::ALL.iter().position(|&k| k == state.kind());
+    let ints = ACTION_INTS[game.unwrap_or(0)].get_or_init(py, || {
+        (0..state.num_actions())
+            .map(|a| PyInt::new(py, a).unbind())
+            .collect()
+    });
+    PyList::new(py, actions.iter().map(|&a| ints[a].bind(py)))
 }
 
 /// A position of one game, with everything its rules need. Actions are the net's policy
@@ -140,8 +162,9 @@ impl State {
     }
 
     /// The legal actions of the next step (net frame).
-    fn legal_actions(&mut self) -> Vec<usize> {
-        self.legal().to_vec()
+    fn legal_actions<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.legal();
+        action_list(py, &self.inner, self.legal.as_deref().unwrap_or_default())
     }
 
     /// The legal-action mask over the action space (uint8, 1 = legal).

@@ -50,6 +50,10 @@ pub struct SelfPlayConfig {
     pub workers: crate::net::threads::Count,
     /// Games each worker plays at once; their leaves go to the net as one batch.
     pub games_in_flight: usize,
+    /// Games each worker starts with while playing the step-0 net, one more for each game it
+    /// finishes, up to `games_in_flight` (0: all at once). Fewer games at once finish
+    /// sooner, so the first samples, and the first training step, come sooner.
+    pub games_in_flight_start: usize,
     /// Visits of a fast search (playout cap randomization: not a training sample); a full
     /// search has `search.visits`.
     pub fast_visits: u32,
@@ -89,6 +93,16 @@ pub struct SelfPlayConfig {
 }
 
 impl SelfPlayConfig {
+    /// Games a worker starts with when its net is at `model_step`: the start-up ramp applies
+    /// to the step-0 net only (a later pool replaces a full one).
+    pub fn first_games_in_flight(&self, model_step: u64) -> usize {
+        if model_step == 0 && self.games_in_flight_start > 0 {
+            self.games_in_flight_start.min(self.games_in_flight)
+        } else {
+            self.games_in_flight
+        }
+    }
+
     /// The resignation settings.
     pub fn resign(&self) -> super::resign::ResignSettings {
         super::resign::ResignSettings {
@@ -107,6 +121,7 @@ impl Default for SelfPlayConfig {
         SelfPlayConfig {
             workers: crate::net::threads::Count::Auto,
             games_in_flight: 128,
+            games_in_flight_start: 8,
             fast_visits: 16,
             full_search_share: 0.25,
             gumbel_play: GumbelPlay::Sample,

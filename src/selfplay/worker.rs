@@ -235,9 +235,10 @@ pub fn run_worker<S: GameState, E: Evaluate<S>>(
     let sp = &settings.selfplay;
     let mut slots: Vec<Slot<S>> = Vec::new();
     let mut legal = StepList::new();
+    let mut in_flight = sp.first_games_in_flight(counters.model_step.load(Ordering::Relaxed));
     while !counters.stop.load(Ordering::Relaxed) {
         if !counters.drain.load(Ordering::Relaxed) {
-            while slots.len() < sp.games_in_flight {
+            while slots.len() < in_flight {
                 slots.push(new_slot(&settings, &counters));
             }
         } else if slots.is_empty() {
@@ -254,6 +255,7 @@ pub fn run_worker<S: GameState, E: Evaluate<S>>(
                 }
                 None => {
                     let slot = slots.swap_remove(i);
+                    in_flight = (in_flight + 1).min(sp.games_in_flight);
                     settings.calibrate(&slot.record, &slot.resign);
                     if finished.send(slot.record).is_err() {
                         return Ok(());
@@ -596,5 +598,67 @@ mod tests {
         let error = run_worker::<Rematch, _>(settings, Broken, counters, sender).unwrap_err();
         assert!(matches!(error, NetError::Torch(_)), "{error}");
         assert!(games.try_recv().is_err(), "no game was finished");
+    }
+
+    /// A uniform net that records its batch sizes and stops the worker after `rounds`.
+    struct Recording {
+        sizes: Arc<Mutex<Vec<usize>>>,
+        rounds: usize,
+        counters: Arc<SharedCounters>,
+    }
+
+    impl<S: GameState> Evaluate<S> for Recording {
+        fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError> {
+            let mut sizes = self.sizes.lock().unwrap();
+            sizes.push(states.len());
+            if sizes.len() >= self.rounds {
+                self.counters.stop.store(true, Ordering::Relaxed);
+            }
+            crate::net::net_eval::UniformEvaluator.evaluate(states)
+        }
+    }
+
+    /// The batch sizes of a worker at `model_step` that plays 2 games at first, 6 at most.
+    fn ramp_batches(model_step: u64, rounds: usize) -> (Vec<usize>, usize) {
+        let selfplay = SelfPlayConfig {
+            games_in_flight: 6,
+            games_in_flight_start: 2,
+            fast_visits: 2,
+            full_search_share: 0.0,
+            ..SelfPlayConfig::default()
+        };
+        let rules = RulesConfig {
+            ply_cap: 12,
+            ..RulesConfig::default()
+        };
+        let settings = WorkerSettings::new(
+            GameKind::Rematch,
+            rules,
+            selfplay,
+            SearchConfig::default(),
+            1,
+        );
+        let counters = Arc::new(SharedCounters::default());
+        counters.model_step.store(model_step, Ordering::Relaxed);
+        let sizes = Arc::new(Mutex::new(Vec::new()));
+        let net = Recording {
+            sizes: Arc::clone(&sizes),
+            rounds,
+            counters: Arc::clone(&counters),
+        };
+        let (sender, games) = std::sync::mpsc::channel();
+        run_worker::<Rematch, _>(settings, net, counters, sender).unwrap();
+        let sizes = sizes.lock().unwrap().clone();
+        (sizes, games.try_iter().count())
+    }
+
+    #[test]
+    fn the_step_0_net_starts_with_few_games_and_adds_one_per_finished_game() {
+        let (sizes, finished) = ramp_batches(0, 400);
+        assert_eq!(sizes[0], 2, "{sizes:?}");
+        assert!(finished >= 4, "{finished} games finished");
+        assert_eq!(*sizes.iter().max().unwrap(), 6, "{sizes:?}");
+        let (later, _) = ramp_batches(100, 3);
+        assert_eq!(later[0], 6, "a later net starts with every game: {later:?}");
     }
 }

@@ -504,6 +504,11 @@ fn check_selfplay(s: &SelfPlayConfig) -> Check {
             "must be 1..=4096",
         ),
         (
+            "selfplay.games_in_flight_start",
+            s.games_in_flight_start <= 4096,
+            "must be 0..=4096",
+        ),
+        (
             "selfplay.fast_visits",
             s.fast_visits >= 1,
             "must be at least 1",
