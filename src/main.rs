@@ -88,42 +88,9 @@ enum Command {
         out: std::path::PathBuf,
     },
     /// Play an exported model in the terminal (any mix of people and models at the seats).
-    Play {
-        /// The export directory.
-        #[arg(long)]
-        model: std::path::PathBuf,
-        /// Seats people play: names or numbers, comma-separated, `all` or `none`
-        /// (default: the seat that moves first).
-        #[arg(long)]
-        seat: Option<String>,
-        /// Root visits per searched step (default: the export's).
-        #[arg(long)]
-        visits: Option<u32>,
-        /// Start position in the project notation (default: the start position).
-        #[arg(long)]
-        position: Option<String>,
-        #[command(flatten)]
-        net: NetArgs,
-        /// Whole turns after which a game is an adjudicated draw (0: no cap; default: the
-        /// cap the model was trained under).
-        #[arg(long)]
-        ply_cap: Option<u32>,
-    },
+    Play(PlayArgs),
     /// Run an exported model as an engine: a line protocol on stdin/stdout (docs/export.md).
-    Engine {
-        /// The export directory.
-        #[arg(long)]
-        model: std::path::PathBuf,
-        /// Default root visits per searched step of `go` (default: the export's).
-        #[arg(long)]
-        visits: Option<u32>,
-        #[command(flatten)]
-        net: NetArgs,
-        /// Whole turns after which a game is an adjudicated draw (0: no cap; default: the
-        /// cap the model was trained under).
-        #[arg(long)]
-        ply_cap: Option<u32>,
-    },
+    Engine(EngineArgs),
     /// Measure this machine: net positions/s per precision, batch and threads, self-play
     /// positions/s per evaluator layout; recommend settings (`--write` saves them).
     Bench(checkers_zero::net_bench::BenchArgs),
@@ -153,6 +120,71 @@ enum GamesCommand {
         #[arg(long)]
         boards: bool,
     },
+}
+
+/// `play`'s options.
+#[derive(clap::Args)]
+struct PlayArgs {
+    /// The export directory.
+    #[arg(long)]
+    model: std::path::PathBuf,
+    /// Seats people play: names or numbers, comma-separated, `all` or `none`
+    /// (default: the seat that moves first).
+    #[arg(long)]
+    seat: Option<String>,
+    /// Root visits per searched step (default: the export's).
+    #[arg(long)]
+    visits: Option<u32>,
+    /// Start position in the project notation (default: the start position).
+    #[arg(long)]
+    position: Option<String>,
+    #[command(flatten)]
+    net: NetArgs,
+    /// Whole turns after which a game is an adjudicated draw (0: no cap; default: the
+    /// cap the model was trained under).
+    #[arg(long)]
+    ply_cap: Option<u32>,
+}
+
+impl PlayArgs {
+    fn run(self, out: &mut impl Write) -> Result<()> {
+        let options = export::play::PlayOptions {
+            model: self.model,
+            seats: self.seat,
+            visits: self.visits,
+            position: self.position,
+            net: self.net.settings(),
+            ply_cap: self.ply_cap,
+        };
+        export::play::play(&options, std::io::stdin().lock(), out)?;
+        Ok(())
+    }
+}
+
+/// `engine`'s options.
+#[derive(clap::Args)]
+struct EngineArgs {
+    /// The export directory.
+    #[arg(long)]
+    model: std::path::PathBuf,
+    /// Default root visits per searched step of `go` (default: the export's).
+    #[arg(long)]
+    visits: Option<u32>,
+    #[command(flatten)]
+    net: NetArgs,
+    /// Whole turns after which a game is an adjudicated draw (0: no cap; default: the
+    /// cap the model was trained under).
+    #[arg(long)]
+    ply_cap: Option<u32>,
+}
+
+impl EngineArgs {
+    fn run(self, out: &mut impl Write) -> Result<()> {
+        let input = std::io::stdin().lock();
+        let net = self.net.settings();
+        export::engine::run_engine(&self.model, self.visits, self.ply_cap, net, input, out)?;
+        Ok(())
+    }
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -200,34 +232,8 @@ fn run(cli: Cli) -> Result<()> {
             let summary = export::export_checkpoint(&checkpoint, &dir)?;
             writeln!(out, "{}", summary.describe())?;
         }
-        Command::Play {
-            model,
-            seat,
-            visits,
-            position,
-            net,
-            ply_cap,
-        } => {
-            let options = export::play::PlayOptions {
-                model,
-                seats: seat,
-                visits,
-                position,
-                net: net.settings(),
-                ply_cap,
-            };
-            export::play::play(&options, std::io::stdin().lock(), &mut out)?;
-        }
-        Command::Engine {
-            model,
-            visits,
-            ply_cap,
-            net,
-        } => {
-            let input = std::io::stdin().lock();
-            let net = net.settings();
-            export::engine::run_engine(&model, visits, ply_cap, net, input, &mut out)?;
-        }
+        Command::Play(args) => args.run(&mut out)?,
+        Command::Engine(args) => args.run(&mut out)?,
         Command::Bench(args) => checkers_zero::net_bench::run_bench(&args, &mut out)?,
         Command::Serve(args) => checkers_zero::serve::command::run_serve(&args, &mut out)?,
         Command::Show { game, position } => {

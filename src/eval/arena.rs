@@ -354,13 +354,6 @@ fn load_players<S: Encode>(
     search: &SearchConfig,
     torch_threads: i32,
 ) -> Result<(Vec<Player>, Vec<Evaluator>), EvalError> {
-    let kind = settings.kind;
-    let bad_search = |spec: &AgentSpec, source| {
-        EvalError::Spec(super::spec::SpecError::BadSearch {
-            spec: spec.to_string(),
-            source,
-        })
-    };
     let mut evaluators: Vec<Evaluator> = Vec::new();
     let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
     let mut players = Vec::new();
@@ -379,59 +372,81 @@ fn load_players<S: Encode>(
                 Some(match by_path.get(&key) {
                     Some(&i) => i,
                     None => {
-                        let model_error = |cause| EvalError::Model {
-                            spec: spec.to_string(),
-                            cause,
-                        };
                         let model =
-                            Model::load(&resolved.weights, &S::net_shape(kind), Device::Cpu)
-                                .map_err(model_error)?;
-                        let base = EvaluatorConfig {
-                            torch_threads,
-                            // One leaf per game thread and request: batches stay below this.
-                            max_batch: settings.parallel.clamp(1, 128),
-                            ..EvaluatorConfig::default()
-                        };
-                        let (config, precision) =
-                            prepare(&model, settings.net, base).map_err(model_error)?;
-                        announce(&precision);
-                        evaluators.push(Evaluator::spawn(model, config));
+                            load_evaluator::<S>(settings, spec, &resolved.weights, torch_threads)?;
+                        evaluators.push(model);
                         by_path.insert(key, evaluators.len() - 1);
                         evaluators.len() - 1
                     }
                 })
             }
         };
-        players.push(match (spec, evaluator) {
-            (AgentSpec::Exported { dir, search }, _) => {
-                let model = ExportedModel::load_with(dir, settings.net)
-                    .and_then(|m| m.check_game::<S>().map(|_| m))
-                    .map_err(|e| EvalError::NoModel {
-                        spec: spec.to_string(),
-                        reason: e.to_string(),
-                    })?;
-                let search = model
-                    .meta()
-                    .search
-                    .with(search)
-                    .map_err(|e| bad_search(spec, e))?;
-                Player::Exported {
-                    model: Arc::new(model),
-                    search,
-                }
-            }
-            (AgentSpec::Random, _) => Player::Random,
-            (AgentSpec::Uct { playouts }, _) => Player::Uct(*playouts),
-            (AgentSpec::AlphaBeta { budget }, _) => Player::AlphaBeta(*budget),
-            (AgentSpec::Net { search: o, .. }, Some(evaluator)) => Player::Net {
-                evaluator,
-                search: search.with(o).map_err(|e| bad_search(spec, e))?,
-            },
-            (AgentSpec::Policy { .. }, Some(evaluator)) => Player::Policy { evaluator },
-            _ => unreachable!("net and policy specs have a model path"),
-        });
+        players.push(player_for::<S>(settings, spec, evaluator, search)?);
     }
     Ok((players, evaluators))
+}
+
+/// An evaluator serving the weights at `weights` for `spec`.
+fn load_evaluator<S: Encode>(
+    settings: &MatchSettings,
+    spec: &AgentSpec,
+    weights: &std::path::Path,
+    torch_threads: i32,
+) -> Result<Evaluator, EvalError> {
+    let model_error = |cause| EvalError::Model {
+        spec: spec.to_string(),
+        cause,
+    };
+    let model =
+        Model::load(weights, &S::net_shape(settings.kind), Device::Cpu).map_err(model_error)?;
+    let base = EvaluatorConfig {
+        torch_threads,
+        // One leaf per game thread and request: batches stay below this.
+        max_batch: settings.parallel.clamp(1, 128),
+        ..EvaluatorConfig::default()
+    };
+    let (config, precision) = prepare(&model, settings.net, base).map_err(model_error)?;
+    announce(&precision);
+    Ok(Evaluator::spawn(model, config))
+}
+
+/// The player of `spec`; a net or policy spec plays through evaluator `evaluator`.
+fn player_for<S: Encode>(
+    settings: &MatchSettings,
+    spec: &AgentSpec,
+    evaluator: Option<usize>,
+    search: &SearchConfig,
+) -> Result<Player, EvalError> {
+    let bad_search = |source| {
+        EvalError::Spec(super::spec::SpecError::BadSearch {
+            spec: spec.to_string(),
+            source,
+        })
+    };
+    Ok(match (spec, evaluator) {
+        (AgentSpec::Exported { dir, search }, _) => {
+            let model = ExportedModel::load_with(dir, settings.net)
+                .and_then(|m| m.check_game::<S>().map(|_| m))
+                .map_err(|e| EvalError::NoModel {
+                    spec: spec.to_string(),
+                    reason: e.to_string(),
+                })?;
+            let search = model.meta().search.with(search).map_err(bad_search)?;
+            Player::Exported {
+                model: Arc::new(model),
+                search,
+            }
+        }
+        (AgentSpec::Random, _) => Player::Random,
+        (AgentSpec::Uct { playouts }, _) => Player::Uct(*playouts),
+        (AgentSpec::AlphaBeta { budget }, _) => Player::AlphaBeta(*budget),
+        (AgentSpec::Net { search: o, .. }, Some(evaluator)) => Player::Net {
+            evaluator,
+            search: search.with(o).map_err(bad_search)?,
+        },
+        (AgentSpec::Policy { .. }, Some(evaluator)) => Player::Policy { evaluator },
+        _ => unreachable!("net and policy specs have a model path"),
+    })
 }
 
 /// Salt separating opening seeds from game seeds.
