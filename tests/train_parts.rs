@@ -236,6 +236,35 @@ fn value_targets_are_each_seats_own_result_in_every_game() {
 }
 
 #[test]
+fn learning_rate_drops_at_the_scheduled_steps_and_bad_schedules_are_refused() {
+    let text = "game = \"rematch\"\n[train]\nlearning_rate = 0.001\n";
+    let config = RunConfig::parse(
+        &format!("{text}learning_rate_drops = [[100, 0.3], [200, 0.1]]\n"),
+        "t",
+    )
+    .unwrap();
+    let rates: Vec<f64> = [0u64, 99, 100, 199, 200, 10_000]
+        .iter()
+        .map(|&step| config.train.learning_rate_at(step))
+        .collect();
+    let expected = [1e-3, 1e-3, 3e-4, 3e-4, 1e-4, 1e-4];
+    for (rate, want) in rates.iter().zip(expected) {
+        assert!((rate - want).abs() < 1e-12, "{rates:?}");
+    }
+    let constant = RunConfig::parse(text, "t").unwrap();
+    assert_eq!(constant.train.learning_rate_at(1_000_000), 1e-3);
+    for bad in ["[[200, 0.3], [100, 0.1]]", "[[100, 0.0]]", "[[100, -1.0]]"] {
+        let error = RunConfig::parse(&format!("{text}learning_rate_drops = {bad}\n"), "t")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("train.learning_rate_drops"),
+            "{bad}: {error}"
+        );
+    }
+}
+
+#[test]
 fn window_grows_with_the_run_and_keeps_the_newest() {
     let config = RunConfig::parse(
         "game = \"rematch\"\n[train]\nwindow_base = 1000\nwindow_max = 5000\nmin_window = 10\n",

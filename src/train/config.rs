@@ -112,6 +112,9 @@ pub struct TrainConfig {
     pub batch_size: usize,
     /// AdamW learning rate.
     pub learning_rate: f64,
+    /// Step schedule of the learning rate: `[[step, factor], ...]` with rising steps; from
+    /// each step on, the rate is `learning_rate * factor` (empty: constant).
+    pub learning_rate_drops: Vec<(u64, f64)>,
     /// AdamW decoupled weight decay.
     pub weight_decay: f64,
     /// Weight of the W/D/L loss next to the policy loss.
@@ -198,11 +201,25 @@ impl EvaluatorSettings {
     }
 }
 
+impl TrainConfig {
+    /// The learning rate of training step `step` (counting from 0).
+    pub fn learning_rate_at(&self, step: u64) -> f64 {
+        let factor = self
+            .learning_rate_drops
+            .iter()
+            .take_while(|(from, _)| *from <= step)
+            .last()
+            .map_or(1.0, |(_, factor)| *factor);
+        self.learning_rate * factor
+    }
+}
+
 impl Default for TrainConfig {
     fn default() -> Self {
         TrainConfig {
             batch_size: 256,
             learning_rate: 1e-3,
+            learning_rate_drops: Vec::new(),
             weight_decay: 1e-4,
             value_loss_weight: 1.0,
             steps_per_iteration: 100,
@@ -577,6 +594,14 @@ fn check_train(t: &TrainConfig) -> Check {
             "train.learning_rate",
             t.learning_rate > 0.0 && t.learning_rate < 10.0,
             "must be in (0, 10)",
+        ),
+        (
+            "train.learning_rate_drops",
+            t.learning_rate_drops.windows(2).all(|w| w[0].0 < w[1].0)
+                && t.learning_rate_drops
+                    .iter()
+                    .all(|(_, f)| *f > 0.0 && *f <= 10.0),
+            "must be [[step, factor], ...] with rising steps and factors in (0, 10]",
         ),
         ("train.weight_decay", t.weight_decay >= 0.0, "must be >= 0"),
         (

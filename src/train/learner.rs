@@ -118,6 +118,7 @@ impl<S: Encode> Learner<S> {
         let batch = self
             .window
             .batch(t.batch_size, self.num_actions, &self.symmetries, &mut rng);
+        self.optimizer.learning_rate = t.learning_rate_at(self.state.step);
         let stats = train_step(
             &self.model,
             &mut self.optimizer,
