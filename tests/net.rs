@@ -227,14 +227,21 @@ fn evaluator_serves_many_producers_without_deadlock() {
     evaluator.shutdown();
 }
 
-#[test]
-fn bf16_agrees_with_fp32() {
-    tch::manual_seed(5);
+/// A small fp32 net (seeded by the caller), four requests and its answers to them.
+fn fp32_answers() -> (Model, Vec<Request>, Vec<Evaluation>) {
     let shape = hex_shape();
     let fp32 = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
     let requests: Vec<Request> = (0..4).map(|s| request(s, &shape)).collect();
     let refs: Vec<&Request> = requests.iter().collect();
     let expected = evaluate_batch(&fp32, &refs).unwrap();
+    (fp32, requests, expected)
+}
+
+#[test]
+fn bf16_agrees_with_fp32() {
+    tch::manual_seed(5);
+    let (fp32, requests, expected) = fp32_answers();
+    let refs: Vec<&Request> = requests.iter().collect();
     let mut bf16 = fp32;
     bf16.set_kind(tch::Kind::BFloat16);
     let got = evaluate_batch(&bf16, &refs).unwrap();
@@ -263,11 +270,7 @@ fn max_difference(a: &[Evaluation], b: &[Evaluation]) -> f32 {
 #[test]
 fn bf16_evaluator_runs_small_batches_in_fp32() {
     tch::manual_seed(7);
-    let shape = hex_shape();
-    let fp32 = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
-    let requests: Vec<Request> = (0..4).map(|s| request(s, &shape)).collect();
-    let refs: Vec<&Request> = requests.iter().collect();
-    let expected = evaluate_batch(&fp32, &refs).unwrap();
+    let (fp32, requests, expected) = fp32_answers();
     let served = |fp32_below: usize| {
         let config = EvaluatorConfig {
             max_batch: 8,
@@ -292,11 +295,7 @@ fn bf16_evaluator_runs_small_batches_in_fp32() {
 #[test]
 fn checking_the_precision_in_place_serves_both_then_settles_on_one() {
     tch::manual_seed(9);
-    let shape = hex_shape();
-    let fp32 = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
-    let requests: Vec<Request> = (0..4).map(|s| request(s, &shape)).collect();
-    let refs: Vec<&Request> = requests.iter().collect();
-    let expected = evaluate_batch(&fp32, &refs).unwrap();
+    let (fp32, requests, expected) = fp32_answers();
     let config = EvaluatorConfig {
         max_batch: 4,
         torch_threads: 1,
