@@ -372,9 +372,13 @@ fn load_players<S: Encode>(
                 Some(match by_path.get(&key) {
                     Some(&i) => i,
                     None => {
-                        let model =
-                            load_evaluator::<S>(settings, spec, &resolved.weights, torch_threads)?;
-                        evaluators.push(model);
+                        let weights = &resolved.weights;
+                        evaluators.push(load_evaluator::<S>(
+                            settings,
+                            spec,
+                            weights,
+                            torch_threads,
+                        )?);
                         by_path.insert(key, evaluators.len() - 1);
                         evaluators.len() - 1
                     }
