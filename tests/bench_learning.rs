@@ -78,6 +78,9 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
         first.contains("against 2 rungs: 4 matches of 2 games, 4 to play"),
         "{first}"
     );
+    // The newest checkpoint is rated first (the headline row), the table is in step order.
+    assert!(first.contains("[bench] 1/4 step 10 vs random"), "{first}");
+    assert!(first.contains("[bench] 3/4 step 5 vs random"), "{first}");
 
     // The table: a line per checkpoint (steps 5 and 10) and rung, Red and Team apart.
     let csv = std::fs::read_to_string(run_dir.join("bench/ladder.csv")).unwrap();

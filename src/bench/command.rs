@@ -343,7 +343,8 @@ fn rate_phase(
     }
     let bench_dir = run_dir.join("bench");
     let mut jobs = Vec::new();
-    for checkpoint in &chosen {
+    // The newest checkpoint first: a rating stopped early already has the headline row.
+    for checkpoint in chosen.iter().rev() {
         // Paths relative to the run directory, where `match` runs: the agents' names then
         // do not depend on where the benchmark was started from.
         let relative = checkpoint
@@ -401,6 +402,8 @@ fn rate_phase(
         } else {
             rows.push(job_row(run_dir, job)?);
         }
+        // Tables in step order; a stable sort keeps each checkpoint's rungs in ladder order.
+        rows.sort_by_key(|r| r.step);
         write_tables(&bench_dir, plan, &rows)?;
     }
     Ok(rows)

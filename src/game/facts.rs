@@ -25,8 +25,10 @@ pub struct GameFacts {
     pub num_actions: usize,
     /// How an action index decomposes into a step (in the side to move's frame).
     pub action_layout: &'static str,
-    /// Residual blocks of the default net (small boards get a shallower tower).
+    /// Residual blocks of the standard net (sized per game by the learning benchmark).
     pub default_blocks: usize,
+    /// Channels of the standard net's tower.
+    pub default_channels: i64,
     /// A legal first turn in the turn notation, for help texts and docs.
     pub turn_example: &'static str,
     /// The recommended match format, in points: first to this many (`None`: a fixed number
@@ -47,6 +49,7 @@ const REMATCH: GameFacts = GameFacts {
     num_actions: rematch::NUM_ACTIONS,
     action_layout: REMATCH_LAYOUT,
     default_blocks: 4,
+    default_channels: 64,
     turn_example: "d3-c3",
     match_first_to: Some(3.0),
 };
@@ -68,7 +71,9 @@ const HEXDAME: GameFacts = GameFacts {
     first_seat: Seat(0),
     num_actions: hexdame::NUM_ACTIONS,
     action_layout: "(from cell x 6 directions x distance 1..8)",
-    default_blocks: 6,
+    // 4x48 learned more per CPU-hour than 6x64 (docs/learning.md, "Net size").
+    default_blocks: 4,
+    default_channels: 48,
     turn_example: "d4-e5",
     match_first_to: None,
 };
@@ -81,7 +86,7 @@ const EXIMO: GameFacts = GameFacts {
     num_actions: eximo::NUM_ACTIONS,
     action_layout: "(from square x 8 directions x distance 1..2), then 64 drop squares",
     turn_example: "d2-d3",
-    // Two seats, one per side, seat 0 first; the default tower; a fixed number of games.
+    // Two seats, one per side, seat 0 first; the standard tower; a fixed number of games.
     ..HEXDAME
 };
 

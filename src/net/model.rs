@@ -40,10 +40,12 @@ impl Default for NetConfig {
 }
 
 impl NetConfig {
-    /// The default size for a game: small boards get a shallower tower.
+    /// The standard size for a game (its `GameFacts`), what its committed config trains.
     pub fn default_for(kind: crate::game::GameKind) -> NetConfig {
+        let facts = kind.facts();
         NetConfig {
-            blocks: kind.facts().default_blocks,
+            blocks: facts.default_blocks,
+            channels: facts.default_channels,
             ..NetConfig::default()
         }
     }
