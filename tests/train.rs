@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use checkers_zero::distributed::train::{train, TrainOptions};
-use checkers_zero::net::model::Model;
+use checkers_zero::net::model::{Model, NetConfig};
 use checkers_zero::selfplay::record::read_records;
 use checkers_zero::train::checkpoint::{read_state, PAUSE_IN_CHECKPOINT_ENV};
 use checkers_zero::train::config::RunConfig;
@@ -334,6 +334,7 @@ fn config_errors_name_the_key() {
         ("game = \"rematch\"\n[train]\nwindow_base = 10\nwindow_max = 5\n", "train.window_max"),
         ("game = \"rematch\"\n[net]\nblocks = 0\nchannels = 8\npolicy_channels = 4\nvalue_hidden = 4\n", "net.blocks"),
         ("game = \"rematch\"\n[evaluator]\nmax_batch = \"big\"\n", "max_batch"),
+        ("game = \"rematch\"\n[train]\nvalue_q_mix = 1.5\n", "train.value_q_mix"),
     ];
     for (text, key) in cases {
         let error = RunConfig::parse(text, "test.toml").unwrap_err().to_string();
@@ -347,7 +348,13 @@ fn config_errors_name_the_key() {
     for entry in std::fs::read_dir(&configs).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "toml") {
-            RunConfig::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let config =
+                RunConfig::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            // `configs/<game>.toml` trains the game's standard size (what `[net]` left out means).
+            if path.file_stem().is_some_and(|s| s == config.game.as_str()) {
+                let standard = NetConfig::default_for(config.kind());
+                assert_eq!(config.net_config(), standard, "{}", path.display());
+            }
             loaded += 1;
         }
     }

@@ -15,7 +15,9 @@ use checkers_zero::selfplay::worker::{sample_with_temperature, temperature};
 use checkers_zero::train::config::{RunConfig, SelfPlayConfig};
 use checkers_zero::train::optimizer::AdamW;
 use checkers_zero::train::trainer::{losses, train_step};
-use checkers_zero::train::window::{samples_of_game, ReplayWindow, Symmetries, ILLEGAL_LOGIT};
+use checkers_zero::train::window::{
+    samples_of_game, value_target, ReplayWindow, Symmetries, ILLEGAL_LOGIT,
+};
 use checkers_zero::with_game;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -44,6 +46,7 @@ fn random_game<S: GameState>(kind: GameKind, seed: u64) -> GameRecord {
             action,
             value: Some(0.0),
             target,
+            surprise: None,
         });
         state.apply_step(action);
     }
@@ -309,6 +312,107 @@ fn temperature_schedule_and_sampling() {
     for (c, w) in counts.iter().zip(weights) {
         assert!((*c as f32 / 30_000.0 - w).abs() < 0.02, "{counts:?}");
     }
+}
+
+/// `train.value_q_mix`: a sample keeps the search's value; the W/D/L target is the result's
+/// one-hot mixed with that value as a win/loss split, and at mix 0 the value loss is the
+/// plain class cross-entropy.
+#[test]
+fn value_targets_mix_the_search_value_into_the_result() {
+    type S = checkers_zero::game::rematch::Rematch;
+    let kind = GameKind::Rematch;
+    let mut game = random_game::<S>(kind, 3);
+    for (i, step) in game.steps.iter_mut().enumerate() {
+        step.value = Some((i % 5) as f32 / 2.0 - 1.0);
+    }
+    let samples = samples_of_game::<S>(&game).unwrap();
+    let searched = game.steps.iter().filter(|s| !s.target.is_empty());
+    let close = |a: [f32; 3], b: [f32; 3]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6);
+    for (sample, step) in samples.iter().zip(searched) {
+        let q = step.value.unwrap();
+        assert_eq!(sample.q, q);
+        let mut one_hot = [0.0; 3];
+        one_hot[sample.result as usize] = 1.0;
+        assert!(close(value_target(sample, 0.0), one_hot));
+        let split = [(1.0 + q) / 2.0, 0.0, (1.0 - q) / 2.0];
+        assert!(close(value_target(sample, 1.0), split));
+        let half = [0, 1, 2].map(|i| (one_hot[i] + split[i]) / 2.0);
+        assert!(close(value_target(sample, 0.5), half));
+    }
+    // Batches carry the mixed targets; at mix 0 the loss is the class cross-entropy.
+    let shape = S::net_shape(kind);
+    let config = NetConfig {
+        blocks: 1,
+        channels: 8,
+        policy_channels: 4,
+        value_hidden: 8,
+    };
+    tch::manual_seed(3);
+    let model = Model::new(shape.clone(), config, Device::Cpu).unwrap();
+    let symmetries = Symmetries::of::<S>();
+    let actions = shape.num_actions as usize;
+    let batch_of = |mix: f32| {
+        let mut window = ReplayWindow::new(1_000).with_q_mix(mix);
+        window.extend(samples.iter().cloned());
+        window.batch(32, actions, &symmetries, &mut StdRng::seed_from_u64(5))
+    };
+    let (plain, mixed) = (batch_of(0.0), batch_of(0.25));
+    for b in 0..32 {
+        let row = &mixed.value[b * 3..b * 3 + 3];
+        assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        assert!(row[mixed.results[b] as usize] >= 0.75 - 1e-6);
+    }
+    let input = tch::Tensor::from_slice(&plain.inputs).reshape([
+        32,
+        shape.planes,
+        shape.height,
+        shape.width,
+    ]);
+    let results = tch::Tensor::from_slice(&plain.results);
+    let expected = model
+        .forward_t(&input, true)
+        .1
+        .cross_entropy_for_logits(&results)
+        .double_value(&[]);
+    let got = losses(&model, &plain, 1.0).1.value_loss;
+    assert!((got - expected).abs() < 1e-4, "{got} vs {expected}");
+    assert_ne!(losses(&model, &mixed, 1.0).1.value_loss, got);
+}
+
+/// `train.policy_surprise_weight`: batches draw samples in proportion to
+/// `(1 - w) + w * surprise / mean surprise` (capped at 8x the mean); 0 draws uniformly.
+#[test]
+fn surprising_samples_are_drawn_more_often_by_their_weight() {
+    type S = checkers_zero::game::rematch::Rematch;
+    let kind = GameKind::Rematch;
+    let base = samples_of_game::<S>(&random_game::<S>(kind, 1)).unwrap()[0].clone();
+    // One surprising sample (told apart by its result) among nine dull ones.
+    let with = |result: u8, surprise: f32| checkers_zero::train::window::Sample {
+        result,
+        surprise: Some(surprise),
+        ..base.clone()
+    };
+    let samples: Vec<_> = std::iter::once(with(0, 1.0))
+        .chain((0..9).map(|_| with(2, 0.1)))
+        .collect();
+    let share_of_surprising = |w: f32| {
+        let mut window = ReplayWindow::new(100).with_surprise_weight(w);
+        window.extend(samples.iter().cloned());
+        let actions = S::start(kind, RulesConfig::default()).num_actions();
+        let mut rng = StdRng::seed_from_u64(9);
+        let drawn: usize = (0..10)
+            .map(|_| window.batch(2_000, actions, &Symmetries::of::<S>(), &mut rng))
+            .map(|batch| batch.results.iter().filter(|&&r| r == 0).count())
+            .sum();
+        drawn as f64 / 20_000.0
+    };
+    // Mean surprise 0.19: weights 0.5 + 0.5 * 1.0 / 0.19 and 0.5 + 0.5 * 0.1 / 0.19.
+    let (high, low) = (0.5 + 0.5 / 0.19, 0.5 + 0.05 / 0.19);
+    let expected = high / (high + 9.0 * low);
+    let got = share_of_surprising(0.5);
+    assert!((got - expected).abs() < 0.015, "{got} vs {expected}");
+    let uniform = share_of_surprising(0.0);
+    assert!((uniform - 0.1).abs() < 0.01, "{uniform}");
 }
 
 #[test]

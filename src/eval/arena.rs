@@ -489,6 +489,7 @@ impl Arena<'_> {
                 action,
                 value: None,
                 target: Vec::new(),
+                surprise: None,
             });
             state.apply_step(action);
         };

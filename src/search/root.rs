@@ -12,7 +12,7 @@ use rand::RngCore;
 
 use super::config::{SearchConfig, SearchKind};
 use super::gumbel::GumbelRoot;
-use super::mcts::{Evaluate, Leaf, Mcts};
+use super::mcts::{ChildStats, Evaluate, Leaf, Mcts};
 use crate::game::{Action, GameState};
 use crate::net::NetError;
 
@@ -29,6 +29,20 @@ pub struct SearchResult {
     pub value: f32,
     /// The root's visits (kept ones from tree reuse included).
     pub visits: u32,
+}
+
+/// How much a search's policy target departs from the net's prior at the root:
+/// KL(target || prior) in nats, over the root's children (KataGo's policy surprise).
+pub fn policy_surprise(target: &[(Action, f32)], children: &[ChildStats]) -> f32 {
+    let mut kl = 0.0;
+    for &(action, p) in target.iter().filter(|t| t.1 > 0.0) {
+        let prior = children
+            .iter()
+            .find(|c| c.action == action)
+            .map_or(0.0, |c| c.prior);
+        kl += p * (p / prior.max(1e-6)).ln();
+    }
+    kl.max(0.0)
 }
 
 /// A search's schedule at the root of one tree.
@@ -177,6 +191,24 @@ mod tests {
         fn evaluate(&mut self, _: &[&S]) -> Result<Vec<LeafEval>, NetError> {
             Err(NetError::Shape("broken net".into()))
         }
+    }
+
+    #[test]
+    fn policy_surprise_is_the_kl_divergence_of_the_target_from_the_prior() {
+        let child = |action, prior| ChildStats {
+            action,
+            prior,
+            visits: 0,
+            q: 0.0,
+        };
+        let children = [child(1, 0.25), child(2, 0.75)];
+        let same = policy_surprise(&[(1, 0.25), (2, 0.75)], &children);
+        assert!(same.abs() < 1e-6, "{same}");
+        let sure = policy_surprise(&[(1, 1.0), (2, 0.0)], &children);
+        assert!((sure - 4f32.ln()).abs() < 1e-5, "{sure}");
+        // A target on a step without prior mass is large and finite.
+        let unseen = policy_surprise(&[(3, 1.0)], &children);
+        assert!(unseen.is_finite() && unseen > 10.0, "{unseen}");
     }
 
     #[test]

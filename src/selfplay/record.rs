@@ -43,6 +43,10 @@ pub struct StepRecord {
     /// sample); empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub target: Vec<(Action, f32)>,
+    /// How much the search's target differs from the net's prior there, KL(target || prior)
+    /// in nats (positions searched in full; for `train.policy_surprise_weight`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surprise: Option<f32>,
 }
 
 /// One finished game.

@@ -20,7 +20,7 @@ use crate::game::{Action, GameKind, GameState, RulesConfig, StepList};
 use crate::net::NetError;
 use crate::search::config::SearchConfig;
 use crate::search::mcts::{Evaluate, Leaf, Mcts};
-use crate::search::root::{start_search, RootSearch, SearchResult};
+use crate::search::root::{policy_surprise, start_search, RootSearch, SearchResult};
 use crate::util::game_seed;
 
 /// Everything a worker needs besides its evaluator.
@@ -308,6 +308,7 @@ fn play_forced<S: GameState>(
             action,
             value: None,
             target: Vec::new(),
+            surprise: None,
         });
         play(slot, action, counters);
     }
@@ -356,10 +357,14 @@ fn next_leaf<S: GameState>(
         }
         let action = played_step(slot, settings, &result);
         let side = slot.tree.root_state().side_to_move();
+        let surprise = slot
+            .full
+            .then(|| policy_surprise(&result.policy, &slot.tree.root_children()));
         slot.record.steps.push(StepRecord {
             action,
             value: Some(result.value),
             target: if slot.full { result.policy } else { Vec::new() },
+            surprise,
         });
         if update_resignation(slot, sp, side.0 as usize, result.value) {
             slot.record.resign(side);
@@ -531,6 +536,7 @@ mod tests {
             action: 0,
             value: None,
             target: Vec::new(),
+            surprise: None,
         });
         slot.full = false;
         for _ in 0..5 {
@@ -650,6 +656,44 @@ mod tests {
         run_worker::<Rematch, _>(settings, net, counters, sender).unwrap();
         let sizes = sizes.lock().unwrap().clone();
         (sizes, games.try_iter().count())
+    }
+
+    /// Full searches record their policy surprise; fast searches and forced steps none.
+    #[test]
+    fn full_searches_record_their_policy_surprise() {
+        let selfplay = SelfPlayConfig {
+            games_in_flight: 3,
+            fast_visits: 2,
+            full_search_share: 0.5,
+            ..SelfPlayConfig::default()
+        };
+        let rules = RulesConfig {
+            ply_cap: 10,
+            ..RulesConfig::default()
+        };
+        let search = SearchConfig {
+            visits: 8,
+            ..SearchConfig::default()
+        };
+        let settings = WorkerSettings::new(GameKind::Rematch, rules, selfplay, search, 1);
+        let counters = Arc::new(SharedCounters::default());
+        counters.model_step.store(100, Ordering::Relaxed);
+        let net = Recording {
+            sizes: Arc::new(Mutex::new(Vec::new())),
+            rounds: 300,
+            counters: Arc::clone(&counters),
+        };
+        let (sender, games) = std::sync::mpsc::channel();
+        run_worker::<Rematch, _>(settings, net, counters, sender).unwrap();
+        let steps: Vec<StepRecord> = games.try_iter().flat_map(|g| g.steps).collect();
+        assert!(steps.iter().any(|s| s.target.is_empty()));
+        assert!(steps.iter().any(|s| !s.target.is_empty()));
+        for step in steps {
+            match step.surprise {
+                Some(k) => assert!(!step.target.is_empty() && k >= 0.0, "{step:?}"),
+                None => assert!(step.target.is_empty(), "{step:?}"),
+            }
+        }
     }
 
     #[test]

@@ -119,6 +119,12 @@ pub struct TrainConfig {
     pub weight_decay: f64,
     /// Weight of the W/D/L loss next to the policy loss.
     pub value_loss_weight: f64,
+    /// Share of the value target taken from the search's value of the position instead of
+    /// the game's result (0: the result alone).
+    pub value_q_mix: f64,
+    /// Share of the batch draw weight given by policy surprise: samples are drawn with
+    /// frequency `(1 - w) + w * surprise / mean surprise` (0: uniform; KataGo uses 0.5).
+    pub policy_surprise_weight: f64,
     /// Training steps per iteration; a checkpoint ends every iteration.
     pub steps_per_iteration: u64,
     /// Stop after this many iterations in total (0: no limit).
@@ -222,6 +228,8 @@ impl Default for TrainConfig {
             learning_rate_drops: Vec::new(),
             weight_decay: 1e-4,
             value_loss_weight: 1.0,
+            value_q_mix: 0.0,
+            policy_surprise_weight: 0.0,
             steps_per_iteration: 100,
             iterations: 0,
             max_minutes: 0.0,
@@ -608,6 +616,16 @@ fn check_train(t: &TrainConfig) -> Check {
             "train.value_loss_weight",
             t.value_loss_weight >= 0.0,
             "must be >= 0",
+        ),
+        (
+            "train.value_q_mix",
+            (0.0..=1.0).contains(&t.value_q_mix),
+            "must be in [0, 1]",
+        ),
+        (
+            "train.policy_surprise_weight",
+            (0.0..=1.0).contains(&t.policy_surprise_weight),
+            "must be in [0, 1]",
         ),
         (
             "train.steps_per_iteration",

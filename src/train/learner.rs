@@ -67,7 +67,9 @@ impl<S: Encode> Learner<S> {
         model.set_rules(config.rules());
         let num_actions = model.meta().shape.num_actions as usize;
         Ok(Learner {
-            window: ReplayWindow::new(config.window_size(0)),
+            window: ReplayWindow::new(config.window_size(0))
+                .with_q_mix(config.train.value_q_mix as f32)
+                .with_surprise_weight(config.train.policy_surprise_weight as f32),
             config,
             model,
             optimizer,

@@ -56,13 +56,19 @@ pub fn losses(model: &Model, batch: &Batch, value_weight: f64) -> (Tensor, StepS
     let mask = Tensor::from_slice(&batch.mask)
         .reshape([n, shape.num_actions])
         .to_device(device);
-    let results = Tensor::from_slice(&batch.results).to_device(device);
+    let value_target = Tensor::from_slice(&batch.value)
+        .reshape([n, 3])
+        .to_device(device);
     let (policy_logits, value_logits) = model.forward_t(&input, true);
     let log_probs = (policy_logits + &mask).log_softmax(-1, Kind::Float);
     let policy_loss = -(&policy_target * &log_probs)
         .sum_dim_intlist(-1, false, Kind::Float)
         .mean(Kind::Float);
-    let value_loss = value_logits.cross_entropy_for_logits(&results);
+    // Cross-entropy against the (possibly soft) W/D/L target; a one-hot target gives the
+    // plain classification loss.
+    let value_loss = -(value_target * value_logits.log_softmax(-1, Kind::Float))
+        .sum_dim_intlist(-1, false, Kind::Float)
+        .mean(Kind::Float);
     let total = &policy_loss + &value_loss * value_weight;
     let entropy = tch::no_grad(|| {
         -(log_probs.exp() * &log_probs)

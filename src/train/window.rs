@@ -2,7 +2,8 @@
 //! and random training batches drawn from it with random board symmetries.
 //!
 //! Samples are stored already encoded, so the trainer needs nothing of the rules: planes,
-//! the legal policy indices, the policy target and the game's result for the side to move.
+//! the legal policy indices, the policy target, the game's result for the side to move and
+//! the search's value there (mixed into the value target by `train.value_q_mix`).
 
 use std::collections::VecDeque;
 
@@ -23,6 +24,10 @@ pub struct Sample {
     pub target: Box<[(u16, f32)]>,
     /// The game's result for the side to move: 0 win, 1 draw, 2 loss.
     pub result: u8,
+    /// The search's value of the position for the side to move, in [-1, 1].
+    pub q: f32,
+    /// The search's policy surprise there (KL(target || prior), nats), when recorded.
+    pub surprise: Option<f32>,
 }
 
 /// The game's symmetries as plain functions, so that the window and trainer stay generic-free.
@@ -65,6 +70,9 @@ pub fn samples_of_game<S: Encode>(record: &GameRecord) -> Result<Vec<Sample>, Re
             Some(w) if w == side.0 => 0,
             Some(_) => 2,
         };
+        // A searched step always has a value; an old record without one falls back on z.
+        let z = 1.0 - result as f32;
+        let q = step.value.map_or(z, |v| v.clamp(-1.0, 1.0));
         samples.push(Sample {
             planes: input.into_boxed_slice(),
             legal: steps
@@ -77,6 +85,8 @@ pub fn samples_of_game<S: Encode>(record: &GameRecord) -> Result<Vec<Sample>, Re
                 .map(|&(a, p)| (state.policy_index(a) as u16, p))
                 .collect(),
             result,
+            q,
+            surprise: step.surprise.map(|k| k.max(0.0)),
         });
     })?;
     Ok(samples)
@@ -96,6 +106,9 @@ pub struct Batch {
     pub mask: Vec<f32>,
     /// Result class per position (0 win, 1 draw, 2 loss).
     pub results: Vec<i64>,
+    /// W/D/L value target per position, `size * 3`: the result's one-hot, mixed with the
+    /// search's value as (W, D, L) = ((1 + q) / 2, 0, (1 - q) / 2) by the window's q-mix.
+    pub value: Vec<f32>,
 }
 
 /// The logit mask's value on illegal steps (finite, so 0 × mask stays 0).
@@ -106,7 +119,17 @@ pub const ILLEGAL_LOGIT: f32 = -1.0e9;
 pub struct ReplayWindow {
     samples: VecDeque<Sample>,
     capacity: usize,
+    q_mix: f32,
+    /// Share of the draw weight given by policy surprise (0: uniform draws).
+    surprise_weight: f32,
+    /// Sum and count of the recorded surprises held (their mean scales the weights).
+    surprise_sum: f64,
+    surprise_count: usize,
 }
+
+/// A sample's surprise counts at most this many times the window's mean (so one freak
+/// position cannot dominate the batches, and rejection sampling stays cheap).
+pub const SURPRISE_RATIO_CAP: f32 = 8.0;
 
 impl ReplayWindow {
     /// An empty window holding at most `capacity` samples.
@@ -114,7 +137,21 @@ impl ReplayWindow {
         ReplayWindow {
             samples: VecDeque::new(),
             capacity: capacity.max(1),
+            ..ReplayWindow::default()
         }
+    }
+
+    /// The same window drawing samples with frequency `(1 - w) + w * surprise / mean
+    /// surprise` (KataGo's policy surprise weighting; `w` in 0..=1, 0: uniform).
+    pub fn with_surprise_weight(mut self, w: f32) -> ReplayWindow {
+        self.surprise_weight = w.clamp(0.0, 1.0);
+        self
+    }
+
+    /// The same window with value targets mixing in `q_mix` (0..=1) of the search's value.
+    pub fn with_q_mix(mut self, q_mix: f32) -> ReplayWindow {
+        self.q_mix = q_mix.clamp(0.0, 1.0);
+        self
     }
 
     /// Samples held.
@@ -140,18 +177,49 @@ impl ReplayWindow {
 
     /// Adds samples, dropping the oldest beyond the capacity.
     pub fn extend(&mut self, samples: impl IntoIterator<Item = Sample>) {
-        self.samples.extend(samples);
+        for sample in samples {
+            if let Some(k) = sample.surprise {
+                self.surprise_sum += k as f64;
+                self.surprise_count += 1;
+            }
+            self.samples.push_back(sample);
+        }
         self.trim();
     }
 
     fn trim(&mut self) {
         while self.samples.len() > self.capacity {
-            self.samples.pop_front();
+            if let Some(k) = self.samples.pop_front().and_then(|s| s.surprise) {
+                self.surprise_sum -= k as f64;
+                self.surprise_count -= 1;
+            }
         }
     }
 
-    /// A batch of `size` samples drawn uniformly (with replacement), each under a random
-    /// symmetry.
+    /// A sample's draw weight relative to the largest possible one, in (0, 1].
+    fn relative_weight(&self, sample: &Sample) -> f32 {
+        let w = self.surprise_weight;
+        let mean = (self.surprise_sum / self.surprise_count.max(1) as f64) as f32;
+        let ratio = match sample.surprise {
+            Some(k) if mean > 1e-9 => (k / mean).min(SURPRISE_RATIO_CAP),
+            _ => 1.0,
+        };
+        ((1.0 - w) + w * ratio) / ((1.0 - w) + w * SURPRISE_RATIO_CAP)
+    }
+
+    /// One sample, drawn uniformly or (with a surprise weight) by rejection in proportion
+    /// to its weight.
+    fn draw(&self, rng: &mut impl Rng) -> &Sample {
+        loop {
+            let sample = &self.samples[rng.gen_range(0..self.samples.len())];
+            if self.surprise_weight == 0.0 || rng.gen::<f32>() < self.relative_weight(sample) {
+                return sample;
+            }
+        }
+    }
+
+    /// A batch of `size` samples drawn with replacement (uniformly, or weighted by
+    /// surprise), each under a random symmetry.
     pub fn batch(
         &self,
         size: usize,
@@ -167,9 +235,10 @@ impl ReplayWindow {
             policy: vec![0.0; size * num_actions],
             mask: vec![ILLEGAL_LOGIT; size * num_actions],
             results: Vec::with_capacity(size),
+            value: Vec::with_capacity(size * 3),
         };
         for b in 0..size {
-            let sample = &self.samples[rng.gen_range(0..self.samples.len())];
+            let sample = self.draw(rng);
             let sym = rng.gen_range(0..symmetries.count.max(1));
             let out = &mut batch.inputs[b * per_position..(b + 1) * per_position];
             if sym == 0 {
@@ -192,7 +261,18 @@ impl ReplayWindow {
                 batch.policy[row + map(index)] += p;
             }
             batch.results.push(sample.result as i64);
+            batch.value.extend(value_target(sample, self.q_mix));
         }
         batch
     }
+}
+
+/// The W/D/L target of `sample`: `(1 - q_mix)` of the result's one-hot plus `q_mix` of the
+/// search's value as a win/loss split (the search gives no draw share).
+pub fn value_target(sample: &Sample, q_mix: f32) -> [f32; 3] {
+    let mut target = [0.0; 3];
+    target[sample.result.min(2) as usize] = 1.0 - q_mix;
+    target[0] += q_mix * (1.0 + sample.q) / 2.0;
+    target[2] += q_mix * (1.0 - sample.q) / 2.0;
+    target
 }

@@ -61,6 +61,7 @@ fn random_game(seed: u64) -> GameRecord {
             action,
             value: Some(value),
             target: Vec::new(),
+            surprise: None,
         });
         state.apply_step(action);
     }
