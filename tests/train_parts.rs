@@ -314,6 +314,16 @@ fn temperature_schedule_and_sampling() {
     }
 }
 
+/// A one-block net of `channels` channels, for tests that train.
+fn tiny_net(channels: i64) -> NetConfig {
+    NetConfig {
+        blocks: 1,
+        channels,
+        policy_channels: channels / 2,
+        value_hidden: channels,
+    }
+}
+
 /// `train.value_q_mix`: a sample keeps the search's value; the W/D/L target is the result's
 /// one-hot mixed with that value as a win/loss split, and at mix 0 the value loss is the
 /// plain class cross-entropy.
@@ -341,14 +351,8 @@ fn value_targets_mix_the_search_value_into_the_result() {
     }
     // Batches carry the mixed targets; at mix 0 the loss is the class cross-entropy.
     let shape = S::net_shape(kind);
-    let config = NetConfig {
-        blocks: 1,
-        channels: 8,
-        policy_channels: 4,
-        value_hidden: 8,
-    };
     tch::manual_seed(3);
-    let model = Model::new(shape.clone(), config, Device::Cpu).unwrap();
+    let model = Model::new(shape.clone(), tiny_net(8), Device::Cpu).unwrap();
     let symmetries = Symmetries::of::<S>();
     let actions = shape.num_actions as usize;
     let batch_of = |mix: f32| {
@@ -424,12 +428,7 @@ fn training_lowers_the_loss_and_the_optimizer_state_resumes_exactly() {
         window.extend(samples_of_game::<S>(&random_game::<S>(kind, seed)).unwrap());
     }
     let shape = S::net_shape(kind);
-    let config = NetConfig {
-        blocks: 1,
-        channels: 16,
-        policy_channels: 8,
-        value_hidden: 16,
-    };
+    let config = tiny_net(16);
     tch::manual_seed(1);
     let model = Model::new(shape.clone(), config.clone(), Device::Cpu).unwrap();
     let mut optimizer = AdamW::new(model.var_store(), 3e-3, 1e-4);
