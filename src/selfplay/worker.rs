@@ -624,6 +624,30 @@ mod tests {
         }
     }
 
+    /// Runs a ReMATCH worker on the uniform net at `model_step` for `rounds` net calls:
+    /// its batch sizes and the games it finished.
+    fn run_uniform(
+        selfplay: SelfPlayConfig,
+        rules: RulesConfig,
+        search: SearchConfig,
+        model_step: u64,
+        rounds: usize,
+    ) -> (Vec<usize>, Vec<GameRecord>) {
+        let settings = WorkerSettings::new(GameKind::Rematch, rules, selfplay, search, 1);
+        let counters = Arc::new(SharedCounters::default());
+        counters.model_step.store(model_step, Ordering::Relaxed);
+        let sizes = Arc::new(Mutex::new(Vec::new()));
+        let net = Recording {
+            sizes: Arc::clone(&sizes),
+            rounds,
+            counters: Arc::clone(&counters),
+        };
+        let (sender, games) = std::sync::mpsc::channel();
+        run_worker::<Rematch, _>(settings, net, counters, sender).unwrap();
+        let sizes = sizes.lock().unwrap().clone();
+        (sizes, games.try_iter().collect())
+    }
+
     /// The batch sizes of a worker at `model_step` that plays 2 games at first, 6 at most.
     fn ramp_batches(model_step: u64, rounds: usize) -> (Vec<usize>, usize) {
         let selfplay = SelfPlayConfig {
@@ -637,25 +661,9 @@ mod tests {
             ply_cap: 12,
             ..RulesConfig::default()
         };
-        let settings = WorkerSettings::new(
-            GameKind::Rematch,
-            rules,
-            selfplay,
-            SearchConfig::default(),
-            1,
-        );
-        let counters = Arc::new(SharedCounters::default());
-        counters.model_step.store(model_step, Ordering::Relaxed);
-        let sizes = Arc::new(Mutex::new(Vec::new()));
-        let net = Recording {
-            sizes: Arc::clone(&sizes),
-            rounds,
-            counters: Arc::clone(&counters),
-        };
-        let (sender, games) = std::sync::mpsc::channel();
-        run_worker::<Rematch, _>(settings, net, counters, sender).unwrap();
-        let sizes = sizes.lock().unwrap().clone();
-        (sizes, games.try_iter().count())
+        let search = SearchConfig::default();
+        let (sizes, games) = run_uniform(selfplay, rules, search, model_step, rounds);
+        (sizes, games.len())
     }
 
     /// Full searches record their policy surprise; fast searches and forced steps none.
@@ -675,17 +683,8 @@ mod tests {
             visits: 8,
             ..SearchConfig::default()
         };
-        let settings = WorkerSettings::new(GameKind::Rematch, rules, selfplay, search, 1);
-        let counters = Arc::new(SharedCounters::default());
-        counters.model_step.store(100, Ordering::Relaxed);
-        let net = Recording {
-            sizes: Arc::new(Mutex::new(Vec::new())),
-            rounds: 300,
-            counters: Arc::clone(&counters),
-        };
-        let (sender, games) = std::sync::mpsc::channel();
-        run_worker::<Rematch, _>(settings, net, counters, sender).unwrap();
-        let steps: Vec<StepRecord> = games.try_iter().flat_map(|g| g.steps).collect();
+        let (_, games) = run_uniform(selfplay, rules, search, 100, 300);
+        let steps: Vec<StepRecord> = games.into_iter().flat_map(|g| g.steps).collect();
         assert!(steps.iter().any(|s| s.target.is_empty()));
         assert!(steps.iter().any(|s| !s.target.is_empty()));
         for step in steps {
