@@ -27,6 +27,7 @@ fn quick_net() -> NetConfig {
         channels: 32,
         policy_channels: 16,
         value_hidden: 64,
+        global_pool: false,
     }
 }
 

@@ -253,6 +253,7 @@ fn tiny_model(path: &Path, shape: checkers_zero::net::model::NetShape) {
         channels: 8,
         policy_channels: 4,
         value_hidden: 8,
+        global_pool: false,
     };
     Model::new(shape, config, Device::Cpu)
         .unwrap()

@@ -34,6 +34,7 @@ fn small_config() -> NetConfig {
         channels: 16,
         policy_channels: 4,
         value_hidden: 16,
+        global_pool: false,
     }
 }
 

@@ -1,6 +1,6 @@
 //! The model and the batched evaluator: shapes, save/load with metadata checks, clear
 //! errors on bad files, batching under many producers, bf16 against fp32, the fp32 copy
-//! for small batches, dispatch without waiting, replacing the weights.
+//! for small batches, dispatch without waiting, replacing the weights, global pooling.
 mod common;
 use common::fresh_dir;
 use std::sync::atomic::Ordering;
@@ -37,6 +37,7 @@ fn small_config() -> NetConfig {
         channels: 16,
         policy_channels: 4,
         value_hidden: 16,
+        global_pool: false,
     }
 }
 
@@ -412,4 +413,72 @@ fn hex_kernels_have_zero_non_neighbour_taps() {
         let others = f64::try_from(t.abs().sum(tch::Kind::Double)).unwrap();
         assert!(others > 0.0, "the other taps are initialised");
     }
+}
+
+/// `net.global_pool`: each block gets a `pool_fc` layer that adds a per-channel bias to its
+/// first convolution's output; with that layer at zero the net is exactly the plain one,
+/// otherwise it changes the outputs and gets gradients. Saved and loaded like the rest, and
+/// a plain model's metadata does not mention it (older models load unchanged).
+#[test]
+fn global_pooling_adds_a_learned_bias_to_each_block() {
+    tch::manual_seed(7);
+    let shape = hex_shape();
+    let plain = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
+    let pooled_config = NetConfig {
+        global_pool: true,
+        ..small_config()
+    };
+    let mut pooled = Model::new(shape.clone(), pooled_config.clone(), Device::Cpu).unwrap();
+    let plain_vars = plain.var_store().variables();
+    let pool_vars: Vec<String> = pooled
+        .var_store()
+        .variables()
+        .into_keys()
+        .filter(|name| !plain_vars.contains_key(name))
+        .collect();
+    assert_eq!(pool_vars.len(), 2 * small_config().blocks, "{pool_vars:?}");
+    assert!(pool_vars.iter().all(|n| n.contains("pool_fc")));
+    assert!(pooled.flops_per_position() > plain.flops_per_position());
+
+    // Plain weights, zero pooling layers: the plain net's answers.
+    tch::no_grad(|| {
+        for (name, mut t) in pooled.var_store_mut().variables() {
+            match plain_vars.get(&name) {
+                Some(p) => t.copy_(p),
+                None => t.copy_(&t.zeros_like()),
+            };
+        }
+    });
+    let r = request(4, &shape);
+    let same = |a: &[Evaluation], b: &[Evaluation]| max_difference(a, b) < 1e-6;
+    let plain_out = evaluate_batch(&plain, &[&r]).unwrap();
+    assert!(same(&plain_out, &evaluate_batch(&pooled, &[&r]).unwrap()));
+    tch::no_grad(|| {
+        let mut bias = pooled.var_store().variables()["block0.pool_fc.bias"].shallow_clone();
+        bias.copy_(&bias.ones_like());
+    });
+    let pooled_out = evaluate_batch(&pooled, &[&r]).unwrap();
+    assert!(!same(&plain_out, &pooled_out));
+
+    // Gradients reach the pooling layers.
+    let input =
+        tch::Tensor::from_slice(&r.input).reshape([1, shape.planes, shape.height, shape.width]);
+    let (policy, value) = pooled.forward_t(&input, true);
+    (policy.sum(tch::Kind::Float) + value.sum(tch::Kind::Float)).backward();
+    let grad = pooled.var_store().variables()["block1.pool_fc.weight"].grad();
+    assert!(f64::try_from(grad.abs().sum(tch::Kind::Double)).unwrap() > 0.0);
+
+    // Round trip; a plain model's metadata has no `global_pool` key.
+    let dir = fresh_dir("net-global-pool");
+    let path = dir.join("model.safetensors");
+    pooled.save(&path).unwrap();
+    let loaded = Model::load(&path, &shape, Device::Cpu).unwrap();
+    assert_eq!(loaded.meta().config, pooled_config);
+    // (The train-mode pass above moved the batch-norm statistics: compare answers now.)
+    let now = evaluate_batch(&pooled, &[&r]).unwrap();
+    assert!(same(&now, &evaluate_batch(&loaded, &[&r]).unwrap()));
+    plain.save(&path).unwrap();
+    let json = std::fs::read_to_string(path.with_extension("json")).unwrap();
+    assert!(!json.contains("global_pool"), "{json}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -328,6 +328,7 @@ fn net_agents_play_legal_steps_in_every_game() {
         channels: 8,
         policy_channels: 2,
         value_hidden: 8,
+        global_pool: false,
     };
     for kind in GameKind::ALL {
         with_game!(kind, S => {

@@ -335,6 +335,8 @@ fn config_errors_name_the_key() {
         ("game = \"rematch\"\n[net]\nblocks = 0\nchannels = 8\npolicy_channels = 4\nvalue_hidden = 4\n", "net.blocks"),
         ("game = \"rematch\"\n[evaluator]\nmax_batch = \"big\"\n", "max_batch"),
         ("game = \"rematch\"\n[train]\nvalue_q_mix = 1.5\n", "train.value_q_mix"),
+        ("game = \"rematch\"\n[selfplay]\nopening_random_turns = 5000\n", "selfplay.opening_random_turns"),
+        ("game = \"rematch\"\n[net]\nblocks = 2\nchannels = 8\npolicy_channels = 4\nvalue_hidden = 4\nglobal_pool = 1\n", "global_pool"),
     ];
     for (text, key) in cases {
         let error = RunConfig::parse(text, "test.toml").unwrap_err().to_string();

@@ -321,6 +321,7 @@ fn tiny_net(channels: i64) -> NetConfig {
         channels,
         policy_channels: channels / 2,
         value_hidden: channels,
+        global_pool: false,
     }
 }
 

@@ -47,7 +47,6 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::rngs::StdRng;
-use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use tch::Device;
@@ -58,7 +57,7 @@ use super::sprt::{Sprt, SprtDecision};
 use super::EvalError;
 use crate::export::torchscript::{exported_agent, ExportedModel};
 use crate::game::facts::capitalized;
-use crate::game::{GameKind, GameState, RulesConfig, Seat, Side, StepList};
+use crate::game::{GameKind, GameState, RulesConfig, Seat, Side};
 use crate::layout::resolve_model;
 use crate::net::args::{announce, prepare, NetSettings};
 use crate::net::encode::Encode;
@@ -68,7 +67,7 @@ use crate::net::net_eval::NetEvaluator;
 use crate::search::agents::PolicyAgent;
 use crate::search::agents::{rollout_uct, Agent, AlphaBetaAgent, Budget, RandomAgent, SearchAgent};
 use crate::search::config::SearchConfig;
-use crate::selfplay::record::{write_records, GameRecord, StepRecord};
+use crate::selfplay::record::{write_records, GameRecord};
 use crate::util::game_seed;
 use crate::with_game;
 
@@ -482,25 +481,7 @@ impl Arena<'_> {
         record.agents = seats.iter().map(|&a| self.labels[a].clone()).collect();
         let mut rng =
             StdRng::seed_from_u64(game_seed(s.seed ^ OPENING_SALT, index / self.seats as u64));
-        let mut legal = StepList::new();
-        let mut turns = 0;
-        let mut push = |state: &mut S, action| {
-            record.steps.push(StepRecord {
-                action,
-                value: None,
-                target: Vec::new(),
-                surprise: None,
-            });
-            state.apply_step(action);
-        };
-        while turns < s.opening_turns && state.outcome().is_none() {
-            state.legal_steps(&mut legal);
-            let action = *legal.choose(&mut rng).expect("a legal step");
-            push(&mut state, action);
-            if !state.turn_in_progress() {
-                turns += 1;
-            }
-        }
+        record.play_random_turns(&mut state, s.opening_turns, &mut rng);
         let mut agents: Vec<Box<dyn Agent<S>>> = seats
             .iter()
             .enumerate()
@@ -521,7 +502,7 @@ impl Arena<'_> {
                     game: index,
                     cause,
                 })?;
-            push(&mut state, action);
+            record.play_unsearched(&mut state, action);
         };
         record.finish(outcome.winner, outcome.reason);
         Ok(Some(record))

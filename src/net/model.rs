@@ -26,6 +26,11 @@ pub struct NetConfig {
     pub policy_channels: i64,
     /// Hidden units of the value head.
     pub value_hidden: i64,
+    /// Global pooling in the tower (KataGo's global pooling bias): each block adds to its
+    /// first convolution's output a per-channel bias computed from that output's mean and
+    /// max over the board. Off in models saved before it existed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub global_pool: bool,
 }
 
 impl Default for NetConfig {
@@ -35,6 +40,7 @@ impl Default for NetConfig {
             channels: 64,
             policy_channels: 32,
             value_hidden: 128,
+            global_pool: false,
         }
     }
 }
@@ -149,6 +155,8 @@ struct ResBlock {
     bn1: nn::BatchNorm,
     conv2: Conv3,
     bn2: nn::BatchNorm,
+    /// Global pooling: (mean, max) of the first convolution's channels -> a bias per channel.
+    pool_fc: Option<nn::Linear>,
 }
 
 /// The network and its variables. One thread owns a model (tensors are not `Sync`).
@@ -157,6 +165,8 @@ pub struct Model {
     vs: nn::VarStore,
     meta: ModelMeta,
     board_mask: Tensor,
+    /// Board cells of the grid (the denominator of global pooling's mean).
+    board_cells: f64,
     stem: Conv3,
     stem_bn: nn::BatchNorm,
     blocks: Vec<ResBlock>,
@@ -179,6 +189,7 @@ impl Model {
         let (policy_conv, policy_bn, policy_fc) = policy_head(&root, &shape, &config);
         let (value_conv, value_bn, value_fc1, value_fc2) = value_head(&root, &shape, &config);
         let board_mask = board_mask_tensor(&shape, device);
+        let board_cells = board_mask.sum(Kind::Float).double_value(&[]);
         Ok(Model {
             vs,
             meta: ModelMeta {
@@ -188,6 +199,7 @@ impl Model {
                 rules: None,
             },
             board_mask,
+            board_cells,
             stem,
             stem_bn,
             blocks,
@@ -220,7 +232,12 @@ impl Model {
         let c = config.channels as f64;
         let conv3 = |cin: f64, cout: f64| 2.0 * cin * cout * 9.0 * cells;
         let stem = conv3(shape.planes as f64, c);
-        let tower = 2.0 * config.blocks as f64 * conv3(c, c);
+        let pool = if config.global_pool {
+            2.0 * 2.0 * c * c
+        } else {
+            0.0
+        };
+        let tower = config.blocks as f64 * (2.0 * conv3(c, c) + pool);
         let pc = config.policy_channels as f64;
         let policy = 2.0 * c * pc * cells + 2.0 * pc * cells * shape.num_actions as f64;
         let hidden = config.value_hidden as f64;
@@ -258,11 +275,11 @@ impl Model {
             .relu()
             * &mask;
         for block in &self.blocks {
-            let y = block
-                .bn1
-                .forward_t(&block.conv1.forward(&x, train), train)
-                .relu()
-                * &mask;
+            let a = block.bn1.forward_t(&block.conv1.forward(&x, train), train);
+            let y = match &block.pool_fc {
+                Some(fc) => (&a + self.pool_bias(&(a.relu() * &mask), fc)).relu() * &mask,
+                None => a.relu() * &mask,
+            };
             let y = block.bn2.forward_t(&block.conv2.forward(&y, train), train) * &mask;
             x = (x + y).relu();
         }
@@ -283,6 +300,17 @@ impl Model {
             .relu()
             .apply(&self.value_fc2);
         (policy, value)
+    }
+
+    /// Global pooling's bias `[N, C, 1, 1]` from activations `y` `[N, C, H, W]` (zero off
+    /// the board and non-negative, so the plain max is the max over the board's cells).
+    fn pool_bias(&self, y: &Tensor, fc: &nn::Linear) -> Tensor {
+        let mean = y.sum_dim_intlist([2i64, 3].as_slice(), false, y.kind()) / self.board_cells;
+        let max = y.amax([2i64, 3].as_slice(), false);
+        Tensor::cat(&[mean, max], 1)
+            .apply(fc)
+            .unsqueeze(-1)
+            .unsqueeze(-1)
     }
 
     /// Writes the weights to `path` (a `.safetensors` file) and the metadata beside it
@@ -410,6 +438,9 @@ fn tower(
                 bn1: batch_norm(&p / "bn1", c),
                 conv2: Conv3::new(&(&p / "conv2"), c, c, shape.hex),
                 bn2: batch_norm(&p / "bn2", c),
+                pool_fc: config
+                    .global_pool
+                    .then(|| nn::linear(&p / "pool_fc", 2 * c, c, Default::default())),
             }
         })
         .collect();

@@ -70,6 +70,9 @@ pub struct SelfPlayConfig {
     pub temperature_end: f32,
     /// Turns over which the temperature's distance to its end value halves.
     pub temperature_halflife: f32,
+    /// Opening diversity: each game opens with a number of uniformly random whole turns
+    /// drawn uniformly from 0 to this (0: none), unsearched and not training samples.
+    pub opening_random_turns: u32,
     /// Whole turns after which a game is adjudicated a draw (0: the rules' own cap).
     pub ply_cap: u32,
     /// A side resigns when the search's value for it stays below this (with calibration:
@@ -129,6 +132,7 @@ impl Default for SelfPlayConfig {
             temperature_start: 1.0,
             temperature_end: 0.25,
             temperature_halflife: 8.0,
+            opening_random_turns: 0,
             ply_cap: 300,
             resign_threshold: -0.9,
             resign_consecutive: 3,

@@ -23,9 +23,13 @@
 
 use std::path::{Path, PathBuf};
 
+use rand::seq::SliceRandom;
+use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::game::{Action, EndReason, GameKind, GameState, NotationError, RulesConfig, Side};
+use crate::game::{
+    Action, EndReason, GameKind, GameState, NotationError, RulesConfig, Side, StepList,
+};
 
 /// Version of the record format; readers refuse other versions.
 pub const RECORD_FORMAT_VERSION: u32 = 1;
@@ -144,6 +148,42 @@ impl GameRecord {
             would_resign: [None, None],
             resign_thresholds: [None, None],
         }
+    }
+
+    /// Plays `action` from `state`, recording it as a step without a search (no value, no
+    /// target).
+    pub fn play_unsearched<S: GameState>(&mut self, state: &mut S, action: Action) {
+        self.steps.push(StepRecord {
+            action,
+            value: None,
+            target: Vec::new(),
+            surprise: None,
+        });
+        state.apply_step(action);
+    }
+
+    /// Plays up to `turns` uniformly random whole turns from `state` (fewer if the game
+    /// ends), recording each step without a search: no value and no target, so no training
+    /// sample. Returns the whole turns played. Self-play's and matches' random openings.
+    pub fn play_random_turns<S: GameState>(
+        &mut self,
+        state: &mut S,
+        turns: u32,
+        rng: &mut impl Rng,
+    ) -> u32 {
+        let mut legal = StepList::new();
+        let mut played = 0;
+        while played < turns && state.outcome().is_none() {
+            state.legal_steps(&mut legal);
+            let action = *legal
+                .choose(rng)
+                .expect("a position without outcome has a step");
+            self.play_unsearched(state, action);
+            if !state.turn_in_progress() {
+                played += 1;
+            }
+        }
+        played
     }
 
     /// The game's kind.

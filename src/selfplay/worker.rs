@@ -398,7 +398,7 @@ fn new_slot<S: GameState>(settings: &WorkerSettings, counters: &SharedCounters) 
     let index = counters.next_game.fetch_add(1, Ordering::Relaxed);
     let seed = game_seed(settings.seed, index);
     let mut rng = StdRng::seed_from_u64(seed);
-    let state = S::start(settings.kind, settings.rules);
+    let mut state = S::start(settings.kind, settings.rules);
     let mut record = GameRecord::new(
         &state,
         settings.rules,
@@ -406,6 +406,13 @@ fn new_slot<S: GameState>(settings: &WorkerSettings, counters: &SharedCounters) 
         counters.model_step.load(Ordering::Relaxed),
     );
     record.index = index;
+    let opening = settings.selfplay.opening_random_turns;
+    let turns = if opening > 0 {
+        let turns = rng.gen_range(0..=opening);
+        record.play_random_turns(&mut state, turns, &mut rng)
+    } else {
+        0
+    };
     record.played_through = settings.selfplay.resign_consecutive > 0
         && rng.gen::<f32>() < settings.selfplay.resign_playthrough;
     record.resign_thresholds = settings.resign_thresholds();
@@ -414,7 +421,7 @@ fn new_slot<S: GameState>(settings: &WorkerSettings, counters: &SharedCounters) 
         tree: Mcts::new(state, settings.search.mcts(true)),
         record,
         rng,
-        turns: 0,
+        turns,
         resign: [window.clone(), window],
         full: false,
         search: None,
@@ -508,6 +515,52 @@ mod tests {
                 "{play:?} {turns}"
             );
         }
+    }
+
+    /// `opening_random_turns`: a game opens with 0..=N random whole turns, recorded as
+    /// unsearched steps (no value, no target), and its search starts after them.
+    #[test]
+    fn games_open_with_a_random_number_of_random_turns() {
+        let settings = |opening| {
+            WorkerSettings::new(
+                GameKind::Rematch,
+                RulesConfig::default(),
+                SelfPlayConfig {
+                    opening_random_turns: opening,
+                    ..SelfPlayConfig::default()
+                },
+                SearchConfig::default(),
+                1,
+            )
+        };
+        let counters = SharedCounters::default();
+        let mut seen = [0; 4];
+        for _ in 0..40 {
+            let slot: Slot<Rematch> = new_slot(&settings(3), &counters);
+            seen[slot.turns as usize] += 1;
+            assert!(slot.record.steps.len() >= slot.turns as usize);
+            assert!(slot
+                .record
+                .steps
+                .iter()
+                .all(|s| s.value.is_none() && s.target.is_empty()));
+            // Steps that continue a turn (a capture chain) start none.
+            let mut continuations = 0;
+            let end: Rematch = slot
+                .record
+                .replay(|state: &Rematch, _| continuations += u32::from(state.turn_in_progress()))
+                .unwrap();
+            assert_eq!(end.to_notation(), slot.tree.root_state().to_notation());
+            assert!(!end.turn_in_progress());
+            let starts = slot.record.steps.len() as u32 - continuations;
+            assert_eq!(starts, slot.turns, "whole turns played");
+        }
+        assert!(
+            seen.iter().all(|&n| n > 0),
+            "every count 0..=3 drawn: {seen:?}"
+        );
+        let plain: Slot<Rematch> = new_slot(&settings(0), &counters);
+        assert!(plain.record.steps.is_empty() && plain.turns == 0);
     }
 
     fn resign_settings(calibrate: bool) -> WorkerSettings {

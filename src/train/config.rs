@@ -559,6 +559,11 @@ fn check_selfplay(s: &SelfPlayConfig) -> Check {
             "must be positive",
         ),
         (
+            "selfplay.opening_random_turns",
+            s.opening_random_turns <= 1000,
+            "must be 0..=1000",
+        ),
+        (
             "selfplay.resign_threshold",
             (-1.0..=1.0).contains(&s.resign_threshold),
             "must be in [-1, 1]",

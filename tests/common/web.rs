@@ -23,6 +23,7 @@ pub fn tiny_net() -> NetConfig {
         channels: 8,
         policy_channels: 4,
         value_hidden: 8,
+        global_pool: false,
     }
 }
 
