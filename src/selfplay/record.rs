@@ -53,6 +53,18 @@ pub struct StepRecord {
     pub surprise: Option<f32>,
 }
 
+impl StepRecord {
+    /// A step played without a search (forced, random or an agent's): no value, no target.
+    pub fn unsearched(action: Action) -> StepRecord {
+        StepRecord {
+            action,
+            value: None,
+            target: Vec::new(),
+            surprise: None,
+        }
+    }
+}
+
 /// One finished game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -153,12 +165,7 @@ impl GameRecord {
     /// Plays `action` from `state`, recording it as a step without a search (no value, no
     /// target).
     pub fn play_unsearched<S: GameState>(&mut self, state: &mut S, action: Action) {
-        self.steps.push(StepRecord {
-            action,
-            value: None,
-            target: Vec::new(),
-            surprise: None,
-        });
+        self.steps.push(StepRecord::unsearched(action));
         state.apply_step(action);
     }
 

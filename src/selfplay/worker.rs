@@ -304,12 +304,7 @@ fn play_forced<S: GameState>(
             return true;
         }
         let action = legal[0];
-        slot.record.steps.push(StepRecord {
-            action,
-            value: None,
-            target: Vec::new(),
-            surprise: None,
-        });
+        slot.record.steps.push(StepRecord::unsearched(action));
         play(slot, action, counters);
     }
 }
