@@ -196,13 +196,13 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64) {
     let mut rng = StdRng::seed_from_u64(1);
     for _ in 0..3 {
         let batch = window.batch(t.batch_size, actions, &symmetries, &mut rng);
-        train_step(&model, &mut optimizer, &batch, t.value_loss_weight);
+        train_step(&model, &mut optimizer, &batch, t.loss_weights());
     }
     let start = Instant::now();
     let mut steps = 0;
     while start.elapsed().as_secs_f64() < seconds / 2.0 {
         let batch = window.batch(t.batch_size, actions, &symmetries, &mut rng);
-        train_step(&model, &mut optimizer, &batch, t.value_loss_weight);
+        train_step(&model, &mut optimizer, &batch, t.loss_weights());
         steps += 1;
     }
     let rate = (steps * t.batch_size) as f64 / start.elapsed().as_secs_f64();

@@ -28,6 +28,7 @@ fn quick_net() -> NetConfig {
         policy_channels: 16,
         value_hidden: 64,
         global_pool: false,
+        moves_left: false,
     }
 }
 

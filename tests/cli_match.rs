@@ -119,6 +119,7 @@ fn match_defaults_to_the_cap_the_model_was_trained_with() {
         policy_channels: 4,
         value_hidden: 8,
         global_pool: false,
+        moves_left: false,
     };
     let mut model =
         Model::new(Eximo::net_shape(GameKind::Eximo), config, tch::Device::Cpu).unwrap();

@@ -323,6 +323,7 @@ fn masked_policy<S: Encode>(kind: GameKind) {
         policy_channels: 4,
         value_hidden: 8,
         global_pool: false,
+        moves_left: false,
     };
     let model = Model::new(S::net_shape(kind), config, tch::Device::Cpu).unwrap();
     let positions: Vec<S> = playouts::<S>(kind, 120, 2, 7)

@@ -254,6 +254,7 @@ fn tiny_model(path: &Path, shape: checkers_zero::net::model::NetShape) {
         policy_channels: 4,
         value_hidden: 8,
         global_pool: false,
+        moves_left: false,
     };
     Model::new(shape, config, Device::Cpu)
         .unwrap()

@@ -35,6 +35,7 @@ fn small_config() -> NetConfig {
         policy_channels: 4,
         value_hidden: 16,
         global_pool: false,
+        moves_left: false,
     }
 }
 

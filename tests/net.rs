@@ -38,6 +38,7 @@ fn small_config() -> NetConfig {
         policy_channels: 4,
         value_hidden: 16,
         global_pool: false,
+        moves_left: false,
     }
 }
 
@@ -480,5 +481,68 @@ fn global_pooling_adds_a_learned_bias_to_each_block() {
     plain.save(&path).unwrap();
     let json = std::fs::read_to_string(path.with_extension("json")).unwrap();
     assert!(!json.contains("global_pool"), "{json}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `net.moves_left`: one more linear unit on the value head's hidden layer, whose output
+/// (one number per position) is a training target only; the policy and value answers are
+/// the plain net's with the same weights. Saved and loaded like the rest; a plain model's
+/// metadata does not mention it.
+#[test]
+fn the_moves_left_head_adds_one_output_and_leaves_the_others_alone() {
+    tch::manual_seed(8);
+    let shape = hex_shape();
+    let plain = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
+    let config = NetConfig {
+        moves_left: true,
+        ..small_config()
+    };
+    let mut with_head = Model::new(shape.clone(), config.clone(), Device::Cpu).unwrap();
+    let plain_vars = plain.var_store().variables();
+    let extra: Vec<String> = with_head
+        .var_store()
+        .variables()
+        .into_keys()
+        .filter(|name| !plain_vars.contains_key(name))
+        .collect();
+    assert_eq!(extra.len(), 2, "{extra:?}");
+    assert!(extra.iter().all(|n| n.starts_with("moves_left_fc")));
+    assert!(with_head.flops_per_position() > plain.flops_per_position());
+    tch::no_grad(|| {
+        for (name, mut t) in with_head.var_store_mut().variables() {
+            if let Some(p) = plain_vars.get(&name) {
+                t.copy_(p);
+            }
+        }
+    });
+    let requests: Vec<Request> = (3..6).map(|seed| request(seed, &shape)).collect();
+    let r = &requests[0];
+    let plain_out = evaluate_batch(&plain, &[r]).unwrap();
+    assert!(max_difference(&plain_out, &evaluate_batch(&with_head, &[r]).unwrap()) < 1e-6);
+
+    let flat: Vec<f32> = requests.iter().flat_map(|r| r.input.clone()).collect();
+    let input =
+        tch::Tensor::from_slice(&flat).reshape([3, shape.planes, shape.height, shape.width]);
+    let out = with_head.forward_outputs(&input, true);
+    let moves_left = out.moves_left.expect("the head's output");
+    assert_eq!(moves_left.size(), vec![3]);
+    assert!(plain.forward_outputs(&input, true).moves_left.is_none());
+    moves_left.sum(tch::Kind::Float).backward();
+    let grad = with_head.var_store().variables()["value_fc1.weight"].grad();
+    assert!(f64::try_from(grad.abs().sum(tch::Kind::Double)).unwrap() > 0.0);
+
+    let dir = fresh_dir("net-moves-left");
+    let path = dir.join("model.safetensors");
+    with_head.save(&path).unwrap();
+    assert_eq!(
+        Model::load(&path, &shape, Device::Cpu)
+            .unwrap()
+            .meta()
+            .config,
+        config
+    );
+    plain.save(&path).unwrap();
+    let json = std::fs::read_to_string(path.with_extension("json")).unwrap();
+    assert!(!json.contains("moves_left"), "{json}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -96,6 +96,7 @@ fn probe_times_both_precisions_at_every_batch_within_its_budget() {
         policy_channels: 4,
         value_hidden: 8,
         global_pool: false,
+        moves_left: false,
     };
     let model = Model::new(shape, config, tch::Device::Cpu).unwrap();
     let real = probe_model(&model, &[1, 4], 1, Duration::from_millis(100)).unwrap();

@@ -329,6 +329,7 @@ fn net_agents_play_legal_steps_in_every_game() {
         policy_channels: 2,
         value_hidden: 8,
         global_pool: false,
+        moves_left: false,
     };
     for kind in GameKind::ALL {
         with_game!(kind, S => {
@@ -517,5 +518,105 @@ fn values_back_up_through_forced_steps_as_without_the_walk() {
                 assert!((q[0] - q[1]).abs() < 1e-6, "{kind} {}: {q:?}", state.to_notation());
             }
         });
+    }
+}
+
+/// An evaluator that puts 0.97 of the prior on the first legal step and values every position
+/// as even, or (`hashed`) by its hash.
+struct SkewedEvaluator {
+    hashed: bool,
+}
+
+impl<S: GameState> Evaluate<S> for SkewedEvaluator {
+    fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError> {
+        let mut steps = StepList::new();
+        Ok(states
+            .iter()
+            .map(|s| {
+                s.legal_steps(&mut steps);
+                let rest = 0.03 / (steps.len().max(2) - 1) as f32;
+                let priors = (0..steps.len())
+                    .map(|i| if i == 0 { 0.97 } else { rest })
+                    .collect();
+                let value = if self.hashed { hashed_value(*s) } else { 0.0 };
+                LeafEval { priors, value }
+            })
+            .collect())
+    }
+}
+
+/// `search.forced_playouts` (KataGo): in self-play's full PUCT searches every root step gets
+/// about `sqrt(k · P · N)` visits, and the policy target drops the visits so forced; the
+/// agents' searches (no noise) are plain PUCT.
+#[test]
+fn forced_playouts_visit_every_root_step_and_are_pruned_from_the_target() {
+    use checkers_zero::search::mcts::ChildStats;
+    use checkers_zero::search::root::{run_searches, start_search, SearchResult};
+    let state =
+        checkers_zero::game::rematch::Rematch::start(GameKind::Rematch, RulesConfig::default());
+    let plain = SearchConfig {
+        kind: SearchKind::Puct,
+        dirichlet_alpha: 0.0,
+        ..SearchConfig::default()
+    };
+    let forced = SearchConfig {
+        forced_playouts: 2.0,
+        ..plain.clone()
+    };
+    let run = |config: &SearchConfig, self_play: bool, hashed: bool| {
+        let mut tree = Mcts::new(state.clone(), config.mcts(self_play));
+        let mut roots = vec![start_search(config, &tree, 200, self_play)];
+        let mut rng = StdRng::seed_from_u64(3);
+        let mut evaluator = SkewedEvaluator { hashed };
+        let result: SearchResult =
+            run_searches(&mut [&mut tree], &mut roots, &mut evaluator, &mut rng)
+                .unwrap()
+                .pop()
+                .flatten()
+                .unwrap();
+        (tree.root_children(), result)
+    };
+    let total = |cs: &[ChildStats]| cs.iter().map(|c| c.visits).sum::<u32>();
+    let low = |cs: &[ChildStats]| cs[1..].iter().map(|c| c.visits).sum::<u32>();
+    for hashed in [false, true] {
+        let (children, _) = run(&forced, true, hashed);
+        assert!(children.len() >= 4, "a real choice at the start");
+        for c in &children {
+            let floor = (2.0 * c.prior * total(&children) as f32).sqrt().floor() as u32;
+            assert!(
+                c.visits + 1 >= floor,
+                "step {}: {} visits, {floor} forced",
+                c.action,
+                c.visits
+            );
+        }
+    }
+    // With even values the plain search leaves the low-prior steps unvisited.
+    let (children, _) = run(&forced, true, false);
+    let (plain_children, _) = run(&plain, true, false);
+    assert!(
+        low(&children) > low(&plain_children),
+        "{children:?} {plain_children:?}"
+    );
+
+    // With values that differ, the target is pruned: some steps' forced visits are gone
+    // from it, and the most visited step's share grew.
+    let (children, result) = run(&forced, true, true);
+    let best = (0..children.len())
+        .max_by_key(|&i| children[i].visits)
+        .unwrap();
+    assert_eq!(result.action, children[best].action);
+    let raw_share = children[best].visits as f32 / total(&children) as f32;
+    assert!(result.policy[best].1 > raw_share, "{:?}", result.policy);
+    let pruned = children
+        .iter()
+        .zip(&result.policy)
+        .filter(|(c, p)| c.visits > 0 && p.1 == 0.0);
+    assert!(pruned.count() > 0, "{:?} {children:?}", result.policy);
+    assert!((result.policy.iter().map(|p| p.1).sum::<f32>() - 1.0).abs() < 1e-5);
+
+    // An agent's search (no noise) with the same config is plain PUCT.
+    for hashed in [false, true] {
+        assert_eq!(run(&forced, false, hashed), run(&plain, false, hashed));
     }
 }

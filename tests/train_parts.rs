@@ -14,7 +14,7 @@ use checkers_zero::selfplay::record::{read_records, write_records, GameRecord, S
 use checkers_zero::selfplay::worker::{sample_with_temperature, temperature};
 use checkers_zero::train::config::{RunConfig, SelfPlayConfig};
 use checkers_zero::train::optimizer::AdamW;
-use checkers_zero::train::trainer::{losses, train_step};
+use checkers_zero::train::trainer::{losses, train_step, LossWeights};
 use checkers_zero::train::window::{
     samples_of_game, value_target, ReplayWindow, Symmetries, ILLEGAL_LOGIT,
 };
@@ -22,6 +22,12 @@ use checkers_zero::with_game;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tch::Device;
+
+/// The weights of the losses beside the policy's in these tests (the config's defaults).
+const WEIGHTS: LossWeights = LossWeights {
+    value: 1.0,
+    moves_left: 0.5,
+};
 
 /// A random game recorded as self-play would: every other step carries a policy target.
 fn random_game<S: GameState>(kind: GameKind, seed: u64) -> GameRecord {
@@ -322,6 +328,7 @@ fn tiny_net(channels: i64) -> NetConfig {
         policy_channels: channels / 2,
         value_hidden: channels,
         global_pool: false,
+        moves_left: false,
     }
 }
 
@@ -379,9 +386,9 @@ fn value_targets_mix_the_search_value_into_the_result() {
         .1
         .cross_entropy_for_logits(&results)
         .double_value(&[]);
-    let got = losses(&model, &plain, 1.0).1.value_loss;
+    let got = losses(&model, &plain, WEIGHTS).1.value_loss;
     assert!((got - expected).abs() < 1e-4, "{got} vs {expected}");
-    assert_ne!(losses(&model, &mixed, 1.0).1.value_loss, got);
+    assert_ne!(losses(&model, &mixed, WEIGHTS).1.value_loss, got);
 }
 
 /// `train.policy_surprise_weight`: batches draw samples in proportion to
@@ -437,11 +444,11 @@ fn training_lowers_the_loss_and_the_optimizer_state_resumes_exactly() {
     let actions = shape.num_actions as usize;
     let mut rng = StdRng::seed_from_u64(2);
     let fixed = window.batch(64, actions, &symmetries, &mut rng);
-    let before = losses(&model, &fixed, 1.0).1.total_loss;
+    let before = losses(&model, &fixed, WEIGHTS).1.total_loss;
     for _ in 0..30 {
-        train_step(&model, &mut optimizer, &fixed, 1.0);
+        train_step(&model, &mut optimizer, &fixed, WEIGHTS);
     }
-    let after = losses(&model, &fixed, 1.0).1.total_loss;
+    let after = losses(&model, &fixed, WEIGHTS).1.total_loss;
     assert!(after < before - 0.1, "{before} -> {after}");
 
     // Save model + optimizer; the copy and the original take identical further steps.
@@ -453,11 +460,14 @@ fn training_lowers_the_loss_and_the_optimizer_state_resumes_exactly() {
     copy_optimizer.load(&dir.join("o.safetensors")).unwrap();
     assert_eq!(copy_optimizer.steps(), optimizer.steps());
     let next = window.batch(64, actions, &symmetries, &mut rng);
-    let a = train_step(&model, &mut optimizer, &next, 1.0);
-    let b = train_step(&copy, &mut copy_optimizer, &next, 1.0);
+    let a = train_step(&model, &mut optimizer, &next, WEIGHTS);
+    let b = train_step(&copy, &mut copy_optimizer, &next, WEIGHTS);
     assert_eq!(a, b, "same losses after restoring");
     let again = window.batch(64, actions, &symmetries, &mut rng);
-    assert_eq!(losses(&model, &again, 1.0).1, losses(&copy, &again, 1.0).1);
+    assert_eq!(
+        losses(&model, &again, WEIGHTS).1,
+        losses(&copy, &again, WEIGHTS).1
+    );
 
     // A state file of another shape or a damaged one is an error, not a panic.
     let other = Model::new(
@@ -543,4 +553,65 @@ fn rolling_pool_switches_weights_between_games() {
     assert!(games.iter().all(|g| [0, 7, 8].contains(&g.model_step)));
     let indices: BTreeSet<u64> = games.iter().map(|g| g.index).collect();
     assert_eq!(indices.len(), games.len(), "game numbers are unique");
+}
+
+/// `net.moves_left`: a sample's target is the steps left in its game (its own included),
+/// batches carry it in the head's unit, and training lowers the head's Huber loss, which
+/// counts in the total with its weight; a net without the head reports 0.
+#[test]
+fn the_moves_left_target_counts_the_steps_to_the_end_and_trains_the_head() {
+    use checkers_zero::net::model::MOVES_LEFT_UNIT;
+    type S = checkers_zero::game::rematch::Rematch;
+    let kind = GameKind::Rematch;
+    let record = random_game::<S>(kind, 4);
+    let n = record.steps.len();
+    // Steps 0, 2, 4, ... carry a target.
+    let expected: Vec<u16> = (0..n).step_by(2).map(|i| (n - i) as u16).collect();
+    let samples = samples_of_game::<S>(&record).unwrap();
+    assert_eq!(
+        samples.iter().map(|s| s.moves_left).collect::<Vec<_>>(),
+        expected
+    );
+
+    let mut window = ReplayWindow::new(100_000);
+    for seed in 0..6 {
+        window.extend(samples_of_game::<S>(&random_game::<S>(kind, seed)).unwrap());
+    }
+    let shape = S::net_shape(kind);
+    let mut rng = StdRng::seed_from_u64(3);
+    let batch = window.batch(
+        64,
+        shape.num_actions as usize,
+        &Symmetries::of::<S>(),
+        &mut rng,
+    );
+    assert_eq!(batch.moves_left.len(), 64);
+    for m in &batch.moves_left {
+        let steps = m * MOVES_LEFT_UNIT;
+        assert!(
+            steps >= 1.0 && (steps - steps.round()).abs() < 1e-3,
+            "{steps}"
+        );
+    }
+
+    tch::manual_seed(2);
+    let config = NetConfig {
+        moves_left: true,
+        ..tiny_net(16)
+    };
+    let head = Model::new(shape.clone(), config, Device::Cpu).unwrap();
+    let mut optimizer = AdamW::new(head.var_store(), 3e-3, 1e-4);
+    let before = losses(&head, &batch, WEIGHTS).1;
+    for _ in 0..60 {
+        train_step(&head, &mut optimizer, &batch, WEIGHTS);
+    }
+    let after = losses(&head, &batch, WEIGHTS).1;
+    assert!(
+        after.moves_left_loss < 0.7 * before.moves_left_loss,
+        "{before:?} -> {after:?}"
+    );
+    let total = after.policy_loss + after.value_loss + 0.5 * after.moves_left_loss;
+    assert!((after.total_loss - total).abs() < 1e-4, "{after:?}");
+    let plain = Model::new(shape, tiny_net(16), Device::Cpu).unwrap();
+    assert_eq!(losses(&plain, &batch, WEIGHTS).1.moves_left_loss, 0.0);
 }

@@ -31,6 +31,25 @@ pub struct NetConfig {
     /// max over the board. Off in models saved before it existed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub global_pool: bool,
+    /// A moves-left head (lc0's): one linear unit on the value head's hidden layer that
+    /// predicts the steps left in the game, in units of [`MOVES_LEFT_UNIT`] steps. An
+    /// auxiliary training target only: search never reads it. Off in older models.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub moves_left: bool,
+}
+
+/// The moves-left head's unit: it predicts steps left divided by this.
+pub const MOVES_LEFT_UNIT: f32 = 20.0;
+
+/// Everything one forward pass gives.
+#[derive(Debug)]
+pub struct Outputs {
+    /// Policy logits `[N, num_actions]`.
+    pub policy: Tensor,
+    /// W/D/L logits `[N, 3]`.
+    pub value: Tensor,
+    /// Predicted steps left in [`MOVES_LEFT_UNIT`]s, `[N]`, when the net has the head.
+    pub moves_left: Option<Tensor>,
 }
 
 impl Default for NetConfig {
@@ -41,6 +60,7 @@ impl Default for NetConfig {
             policy_channels: 32,
             value_hidden: 128,
             global_pool: false,
+            moves_left: false,
         }
     }
 }
@@ -177,6 +197,7 @@ pub struct Model {
     value_bn: nn::BatchNorm,
     value_fc1: nn::Linear,
     value_fc2: nn::Linear,
+    moves_left_fc: Option<nn::Linear>,
 }
 
 impl Model {
@@ -188,6 +209,14 @@ impl Model {
         let (stem, stem_bn, blocks) = tower(&root, &shape, &config);
         let (policy_conv, policy_bn, policy_fc) = policy_head(&root, &shape, &config);
         let (value_conv, value_bn, value_fc1, value_fc2) = value_head(&root, &shape, &config);
+        let moves_left_fc = config.moves_left.then(|| {
+            nn::linear(
+                &root / "moves_left_fc",
+                config.value_hidden,
+                1,
+                Default::default(),
+            )
+        });
         let board_mask = board_mask_tensor(&shape, device);
         let board_cells = board_mask.sum(Kind::Float).double_value(&[]);
         Ok(Model {
@@ -210,6 +239,7 @@ impl Model {
             value_bn,
             value_fc1,
             value_fc2,
+            moves_left_fc,
         })
     }
 
@@ -241,7 +271,8 @@ impl Model {
         let pc = config.policy_channels as f64;
         let policy = 2.0 * c * pc * cells + 2.0 * pc * cells * shape.num_actions as f64;
         let hidden = config.value_hidden as f64;
-        let value = 2.0 * c * 4.0 * cells + 2.0 * 4.0 * cells * hidden + 2.0 * hidden * 3.0;
+        let heads = if config.moves_left { 4.0 } else { 3.0 };
+        let value = 2.0 * c * 4.0 * cells + 2.0 * 4.0 * cells * hidden + 2.0 * hidden * heads;
         stem + tower + policy + value
     }
 
@@ -268,6 +299,12 @@ impl Model {
     /// Policy logits `[N, num_actions]` and W/D/L logits `[N, 3]` for inputs
     /// `[N, planes, height, width]`. `train` selects batch statistics in batch norm.
     pub fn forward_t(&self, input: &Tensor, train: bool) -> (Tensor, Tensor) {
+        let out = self.forward_outputs(input, train);
+        (out.policy, out.value)
+    }
+
+    /// The forward pass with every head (training reads the auxiliary ones).
+    pub fn forward_outputs(&self, input: &Tensor, train: bool) -> Outputs {
         let mask = self.board_mask.to_kind(input.kind());
         let mut x = self
             .stem_bn
@@ -294,12 +331,15 @@ impl Model {
             .forward_t(&x.apply(&self.value_conv), train)
             .relu()
             * &mask;
-        let value = v
-            .flatten(1, -1)
-            .apply(&self.value_fc1)
-            .relu()
-            .apply(&self.value_fc2);
-        (policy, value)
+        let hidden = v.flatten(1, -1).apply(&self.value_fc1).relu();
+        Outputs {
+            policy,
+            value: hidden.apply(&self.value_fc2),
+            moves_left: self
+                .moves_left_fc
+                .as_ref()
+                .map(|fc| hidden.apply(fc).squeeze_dim(-1)),
+        }
     }
 
     /// Global pooling's bias `[N, C, 1, 1]` from activations `y` `[N, C, H, W]` (zero off

@@ -54,6 +54,15 @@ pub struct SearchConfig {
     pub c_visit: f32,
     /// Gumbel: σ's scale.
     pub c_scale: f32,
+    /// PUCT: KataGo's forced playouts at the root of self-play's full searches, `k` of
+    /// `sqrt(k · P · N)` visits forced on each root step, with the policy target pruned of
+    /// them (0: off; KataGo uses 2).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub forced_playouts: f32,
+}
+
+fn is_zero(x: &f32) -> bool {
+    *x == 0.0
 }
 
 impl Default for SearchConfig {
@@ -68,6 +77,7 @@ impl Default for SearchConfig {
             considered: 8,
             c_visit: 50.0,
             c_scale: 1.0,
+            forced_playouts: 0.0,
         }
     }
 }
@@ -86,7 +96,7 @@ impl SearchConfig {
     /// Checks every value's range; `prefix` (e.g. `search.`) is put before the key named.
     pub fn check(&self, prefix: &str) -> Result<(), SearchConfigError> {
         let unit = |v: f32| (0.0..=1.0).contains(&v);
-        let checks: [(&str, bool, &str); 8] = [
+        let checks: [(&str, bool, &str); 9] = [
             (
                 "visits",
                 (1..=1_000_000).contains(&self.visits),
@@ -107,6 +117,12 @@ impl SearchConfig {
             ("considered", self.considered >= 2, "must be at least 2"),
             ("c_visit", self.c_visit >= 0.0, "must be >= 0"),
             ("c_scale", self.c_scale > 0.0, "must be positive"),
+            (
+                "forced_playouts",
+                self.forced_playouts == 0.0
+                    || (self.forced_playouts > 0.0 && self.kind == SearchKind::Puct),
+                "must be >= 0, and 0 unless kind = \"puct\"",
+            ),
         ];
         match checks.into_iter().find(|(_, ok, _)| !ok) {
             Some((key, _, message)) => Err(SearchConfigError {
@@ -276,5 +292,19 @@ mod tests {
             ..SearchConfig::default()
         };
         assert_eq!(bad.check("search.").unwrap_err().key, "search.considered");
+        // Forced playouts are PUCT's: with the Gumbel root they are an error, not ignored.
+        let forced = SearchOverrides::parse("kind=puct,forced_playouts=2").unwrap();
+        let puct = SearchConfig::default().with(&forced).unwrap();
+        assert_eq!((puct.kind, puct.forced_playouts), (SearchKind::Puct, 2.0));
+        for text in ["forced_playouts=2", "kind=puct,forced_playouts=-1"] {
+            let e = SearchOverrides::parse(text).unwrap_err();
+            assert!(e.to_string().contains("forced_playouts"), "{text}: {e}");
+        }
+        // Off, the key stays out of what is written (a model's `model.json`).
+        let text = toml::to_string(&SearchConfig::default()).unwrap();
+        assert!(!text.contains("forced_playouts"), "{text}");
+        assert!(toml::to_string(&puct)
+            .unwrap()
+            .contains("forced_playouts = 2"));
     }
 }

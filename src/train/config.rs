@@ -6,6 +6,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::evaluation::EvaluationConfig;
+use super::trainer::LossWeights;
 use crate::game::{GameKind, RulesConfig};
 use crate::net::args::{announce, prepare, NetArgs, NetSettings};
 use crate::net::device::DeviceChoice;
@@ -119,6 +120,8 @@ pub struct TrainConfig {
     pub weight_decay: f64,
     /// Weight of the W/D/L loss next to the policy loss.
     pub value_loss_weight: f64,
+    /// Weight of the moves-left loss (a net with `net.moves_left` only).
+    pub moves_left_loss_weight: f64,
     /// Share of the value target taken from the search's value of the position instead of
     /// the game's result (0: the result alone).
     pub value_q_mix: f64,
@@ -208,6 +211,14 @@ impl EvaluatorSettings {
 }
 
 impl TrainConfig {
+    /// The weights of the value and auxiliary losses.
+    pub fn loss_weights(&self) -> LossWeights {
+        LossWeights {
+            value: self.value_loss_weight,
+            moves_left: self.moves_left_loss_weight,
+        }
+    }
+
     /// The learning rate of training step `step` (counting from 0).
     pub fn learning_rate_at(&self, step: u64) -> f64 {
         let factor = self
@@ -228,6 +239,7 @@ impl Default for TrainConfig {
             learning_rate_drops: Vec::new(),
             weight_decay: 1e-4,
             value_loss_weight: 1.0,
+            moves_left_loss_weight: 0.5,
             value_q_mix: 0.0,
             policy_surprise_weight: 0.0,
             steps_per_iteration: 100,
@@ -620,6 +632,11 @@ fn check_train(t: &TrainConfig) -> Check {
         (
             "train.value_loss_weight",
             t.value_loss_weight >= 0.0,
+            "must be >= 0",
+        ),
+        (
+            "train.moves_left_loss_weight",
+            t.moves_left_loss_weight >= 0.0,
             "must be >= 0",
         ),
         (

@@ -121,12 +121,7 @@ impl<S: Encode> Learner<S> {
             .window
             .batch(t.batch_size, self.num_actions, &self.symmetries, &mut rng);
         self.optimizer.learning_rate = t.learning_rate_at(self.state.step);
-        let stats = train_step(
-            &self.model,
-            &mut self.optimizer,
-            &batch,
-            t.value_loss_weight,
-        );
+        let stats = train_step(&self.model, &mut self.optimizer, &batch, t.loss_weights());
         self.state.step += 1;
         self.state.samples_trained += t.batch_size as u64;
         stats
@@ -150,6 +145,7 @@ impl<S: Encode> Learner<S> {
             "iteration": step / self.config.train.steps_per_iteration,
             "elapsed_s": self.state.elapsed_s,
             "policy_loss": losses.policy_loss, "value_loss": losses.value_loss,
+            "moves_left_loss": losses.moves_left_loss,
             "total_loss": losses.total_loss, "policy_entropy": losses.policy_entropy,
             "learning_rate": self.optimizer.learning_rate,
             "samples_per_s": samples_per_s, "window": self.window.len(),

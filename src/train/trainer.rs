@@ -1,5 +1,6 @@
 //! One training step: the policy cross-entropy to the search target (over legal steps) plus
-//! the W/D/L cross-entropy to the game's result, minimised with AdamW.
+//! the W/D/L cross-entropy to the game's result (plus, for a net with the head, the Huber
+//! loss of the predicted steps left), minimised with AdamW.
 
 use tch::{Kind, Tensor};
 
@@ -14,7 +15,10 @@ pub struct StepStats {
     pub policy_loss: f64,
     /// W/D/L cross-entropy to the result.
     pub value_loss: f64,
-    /// `policy_loss + value_loss_weight * value_loss`.
+    /// Huber loss of the moves-left head (0 without the head).
+    pub moves_left_loss: f64,
+    /// `policy_loss + value_loss_weight * value_loss + moves_left_loss_weight *
+    /// moves_left_loss`.
     pub total_loss: f64,
     /// Entropy of the net's policy over legal steps.
     pub policy_entropy: f64,
@@ -25,6 +29,7 @@ impl StepStats {
     pub fn add(&mut self, other: &StepStats) {
         self.policy_loss += other.policy_loss;
         self.value_loss += other.value_loss;
+        self.moves_left_loss += other.moves_left_loss;
         self.total_loss += other.total_loss;
         self.policy_entropy += other.policy_entropy;
     }
@@ -35,15 +40,25 @@ impl StepStats {
         StepStats {
             policy_loss: self.policy_loss / n,
             value_loss: self.value_loss / n,
+            moves_left_loss: self.moves_left_loss / n,
             total_loss: self.total_loss / n,
             policy_entropy: self.policy_entropy / n,
         }
     }
 }
 
+/// The weights of the losses beside the policy's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LossWeights {
+    /// Of the W/D/L loss.
+    pub value: f64,
+    /// Of the moves-left loss (read only when the net has the head).
+    pub moves_left: f64,
+}
+
 /// The losses of `batch` under `model` (train mode: batch statistics in batch norm):
 /// (total loss tensor, stats).
-pub fn losses(model: &Model, batch: &Batch, value_weight: f64) -> (Tensor, StepStats) {
+pub fn losses(model: &Model, batch: &Batch, weights: LossWeights) -> (Tensor, StepStats) {
     let shape = &model.meta().shape;
     let n = batch.size as i64;
     let device = model.var_store().device();
@@ -59,17 +74,25 @@ pub fn losses(model: &Model, batch: &Batch, value_weight: f64) -> (Tensor, StepS
     let value_target = Tensor::from_slice(&batch.value)
         .reshape([n, 3])
         .to_device(device);
-    let (policy_logits, value_logits) = model.forward_t(&input, true);
-    let log_probs = (policy_logits + &mask).log_softmax(-1, Kind::Float);
+    let out = model.forward_outputs(&input, true);
+    let log_probs = (out.policy + &mask).log_softmax(-1, Kind::Float);
     let policy_loss = -(&policy_target * &log_probs)
         .sum_dim_intlist(-1, false, Kind::Float)
         .mean(Kind::Float);
     // Cross-entropy against the (possibly soft) W/D/L target; a one-hot target gives the
     // plain classification loss.
-    let value_loss = -(value_target * value_logits.log_softmax(-1, Kind::Float))
+    let value_loss = -(value_target * out.value.log_softmax(-1, Kind::Float))
         .sum_dim_intlist(-1, false, Kind::Float)
         .mean(Kind::Float);
-    let total = &policy_loss + &value_loss * value_weight;
+    let mut total = &policy_loss + &value_loss * weights.value;
+    let moves_left_loss = out.moves_left.map(|predicted| {
+        let target = Tensor::from_slice(&batch.moves_left).to_device(device);
+        let loss = predicted
+            .to_kind(Kind::Float)
+            .huber_loss(&target, tch::Reduction::Mean, 1.0);
+        total = &total + &loss * weights.moves_left;
+        loss.double_value(&[])
+    });
     let entropy = tch::no_grad(|| {
         -(log_probs.exp() * &log_probs)
             .sum_dim_intlist(-1, false, Kind::Float)
@@ -78,6 +101,7 @@ pub fn losses(model: &Model, batch: &Batch, value_weight: f64) -> (Tensor, StepS
     let stats = StepStats {
         policy_loss: policy_loss.double_value(&[]),
         value_loss: value_loss.double_value(&[]),
+        moves_left_loss: moves_left_loss.unwrap_or(0.0),
         total_loss: total.double_value(&[]),
         policy_entropy: entropy.double_value(&[]),
     };
@@ -89,10 +113,10 @@ pub fn train_step(
     model: &Model,
     optimizer: &mut AdamW,
     batch: &Batch,
-    value_weight: f64,
+    weights: LossWeights,
 ) -> StepStats {
     optimizer.zero_grad();
-    let (total, stats) = losses(model, batch, value_weight);
+    let (total, stats) = losses(model, batch, weights);
     total.backward();
     optimizer.step();
     stats

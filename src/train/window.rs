@@ -3,7 +3,8 @@
 //!
 //! Samples are stored already encoded, so the trainer needs nothing of the rules: planes,
 //! the legal policy indices, the policy target, the game's result for the side to move and
-//! the search's value there (mixed into the value target by `train.value_q_mix`).
+//! the search's value there (mixed into the value target by `train.value_q_mix`), and the
+//! steps left in the game (the moves-left head's target).
 
 use std::collections::VecDeque;
 
@@ -11,6 +12,7 @@ use rand::Rng;
 
 use crate::game::Side;
 use crate::net::encode::Encode;
+use crate::net::model::MOVES_LEFT_UNIT;
 use crate::selfplay::record::{GameRecord, RecordError};
 
 /// One training position.
@@ -28,6 +30,9 @@ pub struct Sample {
     pub q: f32,
     /// The search's policy surprise there (KL(target || prior), nats), when recorded.
     pub surprise: Option<f32>,
+    /// Steps left in the game from this position, this one included (the moves-left
+    /// head's target).
+    pub moves_left: u16,
 }
 
 /// The game's symmetries as plain functions, so that the window and trainer stay generic-free.
@@ -57,7 +62,9 @@ pub fn samples_of_game<S: Encode>(record: &GameRecord) -> Result<Vec<Sample>, Re
     let mut samples = Vec::new();
     let mut steps = Vec::new();
     let planes = S::PLANES * S::HEIGHT * S::WIDTH;
+    let mut left = record.steps.len();
     record.replay::<S>(|state, step| {
+        left -= 1;
         if step.target.is_empty() {
             return;
         }
@@ -87,6 +94,7 @@ pub fn samples_of_game<S: Encode>(record: &GameRecord) -> Result<Vec<Sample>, Re
             result,
             q,
             surprise: step.surprise.map(|k| k.max(0.0)),
+            moves_left: (left + 1).min(u16::MAX as usize) as u16,
         });
     })?;
     Ok(samples)
@@ -109,6 +117,8 @@ pub struct Batch {
     /// W/D/L value target per position, `size * 3`: the result's one-hot, mixed with the
     /// search's value as (W, D, L) = ((1 + q) / 2, 0, (1 - q) / 2) by the window's q-mix.
     pub value: Vec<f32>,
+    /// Steps left per position, in the moves-left head's units ([`MOVES_LEFT_UNIT`]).
+    pub moves_left: Vec<f32>,
 }
 
 /// The logit mask's value on illegal steps (finite, so 0 × mask stays 0).
@@ -236,6 +246,7 @@ impl ReplayWindow {
             mask: vec![ILLEGAL_LOGIT; size * num_actions],
             results: Vec::with_capacity(size),
             value: Vec::with_capacity(size * 3),
+            moves_left: Vec::with_capacity(size),
         };
         for b in 0..size {
             let sample = self.draw(rng);
@@ -262,6 +273,9 @@ impl ReplayWindow {
             }
             batch.results.push(sample.result as i64);
             batch.value.extend(value_target(sample, self.q_mix));
+            batch
+                .moves_left
+                .push(sample.moves_left as f32 / MOVES_LEFT_UNIT);
         }
         batch
     }

@@ -24,6 +24,7 @@ pub fn tiny_net() -> NetConfig {
         policy_channels: 4,
         value_hidden: 8,
         global_pool: false,
+        moves_left: false,
     }
 }
 
