@@ -649,6 +649,13 @@ fn check_train(t: &TrainConfig) -> Check {
             (0.0..=1.0).contains(&t.policy_surprise_weight),
             "must be in [0, 1]",
         ),
+    ])?;
+    check_pacing(t)
+}
+
+/// The iteration, pacing and window keys of `[train]`.
+fn check_pacing(t: &TrainConfig) -> Check {
+    first_failure(&[
         (
             "train.steps_per_iteration",
             t.steps_per_iteration >= 1,
