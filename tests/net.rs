@@ -416,6 +416,17 @@ fn hex_kernels_have_zero_non_neighbour_taps() {
     }
 }
 
+/// The variables of `other` that `plain` does not have.
+fn added_variables(plain: &Model, other: &Model) -> Vec<String> {
+    let plain_vars = plain.var_store().variables();
+    other
+        .var_store()
+        .variables()
+        .into_keys()
+        .filter(|name| !plain_vars.contains_key(name))
+        .collect()
+}
+
 /// `net.global_pool`: each block gets a `pool_fc` layer that adds a per-channel bias to its
 /// first convolution's output; with that layer at zero the net is exactly the plain one,
 /// otherwise it changes the outputs and gets gradients. Saved and loaded like the rest, and
@@ -431,12 +442,7 @@ fn global_pooling_adds_a_learned_bias_to_each_block() {
     };
     let mut pooled = Model::new(shape.clone(), pooled_config.clone(), Device::Cpu).unwrap();
     let plain_vars = plain.var_store().variables();
-    let pool_vars: Vec<String> = pooled
-        .var_store()
-        .variables()
-        .into_keys()
-        .filter(|name| !plain_vars.contains_key(name))
-        .collect();
+    let pool_vars = added_variables(&plain, &pooled);
     assert_eq!(pool_vars.len(), 2 * small_config().blocks, "{pool_vars:?}");
     assert!(pool_vars.iter().all(|n| n.contains("pool_fc")));
     assert!(pooled.flops_per_position() > plain.flops_per_position());
@@ -499,12 +505,7 @@ fn the_moves_left_head_adds_one_output_and_leaves_the_others_alone() {
     };
     let mut with_head = Model::new(shape.clone(), config.clone(), Device::Cpu).unwrap();
     let plain_vars = plain.var_store().variables();
-    let extra: Vec<String> = with_head
-        .var_store()
-        .variables()
-        .into_keys()
-        .filter(|name| !plain_vars.contains_key(name))
-        .collect();
+    let extra = added_variables(&plain, &with_head);
     assert_eq!(extra.len(), 2, "{extra:?}");
     assert!(extra.iter().all(|n| n.starts_with("moves_left_fc")));
     assert!(with_head.flops_per_position() > plain.flops_per_position());

@@ -529,19 +529,17 @@ struct SkewedEvaluator {
 
 impl<S: GameState> Evaluate<S> for SkewedEvaluator {
     fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError> {
-        let mut steps = StepList::new();
-        Ok(states
-            .iter()
-            .map(|s| {
-                s.legal_steps(&mut steps);
-                let rest = 0.03 / (steps.len().max(2) - 1) as f32;
-                let priors = (0..steps.len())
-                    .map(|i| if i == 0 { 0.97 } else { rest })
-                    .collect();
-                let value = if self.hashed { hashed_value(*s) } else { 0.0 };
-                LeafEval { priors, value }
-            })
-            .collect())
+        let mut evals = UniformEvaluator.evaluate(states)?;
+        for (eval, state) in evals.iter_mut().zip(states) {
+            let rest = 0.03 / (eval.priors.len().max(2) - 1) as f32;
+            for (i, p) in eval.priors.iter_mut().enumerate() {
+                *p = if i == 0 { 0.97 } else { rest };
+            }
+            if self.hashed {
+                eval.value = hashed_value(*state);
+            }
+        }
+        Ok(evals)
     }
 }
 
