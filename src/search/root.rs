@@ -94,22 +94,20 @@ impl PuctRoot {
         }
     }
 
-    /// The same search with forced playouts and policy-target pruning.
-    pub fn with_forced_playouts(mut self, forced: ForcedPlayouts) -> PuctRoot {
-        self.forced = Some(forced);
+    /// The same search with forced playouts and policy-target pruning (`None`: without).
+    pub fn with_forced_playouts(mut self, forced: Option<ForcedPlayouts>) -> PuctRoot {
+        self.forced = forced;
         self
     }
 }
 
-/// The forced playouts of a search under `config`: PUCT self-play full searches (`noise`)
+/// The forced playouts of a PUCT search under `config`: self-play's full searches (`noise`)
 /// with `forced_playouts` set; none otherwise.
 fn forced_playouts(config: &SearchConfig, noise: bool) -> Option<ForcedPlayouts> {
-    (noise && config.kind == SearchKind::Puct && config.forced_playouts > 0.0).then_some(
-        ForcedPlayouts {
-            k: config.forced_playouts,
-            c_puct: config.c_puct,
-        },
-    )
+    (noise && config.forced_playouts > 0.0).then_some(ForcedPlayouts {
+        k: config.forced_playouts,
+        c_puct: config.c_puct,
+    })
 }
 
 /// The root child (an index) that is furthest below its forced visits, if any is below.
@@ -217,13 +215,10 @@ pub fn start_search<S: GameState>(
 ) -> Box<dyn RootSearch<S>> {
     match config.kind {
         SearchKind::Gumbel => Box::new(GumbelRoot::new(config.gumbel(), simulations)),
-        SearchKind::Puct => {
-            let root = PuctRoot::new(tree.root_visits() + simulations.max(1), noise);
-            match forced_playouts(config, noise) {
-                Some(forced) => Box::new(root.with_forced_playouts(forced)),
-                None => Box::new(root),
-            }
-        }
+        SearchKind::Puct => Box::new(
+            PuctRoot::new(tree.root_visits() + simulations.max(1), noise)
+                .with_forced_playouts(forced_playouts(config, noise)),
+        ),
     }
 }
 
