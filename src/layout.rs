@@ -67,6 +67,17 @@ pub fn resolve_model(path: &Path) -> Result<ResolvedModel, String> {
     ))
 }
 
+/// The run directory a weights file belongs to, when it lies in a run's checkpoint
+/// directory (`RUN/checkpoints/step-N/model.safetensors`) and the run records its config.
+pub fn run_dir_of_weights(weights: &Path) -> Option<PathBuf> {
+    let checkpoints = weights.parent()?.parent()?;
+    if checkpoints.file_name()? != "checkpoints" {
+        return None;
+    }
+    let run = checkpoints.parent()?;
+    run.join("config.toml").is_file().then(|| run.to_path_buf())
+}
+
 /// The `step` of a checkpoint directory's `state.json`, if it has one.
 pub fn checkpoint_step(dir: &Path) -> Option<u64> {
     let text = std::fs::read_to_string(dir.join("state.json")).ok()?;
@@ -100,6 +111,11 @@ mod tests {
             resolve_model(&ckpt.join("model.safetensors")).unwrap(),
             expected
         );
+        // The run of a checkpoint's weights: only once the run records its config.
+        assert_eq!(run_dir_of_weights(&expected.weights), None);
+        std::fs::write(root.join("config.toml"), b"").unwrap();
+        assert_eq!(run_dir_of_weights(&expected.weights), Some(root.clone()));
+        assert_eq!(run_dir_of_weights(&root.join("model.safetensors")), None);
         assert!(resolve_model(&root.join("nope"))
             .unwrap_err()
             .contains("does not exist"));

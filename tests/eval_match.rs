@@ -117,6 +117,7 @@ fn report(kind: GameKind, agents: usize, winners: &[Option<u8>]) -> MatchReport 
         sprt: None,
         sprt_decision: None,
         llr: None,
+        searches: Vec::new(),
     }
 }
 
@@ -322,6 +323,64 @@ fn net_agents_play_from_checkpoints_and_wrong_games_are_refused() {
     )
     .unwrap_err();
     assert!(err.to_string().contains("model mismatch"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The moves of each game of a match, by game.
+fn moves_of(records: &[checkers_zero::selfplay::record::GameRecord]) -> Vec<Vec<u16>> {
+    records
+        .iter()
+        .map(|r| r.steps.iter().map(|s| s.action).collect())
+        .collect()
+}
+
+#[test]
+fn net_agents_play_with_their_runs_search_without_noise() {
+    let dir = fresh_dir("eval-own-search");
+    let ckpt = dir.join("checkpoints").join("step-00000010");
+    std::fs::create_dir_all(&ckpt).unwrap();
+    tiny_model(
+        &ckpt.join("model.safetensors"),
+        Rematch::net_shape(GameKind::Rematch),
+    );
+    std::fs::write(dir.join("checkpoints").join("latest"), "step-00000010").unwrap();
+    let trained = "game = \"rematch\"\n[search]\nkind = \"gumbel\"\nvisits = 6\nconsidered = 4\n";
+    std::fs::write(dir.join("config.toml"), trained).unwrap();
+    let run = dir.display().to_string();
+    let play = |agent: &str, seed: u64| {
+        let mut s = settings(GameKind::Rematch, 4);
+        (s.rules.ply_cap, s.opening_turns, s.seed) = (40, 0, seed);
+        s.search.visits = 50; // the match's own default: not used for a run's checkpoint
+        play_match(&specs(&[agent, "random"]), &s).unwrap()
+    };
+    let (report, records) = play(&format!("net:{run}"), 1);
+    let search = report.searches[0].clone().expect("a net agent's search");
+    assert_eq!(
+        (search.visits, search.considered, search.gumbel_scale),
+        (6, 4, 0.0)
+    );
+    assert_eq!(report.searches[1], None);
+    let json = serde_json::to_string(&report).unwrap();
+    assert!(json.contains("\"searches\""), "{json}");
+    // The spec's overrides come last; without noise the net's games do not depend on the
+    // agents' seeds (the random agent's do, so it is replaced by a second net here).
+    let (report, _) = play(&format!("net:{run}:visits=3"), 1);
+    assert_eq!(report.searches[0].as_ref().unwrap().visits, 3);
+    let nets = |seed| {
+        let mut s = settings(GameKind::Rematch, 2);
+        (s.rules.ply_cap, s.opening_turns, s.seed) = (40, 0, seed);
+        let agent = format!("net:{run}");
+        moves_of(&play_match(&specs(&[&agent, &agent]), &s).unwrap().1)
+    };
+    assert_eq!(nets(1), nets(2), "deterministic play");
+    let noisy = |seed| {
+        let mut s = settings(GameKind::Rematch, 2);
+        (s.rules.ply_cap, s.opening_turns, s.seed) = (40, 0, seed);
+        let agent = format!("net:{run}:gumbel_scale=1");
+        moves_of(&play_match(&specs(&[&agent, &agent]), &s).unwrap().1)
+    };
+    assert_ne!(noisy(1), noisy(2), "gumbel_scale=1 brings the noise back");
+    assert!(!records.is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -2,7 +2,8 @@
 //! a run killed in the middle of a checkpoint write resumes without corruption; a resume
 //! skips a checkpoint that does not load, saying so; a stop before the first step leaves a
 //! step-0 checkpoint that `export` and `match` take; `train` and the distributed roles write
-//! the same layout; configs with unknown keys or bad values are refused with the key named.
+//! the same layout; configs with unknown keys or bad values are refused with the key named;
+//! a fork carries its base's window and optimizer over unchanged.
 
 mod common;
 use common::fresh_dir;
@@ -10,9 +11,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use checkers_zero::distributed::fork::{fork_run, ForkPoint};
+use checkers_zero::distributed::learn::LearnerRole;
 use checkers_zero::distributed::train::{train, TrainOptions};
+use checkers_zero::game::rematch::Rematch;
 use checkers_zero::net::model::{Model, NetConfig};
 use checkers_zero::selfplay::record::read_records;
+use checkers_zero::store::RunStore;
 use checkers_zero::train::checkpoint::{read_state, PAUSE_IN_CHECKPOINT_ENV};
 use checkers_zero::train::config::RunConfig;
 use checkers_zero::train::metrics::MetricsLog;
@@ -675,4 +680,129 @@ fn scripts_train_says_a_missing_config_once_before_building() {
             .unwrap();
         common::assert_clean_error(&output, "configs/no-such.toml: no such file");
     }
+}
+
+/// The learner of a run, resumed from its newest checkpoint (window rebuilt).
+fn resumed_learner(run: &Path) -> LearnerRole<Rematch> {
+    let store = RunStore::open(run.to_str().unwrap()).unwrap();
+    let config = RunConfig::load(&run.join("config.toml")).unwrap();
+    LearnerRole::<Rematch>::start(store, config, None, Duration::from_secs(1)).unwrap()
+}
+
+/// Model and optimizer files a learner writes now (the training state aside).
+fn saved_weights(role: &LearnerRole<Rematch>, dir: &Path) -> (Vec<u8>, Vec<u8>) {
+    let saved = role.learner().save_checkpoint(dir).unwrap();
+    let read = |name: &str| std::fs::read(saved.join(name)).unwrap();
+    (read("model.safetensors"), read("optimizer.safetensors"))
+}
+
+#[test]
+fn a_fork_carries_window_and_optimizer_over_unchanged() {
+    let dir = fresh_dir("train-fork");
+    let config = write_config(&dir, TINY);
+    let base = dir.join("base");
+    train(&TrainOptions {
+        config: Some(config),
+        run_dir: Some(base.clone()),
+        ..TrainOptions::default()
+    })
+    .unwrap();
+    // An arm forked at the base's newest checkpoint (step 10) with two settings changed.
+    let arm = dir.join("arm");
+    let point: ForkPoint = format!("{}@10", base.display()).parse().unwrap();
+    let sets = ["train.learning_rate=0.0005".to_string(), "seed=9".into()];
+    let arm_config = RunConfig::parse_with(TINY, "tiny", &sets).unwrap();
+    let store = RunStore::open(arm.to_str().unwrap()).unwrap();
+    let record = fork_run(&point, &store, &arm_config).unwrap();
+    assert_eq!(record.step, 10);
+    assert!(record.shards > 0);
+
+    let (base_role, arm_role) = (resumed_learner(&base), resumed_learner(&arm));
+    let (b, a) = (base_role.learner(), arm_role.learner());
+    assert_eq!((a.state.step, a.state.seed), (10, 9));
+    assert_eq!(a.config.train.learning_rate, 0.0005);
+    assert_eq!(
+        (a.samples_total, a.games_total, &a.state.consumed),
+        (b.samples_total, b.games_total, &b.state.consumed)
+    );
+    assert!(b.window.len() > 0);
+    assert!(
+        a.window.iter().eq(b.window.iter()),
+        "the same replay window"
+    );
+    assert_eq!(
+        saved_weights(&arm_role, &dir.join("a")),
+        saved_weights(&base_role, &dir.join("b")),
+        "the same weights and optimizer state"
+    );
+    drop((base_role, arm_role));
+
+    // The fork trains on as a run of its own, from step 10.
+    let resumed = train(&TrainOptions {
+        run_dir: Some(arm.clone()),
+        resume: true,
+        iterations: Some(3),
+        ..TrainOptions::default()
+    })
+    .unwrap();
+    assert_eq!((resumed.start_step, resumed.final_step), (10, 15));
+    // A step with no checkpoint, and a config that changes the net, are refused in words.
+    for (at, sets, needle) in [
+        ("7", vec![], "no published checkpoint at step 7"),
+        ("10", vec!["net.channels=8".to_string()], "changes the net"),
+    ] {
+        let point: ForkPoint = format!("{}@{at}", base.display()).parse().unwrap();
+        let config = RunConfig::parse_with(TINY, "tiny", &sets).unwrap();
+        let store = RunStore::open(dir.join(format!("bad-{at}")).to_str().unwrap()).unwrap();
+        let error = fork_run(&point, &store, &config).unwrap_err().to_string();
+        assert!(error.contains(needle), "{error}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn train_fork_on_the_command_line_starts_from_the_base_checkpoint() {
+    let dir = fresh_dir("train-fork-cli");
+    let config = write_config(&dir, TINY);
+    let base = dir.join("base");
+    let base_arg = base.to_str().unwrap().to_string();
+    let (ok, _, err) = run_binary(&[
+        "train",
+        "--config",
+        config.to_str().unwrap(),
+        "--run-dir",
+        &base_arg,
+        "--iterations",
+        "1",
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    let arm = dir.join("arm");
+    let fork = format!("{base_arg}@5");
+    let (ok, out, err) = run_binary(&[
+        "train",
+        "--fork",
+        &fork,
+        "--set",
+        "train.learning_rate=0.0005",
+        "--run-dir",
+        arm.to_str().unwrap(),
+        "--iterations",
+        "2",
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("steps 5 -> 10"), "{out}");
+    assert!(err.contains("forked") && err.contains("at step 5"), "{err}");
+    let recorded = RunConfig::load(&arm.join("config.toml")).unwrap();
+    assert_eq!(recorded.train.learning_rate, 0.0005);
+    let (ok, _, err) = run_binary(&[
+        "train",
+        "--fork",
+        "nowhere@5",
+        "--run-dir",
+        &format!("{base_arg}-x"),
+    ]);
+    assert!(!ok && err.contains("holds no run to fork"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

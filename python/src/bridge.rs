@@ -546,7 +546,7 @@ impl Brain {
         let model = ExportedModel::load(dir)?;
         let kind = model.meta().kind()?;
         on_kind!(kind, S => model.check_game::<S>())?;
-        let defaults = model.meta().search.clone();
+        let defaults = model.meta().search.for_play();
         let mut config = defaults.clone();
         config.c_puct = overrides.c_puct.unwrap_or(config.c_puct);
         config.fpu_reduction = overrides.fpu_reduction.unwrap_or(config.fpu_reduction);

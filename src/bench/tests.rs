@@ -52,6 +52,7 @@ fn report(game: &str, agents: &[String], winners: &[Option<u8>]) -> MatchReport 
         sprt: None,
         sprt_decision: None,
         llr: None,
+        searches: Vec::new(),
     }
 }
 

@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::evaluate::{evaluate, EvaluateOptions};
+use super::fork::ForkPoint;
 use super::learn::{learn, LearnOptions};
 use super::selfplay::{selfplay, SelfPlayOptions};
 use super::train::{train, TrainOptions};
@@ -48,6 +49,15 @@ pub struct TrainArgs {
     /// Continue the run in --run-dir from its newest checkpoint that loads.
     #[arg(long)]
     resume: bool,
+    /// Start a new run from a checkpoint of a base run, BASE_RUN@STEP (or BASE_RUN: its
+    /// newest), with its weights, optimizer state and replay window; the config is --config
+    /// if given, else the base's, with --set over it (an A/B arm).
+    #[arg(long, value_name = "BASE_RUN@STEP")]
+    fork: Option<ForkPoint>,
+    /// A config key set over the config, e.g. `--set train.learning_rate=0.0005`
+    /// (repeatable); only when a run starts.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
     /// Stop once this many iterations are done in total (overrides train.iterations).
     #[arg(long)]
     iterations: Option<u64>,
@@ -67,6 +77,8 @@ pub fn run_train(args: &TrainArgs, out: &mut impl Write) -> Result<()> {
         config: args.config.clone(),
         run_dir: args.run_dir.clone(),
         resume: args.resume,
+        fork: args.fork.clone(),
+        set: args.set.clone(),
         iterations: args.iterations,
         minutes: args.minutes,
         progress: !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),

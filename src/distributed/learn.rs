@@ -80,7 +80,8 @@ pub struct LearnSummary {
 /// Runs the learner until its step target, time limit, idle limit or a stop signal.
 pub fn learn(options: &LearnOptions) -> Result<LearnSummary, DistError> {
     let store = RunStore::open(&options.store)?;
-    let mut config = run_config(&store, options.config.as_deref(), &options.net)?;
+    let given = options.config.as_deref().map(RunConfig::load).transpose()?;
+    let mut config = run_config(&store, given, &options.net)?;
     config.override_net(&options.net);
     with_game!(config.kind(), S => drive::<S>(options, store, config))
 }
@@ -131,11 +132,10 @@ fn drive<S: Encode>(
 /// must match the stored one.
 pub fn run_config(
     store: &RunStore,
-    given: Option<&Path>,
+    given: Option<RunConfig>,
     net: &crate::net::args::NetArgs,
 ) -> Result<RunConfig, DistError> {
     let stored = store.get_text(CONFIG_KEY)?;
-    let given = given.map(RunConfig::load).transpose()?;
     match (stored, given) {
         (Some(text), given) => {
             let config = RunConfig::parse(&text, &format!("{}/{CONFIG_KEY}", store.location()))?;
@@ -400,6 +400,11 @@ impl<S: Encode> LearnerRole<S> {
             }
         }
         Ok(role)
+    }
+
+    /// The learner: model, optimizer, counters and replay window.
+    pub fn learner(&self) -> &Learner<S> {
+        &self.learner
     }
 
     /// The current training step.

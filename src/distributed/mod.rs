@@ -25,6 +25,7 @@
 
 pub mod command;
 pub mod evaluate;
+pub mod fork;
 pub mod learn;
 pub mod selfplay;
 pub mod status;

@@ -17,6 +17,7 @@ use std::time::Duration;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::evaluate::EvaluatorRole;
+use super::fork::{fork_run, ForkPoint};
 use super::learn::{run_config, LearnerRole, SelfPlayRates, StepLimits, Tick};
 use super::selfplay::{new_session, play, PlayCounters, SelfPlayMonitor, SelfPlayOptions};
 use super::{DistError, StopFlag, CONFIG_KEY};
@@ -35,6 +36,11 @@ pub struct TrainOptions {
     pub run_dir: Option<PathBuf>,
     /// Continue the run in `run_dir` from its newest checkpoint that loads.
     pub resume: bool,
+    /// Start the new run as a fork of a base run's checkpoint (see [`super::fork`]); its
+    /// config is `config` if given, else the base's, with `set` over it.
+    pub fork: Option<ForkPoint>,
+    /// `KEY=VALUE` config overrides over `config` (or the fork's base config).
+    pub set: Vec<String>,
     /// Stop once this many iterations are done in total (overrides `train.iterations`).
     pub iterations: Option<u64>,
     /// Stop after this many minutes of this invocation (overrides `train.max_minutes`).
@@ -107,7 +113,8 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, DistError> {
 }
 
 /// Opens the run directory as a store and reads the config it runs with: a new run
-/// records the given config, a resumed one must have one (and a given config must match).
+/// records the given config (a fork first copies its base's checkpoint), a resumed one must
+/// have one (and a given config must match).
 fn open_run(options: &TrainOptions) -> Result<(PathBuf, RunStore, RunConfig), DistError> {
     let run_dir = match (&options.run_dir, options.resume) {
         (Some(dir), _) => dir.clone(),
@@ -127,30 +134,62 @@ fn open_run(options: &TrainOptions) -> Result<(PathBuf, RunStore, RunConfig), Di
             run_dir.display()
         )));
     }
-    if !options.resume && options.config.is_none() {
-        return Err(DistError::Run("--config is needed to start a run".into()));
-    }
     // Read the config before the directory is made, so a bad one leaves nothing behind.
-    if let Some(path) = &options.config {
-        RunConfig::load(path)?;
+    let given = given_config(options)?;
+    if !options.resume && given.is_none() {
+        return Err(DistError::Run("--config is needed to start a run".into()));
     }
     let location = run_dir
         .to_str()
         .ok_or_else(|| DistError::Run(format!("{}: not a UTF-8 path", run_dir.display())))?;
     let store = RunStore::open(location)?;
-    let mut config = run_config(&store, options.config.as_deref(), &options.net)?;
+    let given = match (&options.fork, given) {
+        (Some(point), Some(config)) if !recorded => {
+            let record = fork_run(point, &store, &config)?;
+            eprintln!(
+                "forked {} at step {} ({} shards taken in by then)",
+                record.base, record.step, record.shards
+            );
+            None
+        }
+        (_, given) => given,
+    };
+    let mut config = run_config(&store, given, &options.net)?;
     config.override_net(&options.net);
     Ok((run_dir, store, config))
 }
 
+/// The config given to start a run: `--config`, else the fork's base config, with `--set`
+/// over it; `None` when neither is given (a resume).
+fn given_config(options: &TrainOptions) -> Result<Option<RunConfig>, DistError> {
+    let base = options
+        .fork
+        .as_ref()
+        .filter(|_| options.config.is_none())
+        .map(|point| point.base.join(CONFIG_KEY));
+    if let Some(path) = base.as_ref().filter(|p| !p.is_file()) {
+        return Err(DistError::Run(format!(
+            "{} holds no run to fork (no {CONFIG_KEY})",
+            path.parent().unwrap_or(path).display()
+        )));
+    }
+    match options.config.clone().or(base) {
+        Some(path) => Ok(Some(RunConfig::load_with(&path, &options.set)?)),
+        None if options.set.is_empty() => Ok(None),
+        None => Err(DistError::Run(
+            "--set changes a config: give --config or --fork with it".into(),
+        )),
+    }
+}
+
 /// `runs/<config name>-<unix time>`.
 fn default_run_dir(options: &TrainOptions) -> Result<PathBuf, DistError> {
-    let config = options
-        .config
-        .as_ref()
-        .ok_or_else(|| DistError::Run("--config is needed to start a run".into()))?;
-    let stem = config
-        .file_stem()
+    let named = match (&options.config, &options.fork) {
+        (Some(config), _) => config.file_stem(),
+        (None, Some(point)) => point.base.file_name(),
+        (None, None) => return Err(DistError::Run("--config is needed to start a run".into())),
+    };
+    let stem = named
         .map(|s| s.to_string_lossy().to_string())
         .unwrap_or_else(|| "run".into());
     let now = super::unix_millis() / 1000;

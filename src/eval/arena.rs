@@ -33,9 +33,17 @@
 //!   "games": [ { "index": 0, "seats": [0, 1], "winner": 0 | 1 | null,
 //!                "reason": "NoPieces", "steps": 57 }, ... ],
 //!   "sprt": { "elo0": 0, "elo1": 10, "alpha": 0.05, "beta": 0.05 } | null,
-//!   "sprt_decision": "AcceptH1" | "AcceptH0" | "Continue" | null, "llr": 3.1 | null }
+//!   "sprt_decision": "AcceptH1" | "AcceptH0" | "Continue" | null, "llr": 3.1 | null,
+//!   "searches": [ { "kind": "gumbel", "visits": 100, ... } | null, ... ] }
 //! ```
-//! `seats[s]` is the index (into `agents`) of the agent that played seat `s`.
+//! `seats[s]` is the index (into `agents`) of the agent that played seat `s`; `searches[a]`
+//! the search settings agent `a` played with (its model's own, see below; `null` without a
+//! net).
+//!
+//! **Search of net agents.** A `net:` agent searches with the `[search]` its checkpoint's
+//! run trained with (the match's settings only for a model outside a run), an `export:`
+//! agent with its `model.json`'s, both as [`SearchConfig::for_play`] makes them (no root
+//! noise: play is deterministic given the opening), then the spec's overrides.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -91,7 +99,8 @@ pub struct MatchSettings {
     pub opening_turns: u32,
     /// Stop once this test decides (2 agents only; agent 0 is the candidate).
     pub sprt: Option<Sprt>,
-    /// The search of net agents, before their specs' overrides.
+    /// The search of net agents whose model lies outside a run (a checkpoint's agent takes
+    /// its run's `[search]`), before [`SearchConfig::for_play`] and their specs' overrides.
     pub search: SearchConfig,
     /// Show a progress bar on stderr.
     pub progress: bool,
@@ -143,6 +152,10 @@ pub struct MatchReport {
     pub sprt_decision: Option<SprtDecision>,
     /// Its final log-likelihood ratio.
     pub llr: Option<f64>,
+    /// Per agent (in `agents` order), the search settings it played with; `None` for an
+    /// agent without a net (older reports: empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub searches: Vec<Option<SearchConfig>>,
 }
 
 /// The agent that plays seat `seat` of game `game` (see the module documentation).
@@ -434,7 +447,12 @@ fn player_for<S: Encode>(
                     spec: spec.to_string(),
                     reason: e.to_string(),
                 })?;
-            let search = model.meta().search.with(search).map_err(bad_search)?;
+            let search = model
+                .meta()
+                .search
+                .for_play()
+                .with(search)
+                .map_err(bad_search)?;
             Player::Exported {
                 model: Arc::new(model),
                 search,
@@ -443,13 +461,33 @@ fn player_for<S: Encode>(
         (AgentSpec::Random, _) => Player::Random,
         (AgentSpec::Uct { playouts }, _) => Player::Uct(*playouts),
         (AgentSpec::AlphaBeta { budget }, _) => Player::AlphaBeta(*budget),
-        (AgentSpec::Net { search: o, .. }, Some(evaluator)) => Player::Net {
+        (AgentSpec::Net { search: o, path }, Some(evaluator)) => Player::Net {
             evaluator,
-            search: search.with(o).map_err(bad_search)?,
+            search: trained_search(spec, path, search)?
+                .for_play()
+                .with(o)
+                .map_err(bad_search)?,
         },
         (AgentSpec::Policy { .. }, Some(evaluator)) => Player::Policy { evaluator },
         _ => unreachable!("net and policy specs have a model path"),
     })
+}
+
+/// The search the model of a net agent trained with: its run's `[search]`, or `fallback`
+/// for a model outside a run.
+fn trained_search(
+    spec: &AgentSpec,
+    path: &Path,
+    fallback: &SearchConfig,
+) -> Result<SearchConfig, EvalError> {
+    let no_model = |reason| EvalError::NoModel {
+        spec: spec.to_string(),
+        reason,
+    };
+    let resolved = resolve_model(path).map_err(no_model)?;
+    let trained = SearchConfig::of_checkpoint(&resolved.weights)
+        .map_err(|e| no_model(format!("its run's search settings: {e}")))?;
+    Ok(trained.unwrap_or_else(|| fallback.clone()))
 }
 
 /// Salt separating opening seeds from game seeds.
@@ -466,6 +504,16 @@ struct Arena<'a> {
     next: AtomicU64,
     /// The first agent failure; it stops the match.
     failure: Mutex<Option<EvalError>>,
+}
+
+impl Player {
+    /// The search settings a net or exported agent plays with.
+    fn search(&self) -> Option<SearchConfig> {
+        match self {
+            Player::Net { search, .. } | Player::Exported { search, .. } => Some(search.clone()),
+            _ => None,
+        }
+    }
 }
 
 impl Arena<'_> {
@@ -560,6 +608,7 @@ fn play_match_in<S: Encode>(
         specs.iter().filter_map(|s| s.model_path()).collect();
     let threads = torch_threads_per_evaluator(models.len());
     let (players, evaluators) = load_players::<S>(settings, specs, &settings.search, threads)?;
+    let searches = players.iter().map(Player::search).collect();
     let arena = Arena {
         settings,
         labels: specs.iter().map(|s| s.to_string()).collect(),
@@ -571,6 +620,7 @@ fn play_match_in<S: Encode>(
         failure: Mutex::new(None),
     };
     let mut report = empty_report(settings, arena.labels.clone());
+    report.searches = searches;
     let mut records = Vec::new();
     std::thread::scope(|scope| {
         let (finished, results) = mpsc::channel::<GameRecord>();
@@ -627,6 +677,7 @@ fn empty_report(settings: &MatchSettings, agents: Vec<String>) -> MatchReport {
         sprt: settings.sprt,
         sprt_decision: settings.sprt.map(|_| SprtDecision::Continue),
         llr: settings.sprt.map(|_| 0.0),
+        searches: Vec::new(),
     }
 }
 

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
 
-use super::arena::{play_match, summary_table, write_match, MatchSettings};
+use super::arena::{play_match, summary_table, write_match, MatchReport, MatchSettings};
 use super::spec::AgentSpec;
 use super::sprt::Sprt;
 use crate::export::ExportMeta;
@@ -94,6 +94,7 @@ pub fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<()> {
         seed: args.seed,
         opening_turns: args.opening_turns,
         sprt,
+        // For models outside a run; a checkpoint's agent takes its run's `[search]`.
         search: SearchConfig::default(),
         progress: !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
         net: args.net.settings(),
@@ -109,6 +110,7 @@ pub fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<()> {
     report.ply_cap_from = Some(ply_cap_from);
     let seconds = started.elapsed().as_secs_f64();
     write_match(&dir, &report, &records).context("saving the match")?;
+    write!(out, "{}", search_lines(&report))?;
     write!(out, "{}", summary_table(&report, first_to)?)?;
     writeln!(
         out,
@@ -119,6 +121,16 @@ pub fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<()> {
         dir.join("games.jsonl").display()
     )?;
     Ok(())
+}
+
+/// One line per agent with a net: the search settings it played with.
+fn search_lines(report: &MatchReport) -> String {
+    report
+        .agents
+        .iter()
+        .zip(&report.searches)
+        .filter_map(|(agent, search)| Some(format!("{agent}: {}\n", search.as_ref()?.describe())))
+        .collect()
 }
 
 /// The rules the model of `spec` was trained under, if it has a model that records them.

@@ -721,6 +721,7 @@ mod tests {
             sprt: None,
             sprt_decision: None,
             llr: None,
+            searches: Vec::new(),
         };
         // Game 0: seats (y, x, y), Red wins: y beats x once (Red against White); y-y skipped.
         // Game 1: seats (y, y, x), Team wins: x beats y once (Orange against Red).

@@ -88,7 +88,7 @@ impl<S: Encode> Engine<S> {
         visits: Option<u32>,
         rules: RulesConfig,
     ) -> Engine<S> {
-        let config = model.meta().search.clone();
+        let config = model.meta().search.for_play();
         let visits = visits.unwrap_or(config.visits).max(1);
         Engine {
             kind,

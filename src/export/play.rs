@@ -139,7 +139,7 @@ fn play_typed<S: Encode>(
         ));
     }
     let human = human_seats(kind, options.seats.as_deref(), state.seat_to_move())?;
-    let mut config = model.meta().search.clone();
+    let mut config = model.meta().search.for_play();
     config.visits = options.visits.unwrap_or(config.visits).max(1);
     let cap = format!("{} ({cap_from})", rules.ply_cap);
     write_header(out, kind, &model, &config, &human, &cap)?;

@@ -52,8 +52,9 @@ fn best_child(children: &[ChildStats]) -> Option<&ChildStats> {
 }
 
 impl<E> TurnSearch<E> {
-    /// A search with `evaluator` as `config` says (never root noise); `seed` seeds the
-    /// Gumbel root's noise.
+    /// A search with `evaluator` as `config` says (never Dirichlet noise; Gumbel noise only
+    /// when `config.gumbel_scale` > 0, which [`SearchConfig::for_play`] turns off); `seed`
+    /// seeds that noise.
     pub fn new(evaluator: E, config: SearchConfig, seed: u64) -> TurnSearch<E> {
         TurnSearch {
             evaluator,

@@ -108,7 +108,8 @@ pub enum Budget {
 }
 
 /// Tree search with an evaluator, as a [`SearchConfig`] says (PUCT or a Gumbel root; never
-/// root noise). With [`RolloutEvaluator`] it is UCT with random playouts; with the net it is
+/// Dirichlet noise, and Gumbel noise only when `gumbel_scale` > 0: agents get their settings
+/// through [`SearchConfig::for_play`], which turns it off). With [`RolloutEvaluator`] it is UCT with random playouts; with the net it is
 /// the AlphaZero agent. A time budget always searches PUCT (sequential halving needs its
 /// budget in advance).
 pub struct SearchAgent<E> {

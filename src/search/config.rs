@@ -54,6 +54,11 @@ pub struct SearchConfig {
     pub c_visit: f32,
     /// Gumbel: σ's scale.
     pub c_scale: f32,
+    /// Gumbel: the scale of the Gumbel noise added to the root's log priors (mctx's
+    /// `gumbel_scale`). 1 in self-play, where it explores; agents play with
+    /// [`SearchConfig::for_play`], which sets it to 0 so that play is deterministic.
+    #[serde(skip_serializing_if = "is_one")]
+    pub gumbel_scale: f32,
     /// PUCT: KataGo's forced playouts at the root of self-play's full searches, `k` of
     /// `sqrt(k · P · N)` visits forced on each root step, with the policy target pruned of
     /// them (0: off; KataGo uses 2).
@@ -63,6 +68,10 @@ pub struct SearchConfig {
 
 fn is_zero(x: &f32) -> bool {
     *x == 0.0
+}
+
+fn is_one(x: &f32) -> bool {
+    *x == 1.0
 }
 
 impl Default for SearchConfig {
@@ -77,6 +86,7 @@ impl Default for SearchConfig {
             considered: 8,
             c_visit: 50.0,
             c_scale: 1.0,
+            gumbel_scale: 1.0,
             forced_playouts: 0.0,
         }
     }
@@ -96,7 +106,7 @@ impl SearchConfig {
     /// Checks every value's range; `prefix` (e.g. `search.`) is put before the key named.
     pub fn check(&self, prefix: &str) -> Result<(), SearchConfigError> {
         let unit = |v: f32| (0.0..=1.0).contains(&v);
-        let checks: [(&str, bool, &str); 9] = [
+        let checks: [(&str, bool, &str); 10] = [
             (
                 "visits",
                 (1..=1_000_000).contains(&self.visits),
@@ -117,6 +127,7 @@ impl SearchConfig {
             ("considered", self.considered >= 2, "must be at least 2"),
             ("c_visit", self.c_visit >= 0.0, "must be >= 0"),
             ("c_scale", self.c_scale > 0.0, "must be positive"),
+            ("gumbel_scale", self.gumbel_scale >= 0.0, "must be >= 0"),
             (
                 "forced_playouts",
                 self.forced_playouts == 0.0
@@ -151,6 +162,50 @@ impl SearchConfig {
             considered: self.considered,
             c_visit: self.c_visit,
             c_scale: self.c_scale,
+            gumbel_scale: self.gumbel_scale,
+        }
+    }
+
+    /// These settings as an agent plays them (match, ratings, play, engine, serve, Python):
+    /// no root noise of any kind (Gumbel scale 0, no Dirichlet share, no forced playouts),
+    /// so that play is deterministic given the position. Overrides in an agent's spec apply
+    /// after this, so `gumbel_scale=1` brings the noise back.
+    pub fn for_play(&self) -> SearchConfig {
+        SearchConfig {
+            gumbel_scale: 0.0,
+            dirichlet_fraction: 0.0,
+            forced_playouts: 0.0,
+            ..self.clone()
+        }
+    }
+
+    /// Every setting as `key=value`, space separated, in a fixed order (match headers).
+    pub fn describe(&self) -> String {
+        format!(
+            "kind={} visits={} c_puct={} fpu_reduction={} considered={} c_visit={} \
+             c_scale={} gumbel_scale={} dirichlet_alpha={} dirichlet_fraction={} \
+             forced_playouts={}",
+            self.kind,
+            self.visits,
+            self.c_puct,
+            self.fpu_reduction,
+            self.considered,
+            self.c_visit,
+            self.c_scale,
+            self.gumbel_scale,
+            self.dirichlet_alpha,
+            self.dirichlet_fraction,
+            self.forced_playouts
+        )
+    }
+
+    /// The search a checkpoint trained with: its run's `[search]` when the weights file
+    /// lies in a run's checkpoint directory (`RUN/checkpoints/step-N/model.safetensors`);
+    /// `None` for a model outside a run.
+    pub fn of_checkpoint(weights: &Path) -> Result<Option<SearchConfig>, String> {
+        match crate::layout::run_dir_of_weights(weights) {
+            Some(run) => SearchConfig::of_run(&run).map(Some),
+            None => Ok(None),
         }
     }
 

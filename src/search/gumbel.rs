@@ -22,6 +22,8 @@ pub struct GumbelConfig {
     pub c_visit: f32,
     /// σ's scale.
     pub c_scale: f32,
+    /// Scale of the Gumbel noise on the root's log priors (0: none, deterministic).
+    pub gumbel_scale: f32,
 }
 
 impl Default for GumbelConfig {
@@ -30,6 +32,7 @@ impl Default for GumbelConfig {
             considered: 16,
             c_visit: 50.0,
             c_scale: 1.0,
+            gumbel_scale: 1.0,
         }
     }
 }
@@ -70,11 +73,17 @@ impl GumbelRoot {
     /// Samples the Gumbel noise and the top-k root steps; call once the root is expanded.
     fn start<S: GameState>(&mut self, tree: &Mcts<S>, rng: &mut impl Rng) {
         let children = tree.root_children();
+        let scale = self.config.gumbel_scale;
         self.scores = children
             .iter()
             .map(|c| {
-                let u: f32 = rng.gen_range(f32::EPSILON..1.0);
-                -(-u.ln()).ln() + c.prior.max(1e-12).ln()
+                let noise = if scale > 0.0 {
+                    let u: f32 = rng.gen_range(f32::EPSILON..1.0);
+                    scale * -(-u.ln()).ln()
+                } else {
+                    0.0
+                };
+                noise + c.prior.max(1e-12).ln()
             })
             .collect();
         let mut order: Vec<usize> = (0..children.len()).collect();

@@ -34,6 +34,8 @@ pub enum LoadedModel {
         evaluator: Evaluator,
         /// The training step, when known.
         step: Option<u64>,
+        /// The search its run trained with (the defaults for a model outside a run).
+        search: SearchConfig,
     },
 }
 
@@ -63,12 +65,16 @@ impl LoadedModel {
             torch_threads: 1,
             ..EvaluatorConfig::default()
         };
+        let search = SearchConfig::of_checkpoint(&resolved.weights)
+            .map_err(|e| fail(&format!("its run's search settings: {e}")))?
+            .unwrap_or_default();
         let evaluator = Evaluator::spawn(model, config);
         Ok((
             kind,
             LoadedModel::Checkpoint {
                 evaluator,
                 step: resolved.step,
+                search,
             },
         ))
     }
@@ -85,12 +91,13 @@ impl LoadedModel {
     }
 }
 
-/// The search settings for a game: the export's own, else the defaults (never root noise:
-/// the searches here use `SearchConfig::mcts(false)`).
+/// The search settings for a game: the model's own (an export's `model.json`, a
+/// checkpoint's run), else the defaults; as agents play them (no root noise).
 pub fn search_config(model: Option<&LoadedModel>) -> SearchConfig {
     match model {
-        Some(LoadedModel::Exported(m)) => m.meta().search.clone(),
-        _ => SearchConfig::default(),
+        Some(LoadedModel::Exported(m)) => m.meta().search.for_play(),
+        Some(LoadedModel::Checkpoint { search, .. }) => search.for_play(),
+        None => SearchConfig::default().for_play(),
     }
 }
 

@@ -260,12 +260,17 @@ impl Default for TrainConfig {
 impl RunConfig {
     /// Reads and checks a config file.
     pub fn load(path: &Path) -> Result<RunConfig, ConfigError> {
+        RunConfig::load_with(path, &[])
+    }
+
+    /// Reads a config file with `KEY=VALUE` overrides (see [`RunConfig::parse_with`]).
+    pub fn load_with(path: &Path, overrides: &[String]) -> Result<RunConfig, ConfigError> {
         let name = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
             path: name.clone(),
             source,
         })?;
-        RunConfig::parse(&text, &name)
+        RunConfig::parse_with(&text, &name, overrides)
     }
 
     /// Parses and checks config text; `name` labels errors.

@@ -174,6 +174,11 @@ impl ReplayWindow {
         self.samples.is_empty()
     }
 
+    /// The samples, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = &Sample> {
+        self.samples.iter()
+    }
+
     /// The capacity.
     pub fn capacity(&self) -> usize {
         self.capacity

@@ -1,0 +1,261 @@
+//! Forked runs (`train --fork BASE@STEP`): a new run that starts from one checkpoint of a
+//! base run, as if it were that run stopped there, with its own config (an A/B arm's
+//! settings). The fork gets the base's checkpoint at STEP (weights, optimizer state,
+//! counters), every shard the base had taken in by then with the checkpoints' intake links
+//! (so the replay window is rebuilt exactly as a resume of the base would rebuild it), and
+//! the learner's metrics; then it resumes like any run. Two forks of one checkpoint differ
+//! only in their settings (and their seed, if the arm sets one): the control arm is a fork
+//! with the base's settings.
+//!
+//! `fork.json` in the new run records where it came from. `config.toml` is written last,
+//! so a fork stopped half-way leaves no run (and can simply be made again).
+
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use super::learn::intake_chain;
+use super::{
+    checkpoint_key, read_pointer, write_pointer, DistError, CHECKPOINT_FILES, CONFIG_KEY,
+    LATEST_KEY, PROMOTED_KEY,
+};
+use crate::store::RunStore;
+use crate::train::checkpoint::TrainState;
+use crate::train::config::RunConfig;
+
+/// Where a fork starts: a base run and one of its checkpoints (its newest without a step).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ForkPoint {
+    /// The base run's directory.
+    pub base: PathBuf,
+    /// The checkpoint's step (`None`: the one `checkpoints/latest` names).
+    pub step: Option<u64>,
+}
+
+impl FromStr for ForkPoint {
+    type Err = String;
+
+    /// `RUN` or `RUN@STEP`.
+    fn from_str(text: &str) -> Result<ForkPoint, String> {
+        let (base, step) = match text.rsplit_once('@') {
+            Some((base, step)) => {
+                let step = step.parse::<u64>().map_err(|_| {
+                    format!(
+                        "fork '{text}': the step after '@' must be a whole number, got '{step}'"
+                    )
+                })?;
+                (base, Some(step))
+            }
+            None => (text, None),
+        };
+        if base.is_empty() {
+            return Err(format!("fork '{text}': the base run directory is missing"));
+        }
+        Ok(ForkPoint {
+            base: PathBuf::from(base),
+            step,
+        })
+    }
+}
+
+/// What `fork.json` records.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ForkRecord {
+    /// The base run's directory, as given.
+    pub base: String,
+    /// The checkpoint's step.
+    pub step: u64,
+    /// Shards copied (every one the base had taken in by that step).
+    pub shards: u64,
+    /// When the fork was made (Unix milliseconds).
+    pub unix_ms: u64,
+}
+
+/// The record a fork keeps of its base.
+pub const FORK_KEY: &str = "fork.json";
+
+/// Makes the run in `into` a fork of `point` that runs with `config`; returns the record.
+/// The config must train the base's game with the base's net (the weights carry over).
+pub fn fork_run(
+    point: &ForkPoint,
+    into: &RunStore,
+    config: &RunConfig,
+) -> Result<ForkRecord, DistError> {
+    let base_location = point
+        .base
+        .to_str()
+        .ok_or_else(|| DistError::Run(format!("{}: not a UTF-8 path", point.base.display())))?;
+    let base = RunStore::open(base_location)?;
+    let base_config = stored_config(&base)?;
+    check_same_net(&base_config, config)?;
+    let step = fork_step(&base, point)?;
+    let chain = intake_chain(&base, step)?;
+    copy_keys(&base, into, &chain)?;
+    copy_checkpoints(&base, into, step, config.seed)?;
+    copy_keys(
+        &base,
+        into,
+        &[super::learn::LEARNER_METRICS_KEY.to_string()],
+    )?;
+    write_pointer(into, LATEST_KEY, step)?;
+    if config.evaluation.gating {
+        write_pointer(into, PROMOTED_KEY, step)?;
+    }
+    let record = ForkRecord {
+        base: base_location.to_string(),
+        step,
+        shards: chain.len() as u64,
+        unix_ms: super::unix_millis() as u64,
+    };
+    let json = serde_json::to_vec_pretty(&record).expect("a fork record serialises");
+    into.put(FORK_KEY, json)?;
+    into.put(CONFIG_KEY, config.to_toml().into_bytes())?;
+    Ok(record)
+}
+
+/// The base run's config.
+fn stored_config(base: &RunStore) -> Result<RunConfig, DistError> {
+    let text = base.get_text(CONFIG_KEY)?.ok_or_else(|| {
+        DistError::Run(format!(
+            "{} holds no run to fork (no {CONFIG_KEY})",
+            base.location()
+        ))
+    })?;
+    Ok(RunConfig::parse(
+        &text,
+        &format!("{}/{CONFIG_KEY}", base.location()),
+    )?)
+}
+
+/// A fork keeps the base's weights: same game, same net.
+fn check_same_net(base: &RunConfig, arm: &RunConfig) -> Result<(), DistError> {
+    if base.kind() != arm.kind() {
+        return Err(DistError::Run(format!(
+            "the fork's config is for {}, the base run trains {}",
+            arm.kind(),
+            base.kind()
+        )));
+    }
+    if base.net_config() != arm.net_config() {
+        return Err(DistError::Run(
+            "the fork's config changes the net ([net]): a fork starts from the base's weights, \
+             so its net must be the base's"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The step to fork at: the one asked for, which must have a published checkpoint, or the
+/// newest.
+fn fork_step(base: &RunStore, point: &ForkPoint) -> Result<u64, DistError> {
+    let latest = read_pointer(base, LATEST_KEY)?;
+    let step = match (point.step, latest) {
+        (Some(step), _) => step,
+        (None, Some(latest)) => latest,
+        (None, None) => {
+            return Err(DistError::Run(format!(
+                "{} has no checkpoint to fork from",
+                base.location()
+            )))
+        }
+    };
+    if base.get(&checkpoint_key(step, "state.json"))?.is_none() || latest.is_none_or(|l| step > l) {
+        return Err(DistError::Run(format!(
+            "{} has no published checkpoint at step {step} (checkpoints: {})",
+            base.location(),
+            published_steps(base)?
+        )));
+    }
+    Ok(step)
+}
+
+/// The steps of a run's published checkpoints, for an error message.
+fn published_steps(base: &RunStore) -> Result<String, DistError> {
+    let steps: Vec<String> = base
+        .list("checkpoints")?
+        .iter()
+        .filter_map(|k| {
+            k.strip_prefix("checkpoints/step-")?
+                .strip_suffix("/state.json")
+        })
+        .map(|s| s.trim_start_matches('0').to_string())
+        .map(|s| if s.is_empty() { "0".into() } else { s })
+        .collect();
+    Ok(if steps.is_empty() {
+        "none".into()
+    } else {
+        steps.join(", ")
+    })
+}
+
+/// Copies the objects `keys` that exist in `from` to `to`.
+fn copy_keys(from: &RunStore, to: &RunStore, keys: &[String]) -> Result<(), DistError> {
+    for chunk in keys.chunks(64) {
+        for (key, bytes) in chunk.iter().zip(from.get_many(chunk)?) {
+            if let Some(bytes) = bytes {
+                to.put(key, bytes)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Copies the intake links of every checkpoint up to `step` and the files of the checkpoint
+/// at `step`, its state carrying `seed` (the arm's).
+fn copy_checkpoints(from: &RunStore, to: &RunStore, step: u64, seed: u64) -> Result<(), DistError> {
+    let links: Vec<String> = from
+        .list("checkpoints")?
+        .into_iter()
+        .filter(|k| k.ends_with("/intake.json") && link_step(k).is_some_and(|s| s <= step))
+        .collect();
+    copy_keys(from, to, &links)?;
+    let files: Vec<String> = CHECKPOINT_FILES
+        .iter()
+        .filter(|f| **f != "state.json")
+        .map(|f| checkpoint_key(step, f))
+        .collect();
+    copy_keys(from, to, &files)?;
+    let key = checkpoint_key(step, "state.json");
+    let text = from.get_text(&key)?.unwrap_or_default();
+    let mut state: TrainState = serde_json::from_str(&text)
+        .map_err(|e| DistError::Run(format!("{}/{key}: {e}", from.location())))?;
+    state.seed = seed;
+    let json = serde_json::to_vec_pretty(&state).expect("a train state serialises");
+    to.put(&key, json)?;
+    Ok(())
+}
+
+/// The step of a checkpoint object's key (`checkpoints/step-N/...`).
+fn link_step(key: &str) -> Option<u64> {
+    let rest = key.strip_prefix("checkpoints/step-")?;
+    rest.split('/').next()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fork_points_parse_and_bad_ones_say_why() {
+        assert_eq!(
+            "runs/base@1200".parse::<ForkPoint>().unwrap(),
+            ForkPoint {
+                base: "runs/base".into(),
+                step: Some(1200)
+            }
+        );
+        assert_eq!("runs/base".parse::<ForkPoint>().unwrap().step, None);
+        assert!("runs/base@x"
+            .parse::<ForkPoint>()
+            .unwrap_err()
+            .contains("whole number"));
+        assert!("@12".parse::<ForkPoint>().unwrap_err().contains("missing"));
+        assert_eq!(
+            link_step("checkpoints/step-00000200/intake.json"),
+            Some(200)
+        );
+        assert_eq!(link_step("checkpoints/latest"), None);
+    }
+}
