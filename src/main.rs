@@ -65,6 +65,9 @@ enum Command {
     /// Play a match between agents: games in parallel, seats rotating, per-seat results,
     /// Elo with a 95% interval, optional SPRT stop; writes result.json and games.jsonl.
     Match(checkers_zero::eval::command::MatchArgs),
+    /// Build an opening suite: distinct, undecided positions after random whole turns, one
+    /// per line, for match --openings and the ratings (docs/evaluation.md#opening-suites).
+    Openings(checkers_zero::eval::command::OpeningsArgs),
     /// Rate a run's checkpoints (and anchors) from the matches on record, playing the games
     /// still needed; writes ratings.csv, ratings.png and losses.png into the run directory.
     Ratings(checkers_zero::eval::command::RatingsArgs),
@@ -215,6 +218,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Status(args) => checkers_zero::distributed::command::run_status(&args, &mut out)?,
         Command::Match(args) => checkers_zero::eval::command::run_match(&args, &mut out)?,
+        Command::Openings(args) => checkers_zero::eval::command::run_openings(&args, &mut out)?,
         Command::Ratings(args) => checkers_zero::eval::command::run_ratings(&args, &mut out)?,
         Command::BenchLearning(args) => checkers_zero::bench::command::run_bench(&args, &mut out)?,
         Command::Games {

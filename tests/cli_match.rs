@@ -155,3 +155,72 @@ fn match_defaults_to_the_cap_the_model_was_trained_with() {
     assert_eq!(told["ply_cap_from"], "--ply-cap");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `openings` writes a suite that `match --openings` plays (one game per seat and opening
+/// by default); a suite of another game, or one with --opening-turns, is a one-line error.
+#[test]
+fn openings_writes_a_suite_that_match_plays_and_refuses_for_another_game() {
+    let dir = common::fresh_dir("cli-openings");
+    let suite = dir.join("rematch.txt").display().to_string();
+    let args = [
+        "openings", "--game", "rematch", "--turns", "4", "--count", "2",
+    ];
+    let out = run(&[&args[..], &["--check", "alphabeta:1:2", "--out", &suite]].concat());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&suite).unwrap();
+    assert!(text.contains("# game: rematch\n# rebuild: checkers-zero openings --game rematch"));
+    assert_eq!(text.lines().filter(|l| !l.starts_with('#')).count(), 2);
+    let out_dir = dir.join("m").display().to_string();
+    let base = ["match", "--agent", "random", "--agent", "random", "--quiet"];
+    let played = run(&[
+        &base[..],
+        &["--game", "rematch", "--openings", &suite, "--out", &out_dir],
+    ]
+    .concat());
+    let stdout = String::from_utf8_lossy(&played.stdout);
+    assert!(
+        played.status.success(),
+        "{}",
+        String::from_utf8_lossy(&played.stderr)
+    );
+    assert!(stdout.contains("(2 pairs); pair Elo"), "{stdout}");
+    assert!(
+        stdout.starts_with("agent") && stdout.contains("\n4 games in"),
+        "{stdout}"
+    );
+    assert_clean_error(
+        &run(&[&base[..], &["--game", "hexdame", "--openings", &suite]].concat()),
+        "an opening suite for rematch, not for hexdame",
+    );
+    assert_clean_error(
+        &run(&[
+            &base[..],
+            &["--game", "rematch", "--openings", &suite, "--games", "6"],
+        ]
+        .concat()),
+        "up to 4 (2 openings",
+    );
+    let both = run(&[
+        &base[..],
+        &[
+            "--game",
+            "rematch",
+            "--openings",
+            &suite,
+            "--opening-turns",
+            "3",
+        ],
+    ]
+    .concat());
+    assert_eq!(both.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&both.stderr).contains("cannot be used with"));
+    assert_clean_error(
+        &run(&[&args[..], &["--check", "alphabeta:4", "--out", &suite]].concat()),
+        "expected 'none' or 'alphabeta:DEPTH:MARGIN'",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -9,6 +9,9 @@ use checkers_zero::eval::arena::{
     play_match, read_report, seat_agents, seat_points, seat_sides, write_match, GameResult,
     MatchReport, MatchSettings, REPORT_FORMAT_VERSION,
 };
+use checkers_zero::eval::openings::{
+    generate_suite, suite_text, DecidedCheck, OpeningRange, OpeningSuite, SuitePlan,
+};
 use checkers_zero::eval::spec::AgentSpec;
 use checkers_zero::eval::sprt::{Sprt, SprtDecision};
 use checkers_zero::eval::EvalError;
@@ -31,6 +34,7 @@ fn settings(kind: GameKind, games: u64) -> MatchSettings {
         parallel: 2,
         seed: 7,
         opening_turns: 2,
+        openings: None,
         sprt: None,
         search: checkers_zero::search::config::SearchConfig::default(),
         progress: false,
@@ -118,6 +122,7 @@ fn report(kind: GameKind, agents: usize, winners: &[Option<u8>]) -> MatchReport 
         sprt_decision: None,
         llr: None,
         searches: Vec::new(),
+        suite: None,
     }
 }
 
@@ -417,6 +422,7 @@ fn ratings_play_what_is_missing_then_rate_and_plot() {
         parallel: 2,
         seed: 3,
         opening_turns: 1,
+        openings: None,
         rules: RulesConfig {
             ply_cap: 40,
             ..RulesConfig::default()
@@ -463,4 +469,120 @@ fn ratings_play_what_is_missing_then_rate_and_plot() {
     assert_eq!(names, ["step-00000010@3", "step-00000020@3"]);
     assert_eq!(other.games_played, 6);
     std::fs::remove_dir_all(&run).unwrap();
+}
+
+/// A suite of `count` distinct ReMATCH-family openings (4 random turns, no check).
+fn suite(kind: GameKind, count: usize) -> OpeningRange {
+    let plan = SuitePlan {
+        kind,
+        turns: 4,
+        count,
+        check: DecidedCheck::None,
+        seed: 11,
+    };
+    let text = suite_text(&plan, &generate_suite(&plan).unwrap(), "test");
+    OpeningRange {
+        suite: std::sync::Arc::new(
+            OpeningSuite::parse(&text, Path::new("test-suite.txt"), kind).unwrap(),
+        ),
+        offset: 0,
+    }
+}
+
+#[test]
+fn suite_games_pair_up_on_one_opening_with_the_seats_swapped() {
+    let openings = suite(GameKind::Rematch, 3);
+    let mut s = settings(GameKind::Rematch, 6);
+    s.openings = Some(openings.clone());
+    let openings = openings.suite;
+    let (report, records) = play_match(&specs(&["random", "uct:20"]), &s).unwrap();
+    assert_eq!(report.games.len(), 6);
+    for i in 0..3 {
+        let (a, b) = (&report.games[2 * i], &report.games[2 * i + 1]);
+        assert_eq!((a.seats.clone(), b.seats.clone()), (vec![0, 1], vec![1, 0]));
+        assert_eq!(records[2 * i].start, openings.positions[i]);
+        assert_eq!(records[2 * i + 1].start, openings.positions[i]);
+        let end: Rematch = records[2 * i].replay(|_, _| {}).unwrap();
+        assert!(checkers_zero::game::GameState::outcome(&end).is_some());
+    }
+    let suite_report = report.suite.clone().expect("a suite report");
+    assert_eq!(suite_report.file, "test-suite.txt");
+    assert_eq!((suite_report.offset, suite_report.openings), (0, 3));
+    let pairs = suite_report.pentanomial.expect("2 seats: pairs");
+    assert_eq!(pairs.pairs(), 3);
+    assert_eq!(Some(pairs), report.summary().unwrap().pentanomial);
+    assert_eq!(suite_report.pair_elo, pairs.elo());
+    // The offset moves every game to a later opening.
+    s.openings.as_mut().unwrap().offset = 1;
+    s.games = 4;
+    let (_, records) = play_match(&specs(&["random", "random"]), &s).unwrap();
+    let starts: Vec<&str> = records.iter().map(|r| r.start.as_str()).collect();
+    let p = &openings.positions;
+    assert_eq!(starts, [&p[1], &p[1], &p[2], &p[2]]);
+}
+
+#[test]
+fn three_player_rotations_share_an_opening_and_suites_are_checked() {
+    let openings = suite(GameKind::Rematch3, 2);
+    let mut s = settings(GameKind::Rematch3, 6);
+    s.openings = Some(openings.clone());
+    let agents = specs(&["random", "random", "random"]);
+    let (report, records) = play_match(&agents, &s).unwrap();
+    for (g, record) in records.iter().enumerate() {
+        assert_eq!(record.start, openings.suite.positions[g / 3]);
+    }
+    assert_eq!(
+        report.suite.unwrap().pentanomial,
+        None,
+        "no pairs with 3 seats"
+    );
+    for (games, offset, needle) in [
+        (7, 0, "a multiple of 3"),
+        (9, 0, "up to 6 (2 openings"),
+        (3, 2, "leaves none of the 2 openings"),
+    ] {
+        s.games = games;
+        s.openings.as_mut().unwrap().offset = offset;
+        let err = play_match(&agents, &s).unwrap_err().to_string();
+        assert!(err.contains(needle), "{err}");
+    }
+    let mut wrong = settings(GameKind::Rematch, 2);
+    wrong.openings = Some(openings);
+    let err = play_match(&specs(&["random", "random"]), &wrong).unwrap_err();
+    assert!(
+        err.to_string().contains("is for rematch3, not for rematch"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_sprt_on_a_suite_decides_on_completed_pairs() {
+    let mut s = settings(GameKind::Rematch, 120);
+    s.openings = Some(suite(GameKind::Rematch, 60));
+    s.sprt = Some(Sprt::new(0.0, 100.0, 0.05, 0.05).unwrap());
+    let (report, _) = play_match(&specs(&["alphabeta:2", "random"]), &s).unwrap();
+    assert_eq!(report.sprt_decision, Some(SprtDecision::AcceptH1));
+    assert!(report.games.len() < 120, "{} games", report.games.len());
+    let pairs = report.suite.unwrap().pentanomial.unwrap();
+    // The LLR on record is that of the pairs completed when it decided: all of them.
+    assert_eq!(report.llr, Some(s.sprt.unwrap().llr_pairs(&pairs)));
+    assert!(report.llr.unwrap() >= s.sprt.unwrap().bounds().1);
+}
+
+#[test]
+fn version_1_reports_are_still_read_and_later_ones_refused() {
+    let dir = fresh_dir("eval-report-versions");
+    let path = dir.join("old.json");
+    let old = report(GameKind::Rematch, 2, &[Some(0), None]);
+    let mut json = serde_json::to_value(&old).unwrap();
+    json["format_version"] = 1.into();
+    std::fs::write(&path, json.to_string()).unwrap();
+    let read = read_report(&path).unwrap();
+    assert_eq!((read.format_version, read.suite.clone()), (1, None));
+    assert_eq!(read.summary().unwrap().pentanomial, None);
+    json["format_version"] = (REPORT_FORMAT_VERSION + 1).into();
+    std::fs::write(&path, json.to_string()).unwrap();
+    let err = read_report(&path).unwrap_err().to_string();
+    assert!(err.contains("this build reads versions 1 to 2"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -18,8 +18,10 @@ use super::{
     match_dir, row_from_report, select_checkpoints, side_names, write_tables, BenchPlan, Row,
     DEFAULT_LADDER, PLAN_VERSION,
 };
-use crate::eval::arena::{fmt_elo, read_report};
+use crate::eval::arena::{fmt_elo, read_report, seat_sides};
+use crate::eval::command::RatingOpenings;
 use crate::eval::ratings::{list_checkpoints, Checkpoint};
+use crate::game::GameKind;
 use crate::train::config::RunConfig;
 use crate::train::metrics::MetricsLog;
 use crate::util::write_atomic;
@@ -77,6 +79,10 @@ pub struct BenchArgs {
     /// an A/B arm); ignored with `--resume`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// How the ladder games open (default: the game's opening suite); with `--resume`,
+    /// the recorded choice unless one is given.
+    #[command(flatten)]
+    pub openings: RatingOpenings,
 }
 
 /// Runs the benchmark: train for what is left of the budget, rate, write the tables.
@@ -148,6 +154,8 @@ fn prepare_plan(args: &BenchArgs, run_dir: &Path, bench_dir: &Path) -> Result<Be
             visits: DEFAULT_VISITS,
             ply_cap: config.rules().ply_cap,
             overrides: args.set.clone(),
+            openings: None,
+            opening_turns: 2,
         };
         new_config = Some(config);
         plan
@@ -159,7 +167,8 @@ fn prepare_plan(args: &BenchArgs, run_dir: &Path, bench_dir: &Path) -> Result<Be
     plan.seed = args.seed.unwrap_or(plan.seed);
     plan.visits = args.visits.unwrap_or(plan.visits);
     plan.ply_cap = args.ply_cap.unwrap_or(plan.ply_cap);
-    plan.kind().map_err(anyhow::Error::msg)?;
+    let kind = plan.kind().map_err(anyhow::Error::msg)?;
+    choose_openings(&mut plan, args, kind)?;
     plan.validate().map_err(anyhow::Error::msg)?;
     for rung in &plan.ladder {
         crate::eval::spec::AgentSpec::parse(rung).with_context(|| format!("--ladder {rung}"))?;
@@ -175,6 +184,29 @@ fn prepare_plan(args: &BenchArgs, run_dir: &Path, bench_dir: &Path) -> Result<Be
     write_atomic(&plan_path, json.as_bytes())
         .with_context(|| format!("writing {}", plan_path.display()))?;
     Ok(plan)
+}
+
+/// The plan's openings: those the arguments give, or on `--resume` without any the recorded
+/// ones; a new plan without any takes the game's suite. The suite's path is made absolute
+/// (`match` runs in the run directory) and the suite checked; without `--games`, the games
+/// are rounded up to whole seat rotations.
+fn choose_openings(plan: &mut BenchPlan, args: &BenchArgs, kind: GameKind) -> Result<()> {
+    let given = &args.openings;
+    if !args.resume || given.openings.is_some() || given.random_openings {
+        plan.openings = given.file(kind)?;
+        plan.opening_turns = given.opening_turns;
+    }
+    if let Some(path) = &plan.openings {
+        let absolute = std::fs::canonicalize(path)
+            .with_context(|| format!("the opening suite {}", path.display()))?;
+        crate::eval::openings::OpeningSuite::read(&absolute, kind)?;
+        plan.openings = Some(absolute);
+        let seats = seat_sides(kind).len() as u64;
+        if args.games.is_none() {
+            plan.games = plan.games.div_ceil(seats) * seats;
+        }
+    }
+    Ok(())
 }
 
 /// The config trained: `--config` (default `configs/<game>.toml`) with the `--set`
@@ -428,9 +460,12 @@ fn play(
     command
         .args(["--games", &plan.games.to_string()])
         .args(["--seed", &plan.seed.to_string()])
-        .args(["--ply-cap", &plan.ply_cap.to_string()])
-        .arg("--out")
-        .arg(&job.dir);
+        .args(["--ply-cap", &plan.ply_cap.to_string()]);
+    match &plan.openings {
+        Some(file) => command.arg("--openings").arg(file),
+        None => command.args(["--opening-turns", &plan.opening_turns.to_string()]),
+    };
+    command.arg("--out").arg(&job.dir);
     if let Some(p) = parallel {
         command.args(["--parallel", &p.to_string()]);
     }

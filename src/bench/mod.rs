@@ -69,6 +69,17 @@ pub struct BenchPlan {
     /// `KEY=VALUE` overrides put over the config (an A/B arm), as `--set` gave them.
     #[serde(default)]
     pub overrides: Vec<String>,
+    /// The opening suite of the ladder matches, an absolute path (`None`: random openings;
+    /// plans written before suites have none).
+    #[serde(default)]
+    pub openings: Option<PathBuf>,
+    /// Random whole turns opening each ladder game without a suite.
+    #[serde(default = "default_opening_turns")]
+    pub opening_turns: u32,
+}
+
+fn default_opening_turns() -> u32 {
+    2
 }
 
 impl BenchPlan {
@@ -92,6 +103,14 @@ impl BenchPlan {
         if self.visits == 0 {
             return Err("--visits must be at least 1".into());
         }
+        let seats = seat_sides(self.kind()?).len() as u64;
+        if self.openings.is_some() && !self.games.is_multiple_of(seats) {
+            return Err(format!(
+                "--games must be a multiple of {seats} on an opening suite (one game per seat \
+                 and opening; got {})",
+                self.games
+            ));
+        }
         Ok(())
     }
 
@@ -111,10 +130,12 @@ impl BenchPlan {
 
     /// Whether `report` is the match this plan wants for these agents.
     pub fn is_done(&self, report: &MatchReport, agents: &[String]) -> bool {
+        let suite = report.suite.as_ref().map(|s| PathBuf::from(&s.file));
         report.agents == agents
             && report.seed == self.seed
             && report.ply_cap == self.ply_cap
             && report.games.len() as u64 == self.games
+            && suite == self.openings
     }
 }
 

@@ -23,6 +23,8 @@ fn plan(game: &str) -> BenchPlan {
         visits: 100,
         ply_cap: 200,
         overrides: Vec::new(),
+        openings: None,
+        opening_turns: 2,
     }
 }
 
@@ -53,6 +55,7 @@ fn report(game: &str, agents: &[String], winners: &[Option<u8>]) -> MatchReport 
         sprt_decision: None,
         llr: None,
         searches: Vec::new(),
+        suite: None,
     }
 }
 

@@ -18,7 +18,11 @@
 //!
 //! **Openings.** \[project\] Searches with a fixed budget are deterministic, so each game may
 //! begin with `opening_turns` uniformly random whole turns; the games of one rotation (2 or 3
-//! games, every agent in every seat) share the same opening.
+//! games, every agent in every seat) share the same opening. With an opening suite
+//! ([`super::openings`]) game `g` starts from opening `offset + g / seats` instead
+//! (the record's start position is the opening), so with 2 seats games `2i` and `2i + 1`
+//! play one opening with the seats swapped: a *pair*, scored by the pentanomial
+//! ([`super::pairs`]), and the SPRT runs on pairs, deciding only at completed pairs.
 //!
 //! **Elo.** Every pair of seats on opposite sides is a head-to-head result (the seat's side
 //! score). Ratings are relative to the last agent (the anchor): two agents, the head-to-head
@@ -27,18 +31,23 @@
 //!
 //! **Report file** (`result.json`, written atomically; `matches/*.json` in a run directory):
 //! ```text
-//! { "format_version": 1, "game": "rematch", "agents": ["net:runs/a:100", "random"],
+//! { "format_version": 2, "game": "rematch", "agents": ["net:runs/a:100", "random"],
 //!   "seed": 1, "opening_turns": 2, "ply_cap": 200,
 //!   "ply_cap_from": "the model's training rules of net:runs/a:100", "project_draws": true,
 //!   "games": [ { "index": 0, "seats": [0, 1], "winner": 0 | 1 | null,
 //!                "reason": "NoPieces", "steps": 57 }, ... ],
 //!   "sprt": { "elo0": 0, "elo1": 10, "alpha": 0.05, "beta": 0.05 } | null,
 //!   "sprt_decision": "AcceptH1" | "AcceptH0" | "Continue" | null, "llr": 3.1 | null,
-//!   "searches": [ { "kind": "gumbel", "visits": 100, ... } | null, ... ] }
+//!   "searches": [ { "kind": "gumbel", "visits": 100, ... } | null, ... ],
+//!   "suite": { "file": "openings/rematch.txt", "offset": 0, "openings": 600,
+//!              "pentanomial": { "counts": [2, 5, 30, 9, 4] } | null,
+//!              "pair_elo": { "elo": 35.2, "low": 1.5, "high": 69.8 } | null } }
 //! ```
 //! `seats[s]` is the index (into `agents`) of the agent that played seat `s`; `searches[a]`
 //! the search settings agent `a` played with (its model's own, see below; `null` without a
-//! net).
+//! net). `suite` is left out without an opening suite; `pentanomial` counts the completed
+//! pairs of a 2-seat game (null with 3 seats). Version 1 reports (before suites) are still
+//! read.
 //!
 //! **Search of net agents.** A `net:` agent searches with the `[search]` its checkpoint's
 //! run trained with (the match's settings only for a model outside a run), an `export:`
@@ -60,6 +69,8 @@ use serde::{Deserialize, Serialize};
 use tch::Device;
 
 use super::elo::{self, EloEstimate, PairGames, Wdl};
+use super::openings::OpeningRange;
+use super::pairs::Pentanomial;
 use super::spec::AgentSpec;
 use super::sprt::{Sprt, SprtDecision};
 use super::EvalError;
@@ -79,8 +90,9 @@ use crate::selfplay::record::{write_records, GameRecord};
 use crate::util::game_seed;
 use crate::with_game;
 
-/// Version of the report format; readers refuse other versions.
-pub const REPORT_FORMAT_VERSION: u32 = 1;
+/// Version of the report format; readers take this one and version 1 (no `suite`) and
+/// refuse others.
+pub const REPORT_FORMAT_VERSION: u32 = 2;
 
 /// How a match is played.
 #[derive(Clone, Debug)]
@@ -95,8 +107,11 @@ pub struct MatchSettings {
     pub parallel: usize,
     /// The match's seed; game `g` is seeded from it and `g`.
     pub seed: u64,
-    /// Uniformly random whole turns at the start of every game.
+    /// Uniformly random whole turns at the start of every game (without a suite).
     pub opening_turns: u32,
+    /// The openings of a suite: game `g` starts from opening `offset + g / seats` (`None`:
+    /// `opening_turns` random turns).
+    pub openings: Option<OpeningRange>,
     /// Stop once this test decides (2 agents only; agent 0 is the candidate).
     pub sprt: Option<Sprt>,
     /// The search of net agents whose model lies outside a run (a checkpoint's agent takes
@@ -156,6 +171,24 @@ pub struct MatchReport {
     /// agent without a net (older reports: empty).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub searches: Vec<Option<SearchConfig>>,
+    /// The opening suite and the paired results (`None`: random openings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<SuiteReport>,
+}
+
+/// A match on an opening suite: which openings, and the pairs' results.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SuiteReport {
+    /// The suite's file, as given.
+    pub file: String,
+    /// The first opening used.
+    pub offset: u64,
+    /// Openings in the suite.
+    pub openings: u64,
+    /// The candidate's completed pairs (2-seat games; `None` with 3 seats).
+    pub pentanomial: Option<Pentanomial>,
+    /// The candidate's Elo from the pairs, with its 95% interval.
+    pub pair_elo: Option<EloEstimate>,
 }
 
 /// The agent that plays seat `seat` of game `game` (see the module documentation).
@@ -215,6 +248,50 @@ pub struct Summary {
     /// Elo relative to the last agent (the anchor, 0): two agents, the head-to-head Elo of
     /// agent 0 against agent 1; three, maximum likelihood (`None` if no finite ratings).
     pub elo: Option<Vec<EloEstimate>>,
+    /// On an opening suite with 2 seats, agent 0's completed pairs.
+    pub pentanomial: Option<Pentanomial>,
+}
+
+/// Agent 0's pairs as games come in, in any order: games `2i` and `2i + 1` (one opening,
+/// seats swapped) make pair `i`.
+#[derive(Default)]
+struct PairTally {
+    /// Agent 0's score in the game of each pair that is in so far.
+    halves: HashMap<u64, f64>,
+    /// The completed pairs.
+    pairs: Pentanomial,
+}
+
+impl PairTally {
+    /// Adds agent 0's `score` in game `index`; true when it completes a pair.
+    fn add(&mut self, index: u64, score: f64) -> bool {
+        match self.halves.remove(&(index / 2)) {
+            Some(first) => {
+                self.pairs.add(first, score);
+                true
+            }
+            None => {
+                self.halves.insert(index / 2, score);
+                false
+            }
+        }
+    }
+}
+
+/// Agent 0's score in `game`, whose seats play `sides`.
+fn candidate_score(game: &GameResult, sides: &[Side]) -> f64 {
+    let seat = game.seats.iter().position(|&a| a == 0).unwrap_or(0);
+    side_score(game.winner, sides[seat])
+}
+
+/// Agent 0's results on the completed pairs of `games` (games `2i` and `2i + 1`, one
+/// opening with the seats swapped) of a 2-seat game whose seats play `sides`.
+pub fn pair_results(games: &[GameResult], sides: &[Side]) -> Pentanomial {
+    let mut tally = PairTally::default();
+    for game in games {
+        tally.add(game.index, candidate_score(game, sides));
+    }
+    tally.pairs
 }
 
 impl MatchReport {
@@ -274,12 +351,17 @@ impl MatchReport {
                 .ok()
                 .map(|r| r.players)
         };
+        let pentanomial = match (&self.suite, sides.len()) {
+            (Some(_), 2) => Some(pair_results(&self.games, &sides)),
+            _ => None,
+        };
         Ok(Summary {
             points,
             games,
             by_seat,
             pairs,
             elo,
+            pentanomial,
         })
     }
 
@@ -523,13 +605,9 @@ impl Arena<'_> {
         let s = self.settings;
         let seats = seat_agents(self.seats, index);
         let seed = game_seed(s.seed, index);
-        let mut state = S::start(s.kind, s.rules);
-        let mut record = GameRecord::new(&state, s.rules, seed, 0);
+        let (mut state, mut record) = self.opening::<S>(index, seed)?;
         record.index = index;
         record.agents = seats.iter().map(|&a| self.labels[a].clone()).collect();
-        let mut rng =
-            StdRng::seed_from_u64(game_seed(s.seed ^ OPENING_SALT, index / self.seats as u64));
-        record.play_random_turns(&mut state, s.opening_turns, &mut rng);
         let mut agents: Vec<Box<dyn Agent<S>>> = seats
             .iter()
             .enumerate()
@@ -554,6 +632,30 @@ impl Arena<'_> {
         };
         record.finish(outcome.winner, outcome.reason);
         Ok(Some(record))
+    }
+
+    /// The position game `index` starts from and its record so far: the suite's opening,
+    /// or the start and `opening_turns` random turns (shared by the games of a rotation).
+    fn opening<S: Encode>(&self, index: u64, seed: u64) -> Result<(S, GameRecord), EvalError> {
+        let s = self.settings;
+        let rotation = index / self.seats as u64;
+        if let Some(range) = &s.openings {
+            let (n, suite) = (range.offset + rotation as usize, &range.suite);
+            let state = S::from_notation(s.kind, &suite.positions[n], s.rules).map_err(|e| {
+                EvalError::Settings(format!(
+                    "opening {} of {}: {e}",
+                    n + 1,
+                    suite.path.display()
+                ))
+            })?;
+            let record = GameRecord::new(&state, s.rules, seed, 0);
+            return Ok((state, record));
+        }
+        let mut state = S::start(s.kind, s.rules);
+        let mut record = GameRecord::new(&state, s.rules, seed, 0);
+        let mut rng = StdRng::seed_from_u64(game_seed(s.seed ^ OPENING_SALT, rotation));
+        record.play_random_turns(&mut state, s.opening_turns, &mut rng);
+        Ok((state, record))
     }
 
     /// Plays games until none are left or the match stops, sending each to `finished`; the
@@ -640,6 +742,7 @@ fn play_match_in<S: Encode>(
     }
     report.games.sort_by_key(|g| g.index);
     records.sort_by_key(|r| r.index);
+    finish_suite_report(&mut report)?;
     Ok((report, records))
 }
 
@@ -659,6 +762,41 @@ fn check_match(settings: &MatchSettings, agents: usize, seats: usize) -> Result<
     if settings.parallel == 0 {
         return Err(EvalError::Settings("parallel must be at least 1".into()));
     }
+    match &settings.openings {
+        Some(range) => check_suite(settings, range, seats),
+        None => Ok(()),
+    }
+}
+
+/// Checks that the suite is for the match's game and has an opening for every game.
+fn check_suite(
+    settings: &MatchSettings,
+    range: &OpeningRange,
+    seats: usize,
+) -> Result<(), EvalError> {
+    let (suite, offset) = (&range.suite, range.offset);
+    let (kind, file) = (settings.kind, suite.path.display());
+    if suite.kind != kind {
+        return Err(EvalError::Settings(format!(
+            "the opening suite {file} is for {}, not for {kind}",
+            suite.kind
+        )));
+    }
+    let left = suite.len().saturating_sub(offset);
+    if left == 0 {
+        return Err(EvalError::Settings(format!(
+            "the opening offset {offset} leaves none of the {} openings of {file}",
+            suite.len()
+        )));
+    }
+    let games = settings.games;
+    if !games.is_multiple_of(seats as u64) || games > (left * seats) as u64 {
+        return Err(EvalError::Settings(format!(
+            "{games} games on an opening suite: give a multiple of {seats} (one game per seat \
+             and opening) up to {} ({left} openings of {file} from offset {offset})",
+            left * seats
+        )));
+    }
     Ok(())
 }
 
@@ -669,7 +807,11 @@ fn empty_report(settings: &MatchSettings, agents: Vec<String>) -> MatchReport {
         game: settings.kind.name().to_string(),
         agents,
         seed: settings.seed,
-        opening_turns: settings.opening_turns,
+        // No random turns when the games start from a suite's openings.
+        opening_turns: match settings.openings {
+            Some(_) => 0,
+            None => settings.opening_turns,
+        },
         ply_cap: settings.rules.ply_cap,
         ply_cap_from: None,
         project_draws: settings.rules.project_draws,
@@ -678,7 +820,24 @@ fn empty_report(settings: &MatchSettings, agents: Vec<String>) -> MatchReport {
         sprt_decision: settings.sprt.map(|_| SprtDecision::Continue),
         llr: settings.sprt.map(|_| 0.0),
         searches: Vec::new(),
+        suite: settings.openings.as_ref().map(|range| SuiteReport {
+            file: range.suite.path.display().to_string(),
+            offset: range.offset as u64,
+            openings: range.suite.len() as u64,
+            pentanomial: None,
+            pair_elo: None,
+        }),
     }
+}
+
+/// Fills in the suite's paired results once the games are in.
+fn finish_suite_report(report: &mut MatchReport) -> Result<(), EvalError> {
+    let pentanomial = report.summary()?.pentanomial;
+    if let Some(suite) = &mut report.suite {
+        suite.pentanomial = pentanomial;
+        suite.pair_elo = pentanomial.and_then(|p| p.elo());
+    }
+    Ok(())
 }
 
 /// Takes the finished games as they come: into the report, the progress bar and the SPRT
@@ -693,20 +852,28 @@ fn collect_results(
     let bar = progress_bar(settings);
     let sides = seat_sides(settings.kind);
     let mut candidate = Wdl::default();
+    // On a suite the SPRT runs on pairs and decides only when a pair completes.
+    let mut pairs = (settings.openings.is_some() && arena.seats == 2).then(PairTally::default);
     for record in results {
         if arena.stop.load(Ordering::Relaxed) {
             continue; // finished after the SPRT decided (or a failure): not counted
         }
-        let seats = seat_agents(arena.seats, record.index);
-        let candidate_seat = seats.iter().position(|&a| a == 0).expect("agent 0 plays");
         let result = GameResult {
             index: record.index,
-            seats,
+            seats: seat_agents(arena.seats, record.index),
             winner: record.winner,
             reason: record.reason.clone(),
             steps: record.steps.len() as u32,
         };
-        candidate.add(side_score(result.winner, sides[candidate_seat]));
+        let score = candidate_score(&result, &sides);
+        candidate.add(score);
+        let llr = match (&mut pairs, &settings.sprt) {
+            (_, None) => None,
+            (None, Some(sprt)) => Some(sprt.llr(&candidate)),
+            (Some(tally), Some(sprt)) => tally
+                .add(result.index, score)
+                .then(|| sprt.llr_pairs(&tally.pairs)),
+        };
         report.games.push(result);
         records.push(record);
         bar.inc(1);
@@ -715,9 +882,9 @@ fn collect_results(
             candidate.wins + 0.5 * candidate.draws,
             candidate.games()
         ));
-        if let Some(sprt) = &settings.sprt {
-            report.llr = Some(sprt.llr(&candidate));
-            let decision = sprt.decide(&candidate);
+        if let (Some(sprt), Some(llr)) = (&settings.sprt, llr) {
+            report.llr = Some(llr);
+            let decision = sprt.decision(llr);
             report.sprt_decision = Some(decision);
             if decision != SprtDecision::Continue {
                 arena.stop.store(true, Ordering::Relaxed);
@@ -777,9 +944,9 @@ pub fn read_report(path: &Path) -> Result<MatchReport, EvalError> {
     let text = std::fs::read_to_string(path).map_err(|e| file_error(e.to_string()))?;
     let report: MatchReport =
         serde_json::from_str(&text).map_err(|e| file_error(format!("not a match report: {e}")))?;
-    if report.format_version != REPORT_FORMAT_VERSION {
+    if !(1..=REPORT_FORMAT_VERSION).contains(&report.format_version) {
         return Err(file_error(format!(
-            "report format version {} (this build reads {REPORT_FORMAT_VERSION})",
+            "report format version {} (this build reads versions 1 to {REPORT_FORMAT_VERSION})",
             report.format_version
         )));
     }
@@ -859,16 +1026,44 @@ pub fn summary_table(report: &MatchReport, first_to: Option<f64>) -> Result<Stri
         }
         out.push('\n');
     }
+    if let Some(pairs) = summary.pentanomial {
+        let _ = writeln!(out, "{}", pentanomial_line(&pairs));
+    }
     if let (Some(sprt), Some(decision), Some(llr)) = (report.sprt, report.sprt_decision, report.llr)
     {
         let (low, high) = sprt.bounds();
+        let on = if summary.pentanomial.is_some() {
+            "pairs"
+        } else {
+            "games"
+        };
         let _ = writeln!(
             out,
-            "SPRT elo0={} elo1={} alpha={} beta={}: LLR {llr:.2} in ({low:.2}, {high:.2}): {decision}",
+            "SPRT on {on} elo0={} elo1={} alpha={} beta={}: LLR {llr:.2} in ({low:.2}, {high:.2}): {decision}",
             sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta
         );
     }
     Ok(out)
+}
+
+/// `pairs 0/½/1/1½/2 points: 1 3 10 4 2 (20 pairs); pair Elo +17 [-30, +64]`: the first
+/// agent's pairs (one opening, seats swapped) by its points, and the Elo they give.
+pub fn pentanomial_line(pairs: &Pentanomial) -> String {
+    let counts: Vec<String> = pairs.counts.iter().map(u64::to_string).collect();
+    let elo = match pairs.elo() {
+        Some(e) => format!(
+            "pair Elo {} [{}, {}]",
+            fmt_elo(e.elo),
+            fmt_elo(e.low),
+            fmt_elo(e.high)
+        ),
+        None => "no complete pair".into(),
+    };
+    format!(
+        "pairs 0/½/1/1½/2 points: {} ({} pairs); {elo}",
+        counts.join(" "),
+        pairs.pairs()
+    )
 }
 
 /// Names of the seats of `kind`, for tables.

@@ -2,12 +2,18 @@
 //! variant and a dispatch line.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
 
-use super::arena::{play_match, summary_table, write_match, MatchReport, MatchSettings};
+use super::arena::{
+    play_match, seat_sides, summary_table, write_match, MatchReport, MatchSettings,
+};
+use super::openings::{
+    default_suite, generate_suite, suite_text, DecidedCheck, OpeningRange, OpeningSuite, SuitePlan,
+};
 use super::spec::AgentSpec;
 use super::sprt::Sprt;
 use crate::export::ExportMeta;
@@ -31,9 +37,10 @@ pub struct MatchArgs {
     /// directory, a run directory (its latest checkpoint) or a model .safetensors file.
     #[arg(long = "agent", required = true, num_args = 1)]
     pub agents: Vec<String>,
-    /// Games to play (fewer if the SPRT decides first).
-    #[arg(long, default_value_t = 100)]
-    pub games: u64,
+    /// Games to play (fewer if the SPRT decides first; default 100, or with --openings one
+    /// per seat and opening from the offset on, the most the suite allows).
+    #[arg(long)]
+    pub games: Option<u64>,
     /// Games in flight at once, one thread each (default 32 with a net agent, else the
     /// number of cores).
     #[arg(long)]
@@ -42,12 +49,14 @@ pub struct MatchArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Uniformly random whole turns opening every game (shared by the games of one seat
-    /// rotation), so that deterministic agents do not replay one game.
-    #[arg(long, default_value_t = 2)]
+    /// rotation), so that deterministic agents do not replay one game. Not with --openings.
+    #[arg(long, default_value_t = 2, conflicts_with = "openings")]
     pub opening_turns: u32,
+    #[command(flatten)]
+    pub suite: SuiteArgs,
     /// Stop once the SPRT decides: `elo0,elo1,alpha,beta` (e.g. `0,10,0.05,0.05`): H1 is
     /// "the first agent is elo1 stronger than the second", H0 "elo0 stronger". 2-seat
-    /// games only.
+    /// games only; on an opening suite the test runs on pairs of games.
     #[arg(long)]
     pub sprt: Option<String>,
     /// Report sets of ReMATCH's format: first to this many points (default 3 for rematch
@@ -68,9 +77,49 @@ pub struct MatchArgs {
     pub net: crate::net::args::NetArgs,
 }
 
+/// `--openings` and `--opening-offset` (of `match`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct SuiteArgs {
+    /// Start the games from this opening suite (docs/evaluation.md#opening-suites, e.g.
+    /// openings/rematch.txt): game g plays opening (offset + g / seats), so each opening
+    /// is played once per seat with the seats swapped (a pair), scored as a pair.
+    #[arg(long, value_name = "FILE")]
+    pub openings: Option<PathBuf>,
+    /// Use the suite's openings from this one on (0 = the first), in file order; give two
+    /// matches disjoint ranges (e.g. 0 and 300 with --games 600) to use disjoint openings.
+    #[arg(long, default_value_t = 0, requires = "openings", value_name = "K")]
+    pub opening_offset: usize,
+}
+
+impl SuiteArgs {
+    /// The suite, read and checked for `kind`, from the offset on (`None` without
+    /// `--openings`).
+    pub fn read(&self, kind: GameKind) -> Result<Option<OpeningRange>> {
+        Ok(match &self.openings {
+            Some(path) => Some(OpeningRange {
+                suite: Arc::new(OpeningSuite::read(path, kind)?),
+                offset: self.opening_offset,
+            }),
+            None => None,
+        })
+    }
+}
+
+/// The games of a match: `--games`, else with a suite one per seat and opening left after
+/// the offset, else 100.
+fn match_games(games: Option<u64>, openings: Option<&OpeningRange>, seats: usize) -> u64 {
+    match (games, openings) {
+        (Some(games), _) => games,
+        (None, Some(r)) => (r.suite.len().saturating_sub(r.offset) * seats) as u64,
+        (None, None) => 100,
+    }
+}
+
 /// Runs a match from the command line: plays, writes the files, prints the summary.
 pub fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<()> {
     let kind: GameKind = args.game.parse()?;
+    let openings = args.suite.read(kind)?;
+    let games = match_games(args.games, openings.as_ref(), seat_sides(kind).len());
     let specs = args
         .agents
         .iter()
@@ -89,10 +138,11 @@ pub fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<()> {
     let settings = MatchSettings {
         kind,
         rules,
-        games: args.games,
+        games,
         parallel,
         seed: args.seed,
         opening_turns: args.opening_turns,
+        openings,
         sprt,
         // For models outside a run; a checkpoint's agent takes its run's `[search]`.
         search: SearchConfig::default(),
@@ -193,9 +243,8 @@ pub struct RatingsArgs {
     /// Seed of the scheduled matches.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Uniformly random whole turns opening every game.
-    #[arg(long, default_value_t = 2)]
-    pub opening_turns: u32,
+    #[command(flatten)]
+    pub openings: RatingOpenings,
     /// Whole turns after which a game is an adjudicated draw (0: no cap; default: the cap
     /// the run's newest checkpoint was trained under).
     #[arg(long)]
@@ -231,7 +280,14 @@ pub fn run_ratings(args: &RatingsArgs, out: &mut impl Write) -> Result<()> {
         games_per_pair: args.games_per_pair,
         parallel: args.parallel,
         seed: args.seed,
-        opening_turns: args.opening_turns,
+        opening_turns: args.openings.opening_turns,
+        // Nothing is played with --no-play: no suite needed.
+        openings: match args.no_play {
+            true => None,
+            false => args
+                .openings
+                .suite(super::ratings::run_game(&args.run_dir)?)?,
+        },
         rules: ratings_rules(args),
         play: !args.no_play,
         every: args.every as usize,
@@ -253,4 +309,110 @@ pub fn run_ratings(args: &RatingsArgs, out: &mut impl Write) -> Result<()> {
         writeln!(out, "wrote {}", file.display())?;
     }
     Ok(())
+}
+
+/// How rating matches open (`ratings`, `bench-learning`): the game's suite by default.
+#[derive(Args, Debug, Clone, Default)]
+pub struct RatingOpenings {
+    /// The opening suite of the rating matches (default: the game's suite,
+    /// openings/<game>.txt in the working directory or the source tree).
+    #[arg(long, value_name = "FILE")]
+    pub openings: Option<PathBuf>,
+    /// Open the games with --opening-turns random whole turns instead of a suite.
+    #[arg(long, conflicts_with = "openings")]
+    pub random_openings: bool,
+    /// Random whole turns opening every game, with --random-openings.
+    #[arg(long, default_value_t = 2, requires = "random_openings")]
+    pub opening_turns: u32,
+}
+
+impl RatingOpenings {
+    /// The suite file: `--openings`, else the game's shipped suite (an error naming the
+    /// flags when there is none); `None` with `--random-openings`.
+    pub fn file(&self, kind: GameKind) -> Result<Option<PathBuf>> {
+        Ok(match (&self.openings, self.random_openings) {
+            (_, true) => None,
+            (Some(path), false) => Some(path.clone()),
+            (None, false) => Some(default_suite(kind)?),
+        })
+    }
+
+    /// The suite, read and checked for `kind`; `None` with `--random-openings`.
+    pub fn suite(&self, kind: GameKind) -> Result<Option<Arc<OpeningSuite>>> {
+        Ok(match self.file(kind)? {
+            Some(path) => Some(Arc::new(OpeningSuite::read(&path, kind)?)),
+            None => None,
+        })
+    }
+}
+
+/// Arguments of `checkers-zero openings`.
+#[derive(Args, Debug, Clone)]
+pub struct OpeningsArgs {
+    /// Game: rematch, rematch3, hexdame or eximo.
+    #[arg(long)]
+    pub game: String,
+    /// Uniformly random whole turns from the start position to each opening.
+    #[arg(long)]
+    pub turns: u32,
+    /// Openings to write (distinct, unfinished, not decided).
+    #[arg(long)]
+    pub count: usize,
+    /// The file to write (atomically; e.g. openings/rematch.txt).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// How to find decided positions: `alphabeta:DEPTH:MARGIN` drops a position whose
+    /// alpha-beta value on material, DEPTH whole turns deep, differs from the start
+    /// position's by MARGIN or more (or that is a forced result); `none` keeps all.
+    #[arg(long, default_value = "alphabeta:6:2")]
+    pub check: String,
+    /// Seed of the random turns.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// Runs `openings`: generates a suite and writes it with its header.
+pub fn run_openings(args: &OpeningsArgs, out: &mut impl Write) -> Result<()> {
+    let kind: GameKind = args.game.parse()?;
+    let check: DecidedCheck = args.check.parse().map_err(anyhow::Error::msg)?;
+    if args.turns == 0 || args.count == 0 {
+        anyhow::bail!("--turns and --count must be at least 1");
+    }
+    let plan = SuitePlan {
+        kind,
+        turns: args.turns,
+        count: args.count,
+        check,
+        seed: args.seed,
+    };
+    let suite = generate_suite(&plan)?;
+    let command = format!(
+        "checkers-zero openings --game {kind} --turns {} --count {} --check {check} --seed {} --out {}",
+        args.turns,
+        args.count,
+        args.seed,
+        args.out.display()
+    );
+    let text = suite_text(&plan, &suite, &command);
+    write_suite(&args.out, &text)?;
+    writeln!(
+        out,
+        "{} openings of {kind} written to {} ({} drawn: {} repeated, {} finished, {} decided)",
+        suite.positions.len(),
+        args.out.display(),
+        suite.drawn,
+        suite.repeated,
+        suite.finished,
+        suite.decided
+    )?;
+    Ok(())
+}
+
+/// Writes `text` to `path` atomically, creating its folder.
+fn write_suite(path: &Path, text: &str) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    crate::util::write_atomic(path, text.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))
 }

@@ -77,15 +77,52 @@ impl Wdl {
     }
 }
 
-/// An Elo estimate with its 95% interval (bounds may be infinite).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// An Elo estimate with its 95% interval (bounds may be infinite; JSON writes them as
+/// `"+inf"` and `"-inf"`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EloEstimate {
     /// The point estimate.
+    #[serde(with = "maybe_infinite")]
     pub elo: f64,
     /// Lower bound of the 95% interval.
+    #[serde(with = "maybe_infinite")]
     pub low: f64,
     /// Upper bound of the 95% interval.
+    #[serde(with = "maybe_infinite")]
     pub high: f64,
+}
+
+/// A number that may be infinite, as JSON: finite numbers as numbers, the infinities as
+/// the strings `"+inf"` and `"-inf"` (JSON has no infinity).
+mod maybe_infinite {
+    use serde::de::Error;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(x: &f64, out: S) -> Result<S::Ok, S::Error> {
+        match *x {
+            x if x.is_finite() => out.serialize_f64(x),
+            x if x > 0.0 => out.serialize_str("+inf"),
+            _ => out.serialize_str("-inf"),
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum NumberOrText {
+        Number(f64),
+        Text(String),
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(input: D) -> Result<f64, D::Error> {
+        match NumberOrText::deserialize(input)? {
+            NumberOrText::Number(x) => Ok(x),
+            NumberOrText::Text(t) if t == "+inf" => Ok(f64::INFINITY),
+            NumberOrText::Text(t) if t == "-inf" => Ok(f64::NEG_INFINITY),
+            NumberOrText::Text(t) => Err(D::Error::custom(format!(
+                "'{t}' is not an Elo (a number, \"+inf\" or \"-inf\")"
+            ))),
+        }
+    }
 }
 
 impl EloEstimate {
@@ -511,6 +548,20 @@ mod tests {
             }
             assert!(close(actual, expected, 1e-6), "player {p}");
         }
+    }
+
+    #[test]
+    fn estimates_round_trip_through_json_with_infinite_bounds() {
+        let e = EloEstimate {
+            elo: 12.5,
+            low: f64::NEG_INFINITY,
+            high: f64::INFINITY,
+        };
+        let json = serde_json::to_string(&e).unwrap();
+        assert_eq!(json, r#"{"elo":12.5,"low":"-inf","high":"+inf"}"#);
+        assert_eq!(serde_json::from_str::<EloEstimate>(&json).unwrap(), e);
+        let bad = serde_json::from_str::<EloEstimate>(r#"{"elo":"x","low":0,"high":1}"#);
+        assert!(bad.unwrap_err().to_string().contains("'x' is not an Elo"));
     }
 
     #[test]

@@ -1,10 +1,13 @@
-//! Evaluation: matches between agents ([`arena`]), Elo estimates ([`elo`]), the sequential
-//! probability ratio test ([`sprt`]), and agent specs as written on the command line
+//! Evaluation: matches between agents ([`arena`]), Elo estimates ([`elo`]), paired games
+//! ([`pairs`]), opening suites ([`openings`]), the sequential probability ratio test
+//! ([`sprt`]), and agent specs as written on the command line
 //! ([`spec`]).
 
 pub mod arena;
 pub mod command;
 pub mod elo;
+pub mod openings;
+pub mod pairs;
 pub mod plot;
 pub mod ratings;
 pub mod spec;

@@ -27,9 +27,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::arena::{play_match, read_report, seat_sides, write_report, MatchReport, MatchSettings};
 use super::elo::{solve, EloEstimate, PairGames};
+use super::openings::{OpeningRange, OpeningSuite};
 use super::plot::{render_png, Panel, Series};
 use super::spec::AgentSpec;
 use super::EvalError;
@@ -54,8 +56,11 @@ pub struct RatingsOptions {
     pub parallel: usize,
     /// Seed of the scheduled matches.
     pub seed: u64,
-    /// Random whole turns opening each game.
+    /// Random whole turns opening each game (without a suite).
     pub opening_turns: u32,
+    /// The opening suite of the matches (`None`: random openings); a pair with games on
+    /// record continues with the openings after those its games used.
+    pub openings: Option<Arc<OpeningSuite>>,
     /// Rules of the games.
     pub rules: RulesConfig,
     /// Play the games still needed (false: rate what is on record).
@@ -375,18 +380,55 @@ fn play_missing(
         }
         let games = missing.div_ceil(seats) * seats;
         let pair = [(&names[a], &specs[a]), (&names[b], &specs[b])];
-        played += play_pair(options, kind, pair, games, &matches_dir, &mut serial)?;
+        // The openings after those the games on record used.
+        let offset = (have / seats) as usize;
+        check_openings_left(options, pair, games / seats, offset)?;
+        played += play_pair(
+            options,
+            kind,
+            pair,
+            games,
+            offset,
+            &matches_dir,
+            &mut serial,
+        )?;
     }
     Ok(played)
 }
 
+/// Checks that the suite (if any) has `rotations` openings from `offset` on for `pair`.
+fn check_openings_left(
+    options: &RatingsOptions,
+    pair: [(&String, &AgentSpec); 2],
+    rotations: u64,
+    offset: usize,
+) -> Result<(), EvalError> {
+    let Some(suite) = &options.openings else {
+        return Ok(());
+    };
+    let left = suite.len().saturating_sub(offset) as u64;
+    if rotations > left {
+        return Err(EvalError::Settings(format!(
+            "{} vs {} needs {rotations} more openings, but {} has {left} left after the {offset} \
+             its games on record used; pass a larger suite with --openings or lower \
+             --games-per-pair",
+            pair[0].0,
+            pair[1].0,
+            suite.path.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Plays `games` between the two named agents of `pair` (the second filling the extra
-/// seats) and writes the match to `matches_dir`. Returns the games played.
+/// seats) from opening `offset` of the suite on, and writes the match to `matches_dir`.
+/// Returns the games played.
 fn play_pair(
     options: &RatingsOptions,
     kind: GameKind,
     pair: [(&String, &AgentSpec); 2],
     games: u64,
+    offset: usize,
     matches_dir: &Path,
     serial: &mut u64,
 ) -> Result<u64, EvalError> {
@@ -408,6 +450,10 @@ fn play_pair(
         parallel: options.parallel,
         seed: game_seed(options.seed, *serial),
         opening_turns: options.opening_turns,
+        openings: options
+            .openings
+            .clone()
+            .map(|suite| OpeningRange { suite, offset }),
         sprt: None,
         search: SearchConfig::of_run(&options.run_dir).map_err(EvalError::Settings)?,
         progress: options.progress,
@@ -722,6 +768,7 @@ mod tests {
             sprt_decision: None,
             llr: None,
             searches: Vec::new(),
+            suite: None,
         };
         // Game 0: seats (y, x, y), Red wins: y beats x once (Red against White); y-y skipped.
         // Game 1: seats (y, y, x), Team wins: x beats y once (Orange against Red).

@@ -10,6 +10,9 @@
 //! virtual win, draw and loss: one-sided early results (all wins) then have a finite
 //! variance and can still decide the test, but not after a handful of games (where the
 //! normal approximation with the observed variance overstates the evidence).
+//!
+//! On an opening suite the test runs on pairs of games instead ([`Sprt::llr_pairs`]): the
+//! logistic GSPRT on the pentanomial, with the same bounds (formula in [`super::pairs`]).
 
 use std::fmt;
 use std::str::FromStr;
@@ -17,6 +20,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use super::elo::{expected_score, Wdl};
+use super::pairs::Pentanomial;
 
 /// The test's hypotheses and error rates.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -107,7 +111,22 @@ impl Sprt {
 
     /// The decision for the candidate's results `wdl`.
     pub fn decide(&self, wdl: &Wdl) -> SprtDecision {
-        let llr = self.llr(wdl);
+        self.decision(self.llr(wdl))
+    }
+
+    /// The log-likelihood ratio of H1 against H0 for the candidate's pairs: the logistic
+    /// GSPRT on the pentanomial ([`Pentanomial::llr`]).
+    pub fn llr_pairs(&self, pairs: &Pentanomial) -> f64 {
+        pairs.llr(self.elo0, self.elo1)
+    }
+
+    /// The decision for the candidate's pairs (the same bounds as for games).
+    pub fn decide_pairs(&self, pairs: &Pentanomial) -> SprtDecision {
+        self.decision(self.llr_pairs(pairs))
+    }
+
+    /// The decision at log-likelihood ratio `llr`.
+    pub fn decision(&self, llr: f64) -> SprtDecision {
         let (low, high) = self.bounds();
         if llr >= high {
             SprtDecision::AcceptH1
@@ -207,6 +226,29 @@ mod tests {
         // All wins (finite thanks to the virtual results) decide too, but not at once.
         assert_eq!(t.decide(&wdl(40.0, 0.0, 0.0)), SprtDecision::AcceptH1);
         assert_eq!(t.decide(&wdl(4.0, 0.0, 0.0)), SprtDecision::Continue);
+    }
+
+    #[test]
+    fn pair_records_decide() {
+        let t = Sprt::new(0.0, 30.0, 0.05, 0.05).unwrap();
+        let first = |counts: fn(u64) -> [u64; 5], want: SprtDecision| {
+            (1..1000)
+                .find(|&n| t.decide_pairs(&Pentanomial::new(counts(n))) != SprtDecision::Continue)
+                .map(|n| (n, t.decide_pairs(&Pentanomial::new(counts(n))) == want))
+        };
+        // All pairs won twice: H1 after enough pairs (about ln(19) / ln(s1 / ½) = 36), not
+        // at once; all lost twice: H0 sooner (a loss is a stronger hint against H1).
+        let (n, right) = first(|n| [0, 0, 0, 0, n], SprtDecision::AcceptH1).unwrap();
+        assert!(right && (30..=40).contains(&n), "{n}");
+        let (n, right) = first(|n| [n, 0, 0, 0, 0], SprtDecision::AcceptH0).unwrap();
+        assert!(right && (2..=40).contains(&n), "{n}");
+        // Even pairs (every pair a win and a loss) accept H0 = 0 eventually.
+        let (_, right) = first(|n| [0, 0, n, 0, 0], SprtDecision::AcceptH0).unwrap();
+        assert!(right);
+        assert_eq!(
+            t.llr_pairs(&Pentanomial::new([3, 1, 0, 2, 7])),
+            Pentanomial::new([3, 1, 0, 2, 7]).llr(0.0, 30.0)
+        );
     }
 
     #[test]

@@ -271,6 +271,14 @@ fn alpha_beta<S: GameState>(
     best
 }
 
+/// The value of `state` for `side` by alpha-beta on material, `depth` whole turns deep:
+/// the material balance at the horizon (`GameState::material`), or ±1,000,000 (plus the
+/// depth left) for a forced win or loss. What `alphabeta:D` plays by; the opening suites
+/// use it to drop positions that are already decided.
+pub fn material_value<S: GameState>(state: &S, side: Side, depth: u32) -> f64 {
+    alpha_beta(state, side, depth, f64::NEG_INFINITY, f64::INFINITY, None)
+}
+
 impl AlphaBetaAgent {
     fn search_depth<S: GameState>(
         &mut self,

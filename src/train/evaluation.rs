@@ -209,6 +209,7 @@ fn run(
             parallel: config.parallel,
             seed: game_seed(context.seed ^ 0x6576_616c, step * 64 + n as u64),
             opening_turns: 2,
+            openings: None, // random: docs/evaluation.md#opening-suites
             sprt: None,
             search: context.search.clone(),
             progress: false,
