@@ -462,6 +462,25 @@ mod tests {
     }
 
     #[test]
+    fn shipped_suites_read_and_hold_at_least_500_distinct_openings() {
+        for kind in GameKind::ALL {
+            let path = default_suite(kind).unwrap();
+            let suite = OpeningSuite::read(&path, kind).unwrap();
+            let distinct: HashSet<u64> = suite
+                .positions
+                .iter()
+                .map(|text| {
+                    with_game!(kind, S => S::from_notation(kind, text, RulesConfig::default())
+                        .unwrap()
+                        .position_hash())
+                })
+                .collect();
+            assert!(distinct.len() >= 500, "{kind}: {}", distinct.len());
+            assert_eq!(distinct.len(), suite.len(), "{kind}: no repeats");
+        }
+    }
+
+    #[test]
     fn decided_is_a_margin_from_the_start() {
         let check = DecidedCheck::AlphaBeta {
             depth: 2,
