@@ -70,6 +70,13 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
     // The arm's override reached the trained run and the table's heading.
     let trained = std::fs::read_to_string(run_dir.join("config.toml")).unwrap();
     assert!(trained.contains("weight_decay = 0.02"), "{trained}");
+    // The ladder games open from the game's suite, by its absolute path.
+    let plan = std::fs::read_to_string(run_dir.join("bench/plan.json")).unwrap();
+    let suite = std::fs::canonicalize("openings/rematch.txt").unwrap();
+    assert!(
+        plan.contains(&format!("\"openings\": \"{}\"", suite.display())),
+        "{plan}"
+    );
     assert!(
         first.contains("[bench] training rematch from step 0"),
         "{first}"

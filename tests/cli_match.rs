@@ -224,3 +224,34 @@ fn openings_writes_a_suite_that_match_plays_and_refuses_for_another_game() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `ratings` reads the suite it is given before playing; a missing one is a one-line error,
+/// and random openings are asked for by name.
+#[test]
+fn ratings_name_a_missing_suite_and_keep_random_openings_apart() {
+    let dir = common::fresh_dir("cli-ratings-openings");
+    std::fs::write(dir.join("config.toml"), "game = \"rematch\"\nseed = 1\n").unwrap();
+    let run_dir = dir.display().to_string();
+    let missing = dir.join("missing.txt").display().to_string();
+    let base = [
+        "ratings",
+        "--run-dir",
+        &run_dir,
+        "--anchor",
+        "random",
+        "--quiet",
+    ];
+    assert_clean_error(
+        &run(&[&base[..], &["--openings", &missing]].concat()),
+        "missing.txt: cannot read the opening suite",
+    );
+    for extra in [
+        &["--openings", &missing, "--random-openings"][..],
+        &["--opening-turns", "3"][..],
+    ] {
+        let out = run(&[&base[..], extra].concat());
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

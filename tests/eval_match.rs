@@ -422,7 +422,7 @@ fn ratings_play_what_is_missing_then_rate_and_plot() {
         parallel: 2,
         seed: 3,
         opening_turns: 1,
-        openings: None,
+        openings: Some(suite(GameKind::Rematch, 3).suite),
         rules: RulesConfig {
             ply_cap: 40,
             ..RulesConfig::default()
@@ -460,6 +460,25 @@ fn ratings_play_what_is_missing_then_rate_and_plot() {
     options.every = 1;
     options.games_per_pair = 6;
     assert_eq!(rate_run(&options).unwrap().games_played, 6);
+    // Each pair went on with the opening after the two its 4 games used.
+    let openings = options.openings.clone().unwrap().positions.clone();
+    let mut per_opening = [0; 3];
+    for file in std::fs::read_dir(run.join("matches")).unwrap() {
+        let path = file.unwrap().path();
+        if path.to_string_lossy().ends_with(".games.jsonl") {
+            for record in read_records(&path).unwrap() {
+                per_opening[openings.iter().position(|o| *o == record.start).unwrap()] += 1;
+            }
+        }
+    }
+    assert_eq!(per_opening, [6, 6, 6], "3 pairs, each opening twice");
+    options.games_per_pair = 8;
+    let err = rate_run(&options).unwrap_err().to_string();
+    assert!(
+        err.contains("needs 1 more openings, but test-suite.txt has 0 left"),
+        "{err}"
+    );
+    options.games_per_pair = 6;
     // At another visit count and anchored on the first checkpoint, the @2 matches on record
     // are joined to nothing rated now: they are left out, not an error.
     options.visits = 3;

@@ -385,7 +385,7 @@ pub fn run_openings(args: &OpeningsArgs, out: &mut impl Write) -> Result<()> {
         check,
         seed: args.seed,
     };
-    let suite = generate_suite(&plan)?;
+    let suite = generate_suite(&plan).map_err(anyhow::Error::msg)?;
     let command = format!(
         "checkers-zero openings --game {kind} --turns {} --count {} --check {check} --seed {} --out {}",
         args.turns,

@@ -233,12 +233,13 @@ pub struct GeneratedSuite {
     pub decided: u64,
 }
 
-/// Generates a suite (the module documentation says how).
-pub fn generate_suite(plan: &SuitePlan) -> Result<GeneratedSuite, EvalError> {
+/// Generates a suite (the module documentation says how); an error in words when too few
+/// positions qualify.
+pub fn generate_suite(plan: &SuitePlan) -> Result<GeneratedSuite, String> {
     with_game!(plan.kind, S => generate_in::<S>(plan))
 }
 
-fn generate_in<S: GameState>(plan: &SuitePlan) -> Result<GeneratedSuite, EvalError> {
+fn generate_in<S: GameState>(plan: &SuitePlan) -> Result<GeneratedSuite, String> {
     let rules = RulesConfig::default();
     let mut rng = StdRng::seed_from_u64(plan.seed);
     let mut seen = HashSet::new();
@@ -253,14 +254,14 @@ fn generate_in<S: GameState>(plan: &SuitePlan) -> Result<GeneratedSuite, EvalErr
     let limit = (plan.count.max(1) * DRAWS_PER_OPENING) as u64;
     while out.positions.len() < plan.count {
         if out.drawn >= limit {
-            return Err(EvalError::Settings(format!(
-                "only {} undecided distinct {} positions after {} random openings of {} turns; \
-                 use more --turns or a smaller --count",
+            return Err(format!(
+                "only {} undecided distinct {} positions after {} random openings \
+                 (--turns {}); use more --turns or a smaller --count",
                 out.positions.len(),
                 plan.kind,
                 out.drawn,
                 plan.turns
-            )));
+            ));
         }
         // No more candidates than openings still needed: every one drawn is accounted for.
         let wanted = BATCH.min(plan.count - out.positions.len());
@@ -458,6 +459,43 @@ mod tests {
             suite.drawn,
             12 + suite.repeated + suite.finished + suite.decided,
             "every draw is accounted for"
+        );
+    }
+
+    #[test]
+    fn shipped_suites_read_and_hold_at_least_500_distinct_openings() {
+        for kind in GameKind::ALL {
+            let path = default_suite(kind).unwrap();
+            let suite = OpeningSuite::read(&path, kind).unwrap();
+            let distinct: HashSet<u64> = suite
+                .positions
+                .iter()
+                .map(|text| {
+                    with_game!(kind, S => S::from_notation(kind, text, RulesConfig::default())
+                        .unwrap()
+                        .position_hash())
+                })
+                .collect();
+            assert!(distinct.len() >= 500, "{kind}: {}", distinct.len());
+            assert_eq!(distinct.len(), suite.len(), "{kind}: no repeats");
+        }
+    }
+
+    #[test]
+    fn too_few_positions_is_an_error_in_words() {
+        // ReMATCH has 7 distinct positions after one turn.
+        let plan = SuitePlan {
+            kind: GameKind::Rematch,
+            turns: 1,
+            count: 8,
+            check: DecidedCheck::None,
+            seed: 1,
+        };
+        let error = generate_suite(&plan).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "only 7 undecided distinct rematch positions after 1600 random openings \
+             (--turns 1); use more --turns or a smaller --count"
         );
     }
 
