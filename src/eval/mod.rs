@@ -6,6 +6,7 @@ pub mod arena;
 pub mod command;
 pub mod elo;
 pub mod plot;
+pub mod probe;
 pub mod ratings;
 pub mod spec;
 pub mod sprt;
