@@ -339,7 +339,8 @@ pub fn score_checkpoint(
         path: path.to_path_buf(),
         reason,
     };
-    let resolved = resolve_model(path).map_err(model_error)?;
+    // resolve_model's errors name the path already.
+    let resolved = resolve_model(path).map_err(ProbeError::Settings)?;
     let run = run_dir_of(&resolved.weights);
     let mut search = match run {
         Some(run) => SearchConfig::of_run(&run).map_err(model_error)?,
