@@ -31,7 +31,7 @@ use crate::game::turns::{distinct_turns, parse_turn};
 use crate::game::{GameKind, GameState, RulesConfig};
 use crate::net::encode::Encode;
 use crate::search::agents::Budget;
-use crate::search::solve::solve_position;
+use crate::search::solve::quick_proof;
 use crate::with_game;
 
 /// The most positions the exact solver expands for `eval`'s proven value (well under a
@@ -274,17 +274,10 @@ impl<S: Encode> Engine<S> {
     }
 
     /// ` proven VALUE` when the solver proves the position's class within
-    /// [`EVAL_SOLVER_NODES`], else nothing; games searched without a table (HexDame) are not
-    /// tried.
+    /// [`EVAL_SOLVER_NODES`], else nothing.
     fn proven(&self) -> Result<String, String> {
-        if self.state.future_key().is_none() {
-            return Ok(String::new());
-        }
-        let solution = solve_position(&self.state, EVAL_SOLVER_NODES).map_err(|e| e.to_string())?;
-        Ok(match solution.position {
-            p if p.class().is_some() => format!(" proven {p}"),
-            _ => String::new(),
-        })
+        let proven = quick_proof(&self.state, EVAL_SOLVER_NODES).map_err(|e| e.to_string())?;
+        Ok(proven.map_or(String::new(), |p| format!(" proven {p}")))
     }
 
     fn show(&self) -> Vec<String> {

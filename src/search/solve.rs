@@ -552,5 +552,16 @@ pub fn solve_position<S: GameState>(state: &S, nodes: u64) -> Result<Solution<S>
     })
 }
 
+/// The position's proven value when the solver proves its class within `nodes` (a quick
+/// look for analysis displays); `None` when it does not, or for a game searched without a
+/// table (HexDame), where so small a budget rarely proves anything.
+pub fn quick_proof<S: GameState>(state: &S, nodes: u64) -> Result<Option<Proven>, NotationError> {
+    if state.future_key().is_none() {
+        return Ok(None);
+    }
+    let value = solve_position(state, nodes)?.position;
+    Ok(value.class().map(|_| value))
+}
+
 #[cfg(test)]
 mod tests;

@@ -220,3 +220,14 @@ fn values_read_back() {
         assert_eq!(bad.parse::<Proven>(), Err(BadValue(bad.to_string())));
     }
 }
+
+#[test]
+fn a_quick_proof_gives_only_proven_classes() {
+    let won = Rematch::from_notation(GameKind::Rematch, "red a1:WWWOOOOR c3:RRRW", RULES_ALONE);
+    assert_eq!(
+        quick_proof(&won.unwrap(), 10_000),
+        Ok(Some(Proven::Win(Some(1))))
+    );
+    let start = Rematch::start(GameKind::Rematch, RulesConfig::default());
+    assert_eq!(quick_proof(&start, 1_000), Ok(None));
+}
