@@ -2,14 +2,16 @@
 
 use std::path::Path;
 
+use super::build::{build_set, BuildOptions};
 use super::score::{score_set, ProbeNet, SeatScore};
 use super::*;
 use crate::game::rematch::Rematch;
-use crate::game::StepList;
+use crate::game::{RulesConfig, StepList};
 use crate::net::net_eval::NetAnswer;
 use crate::net::NetError;
 use crate::search::config::SearchConfig;
 use crate::search::mcts::{Evaluate, LeafEval, UniformEvaluator};
+use crate::selfplay::record::{write_records, GameRecord};
 
 /// Red to move: the flying capture a1xd4 takes the Team's last piece; the other three turns
 /// are simple moves. White to move: six simple moves, all labelled as losing.
@@ -139,4 +141,54 @@ fn a_search_labelled_set_parses() {
         vec![("a1xd4".to_string(), Label::Best)]
     );
     assert_eq!(Label::Best.keeps(Proven::Unknown), Some(true));
+}
+
+/// A record file of `games` random games of `kind` in a fresh directory.
+fn random_records(kind: GameKind, games: u64, name: &str) -> std::path::PathBuf {
+    use rand::SeedableRng;
+    let dir = std::env::temp_dir().join(format!("cz-probe-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rules = RulesConfig::default();
+    let records: Vec<GameRecord> = (0..games)
+        .map(|seed| {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            let mut state = Rematch::start(kind, rules);
+            let mut record = GameRecord::new(&state, rules, seed, 0);
+            record.play_random_turns(&mut state, 1_000, &mut rng);
+            record
+        })
+        .collect();
+    let path = dir.join("games.jsonl");
+    write_records(&path, &records).unwrap();
+    path
+}
+
+#[test]
+fn a_build_keeps_proven_positions_and_reads_back() {
+    let records = random_records(GameKind::Rematch, 4, "build");
+    let mut options = BuildOptions {
+        game: GameKind::Rematch,
+        records: vec![records.clone()],
+        count: 12,
+        nodes: 5_000,
+        seed: 1,
+        command: "checkers-zero probe-build ...".into(),
+        progress: false,
+    };
+    let (set, report) = build_set(&options).unwrap();
+    assert_eq!(set.positions.len(), 12);
+    assert_eq!(report.kept.iter().sum::<usize>(), 12);
+    assert!((0..3).all(|i| report.kept[i] <= report.tried[i]));
+    assert!(set.positions.iter().all(|p| p.value.class().is_some()));
+    assert_eq!(set.comments[1], "rebuild: checkers-zero probe-build ...");
+    let text = set.to_text();
+    assert_eq!(parse(&text).unwrap(), set);
+    // Records of another game are refused, naming the file and the game.
+    options.game = GameKind::Rematch3;
+    let error = build_set(&options).unwrap_err().to_string();
+    assert!(
+        error.contains("game 1: a rematch game, not rematch3"),
+        "{error}"
+    );
+    let _ = std::fs::remove_dir_all(records.parent().unwrap());
 }
