@@ -46,6 +46,27 @@ enum Command {
         #[arg(long)]
         position: Option<String>,
     },
+    /// Solve a position exactly: each legal turn's proven value (`win N`, `loss N`, `draw`,
+    /// `unknown`; N whole turns to the end with best play), then the position's, by the
+    /// rules alone (no ply cap), for the side to move (docs/evaluation.md#solver).
+    Solve {
+        /// Game: rematch, rematch3, hexdame or eximo.
+        #[arg(long)]
+        game: String,
+        /// Position in the project notation (default: the start position).
+        #[arg(long)]
+        position: Option<String>,
+        /// The most positions the search expands; values it cannot prove within them are
+        /// `unknown`.
+        #[arg(long, default_value_t = 1_000_000)]
+        nodes: u64,
+    },
+    /// Build a probe set from game records: positions labelled by the exact solver
+    /// (docs/evaluation.md#probe-sets).
+    ProbeBuild(checkers_zero::eval::probe::command::ProbeBuildArgs),
+    /// Measure checkpoints on a probe set, per seat: optimal turns of the policy and of a
+    /// 100-visit search, policy mass on losing turns, value log-loss.
+    Probe(checkers_zero::eval::probe::command::ProbeArgs),
     /// Train: self-play, the learner and the evaluator in one process, in a run directory
     /// that survives being stopped (the layout of a distributed run; docs/training.md).
     Train(checkers_zero::distributed::command::TrainArgs),
@@ -208,6 +229,20 @@ fn run(cli: Cli) -> Result<()> {
                 writeln!(out, "{path}")?;
             }
         }
+        Command::Solve {
+            game,
+            position,
+            nodes,
+        } => {
+            let kind: GameKind = game.parse()?;
+            for line in cli::solve(kind, position.as_deref(), nodes)? {
+                writeln!(out, "{line}")?;
+            }
+        }
+        Command::ProbeBuild(args) => {
+            checkers_zero::eval::probe::command::run_probe_build(&args, &mut out)?
+        }
+        Command::Probe(args) => checkers_zero::eval::probe::command::run_probe(&args, &mut out)?,
         Command::Train(args) => checkers_zero::distributed::command::run_train(&args, &mut out)?,
         Command::Learn(args) => checkers_zero::distributed::command::run_learn(&args, &mut out)?,
         Command::Selfplay(args) => {

@@ -7,7 +7,7 @@ const GAMES: [&str; 4] = ["rematch", "rematch3", "hexdame", "eximo"];
 
 #[test]
 fn unknown_game_is_a_clear_error() {
-    for command in ["perft", "moves", "show"] {
+    for command in ["perft", "moves", "show", "solve"] {
         let mut args = vec![command, "--game", "chess"];
         if command == "perft" {
             args.extend(["--depth", "1"]);
@@ -94,7 +94,7 @@ fn malformed_positions_are_clear_errors() {
         ("rematch", "red a1:X", "bad contents 'X' on a1"),
     ];
     for (game, position, needle) in cases {
-        for command in ["moves", "show"] {
+        for command in ["moves", "show", "solve"] {
             let out = run(&[command, "--game", game, "--position", position]);
             assert_clean_error(&out, needle);
         }
@@ -107,4 +107,37 @@ fn missing_arguments_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
     let out = run(&["perft", "--game", "hexdame", "--depth", "x"]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn solve_prints_each_turn_then_the_position() {
+    // Two turns before the quiet draw: Red's flying capture a1xd4 starts a win in 7, a1-b2
+    // loses to White's c3xa1, the other simple moves draw.
+    let position = "red a1:WWWOOOR c3:RRRW e5:O quiet=38";
+    let out = run(&[
+        "solve",
+        "--game",
+        "rematch",
+        "--position",
+        position,
+        "--nodes",
+        "100000",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "a1-a2 draw\na1-b1 draw\na1-b2 loss 2\na1xd4 win 7\nposition win 7\n"
+    );
+    let out = run(&[
+        "solve",
+        "--game",
+        "rematch",
+        "--position",
+        "red a1:RRRR c3:WWWW e5:OOOO quiet=40",
+    ]);
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "position draw\n");
 }

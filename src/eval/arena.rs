@@ -83,6 +83,7 @@ use crate::net::encode::Encode;
 use crate::net::evaluator::{Evaluator, EvaluatorConfig, EvaluatorHandle};
 use crate::net::model::Model;
 use crate::net::net_eval::NetEvaluator;
+use crate::net::NetError;
 use crate::search::agents::PolicyAgent;
 use crate::search::agents::{rollout_uct, Agent, AlphaBetaAgent, Budget, RandomAgent, SearchAgent};
 use crate::search::config::SearchConfig;
@@ -491,19 +492,30 @@ fn load_evaluator<S: Encode>(
     weights: &std::path::Path,
     torch_threads: i32,
 ) -> Result<Evaluator, EvalError> {
-    let model_error = |cause| EvalError::Model {
-        spec: spec.to_string(),
-        cause,
-    };
-    let model =
-        Model::load(weights, &S::net_shape(settings.kind), Device::Cpu).map_err(model_error)?;
     let base = EvaluatorConfig {
         torch_threads,
         // One leaf per game thread and request: batches stay below this.
         max_batch: settings.parallel.clamp(1, 128),
         ..EvaluatorConfig::default()
     };
-    let (config, precision) = prepare(&model, settings.net, base).map_err(model_error)?;
+    spawn_evaluator::<S>(weights, settings.kind, settings.net, base).map_err(|cause| {
+        EvalError::Model {
+            spec: spec.to_string(),
+            cause,
+        }
+    })
+}
+
+/// An evaluator serving the weights at `weights` (a net of game `kind`) as `net` says, on
+/// `base`'s batch and threads; the settled precision is announced once on stderr.
+pub fn spawn_evaluator<S: Encode>(
+    weights: &std::path::Path,
+    kind: GameKind,
+    net: NetSettings,
+    base: EvaluatorConfig,
+) -> Result<Evaluator, NetError> {
+    let model = Model::load(weights, &S::net_shape(kind), Device::Cpu)?;
+    let (config, precision) = prepare(&model, net, base)?;
     announce(&precision);
     Ok(Evaluator::spawn(model, config))
 }

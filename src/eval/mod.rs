@@ -9,6 +9,7 @@ pub mod elo;
 pub mod openings;
 pub mod pairs;
 pub mod plot;
+pub mod probe;
 pub mod ratings;
 pub mod spec;
 pub mod sprt;

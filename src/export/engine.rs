@@ -11,7 +11,7 @@
 //! play <turn> [<turn> ...]             (silent) apply turns to the current position
 //! moves                                -> moves <turn> <turn> ...
 //! go [visits N | movetime MS]          -> bestturn <turn> value <v> visits <n> pv <turn> ...
-//! eval                                 -> eval value <v> wdl <w> <d> <l>
+//! eval                                 -> eval value <v> wdl <w> <d> <l> [proven <value>]
 //! show                                 -> the board, then [result <...>] and position <notation>
 //! set visits N                         (silent) the default budget of go
 //! help                                 -> commands <names>
@@ -31,7 +31,12 @@ use crate::game::turns::{distinct_turns, parse_turn};
 use crate::game::{GameKind, GameState, RulesConfig};
 use crate::net::encode::Encode;
 use crate::search::agents::Budget;
+use crate::search::solve::quick_proof;
 use crate::with_game;
+
+/// The most positions the exact solver expands for `eval`'s proven value (well under a
+/// second).
+const EVAL_SOLVER_NODES: u64 = 200_000;
 
 const COMMANDS: &str = "id isready newgame position play moves go eval show set help quit";
 
@@ -260,9 +265,19 @@ impl<S: Encode> Engine<S> {
             .evaluate_one(&self.state)
             .map_err(|e| e.to_string())?;
         Ok(format!(
-            "eval value {value:.3} wdl {:.3} {:.3} {:.3}",
-            wdl[0], wdl[1], wdl[2]
+            "eval value {value:.3} wdl {:.3} {:.3} {:.3}{}",
+            wdl[0],
+            wdl[1],
+            wdl[2],
+            self.proven()?
         ))
+    }
+
+    /// ` proven VALUE` when the solver proves the position's class within
+    /// [`EVAL_SOLVER_NODES`], else nothing.
+    fn proven(&self) -> Result<String, String> {
+        let proven = quick_proof(&self.state, EVAL_SOLVER_NODES).map_err(|e| e.to_string())?;
+        Ok(proven.map_or(String::new(), |p| format!(" proven {p}")))
     }
 
     fn show(&self) -> Vec<String> {

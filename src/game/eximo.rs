@@ -850,6 +850,11 @@ impl GameState for Eximo {
         self.hash
     }
 
+    fn future_key(&self) -> Option<u64> {
+        // No counters: only the ply cap depends on the turns played.
+        Some(self.hash)
+    }
+
     fn describe_step(&self, action: Action) -> StepDesc {
         if action as usize >= NUM_PIECE_ACTIONS {
             return StepDesc {

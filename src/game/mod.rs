@@ -252,6 +252,14 @@ pub trait GameState: Clone + Send + Sync + fmt::Debug + 'static {
     /// Incrementally maintained where the game allows; must equal a from-scratch recomputation.
     fn position_hash(&self) -> u64;
 
+    /// A key of everything that shapes the rest of the game under the rules (the ply cap
+    /// aside, and only at a turn boundary): the position hash plus counters such as
+    /// ReMATCH's quiet turns. `None` when the rest of the game also depends on the history
+    /// (a repetition rule), so that positions cannot share a table entry (the exact solver's).
+    fn future_key(&self) -> Option<u64> {
+        None
+    }
+
     /// How the legal step `action` is written, in the current position.
     fn describe_step(&self, action: Action) -> StepDesc;
 

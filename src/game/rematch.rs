@@ -198,6 +198,8 @@ const JUMPER_KEYS: [u64; CELLS] = zobrist::table(0x5245_4d41_5443_4802);
 const JUMPED_KEYS: [u64; CELLS] = zobrist::table(0x5245_4d41_5443_4803);
 /// [red to move, team due white], [red, due orange], [team moves white], [team moves orange].
 const TURN_KEYS: [u64; 4] = zobrist::table(0x5245_4d41_5443_4804);
+/// Keys of the quiet-turn counter (0..=40), for [`GameState::future_key`] only.
+const QUIET_KEYS: [u64; 41] = zobrist::table(0x5245_4d41_5443_4805);
 
 /// Height of a packed stack.
 #[inline(always)]
@@ -959,6 +961,10 @@ impl GameState for Rematch {
 
     fn position_hash(&self) -> u64 {
         self.piece_hash ^ self.turn_hash()
+    }
+
+    fn future_key(&self) -> Option<u64> {
+        Some(self.position_hash() ^ QUIET_KEYS[self.quiet.min(40) as usize])
     }
 
     fn describe_step(&self, action: Action) -> StepDesc {

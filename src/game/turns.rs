@@ -33,33 +33,53 @@ pub fn for_each_turn<S: GameState>(state: &S, mut visit: impl FnMut(&str, &[Acti
     if state.outcome().is_some() {
         return;
     }
-    let mut path = String::new();
-    let mut steps = Vec::new();
-    walk(state, true, &mut path, &mut steps, &mut visit);
+    let mut path = Some(String::new());
+    walk(state, true, &mut path, &mut Vec::new(), &mut visit);
 }
 
+/// [`for_each_turn`] without the paths (`visit(steps, end)`): what a search needs, at less
+/// cost.
+pub fn for_each_turn_steps<S: GameState>(state: &S, mut visit: impl FnMut(&[Action], &S)) {
+    if state.outcome().is_some() {
+        return;
+    }
+    walk(
+        state,
+        true,
+        &mut None,
+        &mut Vec::new(),
+        &mut |_, steps, end| visit(steps, end),
+    );
+}
+
+/// The walk behind [`for_each_turn`]; `path` is `None` when no text is wanted (then `visit`
+/// gets an empty path).
 fn walk<S: GameState>(
     state: &S,
     first: bool,
-    path: &mut String,
+    path: &mut Option<String>,
     steps: &mut Vec<Action>,
     visit: &mut impl FnMut(&str, &[Action], &S),
 ) {
     let mut legal = StepList::new();
     state.legal_steps(&mut legal);
     for &action in &legal {
-        let mark = path.len();
-        push_step_text(state, action, first, path);
+        let mark = path.as_ref().map_or(0, String::len);
+        if let Some(path) = path.as_mut() {
+            push_step_text(state, action, first, path);
+        }
         steps.push(action);
         let mut next = state.clone();
         next.apply_step(action);
         if next.turn_in_progress() && next.outcome().is_none() {
             walk(&next, false, path, steps, visit);
         } else {
-            visit(path, steps, &next);
+            visit(path.as_deref().unwrap_or(""), steps, &next);
         }
         steps.pop();
-        path.truncate(mark);
+        if let Some(path) = path.as_mut() {
+            path.truncate(mark);
+        }
     }
 }
 
@@ -110,7 +130,7 @@ pub fn perft_generic<S: GameState>(state: &S, depth: u32) -> u64 {
         return 1;
     }
     let mut children: HashMap<u64, S> = HashMap::new();
-    for_each_turn(state, |_, _, end| {
+    for_each_turn_steps(state, |_, end| {
         children
             .entry(end.position_hash())
             .or_insert_with(|| end.clone());

@@ -6,3 +6,4 @@ pub mod config;
 pub mod gumbel;
 pub mod mcts;
 pub mod root;
+pub mod solve;

@@ -23,6 +23,7 @@ use crate::net::NetError;
 use crate::search::agents::{Budget, RolloutEvaluator};
 use crate::search::config::SearchConfig;
 use crate::search::mcts::{run_simulations, Evaluate, LeafEval, Mcts};
+use crate::search::solve::quick_proof;
 
 /// A model the server plays and analyses with.
 pub enum LoadedModel {
@@ -186,6 +187,9 @@ pub struct Snapshot {
     pub value: f32,
     /// The net's win/draw/loss for the side to move (`None` without a model).
     pub wdl: Option<[f32; 3]>,
+    /// The exact solver's value for the side to move (`win 3`, `draw`, ...), when it proves
+    /// the class within [`ANALYSIS_SOLVER_NODES`].
+    pub proven: Option<String>,
     /// Visited turns, most visited first.
     pub turns: Vec<TurnStats>,
     /// The principal variation in whole turns.
@@ -199,6 +203,10 @@ pub struct Snapshot {
     /// Why the search failed, if it did.
     pub error: Option<String>,
 }
+
+/// The most positions the exact solver expands for an analysis's proven value (a tenth
+/// of a second or so, before the search starts).
+pub const ANALYSIS_SOLVER_NODES: u64 = 200_000;
 
 /// The limits of one analysis.
 #[derive(Clone, Copy, Debug)]
@@ -228,6 +236,10 @@ pub fn analyse<S: Encode>(
     match eval.wdl(state) {
         Ok(wdl) => snapshot.wdl = wdl,
         Err(error) => snapshot.error = Some(error),
+    }
+    match quick_proof(state, ANALYSIS_SOLVER_NODES) {
+        Ok(proven) => snapshot.proven = proven.map(|p| p.to_string()),
+        Err(error) => snapshot.error = Some(error.to_string()),
     }
     let mut tree = Mcts::new(state.clone(), config.mcts(false));
     while snapshot.error.is_none() && state.outcome().is_none() {

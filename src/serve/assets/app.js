@@ -153,7 +153,7 @@ function drawAnalysis(snap) {
   drawBoard($("analysis-board"), play.board, { pieces: current().view.pieces, flip: play.flip, heat });
   if (!snap) return;
   $("analysis-progress").textContent = `${snap.visits} visits, ${snap.elapsed_ms} ms` + (snap.done ? " (done)" : "") + (snap.error ? ` error: ${snap.error}` : "");
-  $("wdl").textContent = (snap.wdl ? `net W/D/L ${snap.wdl.map(x => (100 * x).toFixed(1) + "%").join(" / ")}, ` : "no model: random playouts, ") + `search value ${snap.value.toFixed(3)}`;
+  $("wdl").textContent = (snap.wdl ? `net W/D/L ${snap.wdl.map(x => (100 * x).toFixed(1) + "%").join(" / ")}, ` : "no model: random playouts, ") + `search value ${snap.value.toFixed(3)}` + (snap.proven ? `, proven: ${snap.proven}` : "");
   $("pv").textContent = "PV: " + snap.pv.join(" ");
   const body = $("analysis-turns").tBodies[0];
   body.replaceChildren();

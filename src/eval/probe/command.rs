@@ -1,0 +1,128 @@
+//! The `probe-build` and `probe` subcommands' arguments and drivers.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+
+use super::build::{build_set, BuildOptions};
+use super::score::{score_checkpoint, SeatScore, PROBE_VISITS};
+use super::ProbeSet;
+use crate::game::GameKind;
+use crate::net::args::NetArgs;
+
+/// Arguments of `checkers-zero probe-build`.
+#[derive(Args, Debug, Clone)]
+pub struct ProbeBuildArgs {
+    /// Game: rematch or rematch3 (labelled by the exact solver).
+    #[arg(long)]
+    pub game: String,
+    /// Game record files (`games.jsonl` of self-play or `match`).
+    #[arg(long, required = true, num_args = 1..)]
+    pub records: Vec<PathBuf>,
+    /// Positions wanted (fewer when the records run out first).
+    #[arg(long, default_value_t = 3000)]
+    pub count: usize,
+    /// The set file to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The solver's node budget per position.
+    #[arg(long, default_value_t = 20_000)]
+    pub nodes: u64,
+    /// Seed of the shuffles that pick positions.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+impl ProbeBuildArgs {
+    /// The command line that rebuilds the same set.
+    fn command(&self) -> String {
+        let records: Vec<String> = self
+            .records
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        format!(
+            "checkers-zero probe-build --game {} --records {} --count {} --out {} --nodes {} \
+             --seed {}",
+            self.game,
+            records.join(" "),
+            self.count,
+            self.out.display(),
+            self.nodes,
+            self.seed
+        )
+    }
+}
+
+/// `probe-build`: builds, writes and reports a set.
+pub fn run_probe_build(args: &ProbeBuildArgs, out: &mut impl Write) -> Result<()> {
+    let options = BuildOptions {
+        game: args.game.parse::<GameKind>()?,
+        records: args.records.clone(),
+        count: args.count,
+        nodes: args.nodes,
+        seed: args.seed,
+        command: args.command(),
+        progress: true,
+    };
+    let (set, report) = build_set(&options)?;
+    set.write(&args.out)?;
+    writeln!(
+        out,
+        "wrote {} positions to {} ({} distinct candidates)",
+        set.positions.len(),
+        args.out.display(),
+        report.candidates
+    )?;
+    writeln!(
+        out,
+        "proven (kept/labelled) by phase: {}",
+        report.by_phase()
+    )?;
+    Ok(())
+}
+
+/// Arguments of `checkers-zero probe`.
+#[derive(Args, Debug, Clone)]
+pub struct ProbeArgs {
+    /// The probe set file (e.g. probe/rematch.txt).
+    #[arg(long)]
+    pub set: PathBuf,
+    /// Checkpoints to measure: checkpoint directories, run directories (their newest
+    /// checkpoint) or weights files.
+    #[arg(required = true)]
+    pub checkpoints: Vec<PathBuf>,
+    #[command(flatten)]
+    pub net: NetArgs,
+}
+
+/// `probe`: per checkpoint, a table of the measures per seat.
+pub fn run_probe(args: &ProbeArgs, out: &mut impl Write) -> Result<()> {
+    let set = ProbeSet::read(&args.set)?;
+    writeln!(
+        out,
+        "{}: {} {} positions, {} labels; search: {PROBE_VISITS} visits per step with each \
+         run's settings",
+        args.set.display(),
+        set.positions.len(),
+        set.game,
+        set.labels.name()
+    )?;
+    for path in &args.checkpoints {
+        let score = score_checkpoint(&set, path, args.net.settings())?;
+        let step = score.step.map_or(String::new(), |s| format!(" (step {s})"));
+        writeln!(
+            out,
+            "\n{}{step}: {:.1} s",
+            score.checkpoint.display(),
+            score.seconds
+        )?;
+        writeln!(out, "{}", SeatScore::header())?;
+        for row in &score.seats {
+            writeln!(out, "{}", row.row(set.labels))?;
+        }
+    }
+    Ok(())
+}

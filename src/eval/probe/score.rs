@@ -1,0 +1,374 @@
+//! `probe`: a checkpoint measured on a probe set, per seat: how often the raw policy's top
+//! turn and a 100-visit search's turn are optimal, the policy mass on turns that lose
+//! value, and the value head's log-loss against the proven results.
+//!
+//! A whole turn's policy is the product of the step priors along its steps (a forced step
+//! counts 1), summed over the step orders that reach the same position. All positions go
+//! through the net in batches, and the searches run in lockstep, one batch per round.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+use super::{LabelKind, ProbeError, ProbeSet};
+use crate::eval::arena::spawn_evaluator;
+use crate::game::turns::distinct_turns;
+use crate::game::{GameState, StepList};
+use crate::layout::resolve_model;
+use crate::net::args::NetSettings;
+use crate::net::encode::Encode;
+use crate::net::evaluator::EvaluatorConfig;
+use crate::net::net_eval::{NetAnswer, NetEvaluator};
+use crate::net::NetError;
+use crate::search::config::SearchConfig;
+use crate::search::mcts::{Evaluate, Mcts};
+use crate::search::root::{run_searches, start_search, RootSearch};
+use crate::search::solve::Proven;
+use crate::with_game;
+
+/// Positions per net call and per round of lockstep searches.
+const BATCH: usize = 256;
+/// Visits per searched step of the probe's search.
+pub const PROBE_VISITS: u32 = 100;
+
+/// What the probe asks of a net besides search: priors over the legal steps and W/D/L for a
+/// batch of positions.
+pub trait ProbeNet<S> {
+    /// One answer per state, in order.
+    fn answer(&mut self, states: &[&S]) -> Result<Vec<NetAnswer>, NetError>;
+}
+
+impl<S: Encode> ProbeNet<S> for NetEvaluator {
+    fn answer(&mut self, states: &[&S]) -> Result<Vec<NetAnswer>, NetError> {
+        self.evaluate_states(states)
+    }
+}
+
+/// The probe's measures for the positions of one seat (or all of them).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SeatScore {
+    /// The seat's name, or `all`.
+    pub seat: String,
+    /// Positions of this seat in the set.
+    pub positions: usize,
+    /// Positions where the policy's most probable turn is proven optimal.
+    pub policy_optimal: usize,
+    /// Positions where the search's turn is proven optimal.
+    pub search_optimal: usize,
+    /// The sum over positions of the policy mass on turns proven to lose value (solver
+    /// labels only).
+    pub losing_mass: f64,
+    /// The sum over positions with a proven class of −ln(the value head's probability of
+    /// that class).
+    pub value_loss: f64,
+    /// Positions with a proven class.
+    pub valued: usize,
+}
+
+impl SeatScore {
+    fn add(&mut self, other: &SeatScore) {
+        self.positions += other.positions;
+        self.policy_optimal += other.policy_optimal;
+        self.search_optimal += other.search_optimal;
+        self.losing_mass += other.losing_mass;
+        self.value_loss += other.value_loss;
+        self.valued += other.valued;
+    }
+
+    /// The table row: positions, the two optimal shares, mean losing mass, mean log-loss.
+    pub fn row(&self, labels: LabelKind) -> String {
+        let n = self.positions.max(1) as f64;
+        let share = |k: usize| format!("{:.1}%", 100.0 * k as f64 / n);
+        let losing = match labels {
+            LabelKind::Solver => format!("{:.3}", self.losing_mass / n),
+            LabelKind::Search => "-".into(),
+        };
+        let value = match self.valued {
+            0 => "-".into(),
+            v => format!("{:.3}", self.value_loss / v as f64),
+        };
+        format!(
+            "{:<8} {:>9} {:>14} {:>14} {:>12} {:>14}",
+            self.seat,
+            self.positions,
+            share(self.policy_optimal),
+            share(self.search_optimal),
+            losing,
+            value
+        )
+    }
+
+    /// The table's header line.
+    pub fn header() -> String {
+        format!(
+            "{:<8} {:>9} {:>14} {:>14} {:>12} {:>14}",
+            "seat", "positions", "policy-optimal", "search-optimal", "losing-mass", "value-logloss"
+        )
+    }
+}
+
+/// A checkpoint's scores on a set.
+#[derive(Clone, Debug)]
+pub struct CheckpointScore {
+    /// The checkpoint as given.
+    pub checkpoint: PathBuf,
+    /// Its training step, when known.
+    pub step: Option<u64>,
+    /// One row per seat, then `all`.
+    pub seats: Vec<SeatScore>,
+    /// Seconds the scoring took (model loading included).
+    pub seconds: f64,
+}
+
+/// Scores `set` with the net behind `net` (priors, W/D/L) and a search through it as
+/// `search` says: one row per seat of the game, then `all`.
+pub fn score_set<S, E>(
+    set: &ProbeSet,
+    net: &mut E,
+    search: &SearchConfig,
+) -> Result<Vec<SeatScore>, ProbeError>
+where
+    S: GameState,
+    E: ProbeNet<S> + Evaluate<S>,
+{
+    let net_error = |e: NetError| ProbeError::Settings(format!("the net failed: {e}"));
+    let states: Vec<S> = set
+        .positions
+        .iter()
+        .map(|p| p.state(set.game))
+        .collect::<Result<_, _>>()
+        .map_err(ProbeError::Settings)?;
+    let answers = choice_answers(&states, net).map_err(net_error)?;
+    let searched = search_turns(&states, search, net).map_err(net_error)?;
+    let seats = set.game.seat_names();
+    let mut rows: Vec<SeatScore> = seats
+        .iter()
+        .map(|s| SeatScore {
+            seat: s.to_string(),
+            ..SeatScore::default()
+        })
+        .collect();
+    for (i, (p, state)) in set.positions.iter().zip(&states).enumerate() {
+        let turns = distinct_turns(state);
+        let label_of = |hash: u64| {
+            let turn = turns.iter().find(|t| t.state.position_hash() == hash)?;
+            p.turns
+                .iter()
+                .find(|(t, _)| *t == turn.path)
+                .map(|(_, l)| *l)
+        };
+        let masses = turn_masses(state, &answers[i]);
+        let row = &mut rows[state.seat_to_move().0 as usize];
+        row.positions += 1;
+        // The most probable turn; the first in path order among equals.
+        let top = turns
+            .iter()
+            .map(|t| t.state.position_hash())
+            .enumerate()
+            .max_by(|(i, a), (j, b)| masses[a].total_cmp(&masses[b]).then(j.cmp(i)))
+            .map(|(_, hash)| hash)
+            .expect("probe positions have turns");
+        let optimal = |hash| label_of(hash).and_then(|l| l.keeps(p.value)) == Some(true);
+        row.policy_optimal += usize::from(optimal(top));
+        row.search_optimal += usize::from(optimal(searched[i]));
+        row.losing_mass += masses
+            .iter()
+            .filter(|(hash, _)| label_of(**hash).and_then(|l| l.keeps(p.value)) == Some(false))
+            .map(|(_, m)| m)
+            .sum::<f64>();
+        if let Some(loss) = value_loss(p.value, answers[i][&state.position_hash()].wdl) {
+            row.value_loss += loss;
+            row.valued += 1;
+        }
+    }
+    let mut all = SeatScore {
+        seat: "all".into(),
+        ..SeatScore::default()
+    };
+    rows.iter().for_each(|r| all.add(r));
+    rows.push(all);
+    Ok(rows)
+}
+
+/// −ln of the probability the W/D/L head gives the proven class, when there is one.
+fn value_loss(value: Proven, wdl: [f32; 3]) -> Option<f64> {
+    let index = match value.class()? {
+        1 => 0,
+        0 => 1,
+        _ => 2,
+    };
+    Some(-(wdl[index].max(1e-12) as f64).ln())
+}
+
+/// The net's answers for every position's choice points (the position itself and each
+/// unfinished turn with more than one step), per position by position hash.
+fn choice_answers<S: GameState, E: ProbeNet<S>>(
+    states: &[S],
+    net: &mut E,
+) -> Result<Vec<HashMap<u64, NetAnswer>>, NetError> {
+    let mut queries: Vec<(usize, S)> = Vec::new();
+    for (i, state) in states.iter().enumerate() {
+        let mut seen = HashMap::new();
+        choice_points(state, true, &mut |s: &S| {
+            if seen.insert(s.position_hash(), ()).is_none() {
+                queries.push((i, s.clone()));
+            }
+        });
+    }
+    let mut answers: Vec<HashMap<u64, NetAnswer>> = vec![HashMap::new(); states.len()];
+    for chunk in queries.chunks(BATCH) {
+        let batch: Vec<&S> = chunk.iter().map(|(_, s)| s).collect();
+        for ((i, s), answer) in chunk.iter().zip(net.answer(&batch)?) {
+            answers[*i].insert(s.position_hash(), answer);
+        }
+    }
+    Ok(answers)
+}
+
+/// Calls `visit` on `state` when it is a choice point (or `root`) and on every choice point
+/// of the turns that go on from it.
+fn choice_points<S: GameState>(state: &S, root: bool, visit: &mut impl FnMut(&S)) {
+    let mut legal = StepList::new();
+    state.legal_steps(&mut legal);
+    if root || legal.len() > 1 {
+        visit(state);
+    }
+    for &step in &legal {
+        let mut next = state.clone();
+        next.apply_step(step);
+        if next.turn_in_progress() && next.outcome().is_none() {
+            choice_points(&next, false, visit);
+        }
+    }
+}
+
+/// The policy's mass on each whole turn, by the hash of the position it leads to.
+fn turn_masses<S: GameState>(state: &S, answers: &HashMap<u64, NetAnswer>) -> HashMap<u64, f64> {
+    let mut masses = HashMap::new();
+    add_masses(state, 1.0, answers, &mut masses);
+    masses
+}
+
+fn add_masses<S: GameState>(
+    state: &S,
+    mass: f64,
+    answers: &HashMap<u64, NetAnswer>,
+    masses: &mut HashMap<u64, f64>,
+) {
+    let mut legal = StepList::new();
+    state.legal_steps(&mut legal);
+    let priors = (legal.len() > 1).then(|| &answers[&state.position_hash()].priors);
+    for (k, &step) in legal.iter().enumerate() {
+        let mut next = state.clone();
+        next.apply_step(step);
+        let m = mass * priors.map_or(1.0, |p| p[k] as f64);
+        if next.turn_in_progress() && next.outcome().is_none() {
+            add_masses(&next, m, answers, masses);
+        } else {
+            *masses.entry(next.position_hash()).or_insert(0.0) += m;
+        }
+    }
+}
+
+/// The turn the search plays in each position (a new tree per searched step, all positions
+/// in lockstep), as the hash of the position it leads to.
+fn search_turns<S: GameState, E: Evaluate<S>>(
+    states: &[S],
+    config: &SearchConfig,
+    evaluator: &mut E,
+) -> Result<Vec<u64>, NetError> {
+    let mut current: Vec<S> = states.to_vec();
+    let mut open = vec![true; current.len()];
+    let mut rng = StdRng::seed_from_u64(0);
+    loop {
+        for (state, open) in current.iter_mut().zip(open.iter_mut()) {
+            *open = *open && play_forced(state);
+        }
+        let choosing: Vec<usize> = (0..current.len()).filter(|&i| open[i]).collect();
+        if choosing.is_empty() {
+            return Ok(current.iter().map(S::position_hash).collect());
+        }
+        for chunk in choosing.chunks(BATCH) {
+            let mut trees: Vec<Mcts<S>> = chunk
+                .iter()
+                .map(|&i| Mcts::new(current[i].clone(), config.mcts(false)))
+                .collect();
+            let mut roots: Vec<Box<dyn RootSearch<S>>> = trees
+                .iter()
+                .map(|t| start_search(config, t, config.visits, false))
+                .collect();
+            let mut refs: Vec<&mut Mcts<S>> = trees.iter_mut().collect();
+            let results = run_searches(&mut refs, &mut roots, evaluator, &mut rng)?;
+            for (&i, result) in chunk.iter().zip(results) {
+                let result = result.expect("a position with a choice is not over");
+                current[i].apply_step(result.action);
+                open[i] = current[i].turn_in_progress() && current[i].outcome().is_none();
+            }
+        }
+    }
+}
+
+/// Plays the forced steps of `state`'s turn (not finished, game not over); true while a
+/// choice is left in it.
+fn play_forced<S: GameState>(state: &mut S) -> bool {
+    let mut legal = StepList::new();
+    loop {
+        state.legal_steps(&mut legal);
+        if legal.len() > 1 {
+            return true;
+        }
+        state.apply_step(legal[0]);
+        if !state.turn_in_progress() || state.outcome().is_some() {
+            return false;
+        }
+    }
+}
+
+/// Scores `set` with the checkpoint at `path` (a checkpoint directory, a run directory:
+/// its newest checkpoint, or a weights file), searching with the settings of its run.
+pub fn score_checkpoint(
+    set: &ProbeSet,
+    path: &Path,
+    net: NetSettings,
+) -> Result<CheckpointScore, ProbeError> {
+    let started = Instant::now();
+    let model_error = |reason: String| ProbeError::Model {
+        path: path.to_path_buf(),
+        reason,
+    };
+    // resolve_model's errors name the path already.
+    let resolved = resolve_model(path).map_err(ProbeError::Settings)?;
+    let run = run_dir_of(&resolved.weights);
+    let mut search = match run {
+        Some(run) => SearchConfig::of_run(&run).map_err(model_error)?,
+        None => SearchConfig::default(),
+    };
+    search.visits = PROBE_VISITS;
+    let base = EvaluatorConfig {
+        max_batch: BATCH,
+        ..EvaluatorConfig::default()
+    };
+    let seats = with_game!(set.game, S => {
+        let evaluator = spawn_evaluator::<S>(&resolved.weights, set.game, net, base)
+            .map_err(|e| model_error(e.to_string()))?;
+        let mut net = NetEvaluator::new(evaluator.handle());
+        score_set::<S, _>(set, &mut net, &search)?
+    });
+    Ok(CheckpointScore {
+        checkpoint: path.to_path_buf(),
+        step: resolved.step,
+        seats,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// The run directory of a checkpoint's weights (`RUN/checkpoints/NAME/model.safetensors`),
+/// when it lies in one.
+fn run_dir_of(weights: &Path) -> Option<PathBuf> {
+    let checkpoints = weights.parent()?.parent()?;
+    (checkpoints.file_name()? == "checkpoints")
+        .then(|| checkpoints.parent().map(Path::to_path_buf))?
+}
