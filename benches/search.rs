@@ -11,8 +11,11 @@ use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::evaluator::{Evaluator, EvaluatorConfig};
 use checkers_zero::net::model::{Model, NetConfig};
+use checkers_zero::net::net_eval::Evaluate;
 use checkers_zero::net::net_eval::NetEvaluator;
-use checkers_zero::search::mcts::{run_simulations, Mcts, MctsConfig, UniformEvaluator};
+use checkers_zero::search::config::{SearchConfig, SearchKind};
+use checkers_zero::search::run::{run_searches, start_search};
+use checkers_zero::search::tree::{Mcts, UniformEvaluator};
 use checkers_zero::with_game;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -35,9 +38,27 @@ fn trees<S: GameState>(kind: GameKind, count: usize, seed: u64) -> Vec<Mcts<S>> 
             if s.outcome().is_some() {
                 s = S::start(kind, RulesConfig::default());
             }
-            Mcts::new(s, MctsConfig::default())
+            Mcts::new(s, SearchConfig::default().mcts(false))
         })
         .collect()
+}
+
+/// PUCT on all `trees` in lockstep until each root has `simulations` more visits.
+fn run_simulations<S: GameState, E: Evaluate<S>>(
+    trees: &mut [&mut Mcts<S>],
+    evaluator: &mut E,
+    simulations: u32,
+) {
+    let config = SearchConfig {
+        kind: SearchKind::Puct,
+        ..SearchConfig::default()
+    };
+    let mut roots: Vec<_> = trees
+        .iter()
+        .map(|tree| start_search(&config, tree, simulations, false))
+        .collect();
+    let mut rng = StdRng::seed_from_u64(0);
+    run_searches(trees, &mut roots, evaluator, &mut rng).unwrap();
 }
 
 /// Net+MCTS: `workers` threads each searching `per_worker` trees in lockstep, their leaves
@@ -68,7 +89,7 @@ fn net_mcts<S: Encode>(kind: GameKind, workers: usize, per_worker: usize, simula
             scope.spawn(move || {
                 let mut forest: Vec<Mcts<S>> = trees(kind, per_worker, w as u64);
                 let mut refs: Vec<&mut Mcts<S>> = forest.iter_mut().collect();
-                run_simulations(&mut refs, &mut net, simulations).unwrap();
+                run_simulations(&mut refs, &mut net, simulations);
             });
         }
     });
@@ -98,7 +119,7 @@ fn main() {
             let mut forest: Vec<Mcts<S>> = trees(kind, 64, 1);
             let start = Instant::now();
             let mut refs: Vec<&mut Mcts<S>> = forest.iter_mut().collect();
-            run_simulations(&mut refs, &mut UniformEvaluator, simulations).unwrap();
+            run_simulations(&mut refs, &mut UniformEvaluator, simulations);
             let seconds = start.elapsed().as_secs_f64();
             let total = (simulations as usize * forest.len()) as f64;
             println!(

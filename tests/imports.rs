@@ -4,6 +4,10 @@
 //! the `crate::<module>` paths (and `super::` paths that reach the crate root) in
 //! `src/**/*.rs`, leaving out comments, string and char literals and `#[cfg(test)]` items.
 //! A failure names the file and line of every offending use.
+//!
+//! Inside every folder of `src/` the sibling modules (the files and sub-folders beside each
+//! other) must not form a cycle either: read from `crate::`, `super::` and `self::` paths
+//! resolved to where they point (`src_folders_have_no_import_cycles`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -197,108 +201,24 @@ fn strip_test_items(code: &str) -> String {
     chars.into_iter().collect()
 }
 
-/// The identifiers a path names after `crate::` at `i` (one, or the first of each item of a
-/// `{...}` group), with their line numbers.
-fn path_heads(chars: &[char], mut i: usize) -> Vec<(String, usize)> {
-    let line_at = |k: usize| chars[..k].iter().filter(|&&c| c == '\n').count() + 1;
-    let skip_ws = |mut k: usize| {
-        while k < chars.len() && chars[k].is_whitespace() {
-            k += 1;
-        }
-        k
-    };
-    let ident_at = |k: usize| -> String {
-        chars[k..]
-            .iter()
-            .take_while(|&&c| is_ident_char(c))
-            .collect()
-    };
-    i = skip_ws(i);
-    if chars.get(i) != Some(&'{') {
-        let name = ident_at(i);
-        return if name.is_empty() {
-            vec![]
-        } else {
-            vec![(name, line_at(i))]
-        };
-    }
-    let mut heads = Vec::new();
-    let mut depth = 0usize;
-    let mut item_start = true;
-    while i < chars.len() {
-        match chars[i] {
-            '{' => {
-                depth += 1;
-                item_start = depth == 1;
-            }
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    break;
-                }
-            }
-            ',' if depth == 1 => item_start = true,
-            c if item_start && depth == 1 && is_ident_char(c) => {
-                heads.push((ident_at(i), line_at(i)));
-                item_start = false;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    heads
-}
-
 /// The modules a file's code names from the crate root, with line numbers: `crate::x`,
 /// `$crate::x`, `crate::{x, y::z}`, and `super::` chains that climb above the file's
 /// top-level module (`depth` is how deep the file's module is: 1 for `src/x.rs` and
 /// `src/x/mod.rs`, 2 for `src/x/y.rs`).
 fn root_paths(code: &str, depth: usize) -> Vec<(String, usize)> {
-    let chars: Vec<char> = code.chars().collect();
-    let mut found = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        if !is_ident_char(chars[i]) || (i > 0 && is_ident_char(chars[i - 1])) {
-            i += 1;
-            continue;
-        }
-        let word: String = chars[i..]
-            .iter()
-            .take_while(|&&c| is_ident_char(c))
-            .collect();
-        let mut j = i + word.chars().count();
-        let root = match word.as_str() {
-            "crate" => matches_sep(&chars, j).map(|k| {
-                j = k;
-                true
-            }),
-            "super" => {
-                let mut climbs = 1;
-                let mut k = matches_sep(&chars, j);
-                while let Some(after) = k {
-                    let next: String = chars[after..]
-                        .iter()
-                        .take_while(|&&c| is_ident_char(c))
-                        .collect();
-                    if next != "super" {
-                        break;
-                    }
-                    climbs += 1;
-                    k = matches_sep(&chars, after + next.len());
-                }
-                k.map(|after| {
-                    j = after;
-                    climbs >= depth
-                })
+    // A made-up module path `depth` deep, of a name no path can contain.
+    let me = vec!["<file>".to_string(); depth];
+    resolved_paths(code, &me)
+        .into_iter()
+        .filter(|(path, _)| path.first() != me.first())
+        .filter_map(|(path, line)| Some((path.into_iter().next()?, line)))
+        .fold(Vec::new(), |mut heads, head| {
+            // `crate::game::{A, B}` names `game` once.
+            if heads.last() != Some(&head) {
+                heads.push(head);
             }
-            _ => None,
-        };
-        if root == Some(true) {
-            found.extend(path_heads(&chars, j));
-        }
-        i = j.max(i + 1);
-    }
-    found
+            heads
+        })
 }
 
 /// The index after `::` (spaces allowed around it) if it follows at `i`.
@@ -522,10 +442,10 @@ fn sources(files: &[(&str, &str)]) -> Vec<(String, String)> {
         .collect()
 }
 
-#[test]
-fn src_imports_run_one_way() {
+/// The crate's sources: paths relative to `src/`, with their text.
+fn src_files() -> Vec<(String, String)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let files: Vec<(String, String)> = rust_files(&src)
+    rust_files(&src)
         .into_iter()
         .map(|path| {
             let rel = path
@@ -537,7 +457,12 @@ fn src_imports_run_one_way() {
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             (rel, text)
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn src_imports_run_one_way() {
+    let files = src_files();
     let graph = graph(&files);
     assert!(
         graph.modules.contains("game") && graph.edges.contains_key(&("net".into(), "game".into())),
@@ -659,4 +584,220 @@ fn upward_edges_cycles_and_unknown_modules_are_reported() {
     );
     assert!(!found.contains("eval -> export goes up"), "{found}");
     assert_eq!(problems(&graph).len(), 6, "{found}");
+}
+
+/// The module path of a file relative to `src/`: `search/run.rs` is `search::run`,
+/// `search/mod.rs` is `search`, `lib.rs` and `main.rs` the crate root.
+fn module_path(rel: &str) -> Vec<String> {
+    let mut parts: Vec<String> = rel.split('/').map(str::to_string).collect();
+    let last = parts.pop().unwrap_or_default();
+    let name = last.strip_suffix(".rs").unwrap_or(&last);
+    let root = parts.is_empty() && (name == "lib" || name == "main");
+    if name != "mod" && !root {
+        parts.push(name.to_string());
+    }
+    parts
+}
+
+/// The identifier chains a path names from `i` on (`a::b::{c::d, e}` gives `a b c d` and
+/// `a b e`), with their line numbers.
+fn chains_at(chars: &[char], i: usize) -> Vec<(Vec<String>, usize)> {
+    let line_at = |k: usize| chars[..k].iter().filter(|&&c| c == '\n').count() + 1;
+    let mut chain = Vec::new();
+    let mut first = None;
+    let mut k = i;
+    loop {
+        while k < chars.len() && chars[k].is_whitespace() {
+            k += 1;
+        }
+        if chars.get(k) == Some(&'{') {
+            let mut out = Vec::new();
+            let mut depth = 0usize;
+            let mut item = k + 1;
+            for j in k..chars.len() {
+                match chars[j] {
+                    '{' => depth += 1,
+                    '}' | ',' if depth == 1 => {
+                        for (tail, line) in chains_at(chars, item) {
+                            out.push(([chain.clone(), tail].concat(), line));
+                        }
+                        item = j + 1;
+                        if chars[j] == '}' {
+                            break;
+                        }
+                    }
+                    '}' => depth -= 1,
+                    _ => {}
+                }
+            }
+            return out;
+        }
+        let ident: String = chars[k..]
+            .iter()
+            .take_while(|&&c| is_ident_char(c))
+            .collect();
+        if ident.is_empty() {
+            break;
+        }
+        first.get_or_insert(k);
+        chain.push(ident.clone());
+        match matches_sep(chars, k + ident.chars().count()) {
+            Some(after) => k = after,
+            None => break,
+        }
+    }
+    match first {
+        Some(at) => vec![(chain, line_at(at))],
+        None => vec![],
+    }
+}
+
+/// Every path in `code` (of the module `me`) that starts at `crate::`, `super::` or
+/// `self::`, resolved to the module path it names, with its line.
+fn resolved_paths(code: &str, me: &[String]) -> Vec<(Vec<String>, usize)> {
+    let chars: Vec<char> = code.chars().collect();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !is_ident_char(chars[i]) || (i > 0 && is_ident_char(chars[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let word: String = chars[i..]
+            .iter()
+            .take_while(|&&c| is_ident_char(c))
+            .collect();
+        let mut base: Option<Vec<String>> = match word.as_str() {
+            "crate" => Some(Vec::new()),
+            "self" => Some(me.to_vec()),
+            "super" => Some(me[..me.len().saturating_sub(1)].to_vec()),
+            _ => None,
+        };
+        let mut j = i + word.chars().count();
+        let mut after = base.as_ref().and_then(|_| matches_sep(&chars, j));
+        while let (Some(k), Some(b)) = (after, base.as_mut()) {
+            let next: String = chars[k..]
+                .iter()
+                .take_while(|&&c| is_ident_char(c))
+                .collect();
+            if next != "super" {
+                break;
+            }
+            b.pop();
+            j = k + next.len();
+            after = matches_sep(&chars, j);
+        }
+        if let (Some(k), Some(b)) = (after, base) {
+            for (chain, line) in chains_at(&chars, k) {
+                found.push(([b.clone(), chain].concat(), line));
+            }
+            j = k;
+        }
+        i = j.max(i + 1);
+    }
+    found
+}
+
+/// Per folder of the crate (`search`, `eval/probe`), the graph of its sibling modules: an
+/// edge `a -> b` when code in `a` (or below it) names `b` (or something in it).
+fn folder_graphs(files: &[(String, String)]) -> BTreeMap<String, Graph> {
+    let paths: Vec<Vec<String>> = files.iter().map(|(rel, _)| module_path(rel)).collect();
+    let mut graphs: BTreeMap<String, Graph> = BTreeMap::new();
+    for path in &paths {
+        for k in 1..path.len() {
+            let graph = graphs.entry(path[..k].join("/")).or_insert_with(|| Graph {
+                modules: BTreeSet::new(),
+                edges: Edges::new(),
+            });
+            graph.modules.insert(path[k].clone());
+        }
+    }
+    for ((rel, text), me) in files.iter().zip(&paths) {
+        let code = strip_test_items(&strip_code(text));
+        for (target, line) in resolved_paths(&code, me) {
+            for k in 1..me.len() {
+                let Some(graph) = graphs.get_mut(&me[..k].join("/")) else {
+                    continue;
+                };
+                let sibling = target.get(k).filter(|t| graph.modules.contains(*t));
+                if let Some(to) = sibling.filter(|t| target[..k] == me[..k] && **t != me[k]) {
+                    let place = Place {
+                        file: format!("src/{rel}"),
+                        line,
+                    };
+                    let edge = (me[k].clone(), to.clone());
+                    let list = graph.edges.entry(edge).or_default();
+                    if list.last() != Some(&place) {
+                        list.push(place);
+                    }
+                }
+            }
+        }
+    }
+    graphs
+}
+
+/// Every cycle inside a folder, one line each with its edges.
+fn folder_cycles(files: &[(String, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (folder, graph) in folder_graphs(files) {
+        for cycle in cycles(&graph) {
+            let edges: Vec<String> = graph
+                .edges
+                .iter()
+                .filter(|((a, b), _)| cycle.contains(a) && cycle.contains(b))
+                .map(|((a, b), list)| format!("{a} -> {b} at {}", places(list)))
+                .collect();
+            out.push(format!(
+                "cycle in {folder}/: {}: {}",
+                cycle.join(" <-> "),
+                edges.join("; ")
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn src_folders_have_no_import_cycles() {
+    let files = src_files();
+    let graphs = folder_graphs(&files);
+    let search = graphs.get("search").expect("a search folder");
+    assert!(
+        search
+            .edges
+            .contains_key(&("run".to_string(), "tree".to_string())),
+        "the parser found no run -> tree edge in search/: it reads nothing"
+    );
+    let found = folder_cycles(&files);
+    assert!(found.is_empty(), "import cycles:\n{}", found.join("\n"));
+}
+
+#[test]
+fn a_cycle_inside_a_folder_is_found_at_any_depth() {
+    let files = sources(&[
+        ("search/mod.rs", "pub mod a; pub mod b; pub mod c;"),
+        ("search/a.rs", "use super::b::X;"),
+        ("search/b.rs", "\nuse crate::search::{c::Z, a::Y};"),
+        ("search/c.rs", "use crate::game::G; use self::inner::Q;"),
+        ("eval/probe/x.rs", "use super::super::probe::y::T;"),
+        ("eval/probe/y.rs", "use crate::eval::{probe::{x::U}};"),
+        ("eval/z.rs", "use super::probe::x::V;"),
+    ]);
+    let found = folder_cycles(&files).join("\n");
+    assert!(
+        found.contains(
+            "cycle in search/: a <-> b: a -> b at src/search/a.rs:1; b -> a at src/search/b.rs:2"
+        ),
+        "{found}"
+    );
+    assert!(found.contains("cycle in eval/probe/: x <-> y"), "{found}");
+    assert_eq!(folder_cycles(&files).len(), 2, "{found}");
+    let graphs = folder_graphs(&files);
+    assert!(graphs["search"]
+        .edges
+        .contains_key(&("b".into(), "c".into())));
+    assert!(graphs["eval"]
+        .edges
+        .contains_key(&("z".into(), "probe".into())));
 }

@@ -7,14 +7,31 @@ use checkers_zero::game::turns::distinct_turns;
 use checkers_zero::game::*;
 use checkers_zero::net::NetError;
 use checkers_zero::search::config::{SearchConfig, SearchKind};
-use checkers_zero::search::gumbel::{run_gumbel, GumbelConfig};
-use checkers_zero::search::mcts::{
-    run_simulations, terminal_values, Evaluate, LeafEval, Mcts, MctsConfig, UniformEvaluator,
+use checkers_zero::search::gumbel::GumbelRoot;
+use checkers_zero::search::puct::PuctRoot;
+use checkers_zero::search::root::RootSearch;
+use checkers_zero::search::run::{run_searches, search};
+use checkers_zero::search::tree::{
+    terminal_values, Evaluate, LeafEval, Mcts, MctsConfig, UniformEvaluator,
 };
-use checkers_zero::search::root::search;
 use checkers_zero::with_game;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+
+/// PUCT on `trees` without noise until each root has `target` visits, leaves batched.
+fn run_simulations<S: GameState>(trees: &mut [&mut Mcts<S>], target: u32) {
+    let mut roots: Vec<Box<dyn RootSearch<S>>> = trees
+        .iter()
+        .map(|_| Box::new(PuctRoot::new(target, false)) as Box<dyn RootSearch<S>>)
+        .collect();
+    let mut rng = StdRng::seed_from_u64(0);
+    run_searches(trees, &mut roots, &mut UniformEvaluator, &mut rng).unwrap();
+}
+
+/// The tree settings of the default search, with (`noise`) or without root noise.
+fn tree_config(noise: bool) -> MctsConfig {
+    SearchConfig::default().mcts(noise)
+}
 
 /// True if `me` wins by force within `turns` more turns (brute force over whole turns).
 fn wins_within<S: GameState>(state: &S, me: Side, turns: u32) -> bool {
@@ -51,12 +68,12 @@ fn assert_search_finds_win(kind: GameKind, position: &str, simulations: u32, hor
         assert!(!winning.is_empty() && winning.len() < turns.len(), "{position}: a real choice");
         // Play the whole turn step by step, searching each step with a fresh budget.
         let mut current = state.clone();
-        let mut tree = Mcts::new(current.clone(), MctsConfig { dirichlet_alpha: 0.0, ..MctsConfig::default() });
+        let mut tree = Mcts::new(current.clone(), tree_config(false));
         let mut path = String::new();
         let mut first = true;
         loop {
             let target = tree.root_visits() + simulations;
-            run_simulations(&mut [&mut tree], &mut UniformEvaluator, target).unwrap();
+            run_simulations(&mut [&mut tree], target);
             let best = tree.root_children().into_iter().max_by_key(|c| c.visits).unwrap();
             checkers_zero::game::turns::push_step_text(&current, best.action, first, &mut path);
             first = false;
@@ -143,10 +160,16 @@ fn gumbel_with_8_simulations_is_legal_and_its_target_sums_to_one() {
         with_game!(kind, S => {
             let positions: Vec<S> = random_positions(kind, 60, 11);
             let mut trees: Vec<Mcts<S>> =
-                positions.iter().map(|p| Mcts::new(p.clone(), MctsConfig::default())).collect();
+                positions.iter().map(|p| Mcts::new(p.clone(), tree_config(true))).collect();
             let mut refs: Vec<&mut Mcts<S>> = trees.iter_mut().collect();
             let mut rng = StdRng::seed_from_u64(5);
-            let outcomes = run_gumbel(&mut refs, &mut UniformEvaluator, &GumbelConfig::default(), 8, &mut rng).unwrap();
+            // k = 16, the paper's.
+            let config = SearchConfig { considered: 16, ..SearchConfig::default() }.gumbel();
+            let mut roots: Vec<Box<dyn RootSearch<S>>> = refs
+                .iter()
+                .map(|_| Box::new(GumbelRoot::new(config.clone(), 8)) as Box<dyn RootSearch<S>>)
+                .collect();
+            let outcomes = run_searches(&mut refs, &mut roots, &mut UniformEvaluator, &mut rng).unwrap();
             let mut legal = StepList::new();
             for (state, outcome) in positions.iter().zip(outcomes) {
                 let outcome = outcome.expect("non-terminal root");
@@ -176,22 +199,10 @@ fn team_seats_share_one_value() {
         if p.turn_in_progress() {
             continue;
         }
-        let mut a = Mcts::new(
-            p.clone(),
-            MctsConfig {
-                dirichlet_alpha: 0.0,
-                ..MctsConfig::default()
-            },
-        );
-        let mut b = Mcts::new(
-            three.clone(),
-            MctsConfig {
-                dirichlet_alpha: 0.0,
-                ..MctsConfig::default()
-            },
-        );
-        run_simulations(&mut [&mut a], &mut UniformEvaluator, 200).unwrap();
-        run_simulations(&mut [&mut b], &mut UniformEvaluator, 200).unwrap();
+        let mut a = Mcts::new(p.clone(), tree_config(false));
+        let mut b = Mcts::new(three.clone(), tree_config(false));
+        run_simulations(&mut [&mut a], 200);
+        run_simulations(&mut [&mut b], 200);
         assert_eq!(a.root_value(), b.root_value());
         assert_eq!(a.root_children(), b.root_children());
         assert_eq!(p.side_to_move(), three.side_to_move());
@@ -257,8 +268,8 @@ fn every_agent_plays_legal_steps_in_every_game() {
 fn tree_reuse_keeps_the_chosen_subtree() {
     type S = checkers_zero::game::eximo::Eximo;
     let state = S::start(GameKind::Eximo, RulesConfig::default());
-    let mut tree = Mcts::new(state, MctsConfig::default());
-    run_simulations(&mut [&mut tree], &mut UniformEvaluator, 2000).unwrap();
+    let mut tree = Mcts::new(state, tree_config(true));
+    run_simulations(&mut [&mut tree], 2000);
     let best = tree
         .root_children()
         .into_iter()
@@ -280,7 +291,7 @@ fn tree_reuse_keeps_the_chosen_subtree() {
     assert_eq!(tree.root_state().position_hash(), expected.position_hash());
     // Searching on from the reused tree adds to the carried visits.
     let target = tree.root_visits() + 100;
-    run_simulations(&mut [&mut tree], &mut UniformEvaluator, target).unwrap();
+    run_simulations(&mut [&mut tree], target);
     assert_eq!(tree.root_visits(), target);
     let child_visits: u32 = tree.root_children().iter().map(|c| c.visits).sum();
     assert_eq!(
@@ -291,28 +302,24 @@ fn tree_reuse_keeps_the_chosen_subtree() {
 }
 
 #[test]
-fn temperature_zero_takes_the_most_visited_and_one_follows_visits() {
-    use checkers_zero::search::mcts::{choose_by_visits, ChildStats};
+fn the_move_choice_takes_the_most_visited_with_ties_to_the_better_value() {
+    use checkers_zero::search::root::most_visited;
+    use checkers_zero::search::tree::ChildStats;
+    let child = |action, visits, q| ChildStats {
+        action,
+        prior: 0.25,
+        visits,
+        q,
+    };
     let children = vec![
-        ChildStats {
-            action: 1,
-            prior: 0.5,
-            visits: 30,
-            q: 0.0,
-        },
-        ChildStats {
-            action: 2,
-            prior: 0.5,
-            visits: 70,
-            q: 0.0,
-        },
+        child(1, 30, 0.9),
+        child(2, 70, -0.2),
+        child(3, 70, 0.1),
+        child(4, 70, 0.0),
     ];
-    let mut rng = StdRng::seed_from_u64(9);
-    assert_eq!(choose_by_visits(&children, 0.0, &mut rng), Some(2));
-    let picks = (0..10_000)
-        .filter(|_| choose_by_visits(&children, 1.0, &mut rng) == Some(2))
-        .count();
-    assert!((6_700..7_300).contains(&picks), "{picks} of 10000");
+    assert_eq!(most_visited(&children), Some(2));
+    assert_eq!(most_visited(&children[..1]), Some(0));
+    assert_eq!(most_visited(&[]), None);
 }
 
 #[test]
@@ -499,7 +506,7 @@ fn values_back_up_through_forced_steps_as_without_the_walk() {
             for (state, k) in positions_with_forced_children::<S>(kind, 20) {
                 let mut q = Vec::new();
                 for walk_forced in [true, false] {
-                    let config = MctsConfig { walk_forced, ..MctsConfig::default() };
+                    let config = MctsConfig { walk_forced, ..tree_config(true) };
                     let mut tree = Mcts::new(state.clone(), config);
                     let mut counting = CountingEvaluator::default();
                     for via in [None, Some(k)] {
@@ -548,8 +555,9 @@ impl<S: GameState> Evaluate<S> for SkewedEvaluator {
 /// agents' searches (no noise) are plain PUCT.
 #[test]
 fn forced_playouts_visit_every_root_step_and_are_pruned_from_the_target() {
-    use checkers_zero::search::mcts::ChildStats;
-    use checkers_zero::search::root::{run_searches, start_search, SearchResult};
+    use checkers_zero::search::root::SearchResult;
+    use checkers_zero::search::run::start_search;
+    use checkers_zero::search::tree::ChildStats;
     let state =
         checkers_zero::game::rematch::Rematch::start(GameKind::Rematch, RulesConfig::default());
     let plain = SearchConfig {

@@ -725,7 +725,7 @@ fn a_fork_carries_window_and_optimizer_over_unchanged() {
         (a.samples_total, a.games_total, &a.state.consumed),
         (b.samples_total, b.games_total, &b.state.consumed)
     );
-    assert!(b.window.len() > 0);
+    assert!(!b.window.is_empty());
     assert!(
         a.window.iter().eq(b.window.iter()),
         "the same replay window"

@@ -10,14 +10,10 @@ use rand::SeedableRng;
 use crate::game::turns::push_step_text;
 use crate::game::{Action, GameState, StepList};
 use crate::net::NetError;
-use crate::search::agents::Budget;
-use crate::search::config::{SearchConfig, SearchKind};
-use crate::search::mcts::{terminal_values, ChildStats, Evaluate, Mcts};
-use crate::search::root::{search, SearchResult};
-
-/// Simulations added at a time under a time budget (and at least this many per searched
-/// step, even once the time is used up).
-const TIME_CHUNK: u32 = 8;
+use crate::search::config::SearchConfig;
+use crate::search::root::most_visited;
+use crate::search::run::{search_step, Budget};
+use crate::search::tree::{terminal_values, Evaluate, Mcts};
 
 /// A turn chosen by [`TurnSearch::think`].
 #[derive(Clone, Debug, PartialEq)]
@@ -44,13 +40,6 @@ pub struct TurnSearch<E> {
     rng: StdRng,
 }
 
-/// The child a finished search plays: the most visited, ties to the better value.
-fn best_child(children: &[ChildStats]) -> Option<&ChildStats> {
-    children
-        .iter()
-        .max_by(|a, b| a.visits.cmp(&b.visits).then(a.q.total_cmp(&b.q)))
-}
-
 impl<E> TurnSearch<E> {
     /// A search with `evaluator` as `config` says (never Dirichlet noise; Gumbel noise only
     /// when `config.gumbel_scale` > 0, which [`SearchConfig::for_play`] turns off); `seed`
@@ -64,11 +53,12 @@ impl<E> TurnSearch<E> {
     }
 
     /// Chooses the turn to play in `state` (a position at a turn boundary, game not over).
-    /// With [`Budget::Count`] every searched step runs that many simulations (PUCT: until
-    /// its root has that many visits, visits kept from the previous step counting); with
-    /// [`Budget::Time`] PUCT runs, the first searched step using the whole time and later
-    /// steps of the same turn adding [`TIME_CHUNK`] simulations to the subtree the first
-    /// search built. Returns `None` when the game is over, an error when the net fails.
+    /// Every searched step is one [`search_step`]: with [`Budget::Count`] it runs that many
+    /// simulations (PUCT: until its root has that many visits, visits kept from the
+    /// previous step counting); with [`Budget::Time`] PUCT runs, the first searched step
+    /// using the whole time and later steps of the same turn adding
+    /// [`crate::search::run::TIME_CHUNK`] simulations to the subtree the first search
+    /// built. Returns `None` when the game is over, an error when the net fails.
     pub fn think<S: GameState>(
         &mut self,
         state: &S,
@@ -102,7 +92,15 @@ impl<E> TurnSearch<E> {
             } else {
                 let tree =
                     tree.get_or_insert_with(|| Mcts::new(current.clone(), self.config.mcts(false)));
-                let result = self.search(tree, budget, deadline)?;
+                let result = search_step(
+                    tree,
+                    &self.config,
+                    budget,
+                    deadline,
+                    &mut self.rng,
+                    &mut self.evaluator,
+                )?
+                .expect("a searched root is not terminal");
                 if visits == 0 {
                     visits = tree.root_visits();
                 }
@@ -137,61 +135,6 @@ impl<E> TurnSearch<E> {
         }))
     }
 
-    /// One searched step under `budget` (see [`TurnSearch::think`]).
-    fn search<S: GameState>(
-        &mut self,
-        tree: &mut Mcts<S>,
-        budget: Budget,
-        deadline: Option<Instant>,
-    ) -> Result<SearchResult, NetError>
-    where
-        E: Evaluate<S>,
-    {
-        match (budget, deadline) {
-            (Budget::Count(n), _) => {
-                let config = self.config.clone();
-                let simulations = match config.kind {
-                    SearchKind::Puct => n.saturating_sub(tree.root_visits()).max(1),
-                    SearchKind::Gumbel => n.max(1),
-                };
-                self.run(tree, &config, simulations)
-            }
-            (Budget::Time(limit), deadline) => {
-                let deadline = deadline.unwrap_or_else(|| Instant::now() + limit);
-                let puct = SearchConfig {
-                    kind: SearchKind::Puct,
-                    ..self.config.clone()
-                };
-                let start = tree.root_visits();
-                loop {
-                    let result = self.run(tree, &puct, TIME_CHUNK)?;
-                    if Instant::now() >= deadline && tree.root_visits() - start >= TIME_CHUNK {
-                        return Ok(result);
-                    }
-                }
-            }
-        }
-    }
-
-    fn run<S: GameState>(
-        &mut self,
-        tree: &mut Mcts<S>,
-        config: &SearchConfig,
-        simulations: u32,
-    ) -> Result<SearchResult, NetError>
-    where
-        E: Evaluate<S>,
-    {
-        let result = search(
-            tree,
-            config,
-            simulations,
-            &mut self.rng,
-            &mut self.evaluator,
-        )?;
-        Ok(result.expect("a searched root is not terminal"))
-    }
-
     /// The value for `mover` of a position reached without search: exact when the game is
     /// over, else the evaluator's value for its side to move.
     fn static_value<S: GameState>(
@@ -223,7 +166,10 @@ pub fn principal_variation<S: GameState>(tree: &Mcts<S>) -> Vec<String> {
     let mut path = String::new();
     loop {
         let children = tree.root_children();
-        let Some(best) = best_child(&children).filter(|c| c.visits > 0) else {
+        let Some(best) = most_visited(&children)
+            .map(|i| &children[i])
+            .filter(|c| c.visits > 0)
+        else {
             break;
         };
         let action = best.action;

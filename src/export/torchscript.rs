@@ -23,7 +23,7 @@ use crate::net::precision::Precision;
 use crate::net::NetError;
 use crate::search::agents::{Budget, SearchAgent};
 use crate::search::config::SearchConfig;
-use crate::search::mcts::{Evaluate, LeafEval};
+use crate::search::tree::{Evaluate, LeafEval};
 
 /// Traces `model` (fp32, inference mode) into a TorchScript module with a `forward`
 /// method. The model's variables are frozen first (traced weights become constants, which

@@ -1,15 +1,16 @@
 //! Agents: anything that picks the next step. Matches and play use them through one
 //! interface; every agent works for every game, 3-player ReMATCH seats included.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
 use super::config::{SearchConfig, SearchKind};
-use super::mcts::{terminal_values, Evaluate, LeafEval, Mcts, UniformEvaluator};
-use super::root::search;
+use super::run::search_step;
+pub use super::run::Budget;
+use super::tree::{terminal_values, Evaluate, LeafEval, Mcts, UniformEvaluator};
 use crate::game::{Action, GameState, Side, StepList};
 use crate::net::encode::Encode;
 use crate::net::evaluator::EvaluatorHandle;
@@ -98,15 +99,6 @@ impl<S: GameState> Evaluate<S> for RolloutEvaluator {
     }
 }
 
-/// The budget of a searching agent.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Budget {
-    /// A fixed number of simulations (or playouts, or plies of depth for alpha-beta).
-    Count(u32),
-    /// A time limit per step.
-    Time(Duration),
-}
-
 /// Tree search with an evaluator, as a [`SearchConfig`] says (PUCT or a Gumbel root; never
 /// Dirichlet noise, and Gumbel noise only when `gumbel_scale` > 0: agents get their settings
 /// through [`SearchConfig::for_play`], which turns it off). With [`RolloutEvaluator`] it is UCT with random playouts; with the net it is
@@ -168,30 +160,20 @@ impl<S: GameState, E: Evaluate<S> + Send> Agent<S> for SearchAgent<E> {
         if steps.len() == 1 {
             return Ok(steps[0]);
         }
-        let mut tree = Mcts::new(state.clone(), self.config.mcts(false));
-        let (config, chunk, deadline) = match self.budget {
-            Budget::Count(n) => (self.config.clone(), n.max(1), None),
-            Budget::Time(limit) => {
-                let puct = SearchConfig {
-                    kind: SearchKind::Puct,
-                    ..self.config.clone()
-                };
-                (puct, 8, Some(Instant::now() + limit))
-            }
+        let deadline = match self.budget {
+            Budget::Time(limit) => Some(Instant::now() + limit),
+            Budget::Count(_) => None,
         };
-        loop {
-            let result = search(
-                &mut tree,
-                &config,
-                chunk,
-                &mut self.rng,
-                &mut self.evaluator,
-            )?
-            .expect("a non-terminal root");
-            if deadline.is_none_or(|d| Instant::now() >= d) {
-                return Ok(result.action);
-            }
-        }
+        let mut tree = Mcts::new(state.clone(), self.config.mcts(false));
+        let result = search_step(
+            &mut tree,
+            &self.config,
+            self.budget,
+            deadline,
+            &mut self.rng,
+            &mut self.evaluator,
+        )?;
+        Ok(result.expect("a non-terminal root").action)
     }
 }
 

@@ -1,13 +1,16 @@
 //! The search settings (`[search]` of a run config, `search` of an export's `model.json`,
 //! `key=value` overrides in agent specs): one struct, its defaults in one place, its ranges
-//! checked on load naming the key.
+//! checked on load naming the key. The tree's and the roots' settings ([`MctsConfig`],
+//! [`GumbelConfig`], [`ForcedPlayouts`]) are built from it here and have no defaults of
+//! their own.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use super::gumbel::GumbelConfig;
-use super::mcts::MctsConfig;
+use super::puct::ForcedPlayouts;
+use super::tree::MctsConfig;
 
 /// Which root search runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -154,6 +157,15 @@ impl SearchConfig {
             dirichlet_fraction: if noise { self.dirichlet_fraction } else { 0.0 },
             walk_forced: true,
         }
+    }
+
+    /// The forced playouts of a PUCT search under these settings: self-play's full
+    /// searches (`noise`) with `forced_playouts` set; none otherwise.
+    pub fn forced_playouts(&self, noise: bool) -> Option<ForcedPlayouts> {
+        (noise && self.forced_playouts > 0.0).then_some(ForcedPlayouts {
+            k: self.forced_playouts,
+            c_puct: self.c_puct,
+        })
     }
 
     /// The Gumbel root settings.

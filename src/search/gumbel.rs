@@ -1,22 +1,22 @@
 //! The Gumbel root ("Policy improvement by planning with Gumbel", Danihelka et al., ICLR
 //! 2022): Gumbel-top-k sampling of the root steps, sequential halving of the simulation
 //! budget among them, and the improved policy target from completed Q-values. Below the
-//! root the tree search is the ordinary PUCT of [`super::mcts`].
+//! root the tree search is the ordinary PUCT of [`super::tree`].
 //!
 //! A [`GumbelRoot`] is a schedule: it says which root child the next simulation goes
 //! through, so many trees can run it in lockstep and batch their leaves.
 
 use rand::{Rng, RngCore};
 
-use super::mcts::{ChildStats, Evaluate, Mcts};
-use super::root::{run_searches, RootSearch, SearchResult};
+use super::root::{most_visited, RootSearch, SearchResult};
+use super::tree::{ChildStats, Mcts};
 use crate::game::GameState;
-use crate::net::NetError;
 
-/// Gumbel root settings.
+/// The Gumbel root's settings, built from the one set of search settings by
+/// [`super::config::SearchConfig::gumbel`] (they have no defaults of their own).
 #[derive(Clone, Debug, PartialEq)]
 pub struct GumbelConfig {
-    /// Root steps considered (k of Gumbel-top-k); 16 in the paper.
+    /// Root steps considered (k of Gumbel-top-k).
     pub considered: usize,
     /// σ's visit offset: σ(q) = (c_visit + max visits) · c_scale · q.
     pub c_visit: f32,
@@ -24,17 +24,6 @@ pub struct GumbelConfig {
     pub c_scale: f32,
     /// Scale of the Gumbel noise on the root's log priors (0: none, deterministic).
     pub gumbel_scale: f32,
-}
-
-impl Default for GumbelConfig {
-    fn default() -> Self {
-        GumbelConfig {
-            considered: 16,
-            c_visit: 50.0,
-            c_scale: 1.0,
-            gumbel_scale: 1.0,
-        }
-    }
 }
 
 /// The sequential-halving schedule of one root.
@@ -170,10 +159,10 @@ impl GumbelRoot {
             .zip(exps)
             .map(|(c, e)| (c.action, e / total))
             .collect();
-        // The step: the best remaining candidate by g + logits + σ(q̂) (the most visited
-        // among the last survivors when the schedule never started).
+        // The step: the best remaining candidate by g + logits + σ(q̂) (the move choice of
+        // visit counts when the schedule never started, as with a budget of one).
         let best = if self.remaining.is_empty() {
-            (0..children.len()).max_by_key(|&i| children[i].visits)?
+            most_visited(&children)?
         } else {
             *self.remaining.iter().max_by(|&&a, &&b| {
                 let sa = self.scores[a] + sigma * normalised(completed[a]);
@@ -232,20 +221,4 @@ pub fn completed_q(children: &[ChildStats], root_value: f32) -> Vec<f32> {
         .iter()
         .map(|c| if c.visits > 0 { c.q } else { v_mix })
         .collect()
-}
-
-/// Runs Gumbel searches of `simulations` each on many trees at once, one leaf per tree per
-/// batch, and returns each tree's result (`None` for a tree whose root is terminal).
-pub fn run_gumbel<S: GameState, E: Evaluate<S>>(
-    trees: &mut [&mut Mcts<S>],
-    evaluator: &mut E,
-    config: &GumbelConfig,
-    simulations: u32,
-    rng: &mut dyn RngCore,
-) -> Result<Vec<Option<SearchResult>>, NetError> {
-    let mut roots: Vec<Box<dyn RootSearch<S>>> = trees
-        .iter()
-        .map(|_| Box::new(GumbelRoot::new(config.clone(), simulations)) as Box<dyn RootSearch<S>>)
-        .collect();
-    run_searches(trees, &mut roots, evaluator, rng)
 }

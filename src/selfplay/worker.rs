@@ -19,8 +19,10 @@ use super::resign::{ResignCalibrator, ResignWindow};
 use crate::game::{Action, GameKind, GameState, RulesConfig, StepList};
 use crate::net::NetError;
 use crate::search::config::SearchConfig;
-use crate::search::mcts::{Evaluate, Leaf, Mcts};
-use crate::search::root::{policy_surprise, start_search, RootSearch, SearchResult};
+use crate::search::root::{policy_surprise, RootSearch, SearchResult};
+use crate::search::run::{lockstep, start_search, Lockstep};
+use crate::search::sample::sample_with_temperature;
+use crate::search::tree::{Evaluate, Leaf, LeafEval, Mcts};
 use crate::util::game_seed;
 
 /// Everything a worker needs besides its evaluator.
@@ -191,34 +193,6 @@ pub fn temperature(config: &SelfPlayConfig, turn: u32) -> f32 {
     config.temperature_end + (config.temperature_start - config.temperature_end) * decay
 }
 
-/// Samples an index of `weights` with probability proportional to `weight^(1/temperature)`;
-/// with a temperature near zero, the largest weight.
-pub fn sample_with_temperature(weights: &[f32], temperature: f32, rng: &mut impl Rng) -> usize {
-    let best = (0..weights.len())
-        .max_by(|&a, &b| weights[a].total_cmp(&weights[b]))
-        .unwrap_or(0);
-    if temperature <= 0.01 || weights.len() < 2 {
-        return best;
-    }
-    let max = weights[best].max(1e-30) as f64;
-    let powered: Vec<f64> = weights
-        .iter()
-        .map(|&w| (w.max(0.0) as f64 / max).powf(1.0 / temperature as f64))
-        .collect();
-    let total: f64 = powered.iter().sum();
-    if !(total > 0.0 && total.is_finite()) {
-        return best;
-    }
-    let mut pick = rng.gen_range(0.0..total);
-    for (i, w) in powered.iter().enumerate() {
-        if pick < *w {
-            return i;
-        }
-        pick -= w;
-    }
-    best
-}
-
 /// Plays games until `counters.stop` is set, sending each finished game to `finished`.
 /// Returns when stopped or drained, or when `finished` has no receiver; an error when the
 /// net fails (an evaluator gone after the stop is no error).
@@ -232,33 +206,70 @@ pub fn run_worker<S: GameState, E: Evaluate<S>>(
     counters: Arc<SharedCounters>,
     finished: Sender<GameRecord>,
 ) -> Result<(), NetError> {
-    let sp = &settings.selfplay;
-    let mut slots: Vec<Slot<S>> = Vec::new();
-    let mut legal = StepList::new();
-    let mut in_flight = sp.first_games_in_flight(counters.model_step.load(Ordering::Relaxed));
-    while !counters.stop.load(Ordering::Relaxed) {
-        if !counters.drain.load(Ordering::Relaxed) {
-            while slots.len() < in_flight {
-                slots.push(new_slot(&settings, &counters));
-            }
-        } else if slots.is_empty() {
-            return Ok(());
+    let in_flight = settings
+        .selfplay
+        .first_games_in_flight(counters.model_step.load(Ordering::Relaxed));
+    let mut games = Games {
+        settings: &settings,
+        counters: &counters,
+        finished: &finished,
+        slots: Vec::new(),
+        in_flight,
+        legal: StepList::new(),
+    };
+    match lockstep(&mut games, &mut net) {
+        Err(NetError::EvaluatorGone) if counters.stop.load(Ordering::Relaxed) => Ok(()),
+        result => result,
+    }
+}
+
+/// A worker's games in flight: [`run_worker`]'s lockstep.
+struct Games<'a, S: GameState> {
+    settings: &'a WorkerSettings,
+    counters: &'a SharedCounters,
+    finished: &'a Sender<GameRecord>,
+    slots: Vec<Slot<S>>,
+    /// Games to keep in flight now (grows to `games_in_flight` as games finish).
+    in_flight: usize,
+    legal: StepList,
+}
+
+impl<S: GameState> Games<'_, S> {
+    /// Hands a finished game on; false when no one receives games any more.
+    fn finish(&mut self, slot: Slot<S>) -> bool {
+        self.in_flight = (self.in_flight + 1).min(self.settings.selfplay.games_in_flight);
+        self.settings.calibrate(&slot.record, &slot.resign);
+        self.finished.send(slot.record).is_ok()
+    }
+}
+
+impl<S: GameState> Lockstep<S> for Games<'_, S> {
+    /// One leaf from every game (finishing searches and games on the way); `None` when
+    /// stopped or drained, or when finished games have no receiver.
+    fn leaves(&mut self) -> Option<Vec<(usize, Leaf<S>)>> {
+        if self.counters.stop.load(Ordering::Relaxed) {
+            return None;
         }
-        // One leaf from every game (finishing searches and games on the way).
-        let mut leaves: Vec<(usize, Leaf<S>)> = Vec::with_capacity(slots.len());
+        if !self.counters.drain.load(Ordering::Relaxed) {
+            while self.slots.len() < self.in_flight {
+                self.slots.push(new_slot(self.settings, self.counters));
+            }
+        } else if self.slots.is_empty() {
+            return None;
+        }
+        let mut leaves: Vec<(usize, Leaf<S>)> = Vec::with_capacity(self.slots.len());
         let mut i = 0;
-        while i < slots.len() {
-            match next_leaf(&mut slots[i], &settings, &counters, &mut legal) {
+        while i < self.slots.len() {
+            let slot = &mut self.slots[i];
+            match next_leaf(slot, self.settings, self.counters, &mut self.legal) {
                 Some(leaf) => {
                     leaves.push((i, leaf));
                     i += 1;
                 }
                 None => {
-                    let slot = slots.swap_remove(i);
-                    in_flight = (in_flight + 1).min(sp.games_in_flight);
-                    settings.calibrate(&slot.record, &slot.resign);
-                    if finished.send(slot.record).is_err() {
-                        return Ok(());
+                    let slot = self.slots.swap_remove(i);
+                    if !self.finish(slot) {
+                        return None;
                     }
                     // The slot moved into `i` has no leaf yet: it is visited next.
                 }
@@ -269,22 +280,17 @@ pub fn run_worker<S: GameState, E: Evaluate<S>>(
             .filter(|(_, l)| !l.terminal)
             .map(|(_, l)| &l.state)
             .collect();
-        count_net_calls(&counters, &states, &mut legal);
-        let mut evals = match net.evaluate(&states) {
-            Ok(evals) => evals.into_iter(),
-            Err(NetError::EvaluatorGone) if counters.stop.load(Ordering::Relaxed) => return Ok(()),
-            Err(error) => return Err(error),
-        };
-        for (i, leaf) in leaves {
-            let eval = if leaf.terminal { None } else { evals.next() };
-            let slot = &mut slots[i];
-            slot.tree.expand_and_backup(leaf, eval.as_ref());
-            if let Some(search) = &mut slot.search {
-                search.record();
-            }
+        count_net_calls(self.counters, &states, &mut self.legal);
+        Some(leaves)
+    }
+
+    fn backup(&mut self, i: usize, leaf: Leaf<S>, eval: Option<&LeafEval>) {
+        let slot = &mut self.slots[i];
+        slot.tree.expand_and_backup(leaf, eval);
+        if let Some(search) = &mut slot.search {
+            search.record();
         }
     }
-    Ok(())
 }
 
 /// Plays the forced steps at the start of the game's next step; false when the game has
@@ -370,7 +376,7 @@ fn next_leaf<S: GameState>(
 }
 
 /// The step self-play plays after a search: sampled from the policy target under the
-/// temperature schedule, or the search's own pick (a Gumbel search at temperature 0, or
+/// temperature schedule, or the search's own pick (at temperature 0, or a Gumbel search
 /// with `gumbel_play = "winner"` past the opening turns).
 fn played_step<S: GameState>(
     slot: &mut Slot<S>,
@@ -379,10 +385,10 @@ fn played_step<S: GameState>(
 ) -> Action {
     let sp = &settings.selfplay;
     let t = temperature(sp, slot.turns);
-    if settings.search.kind == SearchKind::Gumbel
-        && (t <= 0.01
-            || (sp.gumbel_play == GumbelPlay::Winner && slot.turns >= sp.gumbel_sample_turns))
-    {
+    let winner = settings.search.kind == SearchKind::Gumbel
+        && sp.gumbel_play == GumbelPlay::Winner
+        && slot.turns >= sp.gumbel_sample_turns;
+    if t <= 0.01 || winner {
         return result.action;
     }
     let weights: Vec<f32> = result.policy.iter().map(|p| p.1).collect();
@@ -465,7 +471,6 @@ fn update_resignation<S: GameState>(
 mod tests {
     use super::*;
     use crate::game::rematch::Rematch;
-    use crate::search::mcts::LeafEval;
 
     /// An evaluator whose net has failed.
     struct Broken;

@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use rand::rngs::StdRng;
+use rand::SeedableRng;
 use serde::Serialize;
 use tch::Device;
 
@@ -22,8 +24,9 @@ use crate::net::net_eval::NetEvaluator;
 use crate::net::NetError;
 use crate::search::agents::{Budget, RolloutEvaluator};
 use crate::search::config::SearchConfig;
-use crate::search::mcts::{run_simulations, Evaluate, LeafEval, Mcts};
+use crate::search::run::{search_in_chunks, start_search};
 use crate::search::solve::quick_proof;
+use crate::search::tree::{Evaluate, LeafEval, Mcts};
 
 /// A model the server plays and analyses with.
 pub enum LoadedModel {
@@ -221,7 +224,8 @@ pub struct AnalysisBudget {
     pub progress: bool,
 }
 
-/// Searches `state` until the budget is spent or `stop` is set, calling `publish` with a
+/// Searches `state` as `config` says (its `kind`: PUCT or a Gumbel root planned for
+/// `budget.visits`) until the budget is spent or `stop` is set, calling `publish` with a
 /// snapshot after every chunk of visits and once at the end (with `done`).
 pub fn analyse<S: Encode>(
     state: &S,
@@ -242,21 +246,23 @@ pub fn analyse<S: Encode>(
         Err(error) => snapshot.error = Some(error.to_string()),
     }
     let mut tree = Mcts::new(state.clone(), config.mcts(false));
-    while snapshot.error.is_none() && state.outcome().is_none() {
-        let target = (tree.root_visits() + budget.chunk.max(1)).min(budget.visits);
-        if let Err(error) = run_simulations(&mut [&mut tree], &mut eval, target) {
+    if snapshot.error.is_none() && state.outcome().is_none() {
+        let root = start_search(&config, &tree, budget.visits, false);
+        let mut rng = StdRng::seed_from_u64(0);
+        let between = |tree: &Mcts<S>| {
+            let finished = tree.root_visits() >= budget.visits
+                || start.elapsed() >= budget.time
+                || stop.load(Ordering::Relaxed);
+            if !finished && budget.progress {
+                fill_snapshot(tree, &mut snapshot, start);
+                publish(snapshot.clone());
+            }
+            !finished
+        };
+        let searched =
+            search_in_chunks(&mut tree, root, budget.chunk, &mut rng, &mut eval, between);
+        if let Err(error) = searched {
             snapshot.error = Some(format!("the model failed: {error}"));
-            break;
-        }
-        let finished = tree.root_visits() >= budget.visits
-            || start.elapsed() >= budget.time
-            || stop.load(Ordering::Relaxed);
-        if finished {
-            break;
-        }
-        if budget.progress {
-            fill_snapshot(&tree, &mut snapshot, start);
-            publish(snapshot.clone());
         }
     }
     if tree.root_expanded() {

@@ -24,9 +24,10 @@ use crate::net::evaluator::EvaluatorConfig;
 use crate::net::net_eval::{NetAnswer, NetEvaluator};
 use crate::net::NetError;
 use crate::search::config::SearchConfig;
-use crate::search::mcts::{Evaluate, Mcts};
-use crate::search::root::{run_searches, start_search, RootSearch};
+use crate::search::root::RootSearch;
+use crate::search::run::{run_searches, start_search};
 use crate::search::solve::Proven;
+use crate::search::tree::{Evaluate, Mcts};
 use crate::with_game;
 
 /// Positions per net call and per round of lockstep searches.

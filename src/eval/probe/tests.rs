@@ -10,7 +10,7 @@ use crate::game::{RulesConfig, StepList};
 use crate::net::net_eval::NetAnswer;
 use crate::net::NetError;
 use crate::search::config::SearchConfig;
-use crate::search::mcts::{Evaluate, LeafEval, UniformEvaluator};
+use crate::search::tree::{Evaluate, LeafEval, UniformEvaluator};
 use crate::selfplay::record::{write_records, GameRecord};
 
 /// Red to move: the flying capture a1xd4 takes the Team's last piece; the other three turns

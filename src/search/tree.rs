@@ -1,4 +1,6 @@
-//! PUCT Monte-Carlo tree search over steps, with values per *side*.
+//! The search tree: PUCT selection over steps, expansion and backup, with values per
+//! *side*. No drivers: the loop that runs simulations is [`super::run`], the schedules at
+//! the root are [`super::root::RootSearch`]'s implementations.
 //!
 //! Several steps in a row may belong to one side (capture sequences, drops, the Team's two
 //! seats), so the backup never flips signs by depth: each edge stores its value from the
@@ -19,13 +21,11 @@
 use rand::Rng;
 use rand_distr::{Distribution, Gamma};
 
-use super::root::{run_searches, PuctRoot, RootSearch};
-
 use crate::game::{Action, GameState, Side, StepList};
 pub use crate::net::net_eval::{Evaluate, LeafEval, UniformEvaluator};
-use crate::net::NetError;
 
-/// Search settings.
+/// The tree's settings, built from the one set of search settings by
+/// [`super::config::SearchConfig::mcts`] (they have no defaults of their own).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MctsConfig {
     /// Exploration constant of PUCT.
@@ -40,18 +40,6 @@ pub struct MctsConfig {
     /// Walk through positions with one legal step instead of evaluating them (see the
     /// module documentation); off only to compare with the search that does not.
     pub walk_forced: bool,
-}
-
-impl Default for MctsConfig {
-    fn default() -> Self {
-        MctsConfig {
-            c_puct: 1.5,
-            fpu_reduction: 0.25,
-            dirichlet_alpha: 0.3,
-            dirichlet_fraction: 0.25,
-            walk_forced: true,
-        }
-    }
 }
 
 const NO_CHILDREN: u32 = u32::MAX;
@@ -422,55 +410,4 @@ fn walk_forced<S: GameState>(state: &mut S) -> Vec<(Action, Side)> {
         state.apply_step(steps[0]);
     }
     forced
-}
-
-/// Runs PUCT simulations on many trees at once until each root has `simulations` visits:
-/// every round takes one leaf per unfinished tree and evaluates all of them in one batch.
-pub fn run_simulations<S: GameState, E: Evaluate<S>>(
-    trees: &mut [&mut Mcts<S>],
-    evaluator: &mut E,
-    simulations: u32,
-) -> Result<(), NetError> {
-    let mut roots: Vec<Box<dyn RootSearch<S>>> = trees
-        .iter()
-        .map(|_| Box::new(PuctRoot::new(simulations, false)) as Box<dyn RootSearch<S>>)
-        .collect();
-    let mut rng = rand::rngs::mock::StepRng::new(0, 1);
-    run_searches(trees, &mut roots, evaluator, &mut rng).map(|_| ())
-}
-
-/// Picks a root step from visit counts: with temperature 0 the most visited (ties to the
-/// better Q), otherwise with probability proportional to visits^(1/temperature).
-pub fn choose_by_visits(
-    children: &[ChildStats],
-    temperature: f32,
-    rng: &mut impl Rng,
-) -> Option<Action> {
-    if children.is_empty() {
-        return None;
-    }
-    if temperature <= 1e-3 {
-        return children
-            .iter()
-            .max_by(|a, b| a.visits.cmp(&b.visits).then(a.q.total_cmp(&b.q)))
-            .map(|c| c.action);
-    }
-    let max_visits = children.iter().map(|c| c.visits).max().unwrap_or(0).max(1) as f64;
-    // Normalise by the largest count before the power, so high powers do not overflow.
-    let weights: Vec<f64> = children
-        .iter()
-        .map(|c| (c.visits as f64 / max_visits).powf(1.0 / temperature as f64))
-        .collect();
-    let total: f64 = weights.iter().sum();
-    if total <= 0.0 {
-        return Some(children[rng.gen_range(0..children.len())].action);
-    }
-    let mut pick = rng.gen_range(0.0..total);
-    for (child, w) in children.iter().zip(&weights) {
-        if pick < *w {
-            return Some(child.action);
-        }
-        pick -= w;
-    }
-    children.last().map(|c| c.action)
 }

@@ -1,0 +1,259 @@
+//! The one search loop. Every caller runs its searches here: self-play (many games, see
+//! [`crate::selfplay::worker`]), the agents, an export's turn search (`play`, `engine`,
+//! Python), and serve's analysis. A round takes one leaf from every unfinished search and
+//! sends them to the net as one batch ([`lockstep`]); [`start_search`] turns the settings
+//! into a root search, [`search_step`] spends a [`Budget`] (visits or time) on one tree.
+
+use std::time::{Duration, Instant};
+
+use rand::RngCore;
+
+use super::config::{SearchConfig, SearchKind};
+use super::gumbel::GumbelRoot;
+use super::puct::PuctRoot;
+use super::root::{RootSearch, SearchResult};
+use super::tree::{Evaluate, Leaf, LeafEval, Mcts};
+use crate::game::GameState;
+use crate::net::NetError;
+
+/// The budget of a searching agent.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Budget {
+    /// A fixed number of simulations (or playouts, or plies of depth for alpha-beta).
+    Count(u32),
+    /// A time limit per step.
+    Time(Duration),
+}
+
+/// Simulations added at a time under a time budget (and at least this many per searched
+/// step, even once the time is used up).
+pub const TIME_CHUNK: u32 = 8;
+
+/// Searches that advance together in [`lockstep`].
+pub trait Lockstep<S: GameState> {
+    /// The leaves of the next round, each with the index of its search (one per unfinished
+    /// search); `None` ends the loop.
+    fn leaves(&mut self) -> Option<Vec<(usize, Leaf<S>)>>;
+    /// Hands search `i` its leaf back with the net's evaluation (`None`: a terminal leaf).
+    fn backup(&mut self, i: usize, leaf: Leaf<S>, eval: Option<&LeafEval>);
+}
+
+/// The search loop: every round, the leaves of all `searches` go to `evaluator` in one net
+/// call and back to their trees, until [`Lockstep::leaves`] ends it. A net error stops it.
+pub fn lockstep<S: GameState, E: Evaluate<S> + ?Sized>(
+    searches: &mut impl Lockstep<S>,
+    evaluator: &mut E,
+) -> Result<(), NetError> {
+    while let Some(leaves) = searches.leaves() {
+        let states: Vec<&S> = leaves
+            .iter()
+            .filter(|(_, l)| !l.terminal)
+            .map(|(_, l)| &l.state)
+            .collect();
+        let mut evals = evaluator.evaluate(&states)?.into_iter();
+        for (i, leaf) in leaves {
+            let eval = if leaf.terminal { None } else { evals.next() };
+            searches.backup(i, leaf, eval.as_ref());
+        }
+    }
+    Ok(())
+}
+
+/// The root search `config` asks for, to run `simulations` more simulations on `tree`;
+/// `noise`: self-play's full search (PUCT root noise, and forced playouts when set).
+pub fn start_search<S: GameState>(
+    config: &SearchConfig,
+    tree: &Mcts<S>,
+    simulations: u32,
+    noise: bool,
+) -> Box<dyn RootSearch<S>> {
+    match config.kind {
+        SearchKind::Gumbel => Box::new(GumbelRoot::new(config.gumbel(), simulations)),
+        SearchKind::Puct => Box::new(
+            PuctRoot::new(tree.root_visits() + simulations.max(1), noise)
+                .with_forced_playouts(config.forced_playouts(noise)),
+        ),
+    }
+}
+
+/// Root searches on their trees, sharing one random source: [`run_searches`]'s lockstep.
+struct Roots<'a, 'b, S: GameState> {
+    trees: &'a mut [&'b mut Mcts<S>],
+    roots: &'a mut [Box<dyn RootSearch<S>>],
+    rng: &'a mut dyn RngCore,
+}
+
+impl<S: GameState> Lockstep<S> for Roots<'_, '_, S> {
+    fn leaves(&mut self) -> Option<Vec<(usize, Leaf<S>)>> {
+        let mut leaves = Vec::new();
+        for (i, tree) in self.trees.iter_mut().enumerate() {
+            if let Some(via) = self.roots[i].next(tree, self.rng) {
+                leaves.push((i, tree.select_leaf_via(via)));
+            }
+        }
+        (!leaves.is_empty()).then_some(leaves)
+    }
+
+    fn backup(&mut self, i: usize, leaf: Leaf<S>, eval: Option<&LeafEval>) {
+        self.trees[i].expand_and_backup(leaf, eval);
+        self.roots[i].record();
+    }
+}
+
+/// Runs the searches `roots[i]` on `trees[i]` together in [`lockstep`] and returns their
+/// results (`None` for a terminal root). A net error stops them all.
+pub fn run_searches<S: GameState, E: Evaluate<S> + ?Sized>(
+    trees: &mut [&mut Mcts<S>],
+    roots: &mut [Box<dyn RootSearch<S>>],
+    evaluator: &mut E,
+    rng: &mut dyn RngCore,
+) -> Result<Vec<Option<SearchResult>>, NetError> {
+    assert_eq!(trees.len(), roots.len(), "one root search per tree");
+    lockstep(&mut Roots { trees, roots, rng }, evaluator)?;
+    Ok(roots
+        .iter()
+        .zip(trees.iter())
+        .map(|(root, tree)| root.finish(tree))
+        .collect())
+}
+
+/// One search of `tree` as `config` says, `simulations` more simulations. `None` when the
+/// root is terminal.
+pub fn search<S: GameState, E: Evaluate<S> + ?Sized>(
+    tree: &mut Mcts<S>,
+    config: &SearchConfig,
+    simulations: u32,
+    rng: &mut dyn RngCore,
+    evaluator: &mut E,
+) -> Result<Option<SearchResult>, NetError> {
+    let mut roots = vec![start_search(config, tree, simulations, false)];
+    let mut results = run_searches(&mut [tree], &mut roots, evaluator, rng)?;
+    Ok(results.pop().flatten())
+}
+
+/// One searched step of `tree` under `budget` (every agent's search). [`Budget::Count`]:
+/// PUCT runs until the root has that many visits (visits kept from an earlier step count),
+/// a Gumbel root runs that many simulations. [`Budget::Time`]: PUCT (sequential halving
+/// needs its budget in advance) in chunks of [`TIME_CHUNK`] simulations until `deadline`
+/// (the budget's time from now when `None`), at least one chunk. `None` when the root is
+/// terminal.
+pub fn search_step<S: GameState, E: Evaluate<S> + ?Sized>(
+    tree: &mut Mcts<S>,
+    config: &SearchConfig,
+    budget: Budget,
+    deadline: Option<Instant>,
+    rng: &mut dyn RngCore,
+    evaluator: &mut E,
+) -> Result<Option<SearchResult>, NetError> {
+    let limit = match budget {
+        Budget::Count(n) => {
+            let simulations = match config.kind {
+                SearchKind::Puct => n.saturating_sub(tree.root_visits()).max(1),
+                SearchKind::Gumbel => n.max(1),
+            };
+            return search(tree, config, simulations, rng, evaluator);
+        }
+        Budget::Time(limit) => limit,
+    };
+    let deadline = deadline.unwrap_or_else(|| Instant::now() + limit);
+    let puct = SearchConfig {
+        kind: SearchKind::Puct,
+        ..config.clone()
+    };
+    let start = tree.root_visits();
+    loop {
+        let result = search(tree, &puct, TIME_CHUNK, rng, evaluator)?;
+        let spent = Instant::now() >= deadline && tree.root_visits() - start >= TIME_CHUNK;
+        if result.is_none() || spent {
+            return Ok(result);
+        }
+    }
+}
+
+/// One search on `tree` that stops to look every `chunk` root visits: `between` sees the
+/// tree and says whether to go on. Ends when `root`'s budget is spent or `between` says
+/// stop (serve's analysis, which publishes what the tree holds while it grows).
+pub fn search_in_chunks<S: GameState, E: Evaluate<S> + ?Sized>(
+    tree: &mut Mcts<S>,
+    root: Box<dyn RootSearch<S>>,
+    chunk: u32,
+    rng: &mut dyn RngCore,
+    evaluator: &mut E,
+    between: impl FnMut(&Mcts<S>) -> bool,
+) -> Result<(), NetError> {
+    let next_look = tree.root_visits() + chunk.max(1);
+    let mut chunks = Chunks {
+        tree,
+        root,
+        chunk: chunk.max(1),
+        next_look,
+        rng,
+        between,
+    };
+    lockstep(&mut chunks, evaluator)
+}
+
+/// One tree searched in chunks: [`search_in_chunks`]'s lockstep.
+struct Chunks<'a, S: GameState, F> {
+    tree: &'a mut Mcts<S>,
+    root: Box<dyn RootSearch<S>>,
+    chunk: u32,
+    next_look: u32,
+    rng: &'a mut dyn RngCore,
+    between: F,
+}
+
+impl<S: GameState, F: FnMut(&Mcts<S>) -> bool> Lockstep<S> for Chunks<'_, S, F> {
+    fn leaves(&mut self) -> Option<Vec<(usize, Leaf<S>)>> {
+        let via = self.root.next(self.tree, self.rng)?;
+        if self.tree.root_visits() >= self.next_look {
+            self.next_look = self.tree.root_visits() + self.chunk;
+            if !(self.between)(self.tree) {
+                return None;
+            }
+        }
+        Some(vec![(0, self.tree.select_leaf_via(via))])
+    }
+
+    fn backup(&mut self, _: usize, leaf: Leaf<S>, eval: Option<&LeafEval>) {
+        self.tree.expand_and_backup(leaf, eval);
+        self.root.record();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::rngs::StdRng;
+    use rand::SeedableRng;
+
+    use super::*;
+    use crate::game::rematch::Rematch;
+    use crate::game::{GameKind, RulesConfig};
+
+    /// An evaluator whose net has failed.
+    struct Broken;
+
+    impl<S: GameState> Evaluate<S> for Broken {
+        fn evaluate(&mut self, _: &[&S]) -> Result<Vec<LeafEval>, NetError> {
+            Err(NetError::Shape("broken net".into()))
+        }
+    }
+
+    #[test]
+    fn a_failing_net_stops_every_kind_of_search_with_its_error() {
+        let state = Rematch::start(GameKind::Rematch, RulesConfig::default());
+        for kind in [SearchKind::Puct, SearchKind::Gumbel] {
+            let config = SearchConfig {
+                kind,
+                ..SearchConfig::default()
+            };
+            let mut tree = Mcts::new(state, config.mcts(false));
+            let mut rng = StdRng::seed_from_u64(1);
+            let error = search(&mut tree, &config, 16, &mut rng, &mut Broken).unwrap_err();
+            assert!(
+                matches!(error, NetError::Shape(ref m) if m == "broken net"),
+                "{error}"
+            );
+        }
+    }
+}
