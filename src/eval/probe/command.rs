@@ -8,6 +8,7 @@ use clap::Args;
 
 use super::build::{build_set, BuildOptions};
 use super::score::{score_checkpoint, SeatScore, PROBE_VISITS};
+use super::validate::{correlation_report, rated_checkpoints};
 use super::ProbeSet;
 use crate::game::GameKind;
 use crate::net::args::NetArgs;
@@ -92,15 +93,28 @@ pub struct ProbeArgs {
     pub set: PathBuf,
     /// Checkpoints to measure: checkpoint directories, run directories (their newest
     /// checkpoint) or weights files.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "ratings", conflicts_with = "ratings")]
     pub checkpoints: Vec<PathBuf>,
+    /// Validate the set instead: measure every checkpoint rated in this `RUN/ratings.csv`
+    /// and print each measure's Spearman rank correlation with their Elo.
+    #[arg(long)]
+    pub ratings: Option<PathBuf>,
     #[command(flatten)]
     pub net: NetArgs,
 }
 
-/// `probe`: per checkpoint, a table of the measures per seat.
+/// `probe`: per checkpoint, a table of the measures per seat; with `--ratings`, the rated
+/// checkpoints of a run, then each measure's rank correlation with their Elo.
 pub fn run_probe(args: &ProbeArgs, out: &mut impl Write) -> Result<()> {
     let set = ProbeSet::read(&args.set)?;
+    let rated = match &args.ratings {
+        Some(csv) => Some(rated_checkpoints(csv)?),
+        None => None,
+    };
+    let checkpoints: Vec<PathBuf> = match &rated {
+        Some(rated) => rated.iter().map(|r| r.dir.clone()).collect(),
+        None => args.checkpoints.clone(),
+    };
     writeln!(
         out,
         "{}: {} {} positions, {} labels; search: {PROBE_VISITS} visits per step with each \
@@ -110,7 +124,8 @@ pub fn run_probe(args: &ProbeArgs, out: &mut impl Write) -> Result<()> {
         set.game,
         set.labels.name()
     )?;
-    for path in &args.checkpoints {
+    let mut totals = Vec::new();
+    for path in &checkpoints {
         let score = score_checkpoint(&set, path, args.net.settings())?;
         let step = score.step.map_or(String::new(), |s| format!(" (step {s})"));
         writeln!(
@@ -123,6 +138,11 @@ pub fn run_probe(args: &ProbeArgs, out: &mut impl Write) -> Result<()> {
         for row in &score.seats {
             writeln!(out, "{}", row.row(set.labels))?;
         }
+        totals.extend(score.seats.last().cloned());
+    }
+    if let Some(rated) = rated {
+        let elos: Vec<f64> = rated.iter().map(|r| r.elo).collect();
+        writeln!(out, "\n{}", correlation_report(&elos, &totals, set.labels))?;
     }
     Ok(())
 }

@@ -20,6 +20,7 @@
 pub mod build;
 pub mod command;
 pub mod score;
+pub mod validate;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
