@@ -268,9 +268,8 @@ fn tiny_model(path: &Path, shape: checkers_zero::net::model::NetShape) {
         .unwrap();
 }
 
-#[test]
-fn net_agents_play_from_checkpoints_and_wrong_games_are_refused() {
-    let dir = fresh_dir("eval-net");
+/// A tiny ReMATCH checkpoint `checkpoints/step-00000010` in `dir`, named by `latest`.
+fn tiny_rematch_checkpoint(dir: &Path) -> std::path::PathBuf {
     let ckpt = dir.join("checkpoints").join("step-00000010");
     std::fs::create_dir_all(&ckpt).unwrap();
     tiny_model(
@@ -278,6 +277,13 @@ fn net_agents_play_from_checkpoints_and_wrong_games_are_refused() {
         Rematch::net_shape(GameKind::Rematch),
     );
     std::fs::write(dir.join("checkpoints").join("latest"), "step-00000010").unwrap();
+    ckpt
+}
+
+#[test]
+fn net_agents_play_from_checkpoints_and_wrong_games_are_refused() {
+    let dir = fresh_dir("eval-net");
+    let ckpt = tiny_rematch_checkpoint(&dir);
     let hex = dir.join("hexdame.safetensors");
     tiny_model(&hex, HexDame::net_shape(GameKind::Hexdame));
 
@@ -342,13 +348,7 @@ fn moves_of(records: &[checkers_zero::selfplay::record::GameRecord]) -> Vec<Vec<
 #[test]
 fn net_agents_play_with_their_runs_search_without_noise() {
     let dir = fresh_dir("eval-own-search");
-    let ckpt = dir.join("checkpoints").join("step-00000010");
-    std::fs::create_dir_all(&ckpt).unwrap();
-    tiny_model(
-        &ckpt.join("model.safetensors"),
-        Rematch::net_shape(GameKind::Rematch),
-    );
-    std::fs::write(dir.join("checkpoints").join("latest"), "step-00000010").unwrap();
+    tiny_rematch_checkpoint(&dir);
     let trained = "game = \"rematch\"\n[search]\nkind = \"gumbel\"\nvisits = 6\nconsidered = 4\n";
     std::fs::write(dir.join("config.toml"), trained).unwrap();
     let run = dir.display().to_string();
@@ -371,20 +371,23 @@ fn net_agents_play_with_their_runs_search_without_noise() {
     // agents' seeds (the random agent's do, so it is replaced by a second net here).
     let (report, _) = play(&format!("net:{run}:visits=3"), 1);
     assert_eq!(report.searches[0].as_ref().unwrap().visits, 3);
-    let nets = |seed| {
+    let net_against_itself = |agent: &str, seed| {
         let mut s = settings(GameKind::Rematch, 2);
         (s.rules.ply_cap, s.opening_turns, s.seed) = (40, 0, seed);
-        let agent = format!("net:{run}");
-        moves_of(&play_match(&specs(&[&agent, &agent]), &s).unwrap().1)
+        moves_of(&play_match(&specs(&[agent, agent]), &s).unwrap().1)
     };
-    assert_eq!(nets(1), nets(2), "deterministic play");
-    let noisy = |seed| {
-        let mut s = settings(GameKind::Rematch, 2);
-        (s.rules.ply_cap, s.opening_turns, s.seed) = (40, 0, seed);
-        let agent = format!("net:{run}:gumbel_scale=1");
-        moves_of(&play_match(&specs(&[&agent, &agent]), &s).unwrap().1)
-    };
-    assert_ne!(noisy(1), noisy(2), "gumbel_scale=1 brings the noise back");
+    let quiet = format!("net:{run}");
+    assert_eq!(
+        net_against_itself(&quiet, 1),
+        net_against_itself(&quiet, 2),
+        "deterministic play"
+    );
+    let noisy = format!("net:{run}:gumbel_scale=1");
+    assert_ne!(
+        net_against_itself(&noisy, 1),
+        net_against_itself(&noisy, 2),
+        "gumbel_scale=1 brings the noise back"
+    );
     assert!(!records.is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }
