@@ -1,6 +1,7 @@
 //! Agents: anything that picks the next step. Matches and play use them through one
 //! interface; every agent works for every game, 3-player ReMATCH seats included.
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use rand::rngs::StdRng;
@@ -132,19 +133,23 @@ impl<E> SearchAgent<E> {
     }
 }
 
-/// UCT with random playouts: `playouts` simulations per step.
-pub fn rollout_uct(playouts: u32, seed: u64) -> SearchAgent<RolloutEvaluator> {
-    let config = SearchConfig {
+/// The search settings of UCT with `playouts` random playouts per step.
+pub fn uct_config(playouts: u32) -> SearchConfig {
+    SearchConfig {
         kind: SearchKind::Puct,
         visits: playouts,
         c_puct: 2.0,
         fpu_reduction: 0.0,
         ..SearchConfig::default()
-    };
+    }
+}
+
+/// UCT with random playouts: `playouts` simulations per step.
+pub fn rollout_uct(playouts: u32, seed: u64) -> SearchAgent<RolloutEvaluator> {
     SearchAgent::new(
         format!("uct:{playouts}"),
         RolloutEvaluator::new(seed),
-        config,
+        uct_config(playouts),
         Budget::Count(playouts),
         seed,
     )
@@ -178,8 +183,8 @@ impl<S: GameState, E: Evaluate<S> + Send> Agent<S> for SearchAgent<E> {
 }
 
 /// Alpha-beta over whole turns (depth counts turns, steps of one turn are searched
-/// through), with a material evaluation; fixed depth or iterative deepening under a time
-/// limit.
+/// through), with a material evaluation and a transposition table; fixed depth or
+/// iterative deepening under a time limit.
 pub struct AlphaBetaAgent {
     budget: Budget,
     rng: StdRng,
@@ -206,51 +211,109 @@ fn depth_after<S: GameState>(next: &S, depth: u32) -> u32 {
     }
 }
 
-/// Alpha-beta with values from `me`'s view: the side to move maximises when it
-/// is `me`, minimises otherwise (several steps in a row may belong to one side).
-fn alpha_beta<S: GameState>(
-    state: &S,
+/// What a table entry's value is: exact, or a bound from a cut-off.
+#[derive(Clone, Copy)]
+enum Bound {
+    Exact,
+    AtLeast,
+    AtMost,
+}
+
+/// One alpha-beta search with values from `me`'s view: the side to move maximises when it
+/// is `me`, minimises otherwise (several steps in a row may belong to one side). Its
+/// transposition table holds values by position hash and depth left (an entry serves only
+/// the same depth, so the values are those of the search without it, history-dependent
+/// draws aside); it lives as long as the search.
+struct AlphaBeta {
     me: Side,
-    depth: u32,
-    mut alpha: f64,
-    mut beta: f64,
     deadline: Option<Instant>,
-) -> f64 {
-    if let Some(outcome) = state.outcome() {
-        return match outcome.winner {
-            None => 0.0,
-            Some(w) if w == me => WIN + depth as f64,
-            Some(_) => -WIN - depth as f64,
-        };
+    table: HashMap<(u64, u32), (f64, Bound)>,
+}
+
+impl AlphaBeta {
+    fn new(me: Side, deadline: Option<Instant>) -> AlphaBeta {
+        AlphaBeta {
+            me,
+            deadline,
+            table: HashMap::new(),
+        }
     }
-    if depth == 0 || deadline.is_some_and(|d| Instant::now() >= d) {
-        return state.material(me) as f64;
-    }
-    let mut steps = StepList::new();
-    state.legal_steps(&mut steps);
-    let maximise = state.side_to_move() == me;
-    let mut best = if maximise {
-        f64::NEG_INFINITY
-    } else {
-        f64::INFINITY
-    };
-    for &step in &steps {
-        let mut next = state.clone();
-        next.apply_step(step);
-        let next_depth = depth_after(&next, depth);
-        let v = alpha_beta(&next, me, next_depth, alpha, beta, deadline);
-        if maximise {
-            best = best.max(v);
-            alpha = alpha.max(v);
+
+    /// The value of `state` `depth` whole turns deep within (alpha, beta): exact inside the
+    /// window, a bound on the side of the window it fails to outside (fail-soft).
+    fn value<S: GameState>(&mut self, state: &S, depth: u32, mut alpha: f64, mut beta: f64) -> f64 {
+        if let Some(outcome) = state.outcome() {
+            return match outcome.winner {
+                None => 0.0,
+                Some(w) if w == self.me => WIN + depth as f64,
+                Some(_) => -WIN - depth as f64,
+            };
+        }
+        if depth == 0 || self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return state.material(self.me) as f64;
+        }
+        let key = (state.position_hash(), depth);
+        match self.table.get(&key) {
+            Some(&(v, Bound::Exact)) => return v,
+            Some(&(v, Bound::AtLeast)) if v >= beta => return v,
+            Some(&(v, Bound::AtMost)) if v <= alpha => return v,
+            _ => {}
+        }
+        let window = (alpha, beta);
+        let mut steps = StepList::new();
+        state.legal_steps(&mut steps);
+        let maximise = state.side_to_move() == self.me;
+        let mut best = if maximise {
+            f64::NEG_INFINITY
         } else {
-            best = best.min(v);
-            beta = beta.min(v);
+            f64::INFINITY
+        };
+        for &step in &steps {
+            let mut next = state.clone();
+            next.apply_step(step);
+            let v = self.value(&next, depth_after(&next, depth), alpha, beta);
+            if maximise {
+                best = best.max(v);
+                alpha = alpha.max(v);
+            } else {
+                best = best.min(v);
+                beta = beta.min(v);
+            }
+            if alpha >= beta {
+                break;
+            }
         }
-        if alpha >= beta {
-            break;
-        }
+        let bound = if best <= window.0 {
+            Bound::AtMost
+        } else if best >= window.1 {
+            Bound::AtLeast
+        } else {
+            Bound::Exact
+        };
+        self.table.insert(key, (best, bound));
+        best
     }
-    best
+
+    /// The values of `children` (positions with their depth left), searched in order with
+    /// alpha just below the best so far: every child with the best value gets its exact
+    /// value (so equal ones are told apart), the others an upper bound. `None` once the
+    /// deadline has passed.
+    fn children<S: GameState>(
+        &mut self,
+        children: impl IntoIterator<Item = (S, u32)>,
+    ) -> Option<Vec<f64>> {
+        let mut best = f64::NEG_INFINITY;
+        let mut values = Vec::new();
+        for (child, depth) in children {
+            if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                return None;
+            }
+            let v = self.value(&child, depth, best - 1e-6, f64::INFINITY);
+            best = best.max(v);
+            values.push(v);
+        }
+        Some(values)
+    }
 }
 
 /// The value of `state` for `side` by alpha-beta on material, `depth` whole turns deep:
@@ -258,7 +321,18 @@ fn alpha_beta<S: GameState>(
 /// depth left) for a forced win or loss. What `alphabeta:D` plays by; the opening suites
 /// use it to drop positions that are already decided.
 pub fn material_value<S: GameState>(state: &S, side: Side, depth: u32) -> f64 {
-    alpha_beta(state, side, depth, f64::NEG_INFINITY, f64::INFINITY, None)
+    AlphaBeta::new(side, None).value(state, depth, f64::NEG_INFINITY, f64::INFINITY)
+}
+
+/// The alpha-beta values (as [`material_value`]) for `side`, whose turns lead to the
+/// positions `after`, of each of those turns, `depth` (at least 1) whole turns deep with
+/// the turn itself, all searched with one transposition table: every turn with the best
+/// value gets its exact value, the others an upper bound.
+pub fn turn_values<S: GameState>(side: Side, after: &[S], depth: u32) -> Vec<f64> {
+    let children = after.iter().map(|s| (s.clone(), depth.max(1) - 1));
+    AlphaBeta::new(side, None)
+        .children(children)
+        .expect("no deadline")
 }
 
 impl AlphaBetaAgent {
@@ -269,33 +343,20 @@ impl AlphaBetaAgent {
         depth: u32,
         deadline: Option<Instant>,
     ) -> Option<Action> {
-        let me = state.side_to_move();
-        let mut best: Vec<Action> = Vec::new();
-        let mut best_value = f64::NEG_INFINITY;
-        for &step in steps {
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                return None;
-            }
+        let children = steps.iter().map(|&step| {
             let mut next = state.clone();
             next.apply_step(step);
             let next_depth = depth_after(&next, depth);
-            // Alpha just below the best so far: equal steps get exact values (for tie-breaking).
-            let v = alpha_beta(
-                &next,
-                me,
-                next_depth,
-                best_value - 1e-6,
-                f64::INFINITY,
-                deadline,
-            );
-            if v > best_value {
-                best_value = v;
-                best.clear();
-            }
-            if v >= best_value {
-                best.push(step);
-            }
-        }
+            (next, next_depth)
+        });
+        let values = AlphaBeta::new(state.side_to_move(), deadline).children(children)?;
+        let best_value = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let best: Vec<Action> = steps
+            .iter()
+            .zip(&values)
+            .filter(|(_, &v)| v >= best_value)
+            .map(|(&step, _)| step)
+            .collect();
         best.choose(&mut self.rng).copied()
     }
 }

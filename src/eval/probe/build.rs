@@ -2,7 +2,9 @@
 //! seat to move has more than one turn, deduplicated by their key, are grouped by seat and
 //! phase, shuffled, and labelled in turn from each group until the set is full or the
 //! candidates run out. ReMATCH positions are labelled by the exact solver and kept where it
-//! proves at least the position's class.
+//! proves at least the position's class; HexDame and Eximo positions by two searches
+//! (alpha-beta with a transposition table, UCT with random playouts) and kept where
+//! alpha-beta has one best turn and UCT plays it: search labels, not proofs.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
@@ -14,9 +16,11 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
 use super::{Label, LabelKind, Phase, ProbeError, ProbePosition, ProbeSet};
+use crate::export::think::TurnSearch;
 use crate::game::turns::distinct_turns;
-use crate::game::{GameKind, GameState};
-use crate::search::solve::{solve_position, under_rules_alone};
+use crate::game::{GameKind, GameState, RulesConfig};
+use crate::search::agents::{turn_values, uct_config, Budget, RolloutEvaluator};
+use crate::search::solve::{solve_position, under_rules_alone, Proven};
 use crate::selfplay::record::read_records;
 use crate::with_game;
 
@@ -29,8 +33,12 @@ pub struct BuildOptions {
     pub records: Vec<PathBuf>,
     /// Positions wanted.
     pub count: usize,
-    /// The solver's node budget per position.
+    /// The solver's node budget per position (solver labels).
     pub nodes: u64,
+    /// Alpha-beta's depth in whole turns (search labels).
+    pub depth: u32,
+    /// UCT's random playouts per searched step (search labels).
+    pub playouts: u32,
     /// Seed of the shuffles.
     pub seed: u64,
     /// The command line that rebuilds the set, for the file's header.
@@ -46,7 +54,7 @@ pub struct BuildReport {
     pub candidates: usize,
     /// Positions labelled, per phase (opening, middle, end).
     pub tried: [usize; 3],
-    /// Positions kept (value proven), per phase.
+    /// Positions kept (value proven, or the searches agreed), per phase.
     pub kept: [usize; 3],
 }
 
@@ -71,14 +79,23 @@ struct Candidate<S> {
     phase: Phase,
 }
 
+/// How positions of `game` are labelled: HexDame and Eximo, beyond the solver's reach, by
+/// agreeing searches; ReMATCH by the solver.
+pub fn label_kind(game: GameKind) -> LabelKind {
+    match game {
+        GameKind::Hexdame | GameKind::Eximo => LabelKind::Search,
+        _ => LabelKind::Solver,
+    }
+}
+
 /// Builds a set as `options` say; the report says what was tried and kept.
 pub fn build_set(options: &BuildOptions) -> Result<(ProbeSet, BuildReport), ProbeError> {
-    if matches!(options.game, GameKind::Hexdame | GameKind::Eximo) {
-        return Err(ProbeError::Settings(format!(
-            "probe-build labels ReMATCH positions with the exact solver; {} sets (labelled by \
-             two agreeing searches) are not built yet",
-            options.game
-        )));
+    if label_kind(options.game) == LabelKind::Search
+        && (options.depth == 0 || options.playouts == 0)
+    {
+        return Err(ProbeError::Settings(
+            "search labels need an alpha-beta depth and UCT playouts of at least 1".into(),
+        ));
     }
     with_game!(options.game, S => build_in::<S>(options))
 }
@@ -115,7 +132,11 @@ fn build_in<S: GameState>(options: &BuildOptions) -> Result<(ProbeSet, BuildRepo
             any = true;
             let phase = c.phase as usize;
             report.tried[phase] += 1;
-            if let Some(position) = solver_label(&c, options)? {
+            let labelled = match label_kind(options.game) {
+                LabelKind::Solver => solver_label(&c, options)?,
+                LabelKind::Search => search_label(&c, options)?,
+            };
+            if let Some(position) = labelled {
                 report.kept[phase] += 1;
                 kept.push(position);
             }
@@ -130,7 +151,7 @@ fn build_in<S: GameState>(options: &BuildOptions) -> Result<(ProbeSet, BuildRepo
     kept.sort_by(|a, b| (a.phase, &a.seat).cmp(&(b.phase, &b.seat)));
     let set = ProbeSet {
         game: options.game,
-        labels: LabelKind::Solver,
+        labels: label_kind(options.game),
         comments: header(options, &report, kept.len()),
         positions: kept,
     };
@@ -196,17 +217,88 @@ fn solver_label<S: GameState>(
     }))
 }
 
+/// The turn two searches agree on, by its index: alpha-beta's only best turn (`values`,
+/// one per turn, as [`turn_values`] gives them) when it is also the turn UCT plays (`uct`);
+/// `None` when alpha-beta has several best turns or UCT plays another.
+pub fn agreed_turn(values: &[f64], uct: Option<usize>) -> Option<usize> {
+    only_best(values).filter(|&best| uct == Some(best))
+}
+
+/// The index of the only turn with the best of `values`, if one alone has it.
+fn only_best(values: &[f64]) -> Option<usize> {
+    let best = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mut best_turns = (0..values.len()).filter(|&i| values[i] >= best);
+    best_turns.next().filter(|_| best_turns.next().is_none())
+}
+
+/// The candidate labelled by two searches, or `None` when they do not agree: alpha-beta
+/// `options.depth` whole turns deep, and UCT with `options.playouts` random playouts per
+/// searched step (under the project's rules, whose ply cap ends every playout), the latter
+/// only where alpha-beta has a single best turn.
+fn search_label<S: GameState>(
+    c: &Candidate<S>,
+    options: &BuildOptions,
+) -> Result<Option<ProbePosition>, ProbeError> {
+    let notation = c.state.to_notation();
+    let state = S::from_notation(options.game, &notation, RulesConfig::default())
+        .map_err(|e| ProbeError::Settings(e.to_string()))?;
+    let turns = distinct_turns(&state);
+    let after: Vec<S> = turns.iter().map(|t| t.state.clone()).collect();
+    let values = turn_values(state.side_to_move(), &after, options.depth);
+    if only_best(&values).is_none() {
+        return Ok(None); // UCT could not agree: spare it the search.
+    }
+    let seed = options.seed.wrapping_add(state.position_hash());
+    let mut uct = TurnSearch::new(
+        RolloutEvaluator::new(seed),
+        uct_config(options.playouts),
+        seed,
+    );
+    let thought = uct
+        .think(&state, Budget::Count(options.playouts))
+        .map_err(|e| ProbeError::Settings(format!("UCT failed: {e}")))?;
+    let played = thought.map(|t| t.state.position_hash());
+    let uct_turn = turns
+        .iter()
+        .position(|t| Some(t.state.position_hash()) == played);
+    let Some(best) = agreed_turn(&values, uct_turn) else {
+        return Ok(None);
+    };
+    let seat = options.game.seat_names()[state.seat_to_move().0 as usize];
+    Ok(Some(ProbePosition {
+        position: notation,
+        seat: seat.to_string(),
+        phase: c.phase,
+        turns: vec![(turns[best].path.clone(), Label::Best)],
+        value: Proven::Unknown,
+    }))
+}
+
 /// The set file's comment lines: what it is, the command that rebuilt it, what it holds.
 fn header(options: &BuildOptions, report: &BuildReport, kept: usize) -> Vec<String> {
+    let (labelled_by, kept_means) = match label_kind(options.game) {
+        LabelKind::Solver => (
+            format!("the exact solver ({} nodes per position)", options.nodes),
+            "proven",
+        ),
+        LabelKind::Search => (
+            format!(
+                "two agreeing searches (alpha-beta {} turns deep, UCT {} playouts per \
+                 step): search labels, not proofs",
+                options.depth, options.playouts
+            ),
+            "agreed",
+        ),
+    };
     vec![
         format!(
-            "checkers-zero probe set: {kept} {} positions labelled by the exact solver \
-             ({} nodes per position); docs/evaluation.md#probe-sets",
-            options.game, options.nodes
+            "checkers-zero probe set: {kept} {} positions labelled by {labelled_by}; \
+             docs/evaluation.md#probe-sets",
+            options.game
         ),
         format!("rebuild: {}", options.command),
         format!(
-            "{} distinct candidate positions; proven (kept/labelled) by phase: {}",
+            "{} distinct candidate positions; {kept_means} (kept/labelled) by phase: {}",
             report.candidates,
             report.by_phase()
         ),

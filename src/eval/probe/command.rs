@@ -6,17 +6,18 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use super::build::{build_set, BuildOptions};
+use super::build::{build_set, label_kind, BuildOptions};
 use super::score::{score_checkpoint, SeatScore, PROBE_VISITS};
 use super::validate::{correlation_report, rated_checkpoints};
-use super::ProbeSet;
+use super::{LabelKind, ProbeSet};
 use crate::game::GameKind;
 use crate::net::args::NetArgs;
 
 /// Arguments of `checkers-zero probe-build`.
 #[derive(Args, Debug, Clone)]
 pub struct ProbeBuildArgs {
-    /// Game: rematch or rematch3 (labelled by the exact solver).
+    /// Game: rematch or rematch3 (labelled by the exact solver), hexdame or eximo (labelled
+    /// by two agreeing searches).
     #[arg(long)]
     pub game: String,
     /// Game record files (`games.jsonl` of self-play or `match`).
@@ -28,9 +29,15 @@ pub struct ProbeBuildArgs {
     /// The set file to write.
     #[arg(long)]
     pub out: PathBuf,
-    /// The solver's node budget per position.
+    /// The solver's node budget per position (ReMATCH).
     #[arg(long, default_value_t = 20_000)]
     pub nodes: u64,
+    /// Alpha-beta's depth in whole turns (HexDame, Eximo).
+    #[arg(long, default_value_t = 6)]
+    pub depth: u32,
+    /// UCT's random playouts per searched step (HexDame, Eximo).
+    #[arg(long, default_value_t = 20_000)]
+    pub playouts: u32,
     /// Seed of the shuffles that pick positions.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -44,14 +51,17 @@ impl ProbeBuildArgs {
             .iter()
             .map(|p| p.display().to_string())
             .collect();
+        let labelling = match self.game.parse::<GameKind>().map(label_kind) {
+            Ok(LabelKind::Search) => format!("--depth {} --playouts {}", self.depth, self.playouts),
+            _ => format!("--nodes {}", self.nodes),
+        };
         format!(
-            "checkers-zero probe-build --game {} --records {} --count {} --out {} --nodes {} \
+            "checkers-zero probe-build --game {} --records {} --count {} --out {} {labelling} \
              --seed {}",
             self.game,
             records.join(" "),
             self.count,
             self.out.display(),
-            self.nodes,
             self.seed
         )
     }
@@ -64,6 +74,8 @@ pub fn run_probe_build(args: &ProbeBuildArgs, out: &mut impl Write) -> Result<()
         records: args.records.clone(),
         count: args.count,
         nodes: args.nodes,
+        depth: args.depth,
+        playouts: args.playouts,
         seed: args.seed,
         command: args.command(),
         progress: true,
@@ -77,9 +89,13 @@ pub fn run_probe_build(args: &ProbeBuildArgs, out: &mut impl Write) -> Result<()
         args.out.display(),
         report.candidates
     )?;
+    let kept_means = match set.labels {
+        LabelKind::Solver => "proven",
+        LabelKind::Search => "agreed",
+    };
     writeln!(
         out,
-        "proven (kept/labelled) by phase: {}",
+        "{kept_means} (kept/labelled) by phase: {}",
         report.by_phase()
     )?;
     Ok(())

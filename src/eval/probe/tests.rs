@@ -2,11 +2,11 @@
 
 use std::path::Path;
 
-use super::build::{build_set, BuildOptions};
+use super::build::{agreed_turn, build_set, BuildOptions};
 use super::score::{score_set, ProbeNet, SeatScore};
 use super::*;
 use crate::game::rematch::Rematch;
-use crate::game::{RulesConfig, StepList};
+use crate::game::{GameState, RulesConfig, StepList};
 use crate::net::net_eval::NetAnswer;
 use crate::net::NetError;
 use crate::search::config::SearchConfig;
@@ -144,7 +144,7 @@ fn a_search_labelled_set_parses() {
 }
 
 /// A record file of `games` random games of `kind` in a fresh directory.
-fn random_records(kind: GameKind, games: u64, name: &str) -> std::path::PathBuf {
+fn random_records<S: GameState>(kind: GameKind, games: u64, name: &str) -> std::path::PathBuf {
     use rand::SeedableRng;
     let dir = std::env::temp_dir().join(format!("cz-probe-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -152,7 +152,7 @@ fn random_records(kind: GameKind, games: u64, name: &str) -> std::path::PathBuf 
     let records: Vec<GameRecord> = (0..games)
         .map(|seed| {
             let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-            let mut state = Rematch::start(kind, rules);
+            let mut state = S::start(kind, rules);
             let mut record = GameRecord::new(&state, rules, seed, 0);
             record.play_random_turns(&mut state, 1_000, &mut rng);
             record
@@ -165,12 +165,14 @@ fn random_records(kind: GameKind, games: u64, name: &str) -> std::path::PathBuf 
 
 #[test]
 fn a_build_keeps_proven_positions_and_reads_back() {
-    let records = random_records(GameKind::Rematch, 4, "build");
+    let records = random_records::<Rematch>(GameKind::Rematch, 4, "build");
     let mut options = BuildOptions {
         game: GameKind::Rematch,
         records: vec![records.clone()],
         count: 12,
         nodes: 5_000,
+        depth: 6,
+        playouts: 20_000,
         seed: 1,
         command: "checkers-zero probe-build ...".into(),
         progress: false,
@@ -191,4 +193,73 @@ fn a_build_keeps_proven_positions_and_reads_back() {
         "{error}"
     );
     let _ = std::fs::remove_dir_all(records.parent().unwrap());
+}
+
+#[test]
+fn searches_agree_only_on_a_single_best_turn_that_uct_plays() {
+    // Alpha-beta's values per turn (a best turn exact, the others upper bounds).
+    assert_eq!(agreed_turn(&[1.0, 3.0, 2.0], Some(1)), Some(1));
+    assert_eq!(agreed_turn(&[1.0, 3.0, 2.0], Some(2)), None);
+    assert_eq!(agreed_turn(&[1.0, 3.0, 2.0], None), None);
+    // Two best turns: alpha-beta does not say which, whatever UCT plays.
+    assert_eq!(agreed_turn(&[3.0, 3.0, -1.0], Some(0)), None);
+    assert_eq!(agreed_turn(&[-1.0e6], Some(0)), Some(0));
+    assert_eq!(agreed_turn(&[], None), None);
+}
+
+/// Builds a small search-labelled set of `kind` from random games and checks it: search
+/// labels, one best turn per position which is alpha-beta's only best, and it reads back.
+fn check_search_build<S: GameState>(kind: GameKind) {
+    let records = random_records::<S>(kind, 2, kind.name());
+    let options = BuildOptions {
+        game: kind,
+        records: vec![records.clone()],
+        count: 4,
+        nodes: 0,
+        depth: 2,
+        playouts: 200,
+        seed: 1,
+        command: "checkers-zero probe-build ...".into(),
+        progress: false,
+    };
+    let (set, report) = build_set(&options).unwrap();
+    assert_eq!(set.labels, LabelKind::Search);
+    assert_eq!(set.positions.len(), report.kept.iter().sum::<usize>());
+    assert!(!set.positions.is_empty(), "{report:?}");
+    for p in &set.positions {
+        assert_eq!(p.value, Proven::Unknown);
+        let state: S = p.state(kind).unwrap();
+        let turns = crate::game::turns::distinct_turns(&state);
+        let after: Vec<S> = turns.iter().map(|t| t.state.clone()).collect();
+        let values = crate::search::agents::turn_values(state.side_to_move(), &after, 2);
+        let best = turns.iter().position(|t| t.path == p.turns[0].0);
+        assert_eq!(agreed_turn(&values, best), best, "{}", p.line());
+    }
+    assert!(set.comments[0].contains("search labels, not proofs"));
+    assert_eq!(parse(&set.to_text()).unwrap(), set);
+    let _ = std::fs::remove_dir_all(records.parent().unwrap());
+}
+
+#[test]
+fn hexdame_and_eximo_builds_keep_agreed_turns_and_read_back() {
+    check_search_build::<crate::game::hexdame::HexDame>(GameKind::Hexdame);
+    check_search_build::<crate::game::eximo::Eximo>(GameKind::Eximo);
+}
+
+#[test]
+fn the_shipped_sets_read_back() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("probe");
+    for (file, game, labels) in [
+        ("rematch.txt", GameKind::Rematch, LabelKind::Solver),
+        ("hexdame.txt", GameKind::Hexdame, LabelKind::Search),
+        ("eximo.txt", GameKind::Eximo, LabelKind::Search),
+    ] {
+        let set = ProbeSet::read(&dir.join(file)).unwrap();
+        assert_eq!((set.game, set.labels), (game, labels), "{file}");
+        assert!(
+            set.positions.len() >= 100,
+            "{file}: {}",
+            set.positions.len()
+        );
+    }
 }
