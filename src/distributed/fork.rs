@@ -17,8 +17,8 @@ use serde::{Deserialize, Serialize};
 
 use super::learn::intake_chain;
 use super::{
-    checkpoint_key, read_pointer, write_pointer, DistError, CHECKPOINT_FILES, CONFIG_KEY,
-    LATEST_KEY, PROMOTED_KEY,
+    checkpoint_key, parse_checkpoint_key, read_pointer, write_pointer, DistError, CHECKPOINT_FILES,
+    CONFIG_KEY, LATEST_KEY, PROMOTED_KEY,
 };
 use crate::store::RunStore;
 use crate::train::checkpoint::TrainState;
@@ -176,12 +176,10 @@ fn published_steps(base: &RunStore) -> Result<String, DistError> {
     let steps: Vec<String> = base
         .list("checkpoints")?
         .iter()
-        .filter_map(|k| {
-            k.strip_prefix("checkpoints/step-")?
-                .strip_suffix("/state.json")
+        .filter_map(|key| match parse_checkpoint_key(key)? {
+            (step, "state.json") => Some(step.to_string()),
+            _ => None,
         })
-        .map(|s| s.trim_start_matches('0').to_string())
-        .map(|s| if s.is_empty() { "0".into() } else { s })
         .collect();
     Ok(if steps.is_empty() {
         "none".into()
@@ -208,7 +206,7 @@ fn copy_checkpoints(from: &RunStore, to: &RunStore, step: u64, seed: u64) -> Res
     let links: Vec<String> = from
         .list("checkpoints")?
         .into_iter()
-        .filter(|k| k.ends_with("/intake.json") && link_step(k).is_some_and(|s| s <= step))
+        .filter(|k| parse_checkpoint_key(k).is_some_and(|(s, f)| s <= step && f == "intake.json"))
         .collect();
     copy_keys(from, to, &links)?;
     let files: Vec<String> = CHECKPOINT_FILES
@@ -225,12 +223,6 @@ fn copy_checkpoints(from: &RunStore, to: &RunStore, step: u64, seed: u64) -> Res
     let json = serde_json::to_vec_pretty(&state).expect("a train state serialises");
     to.put(&key, json)?;
     Ok(())
-}
-
-/// The step of a checkpoint object's key (`checkpoints/step-N/...`).
-fn link_step(key: &str) -> Option<u64> {
-    let rest = key.strip_prefix("checkpoints/step-")?;
-    rest.split('/').next()?.parse().ok()
 }
 
 #[cfg(test)]
@@ -253,9 +245,9 @@ mod tests {
             .contains("whole number"));
         assert!("@12".parse::<ForkPoint>().unwrap_err().contains("missing"));
         assert_eq!(
-            link_step("checkpoints/step-00000200/intake.json"),
-            Some(200)
+            parse_checkpoint_key("checkpoints/step-00000200/intake.json"),
+            Some((200, "intake.json"))
         );
-        assert_eq!(link_step("checkpoints/latest"), None);
+        assert_eq!(parse_checkpoint_key("checkpoints/latest"), None);
     }
 }

@@ -829,11 +829,9 @@ fn resume_candidates(store: &RunStore) -> Result<Vec<u64>, DistError> {
     let mut steps: Vec<u64> = store
         .list("checkpoints")?
         .iter()
-        .filter_map(|key| {
-            key.strip_prefix("checkpoints/step-")?
-                .strip_suffix("/state.json")?
-                .parse()
-                .ok()
+        .filter_map(|key| match super::parse_checkpoint_key(key)? {
+            (step, "state.json") => Some(step),
+            _ => None,
         })
         .filter(|step| latest.is_none_or(|l| *step <= l))
         .chain(latest)

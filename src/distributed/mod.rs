@@ -103,6 +103,14 @@ pub fn checkpoint_key(step: u64, file: &str) -> String {
     format!("checkpoints/{}/{file}", checkpoint_name(step))
 }
 
+/// The step and file name of a checkpoint object's key (`checkpoints/step-N/FILE`; `None`
+/// for anything else, such as `checkpoints/latest`).
+pub fn parse_checkpoint_key(key: &str) -> Option<(u64, &str)> {
+    let rest = key.strip_prefix("checkpoints/step-")?;
+    let (step, file) = rest.split_once('/')?;
+    Some((step.parse().ok()?, file))
+}
+
 /// The key of shard `seq` of self-play session `session`.
 pub fn shard_key(session: &str, seq: u64) -> String {
     format!("games/{session}/{seq:08}.jsonl")

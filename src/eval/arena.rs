@@ -442,7 +442,7 @@ impl Player {
 
 /// Loads the models the specs need, one evaluator per distinct weights file, each using
 /// `torch_threads` threads, in the settings' precision and device; net agents search with
-/// `search` and their overrides.
+/// their run's `[search]` (`search` for a model outside a run) and their overrides.
 fn load_players<S: Encode>(
     settings: &MatchSettings,
     specs: &[AgentSpec],
@@ -453,7 +453,7 @@ fn load_players<S: Encode>(
     let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
     let mut players = Vec::new();
     for spec in specs {
-        let evaluator = match spec.model_path() {
+        let model = match spec.model_path() {
             None => None,
             Some(path) => {
                 let resolved = resolve_model(path).map_err(|reason| EvalError::NoModel {
@@ -464,7 +464,7 @@ fn load_players<S: Encode>(
                     .weights
                     .canonicalize()
                     .unwrap_or(resolved.weights.clone());
-                Some(match by_path.get(&key) {
+                let index = match by_path.get(&key) {
                     Some(&i) => i,
                     None => {
                         let weights = &resolved.weights;
@@ -477,10 +477,16 @@ fn load_players<S: Encode>(
                         by_path.insert(key, evaluators.len() - 1);
                         evaluators.len() - 1
                     }
-                })
+                };
+                Some((index, resolved.weights))
             }
         };
-        players.push(player_for::<S>(settings, spec, evaluator, search)?);
+        let base = match (spec, &model) {
+            (AgentSpec::Net { .. }, Some((_, weights))) => trained_search(spec, weights, search)?,
+            _ => search.clone(),
+        };
+        let evaluator = model.map(|(index, _)| index);
+        players.push(player_for::<S>(settings, spec, evaluator, &base)?);
     }
     Ok((players, evaluators))
 }
@@ -520,7 +526,8 @@ pub fn spawn_evaluator<S: Encode>(
     Ok(Evaluator::spawn(model, config))
 }
 
-/// The player of `spec`; a net or policy spec plays through evaluator `evaluator`.
+/// The player of `spec`; a net or policy spec plays through evaluator `evaluator`, a net
+/// spec with `search` (its model's) as agents play it, then its overrides.
 fn player_for<S: Encode>(
     settings: &MatchSettings,
     spec: &AgentSpec,
@@ -555,32 +562,26 @@ fn player_for<S: Encode>(
         (AgentSpec::Random, _) => Player::Random,
         (AgentSpec::Uct { playouts }, _) => Player::Uct(*playouts),
         (AgentSpec::AlphaBeta { budget }, _) => Player::AlphaBeta(*budget),
-        (AgentSpec::Net { search: o, path }, Some(evaluator)) => Player::Net {
+        (AgentSpec::Net { search: o, .. }, Some(evaluator)) => Player::Net {
             evaluator,
-            search: trained_search(spec, path, search)?
-                .for_play()
-                .with(o)
-                .map_err(bad_search)?,
+            search: search.for_play().with(o).map_err(bad_search)?,
         },
         (AgentSpec::Policy { .. }, Some(evaluator)) => Player::Policy { evaluator },
         _ => unreachable!("net and policy specs have a model path"),
     })
 }
 
-/// The search the model of a net agent trained with: its run's `[search]`, or `fallback`
-/// for a model outside a run.
+/// The search the weights of a net agent trained with: their run's `[search]`, or
+/// `fallback` for a model outside a run.
 fn trained_search(
     spec: &AgentSpec,
-    path: &Path,
+    weights: &Path,
     fallback: &SearchConfig,
 ) -> Result<SearchConfig, EvalError> {
-    let no_model = |reason| EvalError::NoModel {
+    let trained = SearchConfig::of_checkpoint(weights).map_err(|e| EvalError::NoModel {
         spec: spec.to_string(),
-        reason,
-    };
-    let resolved = resolve_model(path).map_err(no_model)?;
-    let trained = SearchConfig::of_checkpoint(&resolved.weights)
-        .map_err(|e| no_model(format!("its run's search settings: {e}")))?;
+        reason: format!("its run's search settings: {e}"),
+    })?;
     Ok(trained.unwrap_or_else(|| fallback.clone()))
 }
 

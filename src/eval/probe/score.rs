@@ -342,11 +342,9 @@ pub fn score_checkpoint(
     };
     // resolve_model's errors name the path already.
     let resolved = resolve_model(path).map_err(ProbeError::Settings)?;
-    let run = run_dir_of(&resolved.weights);
-    let mut search = match run {
-        Some(run) => SearchConfig::of_run(&run).map_err(model_error)?,
-        None => SearchConfig::default(),
-    };
+    let mut search = SearchConfig::of_checkpoint(&resolved.weights)
+        .map_err(model_error)?
+        .unwrap_or_default();
     search.visits = PROBE_VISITS;
     let base = EvaluatorConfig {
         max_batch: BATCH,
@@ -364,12 +362,4 @@ pub fn score_checkpoint(
         seats,
         seconds: started.elapsed().as_secs_f64(),
     })
-}
-
-/// The run directory of a checkpoint's weights (`RUN/checkpoints/NAME/model.safetensors`),
-/// when it lies in one.
-fn run_dir_of(weights: &Path) -> Option<PathBuf> {
-    let checkpoints = weights.parent()?.parent()?;
-    (checkpoints.file_name()? == "checkpoints")
-        .then(|| checkpoints.parent().map(Path::to_path_buf))?
 }
