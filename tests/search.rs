@@ -187,6 +187,71 @@ fn gumbel_with_8_simulations_is_legal_and_its_target_sums_to_one() {
     }
 }
 
+/// The Gumbel root's value is the one its target implies, Σ π′ · q̂ over the completed
+/// Q-values (mixed from the root's mean, or with `q_rescale` from the net's raw value), and
+/// both transforms keep the target a distribution over the legal steps.
+#[test]
+fn gumbel_value_is_the_targets_expected_completed_q() {
+    type S = checkers_zero::game::rematch::Rematch;
+    use checkers_zero::search::gumbel::completed_q;
+    let positions: Vec<S> = random_positions(GameKind::Rematch, 40, 21);
+    for q_rescale in [false, true] {
+        let config = SearchConfig {
+            q_rescale,
+            ..SearchConfig::default()
+        };
+        let mut trees: Vec<Mcts<S>> = positions
+            .iter()
+            .map(|p| Mcts::new(p.clone(), config.mcts(false)))
+            .collect();
+        let mut refs: Vec<&mut Mcts<S>> = trees.iter_mut().collect();
+        let mut roots: Vec<Box<dyn RootSearch<S>>> = refs
+            .iter()
+            .map(|_| Box::new(GumbelRoot::new(config.gumbel(), 24)) as Box<dyn RootSearch<S>>)
+            .collect();
+        let mut rng = StdRng::seed_from_u64(9);
+        let outcomes =
+            run_searches(&mut refs, &mut roots, &mut HashValueEvaluator, &mut rng).unwrap();
+        for (tree, outcome) in trees.iter().zip(outcomes) {
+            let outcome = outcome.expect("non-terminal root");
+            let children = tree.root_children();
+            let base = if q_rescale {
+                tree.root_net_value()
+            } else {
+                tree.root_value()
+            };
+            let completed = completed_q(&children, base);
+            let expected: f32 = outcome
+                .policy
+                .iter()
+                .zip(&completed)
+                .map(|(p, q)| p.1 * q)
+                .sum();
+            assert!(
+                (outcome.value - expected).abs() < 1e-5,
+                "{} vs {expected}",
+                outcome.value
+            );
+            let total: f32 = outcome.policy.iter().map(|(_, p)| p).sum();
+            assert!((total - 1.0).abs() < 1e-4);
+        }
+    }
+}
+
+/// An evaluator with uniform priors and a value that differs between positions (from the
+/// position's hash), so that Q-values spread as they do under a net.
+struct HashValueEvaluator;
+
+impl<S: GameState> Evaluate<S> for HashValueEvaluator {
+    fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError> {
+        let mut uniform = UniformEvaluator.evaluate(states)?;
+        for (eval, state) in uniform.iter_mut().zip(states) {
+            eval.value = (state.position_hash() % 2001) as f32 / 1000.0 - 1.0;
+        }
+        Ok(uniform)
+    }
+}
+
 #[test]
 fn team_seats_share_one_value() {
     // The same positions searched as 2-player and 3-player ReMATCH: only the seat differs,

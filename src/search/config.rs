@@ -55,8 +55,14 @@ pub struct SearchConfig {
     pub considered: usize,
     /// Gumbel: σ's visit offset, σ(q) = (c_visit + max visits) · c_scale · q.
     pub c_visit: f32,
-    /// Gumbel: σ's scale.
+    /// Gumbel: σ's scale (with `q_rescale`, mctx's `value_scale`, 0.1 there).
     pub c_scale: f32,
+    /// Gumbel: the completed Q-values of the root's steps rescaled by their min and max to
+    /// [0, 1] before σ, and unvisited steps valued by the mix of the net's raw value at the
+    /// root (mctx's `qtransform_completed_by_mix_value`); off: Q mapped from [-1, 1] to
+    /// [0, 1] and the mix taken from the root's mean value.
+    #[serde(skip_serializing_if = "is_false")]
+    pub q_rescale: bool,
     /// Gumbel: the scale of the Gumbel noise added to the root's log priors (mctx's
     /// `gumbel_scale`). 1 in self-play, where it explores; agents play with
     /// [`SearchConfig::for_play`], which sets it to 0 so that play is deterministic.
@@ -77,6 +83,10 @@ fn is_one(x: &f32) -> bool {
     *x == 1.0
 }
 
+fn is_false(x: &bool) -> bool {
+    !*x
+}
+
 impl Default for SearchConfig {
     fn default() -> Self {
         SearchConfig {
@@ -89,6 +99,7 @@ impl Default for SearchConfig {
             considered: 8,
             c_visit: 50.0,
             c_scale: 1.0,
+            q_rescale: false,
             gumbel_scale: 1.0,
             forced_playouts: 0.0,
         }
@@ -174,6 +185,7 @@ impl SearchConfig {
             considered: self.considered,
             c_visit: self.c_visit,
             c_scale: self.c_scale,
+            q_rescale: self.q_rescale,
             gumbel_scale: self.gumbel_scale,
         }
     }
@@ -195,8 +207,8 @@ impl SearchConfig {
     pub fn describe(&self) -> String {
         format!(
             "kind={} visits={} c_puct={} fpu_reduction={} considered={} c_visit={} \
-             c_scale={} gumbel_scale={} dirichlet_alpha={} dirichlet_fraction={} \
-             forced_playouts={}",
+             c_scale={} q_rescale={} gumbel_scale={} dirichlet_alpha={} \
+             dirichlet_fraction={} forced_playouts={}",
             self.kind,
             self.visits,
             self.c_puct,
@@ -204,6 +216,7 @@ impl SearchConfig {
             self.considered,
             self.c_visit,
             self.c_scale,
+            self.q_rescale,
             self.gumbel_scale,
             self.dirichlet_alpha,
             self.dirichlet_fraction,
@@ -247,12 +260,14 @@ impl SearchConfig {
             _ => unreachable!("a search config serialises to a table"),
         };
         for (key, text) in &overrides.0 {
-            let value = match text.parse::<i64>() {
-                Ok(n) => toml::Value::Integer(n),
-                Err(_) => match text.parse::<f64>() {
-                    Ok(x) => toml::Value::Float(x),
-                    Err(_) => toml::Value::String(text.clone()),
-                },
+            let value = if let Ok(n) = text.parse::<i64>() {
+                toml::Value::Integer(n)
+            } else if let Ok(x) = text.parse::<f64>() {
+                toml::Value::Float(x)
+            } else if let Ok(b) = text.parse::<bool>() {
+                toml::Value::Boolean(b)
+            } else {
+                toml::Value::String(text.clone())
             };
             table.insert(key.clone(), value);
         }

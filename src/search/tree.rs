@@ -65,6 +65,9 @@ struct Node {
     side: Side,
     /// Exact values for both sides if the position is terminal.
     terminal: Option<[f32; 2]>,
+    /// The net's value of this position for `side` (set when a net evaluation expands it;
+    /// NaN for terminal nodes and the single-step nodes walked through).
+    net_value: f32,
 }
 
 impl Node {
@@ -79,6 +82,7 @@ impl Node {
             num_children: 0,
             side: Side(0),
             terminal: None,
+            net_value: f32::NAN,
         }
     }
 
@@ -174,6 +178,17 @@ impl<S: GameState> Mcts<S> {
             return t[self.root_state.side_to_move().0 as usize];
         }
         self.value_for(0, self.root_state.side_to_move())
+    }
+
+    /// The net's own value of the root position for its side to move (the exact value of a
+    /// terminal root; the mean value where the net never evaluated the root).
+    pub fn root_net_value(&self) -> f32 {
+        let root = &self.nodes[0];
+        match root.terminal {
+            Some(t) => t[self.root_state.side_to_move().0 as usize],
+            None if !root.net_value.is_nan() => root.net_value,
+            None => self.root_value(),
+        }
     }
 
     /// Walks down by PUCT to a node that is unexpanded or terminal.
@@ -292,6 +307,7 @@ impl<S: GameState> Mcts<S> {
             let side = leaf.state.side_to_move();
             if self.nodes[at].first_child == NO_CHILDREN {
                 self.expand(at, &leaf.state, &eval.priors);
+                self.nodes[at].net_value = eval.value;
             }
             let mut v = [0.0; 2];
             v[side.0 as usize] = eval.value;

@@ -342,9 +342,11 @@ pub fn score_checkpoint(
     };
     // resolve_model's errors name the path already.
     let resolved = resolve_model(path).map_err(ProbeError::Settings)?;
+    // The checkpoint's own search as an agent plays it: no root noise of any kind.
     let mut search = SearchConfig::of_checkpoint(&resolved.weights)
         .map_err(model_error)?
-        .unwrap_or_default();
+        .unwrap_or_default()
+        .for_play();
     search.visits = PROBE_VISITS;
     let base = EvaluatorConfig {
         max_batch: BATCH,
