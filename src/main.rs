@@ -67,6 +67,9 @@ enum Command {
     /// Measure checkpoints on a probe set, per seat: optimal turns of the policy and of a
     /// 100-visit search, policy mass on losing turns, value log-loss.
     Probe(checkers_zero::eval::probe::command::ProbeArgs),
+    /// Average checkpoints' weights (weight averaging over a run's last checkpoints), with
+    /// batch norm re-estimated on the run's newest games (docs/learning.md).
+    Average(checkers_zero::train::average::AverageArgs),
     /// Train: self-play, the learner and the evaluator in one process, in a run directory
     /// that survives being stopped (the layout of a distributed run; docs/training.md).
     Train(checkers_zero::distributed::command::TrainArgs),
@@ -243,6 +246,7 @@ fn run(cli: Cli) -> Result<()> {
             checkers_zero::eval::probe::command::run_probe_build(&args, &mut out)?
         }
         Command::Probe(args) => checkers_zero::eval::probe::command::run_probe(&args, &mut out)?,
+        Command::Average(args) => writeln!(out, "{}", args.run()?)?,
         Command::Train(args) => checkers_zero::distributed::command::run_train(&args, &mut out)?,
         Command::Learn(args) => checkers_zero::distributed::command::run_learn(&args, &mut out)?,
         Command::Selfplay(args) => {

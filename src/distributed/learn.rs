@@ -99,6 +99,7 @@ fn drive<S: Encode>(
     let bar = super::progress_bar(options.progress, "learn", limits.target);
     let mut last_new = Instant::now();
     while !stop.raised() && !limits.reached(role.step()) {
+        role.follow(&limits);
         let tick = role.tick()?;
         if tick.shards > 0 {
             last_new = Instant::now();
@@ -164,6 +165,7 @@ pub fn run_config(
 pub struct StepLimits {
     /// Stop at this step.
     pub target: Option<u64>,
+    started: Instant,
     deadline: Option<Instant>,
 }
 
@@ -174,11 +176,27 @@ impl StepLimits {
         let target = max_steps
             .or((train.iterations > 0).then(|| train.iterations * train.steps_per_iteration));
         let minutes = max_minutes.unwrap_or(train.max_minutes);
+        let started = Instant::now();
         StepLimits {
             target,
-            deadline: (minutes > 0.0)
-                .then(|| Instant::now() + Duration::from_secs_f64(minutes * 60.0)),
+            started,
+            deadline: (minutes > 0.0).then(|| started + Duration::from_secs_f64(minutes * 60.0)),
         }
+    }
+
+    /// How far through its budget the run is at `step` (0..=1): the larger of the step
+    /// target's share and the deadline's; `None` without a limit.
+    pub fn progress(&self, step: u64) -> Option<f64> {
+        let by_steps = self.target.map(|t| step as f64 / t.max(1) as f64);
+        let by_time = self.deadline.map(|d| {
+            let whole = d.duration_since(self.started).as_secs_f64().max(1e-9);
+            self.started.elapsed().as_secs_f64() / whole
+        });
+        let progress = match (by_steps, by_time) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        progress.map(|p| p.clamp(0.0, 1.0))
     }
 
     /// True once `step` reaches the target or the deadline has passed.
@@ -410,6 +428,11 @@ impl<S: Encode> LearnerRole<S> {
     /// The current training step.
     pub fn step(&self) -> u64 {
         self.learner.state.step
+    }
+
+    /// Tells the learner how far the run is through `limits` (the learning rate's decay).
+    pub fn follow(&mut self, limits: &StepLimits) {
+        self.learner.progress = limits.progress(self.step());
     }
 
     /// The run's config.
