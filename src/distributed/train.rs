@@ -21,6 +21,7 @@ use super::fork::{fork_run, ForkPoint};
 use super::learn::{run_config, LearnerRole, SelfPlayRates, StepLimits, Tick};
 use super::selfplay::{new_session, play, PlayCounters, SelfPlayMonitor, SelfPlayOptions};
 use super::{DistError, StopFlag, CONFIG_KEY};
+use crate::game::GameKind;
 use crate::net::encode::Encode;
 use crate::store::RunStore;
 use crate::train::checkpoint::checkpoint_name;
@@ -56,6 +57,8 @@ pub struct TrainOptions {
 pub struct TrainSummary {
     /// The run directory.
     pub run_dir: PathBuf,
+    /// The game it trains.
+    pub game: GameKind,
     /// The step the invocation started from.
     pub start_step: u64,
     /// The step it stopped at (a checkpoint exists for it).
@@ -101,6 +104,7 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, DistError> {
     let location = store.location().to_string();
     let summary = with_game!(config.kind(), S => run::<S>(options, store, &location, &config))?;
     Ok(TrainSummary {
+        game: config.kind(),
         checkpoint: run_dir
             .join("checkpoints")
             .join(checkpoint_name(summary.final_step)),
@@ -289,6 +293,7 @@ fn train_loop<S: Encode>(
         if let Some(precision) = monitor.take_precision() {
             learner.record(precision)?;
         }
+        learner.follow(limits);
         let tick = learner.tick()?;
         if let Some(iteration) = &tick.iteration {
             let now = monitor.read();

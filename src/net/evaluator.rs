@@ -398,9 +398,13 @@ impl Nets {
     fn record(&mut self, positions: usize, seconds: f64) {
         let bf16 = self.bf16_for(positions);
         let Some(check) = &mut self.check else { return };
-        if let Some(decision) = check.record(positions, bf16, seconds) {
-            if decision.changed {
-                eprintln!("{}", decision.describe());
+        if check.record(positions, bf16, seconds).is_some() {
+            // One line per process: each evaluator instance (one per core, one per agent of a
+            // match) checks on its own.
+            static REPORTED: std::sync::atomic::AtomicBool =
+                std::sync::atomic::AtomicBool::new(false);
+            if check.done() && !REPORTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                eprintln!("{}", check.summary());
             }
             self.prune();
         }
