@@ -15,10 +15,11 @@ use checkers_zero::distributed::fork::{fork_run, ForkPoint};
 use checkers_zero::distributed::learn::LearnerRole;
 use checkers_zero::distributed::train::{train, TrainOptions};
 use checkers_zero::game::rematch::Rematch;
+use checkers_zero::layout::read_state;
 use checkers_zero::net::model::{Model, NetConfig};
 use checkers_zero::selfplay::record::read_records;
 use checkers_zero::store::RunStore;
-use checkers_zero::train::checkpoint::{read_state, PAUSE_IN_CHECKPOINT_ENV};
+use checkers_zero::train::checkpoint::PAUSE_IN_CHECKPOINT_ENV;
 use checkers_zero::train::config::RunConfig;
 use checkers_zero::train::metrics::MetricsLog;
 
