@@ -250,15 +250,18 @@ pub struct WorkDir {
 }
 
 impl WorkDir {
-    /// `given`, kept afterwards, or a fresh temporary directory for `role`, removed.
+    /// `given`, kept afterwards, or a fresh temporary directory for `role`, removed (its
+    /// name unique in the process, even for roles started in the same millisecond).
     pub fn new(given: Option<&Path>, role: &str) -> Result<WorkDir, DistError> {
+        static STARTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let (path, remove) = match given {
             Some(path) => (path.to_path_buf(), false),
             None => (
                 std::env::temp_dir().join(format!(
-                    "checkers-zero-{role}-{}-{}",
+                    "checkers-zero-{role}-{}-{}-{}",
                     std::process::id(),
-                    unix_millis()
+                    unix_millis(),
+                    STARTED.fetch_add(1, Ordering::Relaxed)
                 )),
                 true,
             ),
@@ -349,4 +352,22 @@ pub fn unix_millis() -> u128 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis())
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WorkDir;
+
+    #[test]
+    fn scratch_directories_started_together_differ() {
+        let dirs: Vec<WorkDir> = (0..4)
+            .map(|_| WorkDir::new(None, "test").unwrap())
+            .collect();
+        let mut paths: Vec<_> = dirs.iter().map(|d| d.path().to_path_buf()).collect();
+        paths.dedup();
+        assert_eq!(paths.len(), dirs.len(), "{paths:?}");
+        assert!(paths.iter().all(|p| p.is_dir()));
+        drop(dirs);
+        assert!(paths.iter().all(|p| !p.exists()), "removed when dropped");
+    }
 }

@@ -155,7 +155,6 @@ impl SearchConfig {
             fpu_reduction: self.fpu_reduction,
             dirichlet_alpha: if noise { self.dirichlet_alpha } else { 0.0 },
             dirichlet_fraction: if noise { self.dirichlet_fraction } else { 0.0 },
-            walk_forced: true,
         }
     }
 

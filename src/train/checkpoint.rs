@@ -23,11 +23,6 @@ use crate::net::model::{Model, NetShape};
 use crate::net::NetError;
 use crate::util::write_atomic;
 
-/// Environment variable naming a marker file: when set, checkpoint writing stops halfway
-/// (files partly written), creates the marker and sleeps, so that tests can kill the process
-/// mid-write. Never set it in real runs.
-pub const PAUSE_IN_CHECKPOINT_ENV: &str = "CHECKERS_ZERO_PAUSE_IN_CHECKPOINT";
-
 /// Errors of checkpoint files.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
@@ -70,11 +65,6 @@ pub fn write_checkpoint(
     }
     std::fs::create_dir(&tmp).map_err(io(&tmp))?;
     model.save(&tmp.join(WEIGHTS_FILE))?;
-    if let Some(marker) = std::env::var_os(PAUSE_IN_CHECKPOINT_ENV) {
-        // Test hook: the weights are written, the rest is not; wait to be killed.
-        let _ = std::fs::write(&marker, name.as_bytes());
-        std::thread::sleep(std::time::Duration::from_secs(600));
-    }
     optimizer.save(&tmp.join(OPTIMIZER_FILE))?;
     let state_path = tmp.join(STATE_FILE);
     let json = state.to_json();
