@@ -10,6 +10,7 @@ use checkers_zero::game::{Action, GameKind, GameState, RulesConfig, StepList};
 use checkers_zero::net::encode::Encode;
 
 mod common;
+use common::positions::{random_positions as random_positions_of, Keep};
 use common::{decoded_turns_left, expected_turns_left};
 
 const KINDS: [GameKind; 2] = [GameKind::Rematch, GameKind::Rematch3];
@@ -35,43 +36,14 @@ fn pos(kind: GameKind, text: &str) -> Rematch {
     Rematch::from_notation(kind, text, RulesConfig::default()).unwrap()
 }
 
-/// A small deterministic generator (splitmix64), so the test needs no seed plumbing.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-/// Positions from random playouts of both kinds, mid-sequence states included, about `n`.
+/// Positions from random playouts of both kinds, every mid-sequence state included, `n` of
+/// each kind.
 fn random_positions(n: usize, seed: u64) -> Vec<Rematch> {
-    let mut rng = Rng(seed);
-    let mut out = Vec::new();
-    let mut game = 0;
-    while out.len() < n {
-        let kind = KINDS[game % 2];
-        game += 1;
-        let mut s = Rematch::start(kind, RulesConfig::default());
-        loop {
-            // Keep about one state in four, and every mid-sequence state (they are rarer).
-            if s.turn_in_progress() || rng.below(4) == 0 {
-                out.push(s);
-            }
-            let steps = legal(&s);
-            if steps.is_empty() {
-                break;
-            }
-            s.apply_step(steps[rng.below(steps.len())]);
-        }
-    }
-    out
+    let keep = Keep::MidTurnAnd(0.25);
+    KINDS
+        .iter()
+        .flat_map(|&kind| random_positions_of(kind, RulesConfig::default(), n, seed, keep))
+        .collect()
 }
 
 /// Hand-built positions: tall stacks, the 12-piece stack, both Team colours, team=orange,
@@ -459,7 +431,7 @@ fn white_orange_exchange_commutes_with_the_rules() {
         ORANGE => WHITE,
         c => c,
     };
-    let mut rng = Rng(77);
+    let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(77);
     let mut checked = 0;
     for game in 0..40 {
         let mut s = Rematch::start(KINDS[game % 2], RulesConfig::default());
@@ -480,7 +452,7 @@ fn white_orange_exchange_commutes_with_the_rules() {
             if steps.is_empty() {
                 break;
             }
-            let a = steps[rng.below(steps.len())];
+            let a = steps[rand::Rng::gen_range(&mut rng, 0..steps.len())];
             s.apply_step(a);
             t.apply_step(a);
             checked += 1;

@@ -90,15 +90,7 @@ fn probe_times_both_precisions_at_every_batch_within_its_budget() {
 
     // The real net, tiny: positive timings for both precisions at every batch.
     let shape = Rematch::net_shape(checkers_zero::game::GameKind::Rematch);
-    let config = NetConfig {
-        blocks: 1,
-        channels: 8,
-        policy_channels: 4,
-        value_hidden: 8,
-        global_pool: false,
-        moves_left: false,
-    };
-    let model = Model::new(shape, config, tch::Device::Cpu).unwrap();
+    let model = Model::new(shape, NetConfig::tiny(), tch::Device::Cpu).unwrap();
     let real = probe_model(&model, &[1, 4], 1, Duration::from_millis(100)).unwrap();
     assert!(real.fp32.iter().chain(&real.bf16).all(|&t| t > 0.0));
 }

@@ -362,12 +362,10 @@ fn temperature_schedule_and_sampling() {
 /// A one-block net of `channels` channels, for tests that train.
 fn tiny_net(channels: i64) -> NetConfig {
     NetConfig {
-        blocks: 1,
         channels,
         policy_channels: channels / 2,
         value_hidden: channels,
-        global_pool: false,
-        moves_left: false,
+        ..NetConfig::tiny()
     }
 }
 

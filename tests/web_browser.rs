@@ -378,7 +378,7 @@ fn the_page_in_a_real_browser() {
     let (_driver, port) = match driver() {
         Ok(d) => d,
         Err(why) => {
-            println!("SKIPPED web browser tests: {why} (scripts/setup installs chromium and chromium-driver)");
+            common::missing_tool("Chromium (chromium and chromium-driver)", &why);
             return;
         }
     };
@@ -404,7 +404,7 @@ fn the_page_in_a_real_browser() {
         let client = match browser(port).await {
             Ok(c) => c,
             Err(why) => {
-                println!("SKIPPED web browser tests: {why}");
+                common::missing_tool("Chromium (chromium and chromium-driver)", &why);
                 return;
             }
         };

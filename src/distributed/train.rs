@@ -20,11 +20,11 @@ use super::evaluate::EvaluatorRole;
 use super::fork::{fork_run, ForkPoint};
 use super::learn::{run_config, LearnerRole, SelfPlayRates, StepLimits, Tick};
 use super::selfplay::{new_session, play, PlayCounters, SelfPlayMonitor, SelfPlayOptions};
-use super::{DistError, StopFlag, CONFIG_KEY};
+use super::{DistError, StopFlag};
 use crate::game::GameKind;
+use crate::layout::{checkpoint_dir_key, CONFIG};
 use crate::net::encode::Encode;
 use crate::store::RunStore;
-use crate::train::checkpoint::checkpoint_name;
 use crate::train::config::RunConfig;
 use crate::with_game;
 
@@ -105,9 +105,7 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, DistError> {
     let summary = with_game!(config.kind(), S => run::<S>(options, store, &location, &config))?;
     Ok(TrainSummary {
         game: config.kind(),
-        checkpoint: run_dir
-            .join("checkpoints")
-            .join(checkpoint_name(summary.final_step)),
+        checkpoint: run_dir.join(checkpoint_dir_key(summary.final_step)),
         run_dir,
         start_step: summary.start_step,
         final_step: summary.final_step,
@@ -125,10 +123,10 @@ fn open_run(options: &TrainOptions) -> Result<(PathBuf, RunStore, RunConfig), Di
         (None, true) => return Err(DistError::Run("--resume needs --run-dir".into())),
         (None, false) => default_run_dir(options)?,
     };
-    let recorded = run_dir.join(CONFIG_KEY).is_file();
+    let recorded = run_dir.join(CONFIG).is_file();
     if options.resume && !recorded {
         return Err(DistError::Run(format!(
-            "{} holds no run to resume (no {CONFIG_KEY})",
+            "{} holds no run to resume (no {CONFIG})",
             run_dir.display()
         )));
     }
@@ -170,10 +168,10 @@ fn given_config(options: &TrainOptions) -> Result<Option<RunConfig>, DistError> 
         .fork
         .as_ref()
         .filter(|_| options.config.is_none())
-        .map(|point| point.base.join(CONFIG_KEY));
+        .map(|point| point.base.join(CONFIG));
     if let Some(path) = base.as_ref().filter(|p| !p.is_file()) {
         return Err(DistError::Run(format!(
-            "{} holds no run to fork (no {CONFIG_KEY})",
+            "{} holds no run to fork (no {CONFIG})",
             path.parent().unwrap_or(path).display()
         )));
     }

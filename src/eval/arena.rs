@@ -934,8 +934,8 @@ pub fn write_match(
         reason,
     };
     std::fs::create_dir_all(dir).map_err(|e| file_error(dir, e.to_string()))?;
-    write_report(&dir.join("result.json"), report)?;
-    let games = dir.join("games.jsonl");
+    write_report(&dir.join(crate::layout::MATCH_REPORT_FILE), report)?;
+    let games = dir.join(crate::layout::MATCH_GAMES_FILE);
     write_records(&games, records).map_err(|e| file_error(&games, e.to_string()))
 }
 

@@ -166,7 +166,6 @@ impl SearchConfig {
             fpu_reduction: self.fpu_reduction,
             dirichlet_alpha: if noise { self.dirichlet_alpha } else { 0.0 },
             dirichlet_fraction: if noise { self.dirichlet_fraction } else { 0.0 },
-            walk_forced: true,
         }
     }
 
@@ -237,7 +236,7 @@ impl SearchConfig {
     /// The search a run recorded: the `[search]` table of `RUN/config.toml`; the defaults
     /// when there is no such file or table (a model outside a run, or an older run).
     pub fn of_run(run_dir: &Path) -> Result<SearchConfig, String> {
-        let path = run_dir.join("config.toml");
+        let path = run_dir.join(crate::layout::CONFIG);
         let Ok(text) = std::fs::read_to_string(&path) else {
             return Ok(SearchConfig::default());
         };

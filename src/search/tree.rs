@@ -37,9 +37,6 @@ pub struct MctsConfig {
     pub dirichlet_alpha: f32,
     /// Share of the root prior replaced by noise.
     pub dirichlet_fraction: f32,
-    /// Walk through positions with one legal step instead of evaluating them (see the
-    /// module documentation); off only to compare with the search that does not.
-    pub walk_forced: bool,
 }
 
 const NO_CHILDREN: u32 = u32::MAX;
@@ -222,11 +219,7 @@ impl<S: GameState> Mcts<S> {
                 };
             }
             if node.first_child == NO_CHILDREN {
-                let forced = if self.config.walk_forced {
-                    walk_forced(&mut state)
-                } else {
-                    Vec::new()
-                };
+                let forced = walk_forced(&mut state);
                 let terminal = state.outcome().is_some();
                 return Leaf {
                     path,

@@ -9,12 +9,13 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 use serde_json::{json, Value};
 
-use super::checkpoint::{load_checkpoint, write_checkpoint, TrainState};
+use super::checkpoint::{load_checkpoint, write_checkpoint};
 use super::config::RunConfig;
 use super::error::TrainError;
 use super::optimizer::AdamW;
 use super::trainer::{train_step, StepStats};
 use super::window::{samples_of_game, ReplayWindow, Symmetries};
+use crate::layout::record::TrainState;
 use crate::net::encode::Encode;
 use crate::net::model::Model;
 use crate::selfplay::record::GameRecord;
