@@ -254,7 +254,7 @@ impl Default for TrainConfig {
             batch_size: 256,
             learning_rate: 1e-3,
             learning_rate_drops: Vec::new(),
-            learning_rate_decay_share: 0.0,
+            learning_rate_decay_share: 0.35,
             learning_rate_final: 0.1,
             colour_symmetry: false,
             weight_decay: 1e-4,
