@@ -80,7 +80,7 @@ use crate::game::{GameKind, GameState, RulesConfig, Seat, Side};
 use crate::layout::resolve_model;
 use crate::net::args::{announce, prepare, NetSettings};
 use crate::net::encode::Encode;
-use crate::net::evaluator::{Evaluator, EvaluatorConfig, EvaluatorHandle};
+use crate::net::batcher::{Batcher, BatcherConfig, BatcherHandle};
 use crate::net::model::Model;
 use crate::net::net_eval::NetEvaluator;
 use crate::net::NetError;
@@ -413,7 +413,7 @@ enum Player {
 }
 
 impl Player {
-    fn build<S: Encode>(&self, seed: u64, handles: &[EvaluatorHandle]) -> Box<dyn Agent<S>> {
+    fn build<S: Encode>(&self, seed: u64, handles: &[BatcherHandle]) -> Box<dyn Agent<S>> {
         match *self {
             Player::Random => Box::new(RandomAgent::new(seed)),
             Player::Uct(playouts) => Box::new(rollout_uct(playouts, seed)),
@@ -448,8 +448,8 @@ fn load_players<S: Encode>(
     specs: &[AgentSpec],
     search: &SearchConfig,
     torch_threads: i32,
-) -> Result<(Vec<Player>, Vec<Evaluator>), EvalError> {
-    let mut evaluators: Vec<Evaluator> = Vec::new();
+) -> Result<(Vec<Player>, Vec<Batcher>), EvalError> {
+    let mut evaluators: Vec<Batcher> = Vec::new();
     let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
     let mut players = Vec::new();
     for spec in specs {
@@ -468,7 +468,7 @@ fn load_players<S: Encode>(
                     Some(&i) => i,
                     None => {
                         let weights = &resolved.weights;
-                        evaluators.push(load_evaluator::<S>(
+                        evaluators.push(load_batcher::<S>(
                             settings,
                             spec,
                             weights,
@@ -492,19 +492,19 @@ fn load_players<S: Encode>(
 }
 
 /// An evaluator serving the weights at `weights` for `spec`.
-fn load_evaluator<S: Encode>(
+fn load_batcher<S: Encode>(
     settings: &MatchSettings,
     spec: &AgentSpec,
     weights: &std::path::Path,
     torch_threads: i32,
-) -> Result<Evaluator, EvalError> {
-    let base = EvaluatorConfig {
+) -> Result<Batcher, EvalError> {
+    let base = BatcherConfig {
         torch_threads,
         // One leaf per game thread and request: batches stay below this.
         max_batch: settings.parallel.clamp(1, 128),
-        ..EvaluatorConfig::default()
+        ..BatcherConfig::default()
     };
-    spawn_evaluator::<S>(weights, settings.kind, settings.net, base).map_err(|cause| {
+    spawn_batcher::<S>(weights, settings.kind, settings.net, base).map_err(|cause| {
         EvalError::Model {
             spec: spec.to_string(),
             cause,
@@ -514,16 +514,16 @@ fn load_evaluator<S: Encode>(
 
 /// An evaluator serving the weights at `weights` (a net of game `kind`) as `net` says, on
 /// `base`'s batch and threads; the settled precision is announced once on stderr.
-pub fn spawn_evaluator<S: Encode>(
+pub fn spawn_batcher<S: Encode>(
     weights: &std::path::Path,
     kind: GameKind,
     net: NetSettings,
-    base: EvaluatorConfig,
-) -> Result<Evaluator, NetError> {
+    base: BatcherConfig,
+) -> Result<Batcher, NetError> {
     let model = Model::load(weights, &S::net_shape(kind), Device::Cpu)?;
     let (config, precision) = prepare(&model, net, base)?;
     announce(&precision);
-    Ok(Evaluator::spawn(model, config))
+    Ok(Batcher::spawn(model, config))
 }
 
 /// The player of `spec`; a net or policy spec plays through evaluator `evaluator`, a net
@@ -593,7 +593,7 @@ struct Arena<'a> {
     settings: &'a MatchSettings,
     labels: Vec<String>,
     players: Vec<Player>,
-    handles: Vec<EvaluatorHandle>,
+    handles: Vec<BatcherHandle>,
     seats: usize,
     stop: AtomicBool,
     next: AtomicU64,
@@ -728,7 +728,7 @@ fn play_match_in<S: Encode>(
         settings,
         labels: specs.iter().map(|s| s.to_string()).collect(),
         players,
-        handles: evaluators.iter().map(Evaluator::handle).collect(),
+        handles: evaluators.iter().map(Batcher::handle).collect(),
         seats,
         stop: AtomicBool::new(false),
         next: AtomicU64::new(0),
