@@ -7,9 +7,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use checkers_zero::net::evaluator::{
-    evaluate_batch, Evaluation, Evaluator, EvaluatorConfig, Request,
-};
+use checkers_zero::net::batcher::{evaluate_batch, Batcher, BatcherConfig, Evaluation, Request};
 use checkers_zero::net::model::{Model, NetConfig, NetShape};
 use checkers_zero::net::NetError;
 use tch::Device;
@@ -174,14 +172,14 @@ fn evaluator_serves_many_producers_without_deadlock() {
                 .remove(0)
         })
         .collect();
-    let config = EvaluatorConfig {
+    let config = BatcherConfig {
         max_batch: 16,
         max_wait: Duration::from_millis(1),
         torch_threads: 1,
         bf16: false,
-        ..EvaluatorConfig::default()
+        ..BatcherConfig::default()
     };
-    let evaluator = Evaluator::spawn(model, config);
+    let evaluator = Batcher::spawn(model, config);
     let expected = Arc::new(expected);
     let threads: Vec<_> = (0..8u64)
         .map(|t| {
@@ -263,14 +261,14 @@ fn bf16_evaluator_runs_small_batches_in_fp32() {
     tch::manual_seed(7);
     let (fp32, requests, expected) = fp32_answers();
     let served = |fp32_below: usize| {
-        let config = EvaluatorConfig {
+        let config = BatcherConfig {
             max_batch: 8,
             torch_threads: 1,
             bf16: true,
             fp32_below,
-            ..EvaluatorConfig::default()
+            ..BatcherConfig::default()
         };
-        let evaluator = Evaluator::spawn(fp32.try_clone().unwrap(), config);
+        let evaluator = Batcher::spawn(fp32.try_clone().unwrap(), config);
         let answers = evaluator.evaluate(requests.clone()).unwrap();
         evaluator.shutdown();
         answers
@@ -287,13 +285,13 @@ fn bf16_evaluator_runs_small_batches_in_fp32() {
 fn checking_the_precision_in_place_serves_both_then_settles_on_one() {
     tch::manual_seed(9);
     let (fp32, requests, expected) = fp32_answers();
-    let config = EvaluatorConfig {
+    let config = BatcherConfig {
         max_batch: 4,
         torch_threads: 1,
         check_in_place: true,
-        ..EvaluatorConfig::default()
+        ..BatcherConfig::default()
     };
-    let evaluator = Evaluator::spawn(fp32.try_clone().unwrap(), config);
+    let evaluator = Batcher::spawn(fp32.try_clone().unwrap(), config);
     // Batches of 4 alternate between fp32 (exact) and bf16 (close) until the band of 2-4 is
     // decided (a warm-up and 6 timed batches each at most), then keep one precision.
     let differences: Vec<f32> = (0..40)
@@ -318,14 +316,14 @@ fn a_lone_producer_is_not_kept_waiting_for_a_full_batch() {
     tch::manual_seed(8);
     let shape = hex_shape();
     let model = Model::new(shape.clone(), common::small_net(), Device::Cpu).unwrap();
-    let config = EvaluatorConfig {
+    let config = BatcherConfig {
         max_batch: 64,
         max_wait: Duration::from_secs(60),
         torch_threads: 1,
         bf16: false,
-        ..EvaluatorConfig::default()
+        ..BatcherConfig::default()
     };
-    let evaluator = Evaluator::spawn(model, config);
+    let evaluator = Batcher::spawn(model, config);
     let started = Instant::now();
     // Only handle alive: its job runs at once, as do the evaluator's own requests.
     let handle = evaluator.handle();
@@ -371,12 +369,12 @@ fn replaced_weights_serve_the_next_batches() {
         max_difference(&from_old, &from_new) > 1e-3,
         "two different nets"
     );
-    let config = EvaluatorConfig {
+    let config = BatcherConfig {
         torch_threads: 1,
         bf16: false,
-        ..EvaluatorConfig::default()
+        ..BatcherConfig::default()
     };
-    let evaluator = Evaluator::spawn(old, config);
+    let evaluator = Batcher::spawn(old, config);
     assert!(max_difference(&evaluator.evaluate(requests.clone()).unwrap(), &from_old) < 1e-5);
     evaluator.replace_model(new).unwrap();
     assert!(max_difference(&evaluator.evaluate(requests.clone()).unwrap(), &from_new) < 1e-5);

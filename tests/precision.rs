@@ -344,9 +344,9 @@ fn an_unknown_precision_names_the_allowed_values() {
 
 #[test]
 fn bench_layouts_start_with_auto_and_its_snippet_is_a_config() {
+    use checkers_zero::bench::{candidate_layouts, snippet};
     use checkers_zero::net::precision::PrecisionChoice;
     use checkers_zero::net::threads::Layout;
-    use checkers_zero::net_bench::{candidate_layouts, snippet};
     let layout = |workers, instances, torch_threads| Layout {
         workers,
         instances,

@@ -375,8 +375,8 @@ fn the_move_choice_takes_the_most_visited_with_ties_to_the_better_value() {
 
 #[test]
 fn net_agents_play_legal_steps_in_every_game() {
+    use checkers_zero::net::batcher::{Batcher, BatcherConfig};
     use checkers_zero::net::encode::Encode;
-    use checkers_zero::net::evaluator::{Evaluator, EvaluatorConfig};
     use checkers_zero::net::model::{Model, NetConfig};
     use checkers_zero::net::net_eval::NetEvaluator;
     use checkers_zero::search::agents::PolicyAgent;
@@ -386,7 +386,7 @@ fn net_agents_play_legal_steps_in_every_game() {
         with_game!(kind, S => {
             tch::manual_seed(1);
             let model = Model::new(S::net_shape(kind), tiny.clone(), tch::Device::Cpu).unwrap();
-            let evaluator = Evaluator::spawn(model, EvaluatorConfig { torch_threads: 1, ..Default::default() });
+            let evaluator = Batcher::spawn(model, BatcherConfig { torch_threads: 1, ..Default::default() });
             let mut agents: Vec<Box<dyn Agent<S>>> = vec![
                 Box::new(PolicyAgent::new(evaluator.handle())),
                 Box::new(SearchAgent::new(

@@ -45,7 +45,7 @@ pub struct EvaluateOptions {
 
 /// The evaluator's progress, saved in the store so that a restart does not redo work.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct EvaluatorState {
+pub struct EvaluationState {
     /// The step of the last checkpoint evaluated.
     pub last_step: Option<u64>,
 }
@@ -57,7 +57,7 @@ pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, DistError> {
     let wait = Duration::from_secs_f64(options.wait_minutes.max(0.0) * 60.0);
     let mut config = wait_for_config(&store, wait, &stop)?;
     config.override_net(&options.net);
-    let mut role = EvaluatorRole::start(&store, &config, options.work_dir.as_deref())?;
+    let mut role = EvaluationRole::start(&store, &config, options.work_dir.as_deref())?;
     let started = Instant::now();
     let deadline = options
         .max_minutes
@@ -82,20 +82,20 @@ pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, DistError> {
 
 /// The evaluator of a run: plays each due checkpoint, records the results in the store and,
 /// with gating, moves `checkpoints/promoted`.
-pub struct EvaluatorRole<'a> {
+pub struct EvaluationRole<'a> {
     store: &'a RunStore,
     evaluation: EvaluationConfig,
     every_steps: u64,
     work: WorkDir,
     context: EvaluationContext,
-    state: EvaluatorState,
+    state: EvaluationState,
     metrics: StoredMetrics,
     uploaded: BTreeSet<String>,
     /// The steps this invocation evaluated.
     pub evaluated: Vec<u64>,
 }
 
-impl<'a> EvaluatorRole<'a> {
+impl<'a> EvaluationRole<'a> {
     /// The evaluator of the run at `store`, continuing from its saved state; local files go
     /// to `work_dir` (default: a temporary directory).
     pub fn start(
@@ -104,13 +104,13 @@ impl<'a> EvaluatorRole<'a> {
         work_dir: Option<&Path>,
     ) -> Result<Self, DistError> {
         let work = WorkDir::new(work_dir, "evaluate")?;
-        let state: EvaluatorState = match store.get_text(EVALUATOR_STATE)? {
+        let state: EvaluationState = match store.get_text(EVALUATOR_STATE)? {
             Some(text) => serde_json::from_str(&text).map_err(|e| {
                 DistError::Run(format!("{}/{EVALUATOR_STATE}: {e}", store.location()))
             })?,
-            None => EvaluatorState::default(),
+            None => EvaluationState::default(),
         };
-        Ok(EvaluatorRole {
+        Ok(EvaluationRole {
             evaluation: config.evaluation.clone(),
             every_steps: config.evaluation.every.max(1) * config.train.steps_per_iteration,
             context: EvaluationContext {

@@ -23,7 +23,7 @@ use crate::layout::{shard_key, worker_key, LATEST, MODEL_FILES, PROMOTED, WEIGHT
 use crate::net::args::NetArgs;
 use crate::net::encode::Encode;
 use crate::net::model::{Model, NetShape};
-use crate::selfplay::pool::{EvaluatorTotals, RollingPool};
+use crate::selfplay::pool::{BatcherTotals, RollingPool};
 use crate::selfplay::record::{records_to_jsonl, GameRecord};
 use crate::selfplay::worker::SearchCounts;
 use crate::store::RunStore;
@@ -151,7 +151,7 @@ pub struct PlayCounters {
     /// Positions played (searched or forced).
     pub positions: u64,
     /// The nets' work.
-    pub evaluator: EvaluatorTotals,
+    pub evaluator: BatcherTotals,
     /// The checkpoint new games use.
     pub model_step: u64,
     /// What the searches asked of the net.

@@ -2,7 +2,7 @@
 //! directory as a local store. Self-play ([`super::selfplay`]) plays on its own threads and
 //! publishes shards; the learner ([`LearnerRole`], the one training loop) takes them in on
 //! the calling thread and publishes checkpoints; with `evaluation.every > 0` the evaluator
-//! ([`EvaluatorRole`]) plays each due checkpoint on a third thread. So a `train` run has the
+//! ([`EvaluationRole`]) plays each due checkpoint on a third thread. So a `train` run has the
 //! layout of a distributed one (see [`super`]) and resumes the same way; `learn`,
 //! `selfplay` and `evaluate` can take it over, and the other way round.
 //!
@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::evaluate::EvaluatorRole;
+use super::evaluate::EvaluationRole;
 use super::fork::{fork_run, ForkPoint};
 use super::learn::{run_config, LearnerRole, SelfPlayRates, StepLimits, Tick};
 use super::selfplay::{new_session, play, PlayCounters, SelfPlayMonitor, SelfPlayOptions};
@@ -329,7 +329,7 @@ fn evaluate(
     bars: &Bars,
 ) -> Result<(), DistError> {
     let store = RunStore::open(location)?;
-    let mut role = EvaluatorRole::start(&store, config, None)?;
+    let mut role = EvaluationRole::start(&store, config, None)?;
     loop {
         let stopping = stop.raised();
         match role.due()? {

@@ -324,6 +324,15 @@ impl SearchOverrides {
         }
     }
 
+    /// These overrides and, when `value` is given, `key` set to it (checked when applied,
+    /// like a parsed one).
+    pub fn and(mut self, key: &str, value: Option<impl std::fmt::Display>) -> SearchOverrides {
+        if let Some(value) = value {
+            self.0.push((key.to_string(), value.to_string()));
+        }
+        self
+    }
+
     /// True when nothing is overridden.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
@@ -353,6 +362,12 @@ mod tests {
         let c = SearchConfig::default().with(&o).unwrap();
         assert_eq!((c.visits, c.kind, c.c_scale), (200, SearchKind::Puct, 0.5));
         assert_eq!(SearchOverrides::parse(&o.to_string()).unwrap(), o);
+        let built = SearchOverrides::default()
+            .and("visits", Some(200))
+            .and("c_puct", None::<f32>)
+            .and("kind", Some("puct"))
+            .and("c_scale", Some(0.5));
+        assert_eq!(SearchConfig::default().with(&built).unwrap(), c);
         for (text, key) in [
             ("visits=0", "visits"),
             ("c_scale=0", "c_scale"),

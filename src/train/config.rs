@@ -9,8 +9,8 @@ use super::evaluation::EvaluationConfig;
 use super::trainer::LossWeights;
 use crate::game::{GameKind, RulesConfig};
 use crate::net::args::{announce, prepare, NetArgs, NetSettings};
+use crate::net::batcher::BatcherConfig;
 use crate::net::device::DeviceChoice;
-use crate::net::evaluator::EvaluatorConfig;
 use crate::net::model::{Model, NetConfig};
 use crate::net::precision::{Precision, Resolved};
 use crate::net::threads::{auto_layout, cores, Count, Layout};
@@ -71,7 +71,7 @@ pub struct RunConfig {
     pub selfplay: SelfPlayConfig,
     /// Batched inference settings for self-play.
     #[serde(default)]
-    pub evaluator: EvaluatorSettings,
+    pub evaluator: BatchingSettings,
     /// Training settings.
     #[serde(default)]
     pub train: TrainConfig,
@@ -83,7 +83,7 @@ pub struct RunConfig {
 /// Batched-inference settings for self-play.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct EvaluatorSettings {
+pub struct BatchingSettings {
     /// Most positions per forward pass.
     pub max_batch: usize,
     /// Longest wait (ms) for a batch to fill.
@@ -100,7 +100,7 @@ pub struct EvaluatorSettings {
     /// libtorch threads of each evaluator (0: libtorch's default; `auto`: see
     /// [`crate::net::threads`]).
     pub torch_threads: Count,
-    /// Evaluator instances, each with its own copy of the net; worker `w` uses instance
+    /// Batcher instances, each with its own copy of the net; worker `w` uses instance
     /// `w % instances` (`auto`: see [`crate::net::threads`]).
     pub instances: Count,
 }
@@ -167,9 +167,9 @@ mod defaults {
     }
 }
 
-impl Default for EvaluatorSettings {
+impl Default for BatchingSettings {
     fn default() -> Self {
-        EvaluatorSettings {
+        BatchingSettings {
             max_batch: 128,
             max_wait_ms: 2.0,
             precision: Precision::Auto,
@@ -181,7 +181,7 @@ impl Default for EvaluatorSettings {
     }
 }
 
-impl EvaluatorSettings {
+impl BatchingSettings {
     /// The first key out of range and what is wrong with it.
     pub fn check(&self) -> Option<(&'static str, &'static str)> {
         let checks = [
@@ -409,13 +409,13 @@ impl RunConfig {
 
     /// The settings of each self-play evaluator instance, before its precision is settled
     /// ([`crate::net::args::prepare`]).
-    pub fn evaluator_config(&self, layout: &Layout) -> EvaluatorConfig {
+    pub fn evaluator_config(&self, layout: &Layout) -> BatcherConfig {
         let e = &self.evaluator;
-        EvaluatorConfig {
+        BatcherConfig {
             max_batch: e.max_batch,
             max_wait: std::time::Duration::from_secs_f64(e.max_wait_ms / 1000.0),
             torch_threads: layout.torch_threads as i32,
-            ..EvaluatorConfig::default()
+            ..BatcherConfig::default()
         }
     }
 
@@ -424,7 +424,7 @@ impl RunConfig {
     pub fn selfplay_evaluator(
         &self,
         model: &Model,
-    ) -> Result<(Layout, EvaluatorConfig, Resolved), NetError> {
+    ) -> Result<(Layout, BatcherConfig, Resolved), NetError> {
         let layout = self.layout()?;
         let (config, precision) =
             prepare(model, self.net_settings(), self.evaluator_config(&layout))?;
@@ -628,7 +628,7 @@ fn check_selfplay(s: &SelfPlayConfig) -> Check {
     ])
 }
 
-fn check_evaluator(e: &EvaluatorSettings) -> Check {
+fn check_evaluator(e: &BatchingSettings) -> Check {
     e.check()
         .map_or(Ok(()), |(key, message)| Err((key.into(), message.into())))
 }
