@@ -15,6 +15,7 @@ pub mod command;
 pub mod engine;
 pub mod mirror;
 pub mod rundir;
+pub mod words;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
