@@ -119,14 +119,21 @@ impl Page {
         }
     }
 
+    /// Clicks the element `css` names (again if the page redrew it in between, as the
+    /// engine's updates do), then waits for the page to settle.
     pub async fn click(&self, css: &str) {
-        self.client
-            .find(Locator::Css(css))
-            .await
-            .unwrap_or_else(|e| panic!("{css}: {e}"))
-            .click()
-            .await
-            .unwrap_or_else(|e| panic!("click {css}: {e}"));
+        for attempt in 0.. {
+            let element = self
+                .client
+                .find(Locator::Css(css))
+                .await
+                .unwrap_or_else(|e| panic!("{css}: {e}"));
+            match element.click().await {
+                Ok(()) => break,
+                Err(e) if attempt < 10 && e.to_string().contains("stale") => continue,
+                Err(e) => panic!("click {css}: {e}"),
+            }
+        }
         self.wait(css, "true").await;
     }
 
@@ -182,8 +189,11 @@ impl Page {
                 ))
                 .await;
                 self.click("#load-position").await;
-                self.wait("the position", &format!("window.__cz.position === {text}"))
-                    .await;
+                self.wait(
+                    &format!("the position {text}"),
+                    &format!("window.__cz.position === {text}"),
+                )
+                .await;
             }
             None => self.click("#new-game").await,
         }

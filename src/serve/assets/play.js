@@ -114,7 +114,8 @@ function render() {
     v.mover + (P.thinking ? " — the model is thinking…" : "");
   moveList();
   $("variation").hidden = !P.mainline;
-  $("position-text").value = v.position;
+  // Only when the position changes: a position being typed or pasted is kept.
+  if (P.shown !== v.position) { P.shown = v.position; $("position-text").value = v.position; }
   $("undo").disabled = P.line.length < 2; $("redo").disabled = P.redo.length === 0;
   $("resign").disabled = Boolean(over) || !atEnd() || !personToMove();
   window.__cz = {
