@@ -467,7 +467,10 @@ pub async fn dashboard(page: &Page) {
     assert_eq!(series, json!("wins of Red|wins of Team|draws"));
     let facts = page.text("dash-facts").await;
     assert!(facts.contains("Precision: f32"), "{facts}");
+    page.client.set_window_size(1280, 1500).await.unwrap();
+    page.wait("the resized charts", "true").await;
     page.shot("dashboard").await;
+    page.client.set_window_size(1280, 860).await.unwrap();
     page.no_console_errors("the dashboard").await;
 }
 

@@ -87,9 +87,9 @@ function drawArrows(svg, at, arrows) {
       points: pts.map(p => `${p.x},${p.y}`).join(" "), class: `arrow arrow-${i}`, "stroke-width": width,
       "marker-end": `url(#${svg.id}-head)`, "data-turn": a.turn,
     }, svg);
-    // The share halfway along the last jump, clear of the cell names at the cells' tops.
-    const [p, q] = [pts[pts.length - 2], pts[pts.length - 1]];
-    const label = el("text", { x: (p.x + q.x) / 2, y: (p.y + q.y) / 2 + 0.07, class: "arrow-label", "data-turn": a.turn }, svg);
+    // The share in the landing cell, below the arrow's head (the cell's name is at its top).
+    const q = pts[pts.length - 1];
+    const label = el("text", { x: q.x, y: q.y + 0.36, class: "arrow-label", "data-turn": a.turn }, svg);
     label.textContent = `${Math.round(100 * a.share)}%`;
   });
 }

@@ -23,7 +23,7 @@ function range(u, min, max) {
 // yRange: [lo, hi], band: [hiIndex, loIndex] (series indices from 0), marker: (u) => x}.
 export function lineChart(target, xs, series, opts = {}) {
   target.replaceChildren();
-  const width = Math.min(opts.width || 420, Math.max(260, target.parentElement?.clientWidth - 10 || 420));
+  const width = Math.min(opts.width || 390, Math.max(260, target.parentElement?.clientWidth - 10 || 390));
   const few = xs.length <= 40;
   const uSeries = [{ label: opts.xLabel || "step", value: (u, v) => fmt(v) }];
   series.forEach((s, i) => uSeries.push({
