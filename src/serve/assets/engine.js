@@ -61,7 +61,7 @@ export function createEngine(api, info, page) {
     drawBar();
     const s = E.snap;
     $("engine-panel").hidden = !E.on;
-    if (!E.on || !s) { $("pv").replaceChildren(); $("analysis-turns").tBodies[0].replaceChildren(); $("analysis-progress").textContent = E.on ? "the game is over: nothing to analyse" : ""; return; }
+    if (!E.on || !s) { $("wdl").textContent = ""; $("pv").replaceChildren(); $("analysis-turns").tBodies[0].replaceChildren(); $("analysis-progress").textContent = !E.on ? "" : E.position ? "analysing…" : "the game is over: nothing to analyse"; return; }
     const b = bar();
     $("analysis-progress").textContent = `${s.visits.toLocaleString("en-US")} visits, ${(s.elapsed_ms / 1000).toFixed(1)} s` + (s.done ? " (done)" : "") + (s.error ? `; the search failed: ${s.error}` : "");
     $("wdl").textContent = (b ? `For ${b.who}: win ${pct(b.w)}, draw ${pct(b.d)}, loss ${pct(b.l)}` + (s.wdl ? " (the net)" : " (random playouts: no model)") : "") +
