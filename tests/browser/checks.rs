@@ -465,6 +465,20 @@ pub async fn dashboard(page: &Page) {
     }
     let series = page.js("return document.querySelector('.chart[data-title=\"Results by side\"]').dataset.series;").await;
     assert_eq!(series, json!("wins of Red|wins of Team|draws"));
+    // A constant learning rate (0.02) on an axis around its value, not -1..1.
+    let axis = page.js("const y = document.querySelector('.chart[data-title=\"Learning rate\"]').chart.scales.y; return [y.min, y.max];").await;
+    let (low, high) = (axis[0].as_f64().unwrap(), axis[1].as_f64().unwrap());
+    assert!(
+        low > 0.0 && high < 0.05 && low < 0.02 && high > 0.02,
+        "{axis}"
+    );
+    // The precision choice is words, never a chart of one dot.
+    assert!(
+        !titles
+            .iter()
+            .any(|t| t.to_lowercase().contains("choice") || t.contains("bf16")),
+        "{titles:?}"
+    );
     let facts = page.text("dash-facts").await;
     assert!(facts.contains("Precision: f32"), "{facts}");
     page.client.set_window_size(1280, 1500).await.unwrap();

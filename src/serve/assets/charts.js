@@ -41,6 +41,7 @@ export function lineChart(target, xs, series, opts = {}) {
     legend: { live: true },
   }, [xs, ...series.map(s => s.values)], target);
   target.dataset.series = series.map(s => s.name).join("|");
+  target.chart = chart;
   return chart;
 }
 
