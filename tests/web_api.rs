@@ -225,20 +225,35 @@ fn analysis_answers_and_polls() {
 
 #[test]
 fn run_directory_listings_and_replays() {
-    let (addr, _) = server("web-run", small());
+    let (addr, run) = server("web-run", small());
+    // A distributed run's learner folder is a part of the run, not a second run.
+    std::fs::create_dir_all(run.join("learner")).unwrap();
+    std::fs::write(run.join("learner/metrics.jsonl"), "").unwrap();
     assert_eq!(get(addr, "/api/runs").json["runs"], json!([""]));
     let files = get(addr, "/api/games").json;
     assert_eq!(files["files"][0]["path"], json!("games/00000001.jsonl"));
     let list = get(addr, "/api/game?file=games/00000001.jsonl&list=true").json;
     assert_eq!(list["games"].as_array().unwrap().len(), 2);
     let replay = get(addr, "/api/game?file=games/00000001.jsonl&index=0").json;
+    let result = replay["result"].as_str().unwrap();
+    assert!(
+        result.starts_with("Red wins: ")
+            || result.starts_with("Team wins: ")
+            || result.starts_with("Draw: "),
+        "{result}"
+    );
+    assert!(
+        !result.contains("NoPieces") && !result.contains("NoProgress"),
+        "{result}"
+    );
     let frames = replay["frames"].as_array().unwrap();
     assert!(frames.len() > 2);
     assert!(frames[0]["turn"].is_null() && frames[1]["turn"].is_string());
     assert!(frames[1]["value"].is_number());
     let metrics = get(addr, "/api/metrics").json;
-    assert_eq!(metrics["metrics"].as_array().unwrap().len(), 4);
+    assert_eq!(metrics["metrics"].as_array().unwrap().len(), 5);
     assert_eq!(metrics["ratings"].as_array().unwrap().len(), 3);
+    assert_eq!(metrics["game"], json!("rematch"));
     let checkpoints = get(addr, "/api/checkpoints").json;
     let list = checkpoints["checkpoints"].as_array().unwrap();
     assert_eq!(list.len(), 2);
@@ -295,7 +310,13 @@ fn bad_input_gets_a_clear_4xx() {
             "/api/analyse",
             json!({"game": "rematch", "visits": 5001}),
             400,
-            "visits",
+            "at most 5,000 visits",
+        ),
+        (
+            "/api/play",
+            json!({"game": "rematch", "seconds": 30}),
+            400,
+            "at most 20 seconds",
         ),
         (
             "/api/analyse",
@@ -345,6 +366,22 @@ fn bad_input_gets_a_clear_4xx() {
             .unwrap()
             .contains("game is over"));
     }
+    // The result in words, not the rules' enum names.
+    let view = post(
+        addr,
+        "/api/position",
+        &json!({"game": "hexdame", "position": over}),
+    )
+    .json;
+    let outcome = view["outcome"].as_str().unwrap();
+    assert!(
+        outcome.contains(" wins: ") || outcome.starts_with("Draw: "),
+        "{outcome}"
+    );
+    assert!(
+        !outcome.contains('(') && !outcome.contains("NoPieces"),
+        "{outcome}"
+    );
     let answer = request(addr, "POST", "/api/legal", Some("{not json"));
     assert_eq!(answer.status, 400);
     assert!(answer.json["error"].is_string());
@@ -364,6 +401,44 @@ fn bad_input_gets_a_clear_4xx() {
     assert_eq!(get(addr, "/api/game?index=1").status, 400);
     std::fs::write(run.join("games/broken.jsonl"), "{not a record\n").unwrap();
     assert_eq!(get(addr, "/api/game?file=games/broken.jsonl").status, 422);
+}
+
+#[test]
+fn every_error_is_json_with_a_message() {
+    let (addr, _) = server("web-json-errors", small());
+    let cases = [
+        ("GET", "/api/play", 405, "takes POST"),
+        ("GET", "/api/analyse", 405, "takes POST"),
+        ("DELETE", "/api/info", 405, "takes GET"),
+        ("PUT", "/api/analysis/1", 405, "not PUT"),
+        (
+            "GET",
+            "/api/analysis/abc",
+            404,
+            "an analysis id is a number",
+        ),
+        (
+            "DELETE",
+            "/api/analysis/abc",
+            404,
+            "an analysis id is a number",
+        ),
+        ("GET", "/api/analysis/77", 404, "no analysis 77"),
+        ("GET", "/assets/nothing.js", 404, "no asset"),
+        ("GET", "/api/nothing", 404, "no such page"),
+        ("GET", "/api/game?index=x", 400, "bad query"),
+    ];
+    for (method, path, status, needle) in cases {
+        let answer = request(addr, method, path, None);
+        assert_eq!(answer.status, status, "{method} {path}: {}", answer.text);
+        let error = answer.json["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{method} {path}: not JSON: '{}'", answer.text));
+        assert!(
+            error.contains(needle),
+            "{method} {path}: '{error}' lacks '{needle}'"
+        );
+    }
 }
 
 #[test]
@@ -463,6 +538,35 @@ fn a_client_that_leaves_mid_analysis_does_not_hurt_the_server() {
 }
 
 #[test]
+fn a_client_that_leaves_while_the_model_thinks_stops_its_search() {
+    // One search at a time: the analysis can only run once the abandoned turn stopped.
+    let config = ServeConfig {
+        max_searches: 1,
+        max_visits: 10_000_000,
+        max_seconds: 600.0,
+        ..ServeConfig::default()
+    };
+    let (addr, _) = server("web-disconnect-play", config);
+    let body = json!({"game": "hexdame", "visits": 10_000_000}).to_string();
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "POST /api/play HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    drop(stream);
+    let answer = post(
+        addr,
+        "/api/analyse",
+        &json!({"game": "rematch", "visits": 20}),
+    );
+    assert_eq!(answer.status, 200, "{}", answer.text);
+}
+
+#[test]
 fn the_command_serves_a_store_and_refuses_bad_arguments() {
     let out = common::run(&[
         "serve",
@@ -510,7 +614,7 @@ fn the_command_serves_a_store_and_refuses_bad_arguments() {
     let info = get(addr, "/api/info").json;
     let _ = child.kill();
     let _ = child.wait();
-    assert_eq!(metrics["metrics"].as_array().unwrap().len(), 4);
+    assert_eq!(metrics["metrics"].as_array().unwrap().len(), 5);
     assert_eq!(checkpoints["checkpoints"].as_array().unwrap().len(), 2);
     assert!(info["models"]["rematch"].is_string());
     assert!(!mirror

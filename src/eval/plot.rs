@@ -1,8 +1,12 @@
-//! Small line charts as PNG files: panels with axes, ticks, labelled series and optional
-//! error bars. Text is drawn from an embedded 8x8 bitmap font, so plots render the same on
-//! a machine with no fonts installed.
+//! Line charts as PNG files, drawn with the `plotters` crate: panels with a title, axis
+//! names, gridlines, a marker shape and colour per series, intervals as shaded bands, and
+//! the legend beside the data (never over it). Text uses an embedded TrueType font
+//! (DejaVu Sans, `src/eval/fonts/`), so plots render the same on a machine with no fonts.
 
-use font8x8::legacy::BASIC_LEGACY;
+use std::sync::Once;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
 
 /// An RGB colour.
 pub type Rgb = [u8; 3];
@@ -24,7 +28,7 @@ pub struct Series {
     pub label: String,
     /// Points, in drawing order.
     pub points: Vec<(f64, f64)>,
-    /// Error bars: per point, the low and high `y` (empty for none).
+    /// The interval of each point: its low and high `y`, drawn as a band (empty for none).
     pub bars: Vec<(f64, f64)>,
 }
 
@@ -50,104 +54,20 @@ pub enum PlotError {
     /// PNG encoding failed.
     #[error("PNG encoding: {0}")]
     Png(String),
+    /// Drawing failed.
+    #[error("drawing the plot: {0}")]
+    Draw(String),
 }
 
-struct Canvas {
-    width: usize,
-    height: usize,
-    pixels: Vec<u8>,
-}
+const FONT: &str = "sans-serif";
+static FONT_ONCE: Once = Once::new();
 
-impl Canvas {
-    fn new(width: usize, height: usize) -> Canvas {
-        Canvas {
-            width,
-            height,
-            pixels: vec![255; width * height * 3],
-        }
-    }
-
-    fn put(&mut self, x: i64, y: i64, colour: Rgb) {
-        if x >= 0 && y >= 0 && (x as usize) < self.width && (y as usize) < self.height {
-            let i = (y as usize * self.width + x as usize) * 3;
-            self.pixels[i..i + 3].copy_from_slice(&colour);
-        }
-    }
-
-    fn rect(&mut self, x0: i64, y0: i64, x1: i64, y1: i64, colour: Rgb) {
-        for y in y0.min(y1)..=y0.max(y1) {
-            for x in x0.min(x1)..=x0.max(x1) {
-                self.put(x, y, colour);
-            }
-        }
-    }
-
-    /// A line `thickness` pixels wide (Bresenham, with a square pen).
-    fn line(&mut self, (x0, y0): (i64, i64), (x1, y1): (i64, i64), colour: Rgb, thickness: i64) {
-        let (dx, dy) = ((x1 - x0).abs(), -(y1 - y0).abs());
-        let (sx, sy) = (if x0 < x1 { 1 } else { -1 }, if y0 < y1 { 1 } else { -1 });
-        let (mut x, mut y, mut err) = (x0, y0, dx + dy);
-        let r = thickness / 2;
-        loop {
-            self.rect(
-                x - r,
-                y - r,
-                x + thickness - 1 - r,
-                y + thickness - 1 - r,
-                colour,
-            );
-            if x == x1 && y == y1 {
-                break;
-            }
-            let e2 = 2 * err;
-            if e2 >= dy {
-                err += dy;
-                x += sx;
-            }
-            if e2 <= dx {
-                err += dx;
-                y += sy;
-            }
-        }
-    }
-
-    /// Text with its top-left corner at (x, y), each font pixel `scale` pixels wide.
-    fn text(&mut self, x: i64, y: i64, text: &str, scale: i64, colour: Rgb) {
-        for (n, c) in text.chars().enumerate() {
-            let code = if c.is_ascii() {
-                c as usize
-            } else {
-                '?' as usize
-            };
-            let glyph = BASIC_LEGACY[code];
-            let left = x + n as i64 * 8 * scale;
-            for (row, bits) in glyph.iter().enumerate() {
-                for col in 0..8 {
-                    if bits & (1 << col) != 0 {
-                        let px = left + col * scale;
-                        let py = y + row as i64 * scale;
-                        self.rect(px, py, px + scale - 1, py + scale - 1, colour);
-                    }
-                }
-            }
-        }
-    }
-
-    fn png(&self) -> Result<Vec<u8>, PlotError> {
-        let mut bytes = Vec::new();
-        {
-            let mut encoder = png::Encoder::new(&mut bytes, self.width as u32, self.height as u32);
-            encoder.set_color(png::ColorType::Rgb);
-            encoder.set_depth(png::BitDepth::Eight);
-            let mut writer = encoder
-                .write_header()
-                .map_err(|e| PlotError::Png(e.to_string()))?;
-            writer
-                .write_image_data(&self.pixels)
-                .map_err(|e| PlotError::Png(e.to_string()))?;
-        }
-        Ok(bytes)
-    }
+fn register_font() {
+    FONT_ONCE.call_once(|| {
+        let bytes: &'static [u8] = include_bytes!("fonts/DejaVuSans.ttf");
+        // The embedded font is known to parse; a failure would leave text undrawn.
+        let _ = plotters::style::register_font(FONT, FontStyle::Normal, bytes);
+    });
 }
 
 /// Tick positions covering `[low, high]`: steps of 1, 2 or 5 times a power of ten, about
@@ -168,15 +88,23 @@ pub fn nice_ticks(low: f64, high: f64, target: usize) -> Vec<f64> {
     (first..=last).map(|i| i as f64 * step).collect()
 }
 
-/// A short label for a tick value.
-fn tick_label(v: f64, step: f64) -> String {
-    if v.abs() >= 1e5 {
-        format!("{:.0}k", v / 1e3)
-    } else if step >= 1.0 {
-        format!("{v:.0}")
+/// A tick label: at most four significant digits, no trailing zeros (`20`, `0.25`, `1.5e6`).
+fn tick_text(v: f64) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    if v.abs() >= 1e6 || v.abs() < 1e-3 {
+        return format!("{v:.1e}");
+    }
+    let text = format!(
+        "{:.*}",
+        (3 - v.abs().log10().floor() as i64).max(0) as usize,
+        v
+    );
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
-        let decimals = (-step.log10().floor()) as usize;
-        format!("{v:.decimals$}")
+        text
     }
 }
 
@@ -198,40 +126,97 @@ fn padded_range(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     Some((low - pad, high + pad))
 }
 
-const PANEL_W: usize = 640;
-const PANEL_H: usize = 420;
+const PANEL_W: usize = 760;
+const PANEL_H: usize = 440;
+/// Width of the legend column to the right of each chart.
+const LEGEND_W: u32 = 190;
+
+fn draw_error(e: impl std::fmt::Display) -> PlotError {
+    PlotError::Draw(e.to_string())
+}
 
 /// Draws `panels` in a grid `columns` wide and encodes it as a PNG.
 pub fn render_png(panels: &[Panel], columns: usize) -> Result<Vec<u8>, PlotError> {
+    register_font();
     let columns = columns.clamp(1, panels.len().max(1));
     let rows = panels.len().div_ceil(columns).max(1);
-    let mut canvas = Canvas::new(PANEL_W * columns, PANEL_H * rows);
+    let (width, height) = ((PANEL_W * columns) as u32, (PANEL_H * rows) as u32);
+    let mut pixels = vec![255u8; width as usize * height as usize * 3];
     let mut drawn = 0;
-    for (i, panel) in panels.iter().enumerate() {
-        let ox = (i % columns * PANEL_W) as i64;
-        let oy = (i / columns * PANEL_H) as i64;
-        if draw_panel(&mut canvas, panel, ox, oy) {
-            drawn += 1;
+    {
+        let root = BitMapBackend::with_buffer(&mut pixels, (width, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(draw_error)?;
+        for (area, panel) in root.split_evenly((rows, columns)).iter().zip(panels) {
+            if draw_panel(area, panel)? {
+                drawn += 1;
+            }
         }
+        root.present().map_err(draw_error)?;
     }
     if drawn == 0 {
         let titles: Vec<&str> = panels.iter().map(|p| p.title.as_str()).collect();
         return Err(PlotError::Empty(titles.join(", ")));
     }
-    canvas.png()
+    encode_png(&pixels, width, height)
 }
 
-/// Draws one panel with its top-left corner at (ox, oy); false if it had no data.
-fn draw_panel(canvas: &mut Canvas, panel: &Panel, ox: i64, oy: i64) -> bool {
-    const BLACK: Rgb = [0, 0, 0];
-    const GRID: Rgb = [225, 225, 225];
-    let (left, right, top, bottom) = (
-        ox + 78,
-        ox + PANEL_W as i64 - 20,
-        oy + 46,
-        oy + PANEL_H as i64 - 56,
-    );
-    canvas.text(ox + 12, oy + 10, &panel.title, 2, BLACK);
+fn encode_png(pixels: &[u8], width: u32, height: u32) -> Result<Vec<u8>, PlotError> {
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder
+        .write_header()
+        .map_err(|e| PlotError::Png(e.to_string()))?;
+    writer
+        .write_image_data(pixels)
+        .map_err(|e| PlotError::Png(e.to_string()))?;
+    writer.finish().map_err(|e| PlotError::Png(e.to_string()))?;
+    Ok(out)
+}
+
+type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
+
+fn colour(n: usize) -> RGBColor {
+    let [r, g, b] = PALETTE[n % PALETTE.len()];
+    RGBColor(r, g, b)
+}
+
+/// Series `n`'s marker at `at`: circle, triangle, square, cross, filled circle, diamond.
+fn marker<'a, DB: DrawingBackend + 'a, C: Clone + 'a>(
+    n: usize,
+    at: C,
+    c: RGBColor,
+) -> DynElement<'a, DB, C> {
+    let style = c.stroke_width(2);
+    let e = EmptyElement::at(at);
+    match n % 6 {
+        0 => (e + Circle::new((0, 0), 4, style)).into_dyn(),
+        1 => (e + TriangleMarker::new((0, 0), 5, c.filled())).into_dyn(),
+        2 => (e + Rectangle::new([(-4, -4), (4, 4)], style)).into_dyn(),
+        3 => (e + Cross::new((0, 0), 4, style)).into_dyn(),
+        4 => (e + Circle::new((0, 0), 4, c.filled())).into_dyn(),
+        _ => (e + Polygon::new(vec![(0, -5), (5, 0), (0, 5), (-5, 0)], style)).into_dyn(),
+    }
+}
+
+/// The legend in its own column: each series' line, marker and name.
+fn draw_legend(area: &Area, panel: &Panel) -> Result<(), PlotError> {
+    let text = (FONT, 15).into_font().color(&BLACK);
+    for (n, series) in panel.series.iter().enumerate() {
+        let y = 60 + 24 * n as i32;
+        let c = colour(n);
+        area.draw(&PathElement::new(vec![(6, y), (34, y)], c.stroke_width(2)))
+            .map_err(draw_error)?;
+        area.draw(&marker(n, (20, y), c)).map_err(draw_error)?;
+        area.draw(&Text::new(series.label.clone(), (42, y - 8), text.clone()))
+            .map_err(draw_error)?;
+    }
+    Ok(())
+}
+
+/// Draws one panel in `area`; false if it had no data.
+fn draw_panel(area: &Area, panel: &Panel) -> Result<bool, PlotError> {
     let xs = panel
         .series
         .iter()
@@ -242,65 +227,109 @@ fn draw_panel(canvas: &mut Canvas, panel: &Panel, ox: i64, oy: i64) -> bool {
             .map(|p| p.1)
             .chain(s.bars.iter().flat_map(|b| [b.0, b.1]))
     });
+    let (width, _) = area.dim_in_pixel();
+    let (plot, legend) = area.split_horizontally(width.saturating_sub(LEGEND_W));
     let (Some((x0, x1)), Some((y0, y1))) = (padded_range(xs), padded_range(ys)) else {
-        canvas.text(left + 10, (top + bottom) / 2, "no data", 2, BLACK);
-        return false;
+        let style = (FONT, 20).into_font().color(&BLACK);
+        plot.draw(&Text::new(
+            format!("{}: no data", panel.title),
+            (20, 20),
+            style,
+        ))
+        .map_err(draw_error)?;
+        return Ok(false);
     };
-    let px = |x: f64| left + ((x - x0) / (x1 - x0) * (right - left) as f64).round() as i64;
-    let py = |y: f64| bottom - ((y - y0) / (y1 - y0) * (bottom - top) as f64).round() as i64;
-    let clamp_y = |y: f64| py(y.clamp(y0, y1));
-    let x_ticks = nice_ticks(x0, x1, 6);
-    let y_ticks = nice_ticks(y0, y1, 6);
-    let x_step = x_ticks.get(1).map_or(1.0, |b| b - x_ticks[0]);
-    let y_step = y_ticks.get(1).map_or(1.0, |b| b - y_ticks[0]);
-    for &t in &y_ticks {
-        canvas.line((left, py(t)), (right, py(t)), GRID, 1);
-        let label = tick_label(t, y_step);
-        canvas.text(
-            left - 8 - 8 * label.len() as i64,
-            py(t) - 4,
-            &label,
-            1,
-            BLACK,
-        );
-    }
-    for &t in &x_ticks {
-        canvas.line((px(t), top), (px(t), bottom), GRID, 1);
-        let label = tick_label(t, x_step);
-        canvas.text(px(t) - 4 * label.len() as i64, bottom + 8, &label, 1, BLACK);
-    }
-    canvas.line((left, top), (left, bottom), BLACK, 1);
-    canvas.line((left, bottom), (right, bottom), BLACK, 1);
-    let x_label_left = (left + right) / 2 - 8 * panel.x_label.len() as i64;
-    canvas.text(x_label_left, bottom + 26, &panel.x_label, 2, BLACK);
-    canvas.text(ox + 12, top - 14, &panel.y_label, 1, BLACK);
+    let mut chart = ChartBuilder::on(&plot)
+        .caption(&panel.title, (FONT, 22))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(draw_error)?;
+    chart
+        .configure_mesh()
+        .x_desc(&panel.x_label)
+        .y_desc(&panel.y_label)
+        .label_style((FONT, 14))
+        .axis_desc_style((FONT, 16))
+        .light_line_style(RGBColor(247, 247, 247))
+        .bold_line_style(RGBColor(220, 220, 220))
+        .x_label_formatter(&|v| tick_text(*v))
+        .y_label_formatter(&|v| tick_text(*v))
+        .draw()
+        .map_err(draw_error)?;
     for (n, series) in panel.series.iter().enumerate() {
-        let colour = PALETTE[n % PALETTE.len()];
-        let finite: Vec<(i64, i64)> = series
-            .points
-            .iter()
-            .filter(|p| p.0.is_finite() && p.1.is_finite())
-            .map(|&(x, y)| (px(x), py(y)))
-            .collect();
-        for pair in finite.windows(2) {
-            canvas.line(pair[0], pair[1], colour, 2);
-        }
-        for &(x, y) in &finite {
-            canvas.rect(x - 2, y - 2, x + 2, y + 2, colour);
-        }
-        for (&(x, y), &(lo, hi)) in series.points.iter().zip(&series.bars) {
-            if x.is_finite() && y.is_finite() {
-                let (a, b) = (clamp_y(lo), clamp_y(hi));
-                canvas.line((px(x), a), (px(x), b), colour, 1);
-                canvas.line((px(x) - 3, a), (px(x) + 3, a), colour, 1);
-                canvas.line((px(x) - 3, b), (px(x) + 3, b), colour, 1);
-            }
-        }
-        let ly = top + 6 + 14 * n as i64;
-        canvas.rect(right - 150, ly + 2, right - 138, ly + 6, colour);
-        canvas.text(right - 132, ly, &series.label, 1, BLACK);
+        draw_series(&mut chart, n, series)?;
     }
-    true
+    draw_legend(&legend, panel)?;
+    Ok(true)
+}
+
+type Chart<'a, 'b> = ChartContext<
+    'a,
+    BitMapBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// One series: its band (the intervals), its line, then a marker on every point.
+fn draw_series(chart: &mut Chart, n: usize, series: &Series) -> Result<(), PlotError> {
+    let c = colour(n);
+    let finite = |&&(x, y): &&(f64, f64)| x.is_finite() && y.is_finite();
+    let banded: Vec<(f64, f64, f64)> = series
+        .points
+        .iter()
+        .zip(&series.bars)
+        .filter(|(p, b)| finite(p) && b.0.is_finite() && b.1.is_finite())
+        .map(|(p, b)| (p.0, b.0, b.1))
+        .collect();
+    if banded.len() > 1 {
+        let mut outline: Vec<(f64, f64)> = banded.iter().map(|&(x, _, hi)| (x, hi)).collect();
+        outline.extend(banded.iter().rev().map(|&(x, lo, _)| (x, lo)));
+        chart
+            .draw_series(std::iter::once(Polygon::new(outline, c.mix(0.18).filled())))
+            .map_err(draw_error)?;
+    } else if let Some(&(x, lo, hi)) = banded.first() {
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(x, lo), (x, hi)],
+                c.mix(0.5).stroke_width(6),
+            )))
+            .map_err(draw_error)?;
+    }
+    let points: Vec<(f64, f64)> = series.points.iter().filter(finite).copied().collect();
+    chart
+        .draw_series(LineSeries::new(points.iter().copied(), c.stroke_width(2)))
+        .map_err(draw_error)?;
+    draw_markers(chart, n, &points)
+}
+
+/// The markers of series `n`, the same shapes as [`marker`] draws in the legend.
+fn draw_markers(chart: &mut Chart, n: usize, points: &[(f64, f64)]) -> Result<(), PlotError> {
+    let c = colour(n);
+    let s = c.stroke_width(2);
+    let pts = points.iter().copied();
+    let diamond = || vec![(0, -5), (5, 0), (0, 5), (-5, 0)];
+    match n % 6 {
+        0 => chart
+            .draw_series(pts.map(|p| Circle::new(p, 4, s)))
+            .map(|_| ()),
+        1 => chart
+            .draw_series(pts.map(|p| TriangleMarker::new(p, 5, c.filled())))
+            .map(|_| ()),
+        2 => chart
+            .draw_series(pts.map(|p| EmptyElement::at(p) + Rectangle::new([(-4, -4), (4, 4)], s)))
+            .map(|_| ()),
+        3 => chart
+            .draw_series(pts.map(|p| Cross::new(p, 4, s)))
+            .map(|_| ()),
+        4 => chart
+            .draw_series(pts.map(|p| Circle::new(p, 4, c.filled())))
+            .map(|_| ()),
+        _ => chart
+            .draw_series(pts.map(|p| EmptyElement::at(p) + Polygon::new(diamond(), s)))
+            .map(|_| ()),
+    }
+    .map_err(draw_error)
 }
 
 #[cfg(test)]
@@ -317,6 +346,10 @@ mod tests {
         assert_eq!(t.first(), Some(&-100.0));
         assert_eq!(t.last(), Some(&400.0));
         assert!(t.windows(2).all(|w| (w[1] - w[0] - 100.0).abs() < 1e-9));
+        assert_eq!(tick_text(20.0), "20");
+        assert_eq!(tick_text(0.25), "0.25");
+        assert_eq!(tick_text(-130.0), "-130");
+        assert_eq!(tick_text(0.0), "0");
     }
 
     #[test]
@@ -332,6 +365,9 @@ mod tests {
             }],
         };
         let bytes = render_png(&[panel.clone(), panel], 2).unwrap();
+        if let Some(dir) = std::env::var_os("CZ_PLOT_SAMPLE") {
+            std::fs::write(std::path::Path::new(&dir).join("plot-sample.png"), &bytes).unwrap();
+        }
         assert_eq!(&bytes[1..4], b"PNG");
         let decoder = png::Decoder::new(bytes.as_slice());
         let mut reader = decoder.read_info().unwrap();
@@ -341,12 +377,21 @@ mod tests {
             (info.width, info.height),
             (2 * PANEL_W as u32, PANEL_H as u32)
         );
-        // The title's text is drawn: black pixels in the title band.
+        // The title's text is drawn: dark pixels in the title band.
         let row_bytes = info.width as usize * 3;
-        let title_band = &buf[12 * row_bytes..24 * row_bytes];
-        assert!(title_band.chunks(3).any(|p| p == [0, 0, 0]));
-        // The series colour appears.
+        let title_band = &buf[8 * row_bytes..36 * row_bytes];
+        assert!(title_band.chunks(3).any(|p| p.iter().all(|&c| c < 80)));
+        // The series colour appears, and its band (a lighter shade of it).
         assert!(buf.chunks(3).any(|p| p == PALETTE[0]));
+        let band = |p: &[u8]| p != PALETTE[0] && p[2] as u16 > p[0] as u16 + 20 && p[0] > 150;
+        assert!(buf.chunks(3).any(band), "the interval band");
+        // The legend sits in its own column, right of the plot: the series colour there.
+        let legend_x = PANEL_W - LEGEND_W as usize + 10;
+        let in_legend = (40..120).any(|y| {
+            let i = (y * info.width as usize + legend_x) * 3;
+            buf[i..i + 3] == PALETTE[0]
+        });
+        assert!(in_legend, "the legend beside the data");
         let empty = Panel {
             title: "nothing".into(),
             ..Panel::default()

@@ -6,12 +6,13 @@
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
 use axum::http::{header, StatusCode};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -23,10 +24,11 @@ use super::board::{board, pieces};
 use super::clicks::{click, EntryInput};
 use super::engine::{self, search_config, AnalysisBudget, Eval, Snapshot, StopOnDrop};
 use super::rundir::{RunError, RunRoot};
+use super::words::{mover_words, outcome_words, thousands};
 use super::ServeState;
-use crate::export::play::describe_outcome;
 use crate::game::turns::{distinct_turns, parse_turn};
 use crate::game::{position, Coord, GameKind, GameState, RulesConfig};
+use crate::search::run::Budget;
 use crate::with_game;
 
 type Shared = Arc<ServeState>;
@@ -77,7 +79,7 @@ type ApiResult = Result<Json<Value>, ApiError>;
 /// The router over `state`.
 pub fn router(state: Shared) -> Router {
     let limit = state.config.max_body_bytes;
-    Router::new()
+    let routes = Router::new()
         .route("/", get(index))
         .route("/assets/{name}", get(asset))
         .route("/api/info", get(info))
@@ -99,31 +101,80 @@ pub fn router(state: Shared) -> Router {
         .route("/api/checkpoints", get(checkpoints))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "no such page or endpoint") })
         .layer(DefaultBodyLimit::max(limit))
-        .with_state(state)
+        .with_state(state);
+    // Around the whole router, so that it sees the answers of the method routers too.
+    Router::new()
+        .fallback_service(routes)
+        .layer(axum::middleware::from_fn(json_errors))
+}
+
+/// Turns every error answer that is not JSON yet (a wrong method, a malformed path) into
+/// `{"error": message}`, in words.
+async fn json_errors(request: Request, next: Next) -> Response {
+    let method = request.method().clone();
+    let path = request.uri().path().to_string();
+    let response = next.run(request).await;
+    let status = response.status();
+    let json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || json {
+        return response;
+    }
+    let allow = response
+        .headers()
+        .get(header::ALLOW)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let bytes = axum::body::to_bytes(response.into_body(), 64 * 1024)
+        .await
+        .unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes).trim().to_string();
+    let message = match (status, allow) {
+        (StatusCode::METHOD_NOT_ALLOWED, Some(allow)) => {
+            format!("{path} takes {allow} requests, not {method}")
+        }
+        _ if !text.is_empty() => text,
+        _ => status.canonical_reason().unwrap_or("error").to_string(),
+    };
+    ApiError::new(status, message).into_response()
 }
 
 // ---- the page ----
 
 const INDEX_HTML: &str = include_str!("assets/index.html");
-const ASSETS: [(&str, &str, &str); 5] = [
-    ("app.js", "text/javascript", include_str!("assets/app.js")),
+/// The page's files by name: (name, content type, contents). uPlot is vendored from npm
+/// (`assets/vendor/README.md`).
+const ASSETS: &[(&str, &str, &str)] = &[
+    ("app.js", JS, include_str!("assets/app.js")),
+    ("util.js", JS, include_str!("assets/util.js")),
+    ("play.js", JS, include_str!("assets/play.js")),
+    ("engine.js", JS, include_str!("assets/engine.js")),
+    ("gametext.js", JS, include_str!("assets/gametext.js")),
+    ("board.js", JS, include_str!("assets/board.js")),
+    ("charts.js", JS, include_str!("assets/charts.js")),
+    ("views.js", JS, include_str!("assets/views.js")),
+    ("dashboard.js", JS, include_str!("assets/dashboard.js")),
+    ("style.css", CSS, include_str!("assets/style.css")),
     (
-        "board.js",
-        "text/javascript",
-        include_str!("assets/board.js"),
+        "uplot.min.js",
+        JS,
+        include_str!("assets/vendor/uplot.min.js"),
     ),
     (
-        "charts.js",
-        "text/javascript",
-        include_str!("assets/charts.js"),
+        "uplot.min.css",
+        CSS,
+        include_str!("assets/vendor/uplot.min.css"),
     ),
     (
-        "views.js",
-        "text/javascript",
-        include_str!("assets/views.js"),
+        "uplot-LICENSE.txt",
+        "text/plain; charset=utf-8",
+        include_str!("assets/vendor/uplot-LICENSE.txt"),
     ),
-    ("style.css", "text/css", include_str!("assets/style.css")),
 ];
+const JS: &str = "text/javascript";
+const CSS: &str = "text/css";
 
 async fn index() -> Response {
     (
@@ -190,9 +241,10 @@ fn view<S: GameState>(state: &S) -> Value {
         "position": state.to_notation(),
         "seat": kind.seat_names().get(seat.0 as usize),
         "seat_index": seat.0,
+        "mover": mover_words(state),
         "side": state.side_to_move().0,
         "pieces": pieces(state),
-        "outcome": state.outcome().map(|o| describe_outcome(kind, &o)),
+        "outcome": state.outcome().map(|o| outcome_words(kind, &o)),
         "turns": distinct_turns(state).into_iter().map(|t| t.path).collect::<Vec<_>>(),
     })
 }
@@ -256,6 +308,8 @@ struct PlayRequest {
     /// The turn to play; without it the model (or search) chooses one.
     turn: Option<String>,
     visits: Option<u32>,
+    /// Time for each searched step, in seconds (instead of visits).
+    seconds: Option<f64>,
 }
 
 fn visits(st: &ServeState, asked: Option<u32>) -> Result<u32, ApiError> {
@@ -264,15 +318,37 @@ fn visits(st: &ServeState, asked: Option<u32>) -> Result<u32, ApiError> {
         None => Ok(st.config.default_visits),
         Some(v) if (1..=max).contains(&v) => Ok(v),
         Some(v) => Err(ApiError::bad(format!(
-            "visits must be in 1..={max}, got {v}"
+            "a search takes at least 1 and at most {} visits; {} were asked for",
+            thousands(max as u64),
+            thousands(v as u64)
         ))),
+    }
+}
+
+fn seconds(st: &ServeState, asked: Option<f64>) -> Result<Duration, ApiError> {
+    let max = st.config.max_seconds;
+    match asked {
+        None => Ok(Duration::from_secs_f64(max)),
+        Some(s) if s > 0.0 && s <= max => Ok(Duration::from_secs_f64(s)),
+        Some(s) => Err(ApiError::bad(format!(
+            "a search takes more than 0 and at most {max} seconds; {s} were asked for"
+        ))),
+    }
+}
+
+/// The model's budget for one searched step: visits, or seconds when asked for.
+fn play_budget(st: &ServeState, req: &PlayRequest) -> Result<Budget, ApiError> {
+    match (req.visits, req.seconds) {
+        (Some(_), Some(_)) => Err(ApiError::bad("give visits or seconds, not both")),
+        (_, Some(s)) => Ok(Budget::Time(seconds(st, Some(s))?)),
+        (v, None) => Ok(Budget::Count(visits(st, v)?)),
     }
 }
 
 async fn play(State(st): State<Shared>, bytes: Result<Bytes, BytesRejection>) -> ApiResult {
     let req: PlayRequest = body(bytes)?;
     let kind = game_kind(&req.game)?;
-    let visits = visits(&st, req.visits)?;
+    let budget = play_budget(&st, &req)?;
     let permit = match req.turn {
         Some(_) => None,
         None => Some(
@@ -283,13 +359,16 @@ async fn play(State(st): State<Shared>, bytes: Result<Bytes, BytesRejection>) ->
                 .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?,
         ),
     };
-    blocking(move || {
+    // Dropped with this request (the client went away): the search stops at once.
+    let guard = StopOnDrop::default();
+    let stop = Arc::clone(&guard.0);
+    let answer = blocking(move || {
         let _permit = permit;
         with_game!(kind, S => {
             let state: S = parse_position(kind, req.position.as_deref())?;
             if let Some(outcome) = state.outcome() {
                 return Err(ApiError::unplayable(format!(
-                    "the game is over: {}", describe_outcome(kind, &outcome)
+                    "the game is over: {}", outcome_words(kind, &outcome)
                 )));
             }
             let after = match req.turn {
@@ -298,23 +377,30 @@ async fn play(State(st): State<Shared>, bytes: Result<Bytes, BytesRejection>) ->
                     .state,
                 None => {
                     let model = st.models.get(&kind);
-                    let eval = Eval::new(model, state.position_hash());
-                    engine::choose_turn(&state, eval, search_config(model), visits)
+                    let eval = Eval::new(model, state.position_hash(), stop);
+                    engine::choose_turn(&state, eval, search_config(model), budget)
                         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e))?
                         .1
                 }
             };
-            let hash = after.position_hash();
-            let turn = distinct_turns(&state)
-                .into_iter()
-                .find(|t| t.state.position_hash() == hash)
-                .map(|t| t.path);
-            let mut v = view(&after);
-            v["turn"] = json!(turn);
-            Ok(Json(v))
+            Ok(Json(played(&state, &after)))
         })
     })
-    .await
+    .await;
+    drop(guard);
+    answer
+}
+
+/// The position after a turn, with the turn's smallest path.
+fn played<S: GameState>(before: &S, after: &S) -> Value {
+    let hash = after.position_hash();
+    let turn = distinct_turns(before)
+        .into_iter()
+        .find(|t| t.state.position_hash() == hash)
+        .map(|t| t.path);
+    let mut v = view(after);
+    v["turn"] = json!(turn);
+    v
 }
 
 #[derive(Deserialize)]
@@ -363,7 +449,7 @@ struct AnalyseRequest {
     seconds: Option<f64>,
 }
 
-type SearchJob = Box<dyn FnOnce(&AtomicBool, &mut dyn FnMut(Snapshot)) + Send>;
+type SearchJob = Box<dyn FnOnce(&Arc<AtomicBool>, &mut dyn FnMut(Snapshot)) + Send>;
 
 /// Checks an analysis request and readies its search (run it on a blocking thread).
 fn prepare_analysis(
@@ -372,19 +458,9 @@ fn prepare_analysis(
     progress: bool,
 ) -> Result<SearchJob, ApiError> {
     let kind = game_kind(&req.game)?;
-    let max = st.config.max_seconds;
-    let seconds = match req.seconds {
-        None => max,
-        Some(s) if s > 0.0 && s <= max => s,
-        Some(s) => {
-            return Err(ApiError::bad(format!(
-                "seconds must be in (0, {max}], got {s}"
-            )))
-        }
-    };
     let budget = AnalysisBudget {
         visits: visits(st, req.visits)?,
-        time: Duration::from_secs_f64(seconds),
+        time: seconds(st, req.seconds)?,
         chunk: st.config.snapshot_visits,
         progress,
     };
@@ -396,7 +472,7 @@ fn prepare_analysis(
         let st = Arc::clone(st);
         Ok(Box::new(move |stop, publish| {
             let model = st.models.get(&kind);
-            let eval = Eval::new(model, state.position_hash());
+            let eval = Eval::new(model, state.position_hash(), Arc::clone(stop));
             engine::analyse(&state, eval, search_config(model), budget, stop, publish);
         }))
     })
@@ -422,7 +498,12 @@ async fn analyse_now(State(st): State<Shared>, bytes: Result<Bytes, BytesRejecti
 struct Job {
     snapshot: Mutex<Snapshot>,
     stop: Arc<AtomicBool>,
+    /// When the page last asked for it: an analysis nobody polls is stopped.
+    polled: Mutex<Instant>,
 }
+
+/// How long an analysis runs on with nobody polling it.
+const UNPOLLED: Duration = Duration::from_secs(5);
 
 /// Analyses the page polls: started, read while they run, stopped, and dropped oldest first.
 #[derive(Default)]
@@ -466,6 +547,7 @@ async fn start_analysis(
     let job = Arc::new(Job {
         snapshot: Mutex::new(Snapshot::default()),
         stop: Arc::new(AtomicBool::new(false)),
+        polled: Mutex::new(Instant::now()),
     });
     let id = st.analyses.insert(Arc::clone(&job), st.config.max_analyses);
     let searches = Arc::clone(&st.searches);
@@ -476,6 +558,9 @@ async fn start_analysis(
             let stop = Arc::clone(&job.stop);
             search(&stop, &mut |s| {
                 *job.snapshot.lock().expect("snapshot lock") = s;
+                if job.polled.lock().expect("poll lock").elapsed() > UNPOLLED {
+                    job.stop.store(true, Ordering::Relaxed);
+                }
             });
         })
         .await;
@@ -483,13 +568,25 @@ async fn start_analysis(
     Ok(Json(json!({ "id": id })))
 }
 
-async fn poll_analysis(State(st): State<Shared>, Path(id): Path<u64>) -> ApiResult {
-    let job = st.analyses.get(id)?;
+/// An analysis id from the path, in words when it is not a number.
+fn analysis_id(text: &str) -> Result<u64, ApiError> {
+    text.parse().map_err(|_| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!("no analysis '{text}': an analysis id is a number"),
+        )
+    })
+}
+
+async fn poll_analysis(State(st): State<Shared>, Path(id): Path<String>) -> ApiResult {
+    let job = st.analyses.get(analysis_id(&id)?)?;
+    *job.polled.lock().expect("poll lock") = Instant::now();
     let snapshot = job.snapshot.lock().expect("snapshot lock").clone();
     Ok(Json(json!(snapshot)))
 }
 
-async fn stop_analysis(State(st): State<Shared>, Path(id): Path<u64>) -> ApiResult {
+async fn stop_analysis(State(st): State<Shared>, Path(id): Path<String>) -> ApiResult {
+    let id = analysis_id(&id)?;
     let job = st.analyses.get(id)?;
     job.stop.store(true, Ordering::Relaxed);
     Ok(Json(json!({ "stopped": id })))
@@ -549,6 +646,7 @@ async fn metrics(
         Ok(Json(json!({
             "metrics": root.metrics(&q.run)?,
             "ratings": root.ratings(&q.run)?,
+            "game": root.game(&q.run),
         })))
     })
     .await

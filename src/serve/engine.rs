@@ -105,8 +105,8 @@ pub fn search_config(model: Option<&LoadedModel>) -> SearchConfig {
     }
 }
 
-/// The evaluator of one request: the model, or random playouts when the game has none.
-pub enum Eval {
+/// Where one request's evaluations go: the model, or random playouts without one.
+pub enum EvalSource {
     /// An exported model.
     Torch(TorchScriptEvaluator),
     /// A checkpoint through its evaluator thread.
@@ -115,54 +115,72 @@ pub enum Eval {
     Rollout(Box<RolloutEvaluator>),
 }
 
+/// The evaluator of one request, which fails at once when its stop flag is set (the
+/// client went away or stopped the analysis): every search ends at its next evaluation.
+pub struct Eval {
+    source: EvalSource,
+    stop: Arc<AtomicBool>,
+}
+
 impl Eval {
-    /// The evaluator for `model` (random playouts without one).
-    pub fn new(model: Option<&LoadedModel>, seed: u64) -> Eval {
-        match model {
-            Some(LoadedModel::Exported(m)) => Eval::Torch(TorchScriptEvaluator::new(Arc::clone(m))),
-            Some(LoadedModel::Checkpoint { evaluator, .. }) => {
-                Eval::Net(NetEvaluator::new(evaluator.handle()))
+    /// The evaluator for `model` (random playouts without one), stopped by `stop`.
+    pub fn new(model: Option<&LoadedModel>, seed: u64, stop: Arc<AtomicBool>) -> Eval {
+        let source = match model {
+            Some(LoadedModel::Exported(m)) => {
+                EvalSource::Torch(TorchScriptEvaluator::new(Arc::clone(m)))
             }
-            None => Eval::Rollout(Box::new(RolloutEvaluator::new(seed))),
-        }
+            Some(LoadedModel::Checkpoint { evaluator, .. }) => {
+                EvalSource::Net(NetEvaluator::new(evaluator.handle()))
+            }
+            None => EvalSource::Rollout(Box::new(RolloutEvaluator::new(seed))),
+        };
+        Eval { source, stop }
+    }
+
+    /// True once the stop flag is set.
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
     }
 
     /// The net's win/draw/loss for the side to move (`None` without a net).
     pub fn wdl<S: Encode>(&self, state: &S) -> Result<Option<[f32; 3]>, String> {
-        match self {
-            Eval::Torch(e) => e
+        match &self.source {
+            EvalSource::Torch(e) => e
                 .evaluate_one(state)
                 .map(|(_, wdl)| Some(wdl))
                 .map_err(|e| e.to_string()),
-            Eval::Net(e) => e
+            EvalSource::Net(e) => e
                 .evaluate_states(&[state])
                 .map(|mut a| a.pop().map(|a| a.wdl))
                 .map_err(|e| e.to_string()),
-            Eval::Rollout(_) => Ok(None),
+            EvalSource::Rollout(_) => Ok(None),
         }
     }
 }
 
 impl<S: Encode> Evaluate<S> for Eval {
     fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError> {
-        match self {
-            Eval::Torch(e) => e.evaluate(states),
-            Eval::Net(e) => e.evaluate(states),
-            Eval::Rollout(e) => e.as_mut().evaluate(states),
+        if self.stopped() {
+            return Err(NetError::Device("the search was stopped".into()));
+        }
+        match &mut self.source {
+            EvalSource::Torch(e) => e.evaluate(states),
+            EvalSource::Net(e) => e.evaluate(states),
+            EvalSource::Rollout(e) => e.as_mut().evaluate(states),
         }
     }
 }
 
-/// A whole turn chosen by search with `visits` root visits per searched step.
+/// A whole turn chosen by search within `budget` per searched step.
 pub fn choose_turn<S: Encode>(
     state: &S,
     eval: Eval,
     config: SearchConfig,
-    visits: u32,
+    budget: Budget,
 ) -> Result<(String, S), String> {
     let mut search = TurnSearch::new(eval, config, 0);
     let thought = search
-        .think(state, Budget::Count(visits.max(1)))
+        .think(state, budget)
         .map_err(|error| format!("the model failed: {error}"))?
         .ok_or("the game is over")?;
     Ok((thought.path, thought.state))
@@ -218,7 +236,7 @@ pub struct AnalysisBudget {
     pub visits: u32,
     /// Longest time to search.
     pub time: Duration,
-    /// Root visits between two looks at the clock and the stop flag.
+    /// Root visits between two progress reports.
     pub chunk: u32,
     /// Publish a snapshot after every chunk (else only the final one).
     pub progress: bool,
@@ -249,19 +267,21 @@ pub fn analyse<S: Encode>(
     if snapshot.error.is_none() && state.outcome().is_none() {
         let root = start_search(&config, &tree, budget.visits, false);
         let mut rng = StdRng::seed_from_u64(0);
+        let mut next_report = budget.chunk.max(1);
+        // Looked at after every visit (the clock and the stop flag), reported every chunk.
         let between = |tree: &Mcts<S>| {
             let finished = tree.root_visits() >= budget.visits
                 || start.elapsed() >= budget.time
                 || stop.load(Ordering::Relaxed);
-            if !finished && budget.progress {
+            if !finished && budget.progress && tree.root_visits() >= next_report {
+                next_report = tree.root_visits() + budget.chunk.max(1);
                 fill_snapshot(tree, &mut snapshot, start);
                 publish(snapshot.clone());
             }
             !finished
         };
-        let searched =
-            search_in_chunks(&mut tree, root, budget.chunk, &mut rng, &mut eval, between);
-        if let Err(error) = searched {
+        let searched = search_in_chunks(&mut tree, root, 1, &mut rng, &mut eval, between);
+        if let (Err(error), false) = (searched, eval.stopped()) {
             snapshot.error = Some(format!("the model failed: {error}"));
         }
     }
@@ -345,9 +365,8 @@ mod tests {
         let run = |budget: AnalysisBudget, stop: &AtomicBool| {
             let mut snapshots = Vec::new();
             let config = SearchConfig::default();
-            analyse(&state, Eval::new(None, 1), config, budget, stop, |s| {
-                snapshots.push(s)
-            });
+            let eval = Eval::new(None, 1, Arc::new(AtomicBool::new(false)));
+            analyse(&state, eval, config, budget, stop, |s| snapshots.push(s));
             snapshots
         };
         let stop = AtomicBool::new(false);
@@ -375,7 +394,7 @@ mod tests {
         );
         let total: f32 = last.heat.iter().map(|(_, p)| p).sum();
         assert!((total - 1.0).abs() < 1e-3, "heat sums the root priors");
-        // A set stop flag ends the search after one chunk.
+        // A set stop flag ends the search at its next visit.
         stop.store(true, Ordering::Relaxed);
         let budget = AnalysisBudget {
             visits: 100_000,
@@ -383,6 +402,9 @@ mod tests {
         };
         let stopped = run(budget, &stop);
         assert_eq!(stopped.len(), 1);
-        assert!(stopped[0].done && stopped[0].visits <= 16);
+        assert!(
+            stopped[0].done && stopped[0].visits <= 1,
+            "stopped after one visit"
+        );
     }
 }

@@ -6,7 +6,8 @@
 //! * [`api`]: the routes and their JSON; [`clicks`]: entering a turn by clicks;
 //!   [`board`]: boards and pieces as the page draws them; [`rundir`]: runs, games, metrics,
 //!   checkpoints and ratings read from the run directory; [`engine`]: models and search
-//!   (the only file that touches them).
+//!   (the only file that touches them); [`words`]: results, movers and limits in words.
+//!   The page itself is in `assets/` (ES modules; uPlot vendored in `assets/vendor/`).
 
 pub mod api;
 pub mod board;
@@ -15,6 +16,7 @@ pub mod command;
 pub mod engine;
 pub mod mirror;
 pub mod rundir;
+pub mod words;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;

@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::board::{pieces, Piece};
+use super::words::result_words;
 use crate::game::turns::push_step_text;
 use crate::game::{GameState, Side};
 use crate::layout;
@@ -93,7 +94,8 @@ impl RunRoot {
             .into_owned()
     }
 
-    /// The runs: the served directory itself when it is a run, and its subdirectories that are.
+    /// The runs: the served directory itself when it is a run, and its subdirectories that
+    /// are (not the parts of a run, such as a distributed run's `learner`).
     pub fn runs(&self) -> Vec<String> {
         let mut runs = Vec::new();
         if is_run(&self.root) {
@@ -102,6 +104,7 @@ impl RunRoot {
         if let Ok(entries) = std::fs::read_dir(&self.root) {
             let mut names: Vec<String> = entries
                 .flatten()
+                .filter(|e| !RUN_PARTS.iter().any(|p| e.file_name() == *p))
                 .filter(|e| is_run(&e.path()))
                 .map(|e| e.file_name().to_string_lossy().into_owned())
                 .collect();
@@ -139,6 +142,10 @@ impl RunRoot {
                 game: g.game.clone(),
                 steps: g.steps.len(),
                 winner: g.winner,
+                result: g.kind().map_or_else(
+                    |_| g.reason.clone(),
+                    |kind| result_words(kind, g.winner.map(Side), &g.reason),
+                ),
                 reason: g.reason.clone(),
                 agents: g.agents.clone(),
             })
@@ -177,6 +184,13 @@ impl RunRoot {
             }
         }
         Ok(out)
+    }
+
+    /// The game `run` trains (its `config.toml`'s `game`), when it says.
+    pub fn game(&self, run: &str) -> Option<String> {
+        let text = self.read(&join(run, "config.toml")).ok()?;
+        let config: toml::Value = toml::from_str(&text).ok()?;
+        Some(config.get("game")?.as_str()?.to_string())
     }
 
     /// The rows of `run`'s `ratings.csv` (none when it has no ratings yet).
@@ -224,6 +238,16 @@ fn join(run: &str, name: &str) -> String {
         format!("{run}/{name}")
     }
 }
+
+/// Folders inside a run that are parts of it, never runs of their own.
+const RUN_PARTS: [&str; 6] = [
+    "learner",
+    "evaluator",
+    "workers",
+    "checkpoints",
+    "games",
+    "export",
+];
 
 fn is_run(dir: &Path) -> bool {
     [
@@ -277,8 +301,10 @@ pub struct GameSummary {
     pub steps: usize,
     /// The winning side.
     pub winner: Option<u8>,
-    /// Why it ended.
+    /// Why it ended (the record's word).
     pub reason: String,
+    /// The result in words.
+    pub result: String,
     /// Who played.
     pub agents: Vec<String>,
 }
@@ -382,15 +408,7 @@ fn replay(record: &GameRecord, index: usize) -> Result<Replay, String> {
                 frames.push(frame(&state, Some(std::mem::take(&mut path)), value.take()));
             }
         }
-        let result = match record.winner {
-            Some(w) => format!(
-                "{} wins ({})",
-                kind.side_names().get(w as usize).unwrap_or(&"?"),
-                record.reason
-            ),
-            None if record.reason.is_empty() => "unfinished".to_string(),
-            None => format!("draw ({})", record.reason),
-        };
+        let result = result_words(kind, record.winner.map(Side), &record.reason);
         Ok(Replay {
             game: record.game.clone(),
             index,

@@ -60,19 +60,24 @@ fn random_game(seed: u64) -> GameRecord {
     record
 }
 
-/// A tiny ReMATCH run: two checkpoints, metrics of two iterations, ratings, and a shard of
-/// two self-play games, in the formats the trainer and `ratings` write.
+/// A tiny ReMATCH run: two checkpoints, the precision choice and metrics of two iterations
+/// (a constant learning rate), ratings, and a shard of two self-play games, in the formats
+/// the trainer and `ratings` write.
 pub fn tiny_run(run: &Path) {
     std::fs::create_dir_all(run.join("games")).unwrap();
     std::fs::write(run.join("config.toml"), "game = \"rematch\"\n").unwrap();
     write_checkpoint(run, GameKind::Rematch, 10);
     write_checkpoint(run, GameKind::Rematch, 20);
-    let mut metrics = String::new();
+    // The precision choice: a record without a step, as the trainer writes it first.
+    let mut metrics = String::from(
+        "{\"type\": \"precision\", \"choice\": \"f32\", \"reason\": \"bf16 was not faster\"}\n",
+    );
     for (i, step) in [10u64, 20].into_iter().enumerate() {
         let f = i as f64;
         let train = json!({"type": "train", "step": step, "elapsed_s": 5.0 * (f + 1.0),
             "total_loss": 3.0 - f, "policy_loss": 2.2 - 0.5 * f, "value_loss": 0.8 - 0.3 * f,
-            "policy_entropy": 2.0 - 0.2 * f, "samples_per_s": 900.0 + 50.0 * f});
+            "policy_entropy": 2.0 - 0.2 * f, "samples_per_s": 900.0 + 50.0 * f,
+            "learning_rate": 0.02});
         let selfplay = json!({"type": "selfplay", "step": step, "elapsed_s": 5.0 * (f + 1.0),
             "games": 12, "mean_game_steps": 60.0 + 5.0 * f, "wins_side0": 5 + i,
             "wins_side1": 6 - i, "draws": 1, "positions_per_s": 300.0 + 20.0 * f});

@@ -1,5 +1,6 @@
-// Draws a board as SVG from the server's description: cells with centres, pieces, and
-// overlays (clickable cells, the selected piece, targets, whole-turn paths, a heat map).
+// Draws a board as SVG from the server's description: cells with centres, pieces (stacks
+// as layered rings with a height badge), and overlays: clickable cells, the selected piece,
+// targets, the selected piece's paths, the last move, a heat map and the engine's arrows.
 const NS = "http://www.w3.org/2000/svg";
 
 export function el(name, attrs = {}, parent = null) {
@@ -19,15 +20,15 @@ function hexPoints(x, y) {
   return pts.join(" ");
 }
 
-// opts: pieces, flip, clickable, targets, selected, paths, heat ({cell: p}), lastmove, onClick
-export function drawBoard(svg, board, opts = {}) {
-  svg.replaceChildren();
-  const s = opts.flip ? -1 : 1;
-  const at = new Map(board.cells.map(c => [c.name, { x: s * c.x, y: s * c.y }]));
-  const xs = [...at.values()].map(p => p.x), ys = [...at.values()].map(p => p.y);
-  const m = 0.75;
-  const minX = Math.min(...xs) - m, minY = Math.min(...ys) - m;
-  svg.setAttribute("viewBox", `${minX} ${minY} ${Math.max(...xs) - minX + m} ${Math.max(...ys) - minY + m}`);
+// The cells a turn's path names, in order ("a3xc3xe3*b1" -> a3, c3, e3, b1).
+export function pathCells(turn) {
+  return turn ? turn.split(/[-x*]/).filter(c => c.length > 0) : [];
+}
+
+const PIECE_R = 0.3;
+const COLOURS = { R: "red", W: "white", O: "orange", r: "red", w: "white", b: "black" };
+
+function drawCells(svg, board, at, opts) {
   const clickable = new Set(opts.clickable || []), targets = new Set(opts.targets || []);
   const last = new Set(opts.lastmove || []);
   for (const cell of board.cells) {
@@ -44,30 +45,88 @@ export function drawBoard(svg, board, opts = {}) {
       if ((Math.round(cell.x) + Math.round(cell.y)) % 2 === 1) g.classList.add("dark");
       el("rect", { x: x - 0.5, y: y - 0.5, width: 1, height: 1 }, g);
     }
-    const name = el("text", { x: x - 0.3, y: y + 0.38, class: "name" }, g);
-    name.textContent = cell.name;
     if (opts.onClick) g.addEventListener("click", () => opts.onClick(cell.name));
   }
+}
+
+// A piece: a stack is drawn as rings, bottom piece outermost, the top piece the centre
+// disk, with its height on a badge; a HexDame king carries a crown ring and "K".
+function drawPiece(svg, piece, c) {
+  const g = el("g", { class: "piece-group", "data-piece": piece.cell }, svg);
+  const h = piece.text.length;
+  for (let i = 0; i < h; i++) {
+    const colour = COLOURS[piece.text[i]] || piece.colour;
+    const r = PIECE_R * (1 - 0.6 * i / h);
+    el("circle", { cx: c.x, cy: c.y, r, class: `piece ${i === h - 1 ? piece.colour : colour}` }, g);
+  }
+  if (piece.king) {
+    el("circle", { cx: c.x, cy: c.y, r: PIECE_R * 0.7, class: "crown" }, g);
+    const t = el("text", { x: c.x, y: c.y + 0.07, class: "piece-text" + (piece.colour === "black" ? " on-dark" : "") }, g);
+    t.textContent = "K";
+  }
+  if (h > 1) {
+    const bx = c.x + PIECE_R * 0.8, by = c.y - PIECE_R * 0.8;
+    el("circle", { cx: bx, cy: by, r: 0.12, class: "badge" }, g);
+    const t = el("text", { x: bx, y: by + 0.045, class: "badge-text" }, g);
+    t.textContent = String(h);
+    const title = el("title", {}, g);
+    title.textContent = `${piece.cell}: stack of ${h}, bottom to top ${piece.text}`;
+  }
+}
+
+function drawArrows(svg, at, arrows) {
+  if (!arrows || arrows.length === 0) return;
+  const defs = el("defs", {}, svg);
+  const marker = el("marker", { id: `${svg.id}-head`, viewBox: "0 0 10 10", refX: 6, refY: 5, markerWidth: 3, markerHeight: 3, orient: "auto-start-reverse" }, defs);
+  el("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "arrow-head" }, marker);
+  arrows.forEach((a, i) => {
+    const pts = pathCells(a.turn).map(n => at.get(n)).filter(Boolean);
+    if (pts.length < 2) return;
+    const width = 0.05 + 0.12 * a.share;
+    el("polyline", {
+      points: pts.map(p => `${p.x},${p.y}`).join(" "), class: `arrow arrow-${i}`, "stroke-width": width,
+      "marker-end": `url(#${svg.id}-head)`, "data-turn": a.turn,
+    }, svg);
+    // The share in the landing cell, below the arrow's head (the cell's name is at its top).
+    const q = pts[pts.length - 1];
+    const label = el("text", { x: q.x, y: q.y + 0.36, class: "arrow-label", "data-turn": a.turn }, svg);
+    label.textContent = `${Math.round(100 * a.share)}%`;
+  });
+}
+
+// Cell names last, with a halo, so that they stay readable beside and under pieces.
+function drawNames(svg, board, at) {
+  for (const cell of board.cells) {
+    const { x, y } = at.get(cell.name);
+    const [dx, dy] = board.shape === "hex" ? [0, -0.4] : [-0.4, 0.44];
+    const t = el("text", { x: x + dx, y: y + dy, class: "name" + (board.shape === "hex" ? " centred" : "") }, svg);
+    t.textContent = cell.name;
+  }
+}
+
+// opts: pieces, flip, clickable, targets, selected, paths, heat ({cell: p}), lastmove
+// (cells), arrows ([{turn, share}]), onClick
+export function drawBoard(svg, board, opts = {}) {
+  svg.replaceChildren();
+  const s = opts.flip ? -1 : 1;
+  const at = new Map(board.cells.map(c => [c.name, { x: s * c.x, y: s * c.y }]));
+  const xs = [...at.values()].map(p => p.x), ys = [...at.values()].map(p => p.y);
+  const m = 0.75;
+  const minX = Math.min(...xs) - m, minY = Math.min(...ys) - m;
+  svg.setAttribute("viewBox", `${minX} ${minY} ${Math.max(...xs) - minX + m} ${Math.max(...ys) - minY + m}`);
+  drawCells(svg, board, at, opts);
   for (const [cell, p] of Object.entries(opts.heat || {})) {
     const c = at.get(cell);
     if (c) el("circle", { cx: c.x, cy: c.y, r: 0.45, class: "heat", "fill-opacity": Math.min(0.85, 0.1 + p * 1.5) }, svg);
   }
   for (const piece of opts.pieces || []) {
     const c = at.get(piece.cell);
-    if (!c) continue;
-    const g = el("g", { class: "piece-group", "data-piece": piece.cell }, svg);
-    const h = piece.text.length;
-    for (let i = 0; i < h; i++) {
-      const colour = { R: "red", W: "white", O: "orange" }[piece.text[i]] || piece.colour;
-      el("circle", { cx: c.x, cy: c.y - 0.06 * i, r: 0.34, class: `piece ${i === h - 1 ? piece.colour : colour}` }, g);
-    }
-    if (h > 1 || piece.king) {
-      const t = el("text", { x: c.x, y: c.y - 0.06 * (h - 1) + 0.08, class: "piece-text" + (piece.colour === "black" ? " on-dark" : "") }, g);
-      t.textContent = piece.king ? "K" : piece.text;
-    }
+    if (c) drawPiece(svg, piece, c);
   }
-  for (const path of opts.paths || []) {
-    const pts = path.map(n => at.get(n)).filter(Boolean).map(p => `${p.x},${p.y}`);
+  for (const path of opts.selected ? opts.paths || [] : []) {
+    const pts = [opts.selected, ...path].map(n => at.get(n)).filter(Boolean).map(p => `${p.x},${p.y}`);
     if (pts.length > 1) el("polyline", { points: pts.join(" "), class: "path" }, svg);
   }
+  drawArrows(svg, at, opts.arrows);
+  drawNames(svg, board, at);
 }

@@ -1,45 +1,57 @@
-// Small SVG line charts, drawn without any library: series of [x, y] points on shared axes.
-import { el } from "./board.js";
-
+// Line charts drawn with uPlot (vendored: /assets/uplot.min.js, MIT licence): gridlines,
+// values on hover, a marker shape per series, intervals as bands, and an axis that keeps a
+// constant series readable.
 const COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"];
+const DASHES = [[], [6, 3], [2, 2], [8, 3, 2, 3]];
 
-function fmt(v) {
+export function fmt(v) {
+  if (v === null || v === undefined || !Number.isFinite(v)) return "–";
   const a = Math.abs(v);
-  if (a !== 0 && (a >= 1e4 || a < 1e-2)) return v.toExponential(1);
-  return (Math.round(v * 100) / 100).toString();
+  if (a !== 0 && (a >= 1e5 || a < 1e-3)) return v.toExponential(2);
+  return Number(v.toPrecision(4)).toLocaleString("en-US");
 }
 
-// series: [{name, points: [[x, y], ...]}]; opts: {title, yMin, yMax}
-export function lineChart(svg, series, opts = {}) {
-  svg.replaceChildren();
-  const W = 330, H = 190, L = 46, R = 8, T = 18, B = 22;
-  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-  const pts = series.flatMap(s => s.points).filter(p => Number.isFinite(p[1]));
-  const title = el("text", { x: L, y: 12, class: "title" }, svg);
-  title.textContent = opts.title || "";
-  if (pts.length === 0) return;
-  let x0 = Math.min(...pts.map(p => p[0])), x1 = Math.max(...pts.map(p => p[0]));
-  let y0 = opts.yMin ?? Math.min(...pts.map(p => p[1])), y1 = opts.yMax ?? Math.max(...pts.map(p => p[1]));
-  if (x1 === x0) x1 = x0 + 1;
-  if (y1 === y0) { y0 -= 1; y1 += 1; }
-  const sx = x => L + (x - x0) / (x1 - x0) * (W - L - R);
-  const sy = y => H - B - (y - y0) / (y1 - y0) * (H - T - B);
-  el("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, class: "axis" }, svg);
-  el("line", { x1: L, y1: T, x2: L, y2: H - B, class: "axis" }, svg);
-  for (const [y, v] of [[sy(y0), y0], [sy(y1), y1]]) {
-    const t = el("text", { x: 2, y: y + 3 }, svg); t.textContent = fmt(v);
-  }
-  for (const [x, v, a] of [[sx(x0), x0, "start"], [sx(x1), x1, "end"]]) {
-    const t = el("text", { x, y: H - 6, "text-anchor": a }, svg); t.textContent = fmt(v);
-  }
-  series.forEach((s, i) => {
-    const colour = COLOURS[i % COLOURS.length];
-    const line = s.points.filter(p => Number.isFinite(p[1])).map(p => `${sx(p[0]).toFixed(1)},${sy(p[1]).toFixed(1)}`);
-    if (line.length === 1) el("circle", { cx: line[0].split(",")[0], cy: line[0].split(",")[1], r: 2.5, fill: colour }, svg);
-    else el("polyline", { points: line.join(" "), class: "line", stroke: colour }, svg);
-    if (series.length > 1) {
-      const t = el("text", { x: W - R - 4, y: T + 10 + 11 * i, "text-anchor": "end", fill: colour }, svg);
-      t.textContent = s.name;
-    }
-  });
+// A constant series gets a range around its value (not -1..1); others a 5% margin.
+function range(u, min, max) {
+  if (min === null || max === null) return [0, 1];
+  if (min === max) { const d = Math.abs(min) * 0.1 || 1; return [min - d, max + d]; }
+  const pad = (max - min) * 0.05;
+  return [min - pad, max + pad];
+}
+
+// target: a container; xs: the x values; series: [{name, values}]; opts: {title, xLabel,
+// yRange: [lo, hi], band: [hiIndex, loIndex] (series indices from 0), marker: (u) => x}.
+export function lineChart(target, xs, series, opts = {}) {
+  target.replaceChildren();
+  const width = Math.min(opts.width || 390, Math.max(260, target.parentElement?.clientWidth - 10 || 390));
+  const few = xs.length <= 40;
+  const uSeries = [{ label: opts.xLabel || "step", value: (u, v) => fmt(v) }];
+  series.forEach((s, i) => uSeries.push({
+    label: s.name, stroke: COLOURS[i % COLOURS.length], width: 1.6, dash: DASHES[i % DASHES.length],
+    spanGaps: true, value: (u, v) => fmt(v),
+    points: { show: few || xs.length === 1, size: 5 + (i % 3) * 2, fill: i % 2 ? "#fff" : COLOURS[i % COLOURS.length] },
+  }));
+  const hooks = opts.marker ? { draw: [u => drawMarker(u, opts.marker())] } : {};
+  const chart = new window.uPlot({
+    title: opts.title, width, height: opts.height || 220, hooks,
+    scales: { x: { time: false }, y: { range: opts.yRange ? () => opts.yRange : range } },
+    axes: [{ label: opts.xLabel || "step", grid: { stroke: "#eee" } }, { grid: { stroke: "#eee" }, values: (u, vs) => vs.map(fmt), size: 60 }],
+    series: uSeries,
+    bands: opts.band ? [{ series: opts.band.map(i => i + 1), fill: "rgba(31,119,180,0.15)" }] : [],
+    legend: { live: true },
+  }, [xs, ...series.map(s => s.values)], target);
+  target.dataset.series = series.map(s => s.name).join("|");
+  target.chart = chart;
+  return chart;
+}
+
+// A vertical line at x (the current turn of a replay).
+function drawMarker(u, x) {
+  if (x === null || x === undefined) return;
+  const cx = Math.round(u.valToPos(x, "x", true));
+  const ctx = u.ctx;
+  ctx.save();
+  ctx.strokeStyle = "#e0a030"; ctx.lineWidth = 2 * devicePixelRatio;
+  ctx.beginPath(); ctx.moveTo(cx, u.bbox.top); ctx.lineTo(cx, u.bbox.top + u.bbox.height); ctx.stroke();
+  ctx.restore();
 }

@@ -1,20 +1,15 @@
-// Watch (self-play games and recorded games as replays) and Dashboard (a run's metrics,
-// ratings and checkpoints), both refreshing while the run goes on.
-import { drawBoard } from "./board.js";
+// Watch (self-play games and recorded games as replays: a move list, autoplay, the value
+// graph with the current turn marked, "open in analysis") and Dashboard (a run's metrics
+// charted by topic, Elo with its interval, checkpoints), both refreshing while the run goes on.
+import { $, guard, fillRuns } from "./util.js";
+import { drawBoard, pathCells } from "./board.js";
 import { lineChart } from "./charts.js";
 
-const $ = id => document.getElementById(id);
+const cap = s => s ? s[0].toUpperCase() + s.slice(1) : "";
 
-async function fillRuns(api, select) {
-  const { runs } = await api("/api/runs");
-  const keep = select.value;
-  select.replaceChildren();
-  for (const r of runs) select.add(new Option(r || "(this run)", r));
-  if (runs.includes(keep)) select.value = keep;
-}
-
-export function initWatch(api, info) {
-  const state = { replay: null, board: null, timer: null, key: "" };
+export function initWatch(api, info, openInAnalysis) {
+  const W = { replay: null, board: null, timer: null, key: "", chart: null, auto: null, count: 0 };
+  const at = () => parseInt($("watch-slider").value, 10);
   async function refreshFiles() {
     const { files } = await api(`/api/games?run=${encodeURIComponent($("watch-run").value)}`);
     const keep = $("watch-file").value;
@@ -22,95 +17,95 @@ export function initWatch(api, info) {
     for (const f of files) $("watch-file").add(new Option(f.path, f.path));
     if (!$("watch-live").checked && files.some(f => f.path === keep)) $("watch-file").value = keep;
   }
+  function moveList() {
+    const body = $("watch-moves").tBodies[0];
+    body.replaceChildren();
+    const n = W.board.seats.length;
+    let row = null;
+    W.replay.frames.slice(1).forEach((f, k) => {
+      if (k % n === 0) { row = body.insertRow(); row.insertCell().textContent = `${k / n + 1}.`; }
+      const td = row.insertCell();
+      td.textContent = f.turn; td.className = "mv"; td.dataset.index = k + 1;
+      td.onclick = () => { stopAuto(); $("watch-slider").value = k + 1; step(); };
+    });
+  }
   async function load() {
     const file = $("watch-file").value;
-    if (!file) { $("watch-info").textContent = "no game files yet"; return; }
-    const idx = $("watch-index").value;
-    const q = `file=${encodeURIComponent(file)}` + (idx !== "" && !$("watch-live").checked ? `&index=${idx}` : "");
+    if (!file) { $("watch-info").textContent = "No game files yet: self-play writes them under games/."; return; }
+    const idx = $("watch-index").value, live = $("watch-live").checked;
+    let q = `file=${encodeURIComponent(file)}`;
+    if (idx !== "" && !live) {
+      const { games } = await api(`/api/game?${q}&list=true`);
+      const n = Number(idx);
+      if (!Number.isInteger(n) || n < 0 || n >= games.length) {
+        $("watch-info").textContent = `${file} holds ${games.length} games: choose a game from 0 to ${games.length - 1}.`;
+        return;
+      }
+      q += `&index=${n}`;
+    }
     const replay = await api(`/api/game?${q}`);
     const key = `${file}#${replay.index}#${replay.frames.length}`;
-    if (key === state.key) return;
-    state.key = key;
-    state.replay = replay;
-    state.board = (await api("/api/new", { game: replay.game })).board;
+    if (key === W.key) return;
+    W.key = key; W.replay = replay;
+    W.board = (await api("/api/new", { game: replay.game })).board;
     const slider = $("watch-slider");
     slider.max = replay.frames.length - 1;
-    slider.value = $("watch-live").checked ? replay.frames.length - 1 : 0;
-    $("watch-info").textContent = `${replay.game}, game ${replay.index} of ${file}: ${replay.agents.join(" vs ")} - ${replay.result}`;
-    const values = replay.frames.map((f, i) => [i, f.value]).filter(p => p[1] !== null && p[1] !== undefined);
-    lineChart($("watch-values"), [{ name: "value", points: values }], { title: `value for ${state.board.sides[0]} by turn`, yMin: -1, yMax: 1 });
+    slider.value = live ? replay.frames.length - 1 : 0;
+    const who = replay.agents.length ? `: ${replay.agents.join(" against ")}` : "";
+    $("watch-info").textContent = `${replay.game}, game ${replay.index} of ${file}${who}. ${replay.result}.`;
+    const xs = replay.frames.map((f, i) => i);
+    const values = replay.frames.map(f => f.value ?? null);
+    W.chart = lineChart($("watch-values"), xs, [{ name: `value for ${cap(W.board.sides[0])}`, values }],
+      { title: "The search's value by turn", xLabel: "turn", yRange: [-1, 1], marker: () => at() });
+    moveList();
     step();
   }
   function step() {
-    if (!state.replay) return;
-    const i = parseInt($("watch-slider").value, 10);
-    const f = state.replay.frames[i];
-    drawBoard($("watch-board"), state.board, { pieces: f.pieces });
-    $("watch-turn").textContent = `turn ${i}/${state.replay.frames.length - 1}: ${f.turn || "start"}` + (f.value !== null && f.value !== undefined ? ` (value ${f.value.toFixed(2)})` : "");
+    if (!W.replay) return;
+    const i = at(), f = W.replay.frames[i];
+    drawBoard($("watch-board"), W.board, { pieces: f.pieces, lastmove: pathCells(f.turn) });
+    const value = f.value !== null && f.value !== undefined ? `; value ${f.value.toFixed(2)} for ${cap(W.board.sides[0])}` : "";
+    $("watch-turn").textContent = `Turn ${i} of ${W.replay.frames.length - 1}: ${f.turn || "the start"}${value}`;
+    for (const td of document.querySelectorAll("#watch-moves td.mv")) td.classList.toggle("current", Number(td.dataset.index) === i);
+    if (W.chart) W.chart.redraw(false);
+  }
+  function stopAuto() { clearInterval(W.auto); W.auto = null; $("watch-autoplay").textContent = "Autoplay"; }
+  function autoplay() {
+    if (W.auto) { stopAuto(); return; }
+    $("watch-live").checked = false;
+    if (at() >= W.replay.frames.length - 1) $("watch-slider").value = 0;
+    $("watch-autoplay").textContent = "Pause";
+    W.auto = setInterval(() => {
+      if (!W.replay || at() >= W.replay.frames.length - 1) { stopAuto(); return; }
+      $("watch-slider").value = at() + 1; step();
+    }, Number($("watch-speed").value));
   }
   async function tick() {
-    if ($("view-watch").classList.contains("hidden")) { clearInterval(state.timer); state.timer = null; return; }
+    if ($("view-watch").classList.contains("hidden")) { clearInterval(W.timer); W.timer = null; stopAuto(); return; }
     if ($("watch-live").checked) { await refreshFiles(); await load(); }
   }
-  $("watch-slider").oninput = step;
-  $("watch-file").onchange = () => { $("watch-live").checked = false; state.key = ""; load(); };
-  $("watch-index").onchange = () => { $("watch-live").checked = false; state.key = ""; load(); };
-  $("watch-run").onchange = async () => { await refreshFiles(); state.key = ""; load(); };
+  const manual = () => { $("watch-live").checked = false; W.key = ""; return load(); };
+  $("watch-slider").oninput = () => { stopAuto(); step(); };
+  $("watch-prev").onclick = () => { stopAuto(); $("watch-slider").value = at() - 1; step(); };
+  $("watch-next").onclick = () => { stopAuto(); $("watch-slider").value = at() + 1; step(); };
+  $("watch-autoplay").onclick = () => W.replay && autoplay();
+  $("watch-speed").onchange = () => { if (W.auto) { stopAuto(); autoplay(); } };
+  $("watch-file").onchange = guard(manual, "watch-info");
+  $("watch-index").onchange = guard(manual, "watch-info");
+  $("watch-run").onchange = guard(async () => { await refreshFiles(); W.key = ""; await load(); }, "watch-info");
+  $("watch-open").onclick = () => {
+    if (!W.replay) return;
+    stopAuto();
+    const f = W.replay.frames;
+    openInAnalysis(W.replay.game, f[0].position, f.slice(1).map(x => x.turn), at());
+  };
   return async () => {
-    if (!info.run_dir) { $("watch-info").textContent = "start the server with --run-dir to watch games"; return; }
+    if (!info.run_dir) { $("watch-info").textContent = "Start the server with --run-dir to watch games."; return; }
     await fillRuns(api, $("watch-run"));
     await refreshFiles();
     await load();
-    if (!state.timer) state.timer = setInterval(() => tick().catch(() => {}), 3000);
+    if (!W.timer) W.timer = setInterval(guard(tick, "watch-info"), 3000);
   };
 }
 
-const SKIP = new Set(["type", "step", "iteration", "elapsed_s"]);
-
-export function initDashboard(api, info) {
-  let timer = null;
-  async function refresh() {
-    const run = encodeURIComponent($("dash-run").value);
-    const { metrics, ratings } = await api(`/api/metrics?run=${run}`);
-    const { checkpoints } = await api(`/api/checkpoints?run=${run}`);
-    const byType = {};
-    for (const m of metrics) (byType[m.type || "metrics"] ||= []).push(m);
-    const charts = $("charts");
-    charts.replaceChildren();
-    const chart = (title, series) => {
-      const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
-      svg.setAttribute("class", "chart");
-      svg.dataset.title = title;
-      charts.appendChild(svg);
-      lineChart(svg, series, { title });
-    };
-    for (const [type, rows] of Object.entries(byType)) {
-      const keys = [...new Set(rows.flatMap(r => Object.keys(r)))]
-        .filter(k => !SKIP.has(k) && rows.some(r => typeof r[k] === "number"));
-      for (const k of keys) {
-        chart(`${type}: ${k}`, [{ name: k, points: rows.filter(r => typeof r[k] === "number").map(r => [r.step ?? 0, r[k]]) }]);
-      }
-    }
-    const rated = ratings.filter(r => r.step !== null && r.elo !== null);
-    if (rated.length) chart("Elo by step", [{ name: "elo", points: rated.map(r => [r.step, r.elo]) }]);
-    const body = $("checkpoints").tBodies[0];
-    body.replaceChildren();
-    for (const c of checkpoints) {
-      const row = body.insertRow();
-      const r = c.rating || {};
-      for (const v of [c.name, c.step, r.games ?? "", r.elo != null ? r.elo.toFixed(0) : "unrated",
-        r.elo_low != null ? `${r.elo_low.toFixed(0)}..${r.elo_high.toFixed(0)}` : ""]) row.insertCell().textContent = v;
-    }
-    $("dash-updated").textContent = `${metrics.length} metrics records, ${checkpoints.length} checkpoints; updated ${new Date().toLocaleTimeString()}`;
-  }
-  $("dash-run").onchange = () => refresh();
-  return async () => {
-    if (!info.run_dir) { $("dash-updated").textContent = "start the server with --run-dir to see a run"; return; }
-    await fillRuns(api, $("dash-run"));
-    await refresh();
-    if (!timer) timer = setInterval(() => {
-      if ($("view-dashboard").classList.contains("hidden")) { clearInterval(timer); timer = null; return; }
-      refresh().catch(() => {});
-    }, 5000);
-  };
-}
+export { initDashboard } from "./dashboard.js";

@@ -1,0 +1,126 @@
+// The dashboard: a run's metrics charted against the training step, grouped by topic
+// (losses, strength, throughput, self-play), Elo with its 95% interval as a band, and the
+// checkpoints with their ratings. Records without a step (the precision choice) are told
+// in words, not drawn as a lone dot.
+import { $, guard, fillRuns } from "./util.js";
+import { lineChart, fmt } from "./charts.js";
+
+const cap = s => s ? s[0].toUpperCase() + s.slice(1) : "";
+const SKIP = new Set(["type", "step", "iteration", "elapsed_s"]);
+
+// [topic, [[chart title, [metric keys]], ...]]
+const TOPICS = [
+  ["Losses", [["Losses", ["total_loss", "policy_loss", "value_loss", "moves_left_loss"]],
+    ["Policy entropy", ["policy_entropy"]], ["Learning rate", ["learning_rate"]]]],
+  ["Strength", []],
+  ["Throughput", [["Training samples a second", ["samples_per_s"]],
+    ["Self-play positions a second", ["positions_per_s"]]]],
+  ["Self-play", [["Results by side", ["wins_side0", "wins_side1", "draws"]],
+    ["Mean game length (steps)", ["mean_game_steps"]], ["Games an iteration", ["games"]],
+    ["Replay window (samples)", ["window"]]]],
+];
+
+function label(key, sides) {
+  const m = key.match(/^wins_side(\d)$/);
+  if (m) return `wins of ${cap(sides[Number(m[1])] || `side ${m[1]}`)}`;
+  return key.replace(/_per_s$/, " a second").replace(/_/g, " ");
+}
+
+function chartBox(group, title) {
+  const box = document.createElement("div");
+  box.className = "chart"; box.dataset.title = title;
+  group.appendChild(box);
+  return box;
+}
+
+// Charts `keys` of the records that have a step and any of them.
+function keysChart(group, title, rows, keys, sides) {
+  const have = keys.filter(k => rows.some(r => typeof r[k] === "number"));
+  const used = rows.filter(r => typeof r.step === "number" && have.some(k => typeof r[k] === "number"));
+  if (have.length === 0 || used.length === 0) return false;
+  const xs = [...new Set(used.map(r => r.step))].sort((a, b) => a - b);
+  const series = have.map(k => ({
+    name: label(k, sides),
+    values: xs.map(x => { const r = used.find(r => r.step === x && typeof r[k] === "number"); return r ? r[k] : null; }),
+  }));
+  lineChart(chartBox(group, title), xs, series, { title });
+  return true;
+}
+
+function eloChart(group, ratings) {
+  const rated = ratings.filter(r => r.step !== null && r.elo !== null).sort((a, b) => a.step - b.step);
+  if (rated.length === 0) return;
+  const title = "Elo by step (95% interval)";
+  lineChart(chartBox(group, title), rated.map(r => r.step), [
+    { name: "Elo", values: rated.map(r => r.elo) },
+    { name: "upper end", values: rated.map(r => r.elo_high) },
+    { name: "lower end", values: rated.map(r => r.elo_low) },
+  ], { title, band: [1, 2] });
+}
+
+function facts(metrics, ratings) {
+  const out = [];
+  for (const p of metrics.filter(m => m.type === "precision")) out.push(`Precision: ${p.choice}${p.reason ? ` (${p.reason})` : ""}.`);
+  for (const r of ratings.filter(r => r.step === null && r.elo !== null)) out.push(`Anchor ${r.player}: Elo ${fmt(r.elo)} over ${r.games} games.`);
+  return out.join(" ");
+}
+
+function drawCharts(metrics, ratings, sides) {
+  const charts = $("charts");
+  charts.replaceChildren();
+  const used = new Set();
+  for (const [topic, list] of TOPICS) {
+    const group = document.createElement("div");
+    group.className = "chart-group"; group.dataset.topic = topic;
+    const h = document.createElement("h3"); h.textContent = topic; group.appendChild(h);
+    charts.appendChild(group);
+    let drawn = 0;
+    for (const [title, keys] of list) { keys.forEach(k => used.add(k)); drawn += keysChart(group, title, metrics, keys, sides); }
+    if (topic === "Strength") {
+      eloChart(group, ratings); drawn += group.querySelectorAll(".chart").length;
+      const ev = metrics.filter(m => m.type === "evaluation");
+      for (const k of new Set(ev.flatMap(r => Object.keys(r)))) if (!SKIP.has(k)) { used.add(k); drawn += keysChart(group, `Evaluation: ${label(k, sides)}`, ev, [k], sides); }
+    }
+    if (!drawn) group.remove();
+  }
+  const rest = document.createElement("div");
+  rest.className = "chart-group"; rest.dataset.topic = "Other";
+  charts.appendChild(rest);
+  for (const k of new Set(metrics.flatMap(r => Object.keys(r)))) {
+    if (!SKIP.has(k) && !used.has(k)) keysChart(rest, cap(label(k, sides)), metrics, [k], sides);
+  }
+  if (rest.children.length) { const h = document.createElement("h3"); h.textContent = "Other"; rest.prepend(h); } else rest.remove();
+  const p = document.createElement("p"); p.id = "dash-facts"; p.textContent = facts(metrics, ratings);
+  charts.appendChild(p);
+}
+
+export function initDashboard(api, info) {
+  let timer = null, shown = "";
+  async function refresh() {
+    const run = encodeURIComponent($("dash-run").value);
+    const { metrics, ratings, game } = await api(`/api/metrics?run=${run}`);
+    const { checkpoints } = await api(`/api/checkpoints?run=${run}`);
+    const sides = game ? (await api("/api/new", { game })).board.sides : [];
+    const key = JSON.stringify([metrics.length, ratings, checkpoints.length, run]);
+    if (key !== shown) { shown = key; drawCharts(metrics, ratings, sides); }
+    const body = $("checkpoints").tBodies[0];
+    body.replaceChildren();
+    for (const c of checkpoints) {
+      const row = body.insertRow();
+      const r = c.rating || {};
+      for (const v of [c.name, c.step.toLocaleString("en-US"), r.games ?? "", r.elo != null ? r.elo.toFixed(0) : "not rated yet",
+        r.elo_low != null ? `${r.elo_low.toFixed(0)} to ${r.elo_high.toFixed(0)}` : ""]) row.insertCell().textContent = v;
+    }
+    $("dash-updated").textContent = `${metrics.length} metrics records, ${checkpoints.length} checkpoints; updated at ${new Date().toLocaleTimeString()}`;
+  }
+  $("dash-run").onchange = guard(() => { shown = ""; return refresh(); }, "dash-updated");
+  return async () => {
+    if (!info.run_dir) { $("dash-updated").textContent = "Start the server with --run-dir to see a run."; return; }
+    await fillRuns(api, $("dash-run"));
+    await refresh();
+    if (!timer) timer = setInterval(guard(async () => {
+      if ($("view-dashboard").classList.contains("hidden")) { clearInterval(timer); timer = null; return; }
+      await refresh();
+    }, "dash-updated"), 5000);
+  };
+}

@@ -1,0 +1,39 @@
+// Shared by the page's modules: the JSON API client and errors shown in words.
+export const $ = id => document.getElementById(id);
+
+// Requests in flight (tests wait for 0 before they look at the page) and requests sent.
+let pending = 0, sent = 0;
+window.__czPending = () => pending;
+window.__czSent = () => sent;
+
+export async function api(path, body, method) {
+  const init = body === undefined ? { method: method || "GET" } :
+    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
+  pending++; sent++;
+  try {
+    const r = await fetch(path, init);
+    const data = await r.json().catch(() => ({}));
+    if (!r.ok) throw new Error(data.error || `the server answered ${r.status}`);
+    return data;
+  } finally {
+    pending--;
+  }
+}
+
+// Runs an event handler (or a timer's job), showing a failure in `where` instead of the console.
+export function guard(fn, where = "message") {
+  return async (...args) => {
+    try { await fn(...args); }
+    catch (err) { const m = $(where); if (m) { m.textContent = err.message; m.className = "refused"; } }
+  };
+}
+
+
+// Fills a select with the served runs ("this run" for the served directory itself).
+export async function fillRuns(api, select) {
+  const { runs } = await api("/api/runs");
+  const keep = select.value;
+  select.replaceChildren();
+  for (const r of runs) select.add(new Option(r || "this run", r));
+  if (runs.includes(keep)) select.value = keep;
+}

@@ -1,0 +1,507 @@
+//! What the browser test checks, section by section (one page, one server).
+
+use std::time::Duration;
+
+use checkers_zero::game::turns::parse_turn;
+use checkers_zero::game::{GameKind, GameState, RulesConfig};
+use checkers_zero::serve::clicks::clicks_for_turn;
+use checkers_zero::with_game;
+use serde_json::{json, Value};
+
+use super::page::Page;
+use crate::common::web::{position_with_turn, short_game};
+
+/// The clicks that enter each of `paths`, played one after the other from `position`.
+fn clicks_for(kind: GameKind, position: &str, paths: &[String]) -> Vec<Vec<String>> {
+    with_game!(kind, S => {
+        let mut state = S::from_notation(kind, position, RulesConfig::default()).unwrap();
+        paths
+            .iter()
+            .map(|path| {
+                let turn = parse_turn(&state, path).unwrap();
+                let clicks = clicks_for_turn(&state, &turn.steps).unwrap();
+                state = turn.state;
+                clicks
+            })
+            .collect()
+    })
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A whole short game by clicks in each game, the engine analysing every position.
+pub async fn play_short_games(page: &Page) {
+    page.set("engine-visits", "40").await;
+    page.click("#engine-on").await;
+    for (game, seats) in [
+        ("rematch", 2),
+        ("rematch3", 3),
+        ("hexdame", 2),
+        ("eximo", 2),
+    ] {
+        let kind: GameKind = game.parse().unwrap();
+        let (position, paths) = short_game(kind, 4);
+        let clicks = clicks_for(kind, &position, &paths);
+        page.setup(game, &vec!["person"; seats], Some(&position))
+            .await;
+        for (path, clicks) in paths.iter().zip(&clicks) {
+            page.click_cells(clicks).await;
+            let history = page.history().await;
+            assert_eq!(
+                history.last(),
+                Some(&json!(path)),
+                "{game} from {position}, turns {paths:?}: clicked {clicks:?}, played {history:?}"
+            );
+        }
+        let outcome = page.js("return window.__cz.outcome;").await;
+        let words = outcome
+            .as_str()
+            .unwrap_or_else(|| panic!("{game}: over ({outcome})"));
+        assert!(
+            !words.contains("No") && words.contains(": "),
+            "{game}: {words}"
+        );
+        let listed = page
+            .js("return document.querySelectorAll('#moves td.mv').length;")
+            .await;
+        assert_eq!(listed, json!(paths.len()), "{game}: the move list");
+        if game == "rematch3" {
+            page.shot("play-rematch3").await;
+        }
+        page.no_console_errors(game).await;
+    }
+    page.click("#engine-on").await;
+}
+
+pub async fn multi_capture_drop_and_refusal(page: &Page) {
+    // HexDame: a capture of two or more pieces, the capturing piece selected between jumps.
+    let (position, path) = position_with_turn(GameKind::Hexdame, |p| p.matches('x').count() >= 2);
+    let clicks = clicks_for(GameKind::Hexdame, &position, std::slice::from_ref(&path)).remove(0);
+    page.setup("hexdame", &["person", "person"], Some(&position))
+        .await;
+    let paths = "return document.querySelectorAll('#board .path').length;";
+    assert_eq!(
+        page.js(paths).await,
+        json!(0),
+        "no paths before a piece is chosen"
+    );
+    page.click_cells(&clicks[..2]).await;
+    let selected = page
+        .js("return document.querySelector('#board .cell.selected').dataset.cell;")
+        .await;
+    assert_eq!(
+        selected,
+        json!(clicks[1]),
+        "the capturing piece stays selected"
+    );
+    assert!(
+        page.js(paths).await.as_u64().unwrap() > 0,
+        "the selected piece's paths"
+    );
+    let targets = page.js("return [...document.querySelectorAll('#board .cell.target')].map(c => c.dataset.cell);").await;
+    assert!(targets.as_array().unwrap().contains(&json!(clicks[2])));
+    page.shot("multi-capture").await;
+    page.click_cells(&clicks[2..]).await;
+    assert_eq!(page.history().await, vec![json!(path)]);
+
+    // Eximo: a man reaches the last row, then its side drops men by clicks.
+    let (position, path) = position_with_turn(GameKind::Eximo, |p| p.contains('*'));
+    let clicks = clicks_for(GameKind::Eximo, &position, std::slice::from_ref(&path)).remove(0);
+    page.setup("eximo", &["person", "person"], Some(&position))
+        .await;
+    page.click_cells(&clicks).await;
+    assert_eq!(page.history().await, vec![json!(path)]);
+    // A click on a cell that is no legal choice is refused and changes nothing.
+    page.setup("rematch", &["person", "person"], None).await;
+    let clickable = page.js("return [...document.querySelectorAll('#board .cell.clickable')].map(c => c.dataset.cell);").await;
+    let all = page
+        .js("return [...document.querySelectorAll('#board .cell')].map(c => c.dataset.cell);")
+        .await;
+    let refused = strings(&all)
+        .into_iter()
+        .find(|c| !strings(&clickable).contains(c))
+        .unwrap();
+    page.click(&format!("#board-{refused}")).await;
+    let message = page
+        .js("const m = document.getElementById('message'); return [m.className, m.textContent];")
+        .await;
+    assert_eq!(message[0], json!("refused"), "{message}");
+    assert!(message[1].as_str().unwrap().contains(&refused));
+    assert!(page.history().await.is_empty());
+}
+
+/// The bugs of issue 34, each seen fixed.
+pub async fn bugs(page: &Page) {
+    // A model strength over the server's limit: said once in words, never re-sent, no
+    // "thinking" beside it, and none of the model's pieces offered to click.
+    page.setup("rematch", &["person", "person"], None).await;
+    page.set("strength", "100001").await;
+    page.set("seat-1", "model").await;
+    page.wait("the refusal", "window.__cz.stalled !== null")
+        .await;
+    let sent = page.js("return window.__czSent();").await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(
+        page.js("return window.__czSent();").await,
+        sent,
+        "no request loop"
+    );
+    let message = page.text("message").await;
+    assert!(message.contains("at most 100,000 visits"), "{message}");
+    assert!(!page.text("status").await.contains("thinking"));
+    let clickable = page
+        .js("return document.querySelectorAll('#board .cell.clickable').length;")
+        .await;
+    assert_eq!(clickable, json!(0), "the model's pieces are not offered");
+    page.set("strength", "24").await;
+    page.wait("the model's turn", "window.__cz.history.length === 2")
+        .await;
+    page.set("seat-1", "person").await;
+
+    // The engine follows a change of game: no HexDame line over a ReMATCH board.
+    page.set("engine-visits", "60").await;
+    page.click("#engine-on").await;
+    page.setup("hexdame", &["person", "person"], None).await;
+    page.wait(
+        "a HexDame analysis",
+        "document.querySelectorAll('#pv button').length > 0",
+    )
+    .await;
+    page.setup("rematch", &["person", "person"], None).await;
+    page.wait(
+        "a ReMATCH analysis",
+        "document.getElementById('analysis-progress').textContent.includes('(done)')",
+    )
+    .await;
+    let cells = page.js("return [...document.querySelectorAll('#pv button, #analysis-turns td:first-child')].map(b => b.textContent).join(' ');").await;
+    let rematch_cells = page
+        .js("return [...document.querySelectorAll('#board .cell')].map(c => c.dataset.cell);")
+        .await;
+    for cell in cells
+        .as_str()
+        .unwrap()
+        .split([' ', '-', 'x', '*'])
+        .filter(|c| !c.is_empty())
+    {
+        assert!(
+            strings(&rematch_cells).contains(&cell.to_string()),
+            "{cell} in {cells}"
+        );
+    }
+    page.click("#engine-on").await;
+    page.no_console_errors("the bugs").await;
+}
+
+/// Last move, eval bar and arrows, the move list by round, keyboard, a variation,
+/// undo/redo, resign, export and import.
+pub async fn board_features(page: &Page) {
+    // The Team (seat 1) moves first in ReMATCH: a person plays it, the model plays Red.
+    page.setup("rematch", &["model", "person"], None).await;
+    let first = page
+        .js("return document.querySelector('#board .cell.clickable').dataset.cell;")
+        .await;
+    page.click(&format!("#board-{}", first.as_str().unwrap()))
+        .await;
+    let target = page
+        .js("return document.querySelector('#board .cell.target').dataset.cell;")
+        .await;
+    page.click(&format!("#board-{}", target.as_str().unwrap()))
+        .await;
+    page.wait("the model's answer", "window.__cz.history.length === 3")
+        .await;
+    let last = page.js("return [...document.querySelectorAll('#board .cell.lastmove')].map(c => c.dataset.cell);").await;
+    let answer = page.js("return window.__cz.history[2];").await;
+    for cell in answer.as_str().unwrap().split(['-', 'x', '*']) {
+        assert!(
+            strings(&last).contains(&cell.to_string()),
+            "{cell} of the last move in {last}"
+        );
+    }
+    // Paired by round: one row, its number and two turns.
+    let rows = page
+        .js("return [...document.querySelectorAll('#moves tr')].map(r => r.cells.length);")
+        .await;
+    assert_eq!(rows, json!([3]));
+    engine_on_board(page).await;
+    navigation_and_variation(page).await;
+    undo_redo_resign(page).await;
+    export_import(page).await;
+    page.no_console_errors("the board").await;
+}
+
+async fn engine_on_board(page: &Page) {
+    page.set("engine-visits", "200").await;
+    page.set("seat-0", "person").await;
+    page.click("#engine-on").await;
+    page.wait(
+        "the analysis",
+        "document.getElementById('analysis-progress').textContent.includes('(done)')",
+    )
+    .await;
+    let arrows = page
+        .js("return [...document.querySelectorAll('#board .arrow-label')].map(t => t.textContent);")
+        .await;
+    assert!(!strings(&arrows).is_empty(), "arrows");
+    assert!(
+        strings(&arrows).iter().all(|t| t.ends_with('%')),
+        "{arrows}"
+    );
+    let bar = page
+        .js("const b = document.getElementById('evalbar'); return [b.hidden, b.title];")
+        .await;
+    assert_eq!(bar[0], json!(false), "the eval bar shows");
+    assert!(bar[1].as_str().unwrap().contains("win"), "{bar}");
+    assert!(page.text("wdl").await.contains("(the net)"));
+    page.shot("play").await;
+    // The eval bar from a fixed side.
+    page.set("eval-side", "0").await;
+    assert!(
+        page.text("wdl").await.starts_with("For red"),
+        "{}",
+        page.text("wdl").await
+    );
+    page.set("eval-side", "mover").await;
+}
+
+async fn key(page: &Page, key: &str) {
+    page.js(&format!(
+        "document.dispatchEvent(new KeyboardEvent('keydown', {{key: '{key}'}}));"
+    ))
+    .await;
+    page.wait(key, "true").await;
+}
+
+async fn cursor(page: &Page) -> Value {
+    page.js("return window.__cz.cursor;").await
+}
+
+async fn navigation_and_variation(page: &Page) {
+    key(page, "Home").await;
+    assert_eq!(cursor(page).await, json!(0));
+    key(page, "ArrowRight").await;
+    assert_eq!(cursor(page).await, json!(1));
+    key(page, "End").await;
+    assert_eq!(cursor(page).await, json!(2));
+    key(page, "ArrowLeft").await;
+    assert_eq!(cursor(page).await, json!(1));
+    page.click("#moves td.mv[data-index='2']").await;
+    assert_eq!(cursor(page).await, json!(2));
+    // From the position after the first turn, another answer: a variation.
+    page.click("#moves td.mv[data-index='1']").await;
+    let game = page.history().await;
+    let position = page.js("return window.__cz.position;").await;
+    let position = position.as_str().unwrap();
+    let other = checkers_zero::cli::moves(GameKind::Rematch, Some(position))
+        .unwrap()
+        .into_iter()
+        .find(|t| json!(t) != game[1])
+        .unwrap();
+    let clicks = clicks_for(GameKind::Rematch, position, std::slice::from_ref(&other)).remove(0);
+    page.click_cells(&clicks).await;
+    assert_eq!(page.history().await, vec![game[0].clone(), json!(other)]);
+    let shown = page
+        .js("return !document.getElementById('variation').hidden;")
+        .await;
+    assert_eq!(shown, json!(true), "the variation is marked");
+    page.wait(
+        "the analysis",
+        "document.getElementById('analysis-progress').textContent.includes('(done)')",
+    )
+    .await;
+    page.shot("analyse").await;
+    page.click("#back-to-game").await;
+    assert_eq!(page.history().await, game, "back to the game");
+    page.click("#engine-on").await;
+}
+
+async fn undo_redo_resign(page: &Page) {
+    page.set("seat-0", "model").await;
+    key(page, "End").await;
+    let before = page.history().await;
+    page.click("#undo").await;
+    assert_eq!(
+        page.history().await.len(),
+        before.len() - 2,
+        "back to the person's turn"
+    );
+    page.click("#redo").await;
+    assert_eq!(page.history().await, before);
+    page.click("#resign").await;
+    let outcome = page.js("return window.__cz.outcome;").await;
+    assert!(outcome.as_str().unwrap().contains("resigned"), "{outcome}");
+}
+
+async fn export_import(page: &Page) {
+    page.click("#export-game").await;
+    let text = page
+        .js("return document.getElementById('game-text').value;")
+        .await;
+    let text = text.as_str().unwrap().to_string();
+    for needed in [
+        "[Game \"rematch\"]",
+        "[Red \"the model",
+        "[Team \"a person\"]",
+        "[Result \"",
+        "resigned",
+        "[Date \"",
+        "1. ",
+    ] {
+        assert!(text.contains(needed), "{needed} not in {text}");
+    }
+    let game = page.history().await;
+    page.setup("hexdame", &["person", "person"], None).await;
+    page.click("#import-game").await;
+    page.wait("the import", "window.__cz.history.length > 1")
+        .await;
+    assert_eq!(page.history().await, game, "the imported game");
+    assert_eq!(
+        page.js("return document.getElementById('game').value;")
+            .await,
+        json!("rematch")
+    );
+}
+
+/// Cell names over pieces, stack badges, the colour due, paths of the selected piece only.
+pub async fn readable_boards(page: &Page) {
+    let stack = "red a1:R a2:R b1:R b4:O c3:RWO c4:O c5:O d2:W d3:W e3:W team=orange";
+    page.setup("rematch", &["person", "person"], Some(stack))
+        .await;
+    let badge = page
+        .js("return [...document.querySelectorAll('#board .badge-text')].map(t => t.textContent);")
+        .await;
+    assert_eq!(badge, json!(["3"]), "the stack's height on a badge");
+    let fits = page.js("const p = document.querySelector('#board [data-piece=c3]').getBBox(); const c = document.getElementById('board-c3').getBBox(); return p.width <= c.width && p.height <= c.height;").await;
+    assert_eq!(fits, json!(true), "the stack fits its cell");
+    let names = page.js("const t = [...document.getElementById('board').children].slice(-19); return t.every(e => e.classList.contains('name'));").await;
+    assert_eq!(names, json!(true), "cell names drawn over the pieces");
+    let status = page.text("status").await;
+    assert!(status.contains("then Orange for the Team"), "{status}");
+    page.shot("stacks").await;
+    page.no_console_errors("the boards").await;
+}
+
+pub async fn watch(page: &Page) {
+    page.click("nav button[data-view=watch]").await;
+    page.wait("the replay", "document.getElementById('watch-info').textContent.includes('wins') || document.getElementById('watch-info').textContent.includes('Draw')").await;
+    let info = page.text("watch-info").await;
+    assert!(
+        !info.contains(" - ") && !info.contains("NoPieces"),
+        "{info}"
+    );
+    let moves = page
+        .js("return document.querySelectorAll('#watch-moves td.mv').length;")
+        .await;
+    assert!(moves.as_u64().unwrap() > 2, "the move list");
+    // Game 999 of a file of two: said in words, the game shown stays.
+    page.set("watch-index", "999").await;
+    page.wait(
+        "the refusal",
+        "document.getElementById('watch-info').textContent.includes('holds 2 games')",
+    )
+    .await;
+    page.set("watch-index", "0").await;
+    page.wait(
+        "game 0",
+        "document.getElementById('watch-info').textContent.includes('game 0')",
+    )
+    .await;
+    page.set("watch-speed", "250").await;
+    page.click("#watch-autoplay").await;
+    page.wait(
+        "autoplay",
+        "document.getElementById('watch-turn').textContent.startsWith('Turn 3 ')",
+    )
+    .await;
+    page.click("#watch-autoplay").await;
+    let chart = page
+        .js("return document.querySelectorAll('#watch-values canvas').length;")
+        .await;
+    assert!(chart.as_u64().unwrap() > 0, "the value graph");
+    page.click("#watch-moves td.mv[data-index='5']").await;
+    page.shot("watch").await;
+    page.click("#watch-open").await;
+    page.wait("the game in analysis", "window.__cz.cursor === 5 && !document.getElementById('view-play').classList.contains('hidden')").await;
+    page.no_console_errors("watch").await;
+}
+
+pub async fn dashboard(page: &Page) {
+    page.click("nav button[data-view=dashboard]").await;
+    page.wait(
+        "the charts",
+        "document.querySelectorAll('#checkpoints tbody tr').length === 2",
+    )
+    .await;
+    let runs = page
+        .js("return document.getElementById('dash-run').options.length;")
+        .await;
+    assert_eq!(runs, json!(1), "no phantom run");
+    let topics = page
+        .js("return [...document.querySelectorAll('.chart-group')].map(g => g.dataset.topic);")
+        .await;
+    assert_eq!(
+        topics,
+        json!(["Losses", "Strength", "Throughput", "Self-play"])
+    );
+    let titles = strings(&page.js("return [...document.querySelectorAll('#charts .chart')].map(s => s.dataset.title);").await);
+    for needed in [
+        "Losses",
+        "Learning rate",
+        "Elo by step (95% interval)",
+        "Results by side",
+        "Self-play positions a second",
+    ] {
+        assert!(
+            titles.contains(&needed.to_string()),
+            "{needed} not in {titles:?}"
+        );
+    }
+    let series = page.js("return document.querySelector('.chart[data-title=\"Results by side\"]').dataset.series;").await;
+    assert_eq!(series, json!("wins of Red|wins of Team|draws"));
+    // A constant learning rate (0.02) on an axis around its value, not -1..1.
+    let axis = page.js("const y = document.querySelector('.chart[data-title=\"Learning rate\"]').chart.scales.y; return [y.min, y.max];").await;
+    let (low, high) = (axis[0].as_f64().unwrap(), axis[1].as_f64().unwrap());
+    assert!(
+        low > 0.0 && high < 0.05 && low < 0.02 && high > 0.02,
+        "{axis}"
+    );
+    // The precision choice is words, never a chart of one dot.
+    assert!(
+        !titles
+            .iter()
+            .any(|t| t.to_lowercase().contains("choice") || t.contains("bf16")),
+        "{titles:?}"
+    );
+    let facts = page.text("dash-facts").await;
+    assert!(facts.contains("Precision: f32"), "{facts}");
+    page.client.set_window_size(1280, 1500).await.unwrap();
+    page.wait("the resized charts", "true").await;
+    page.shot("dashboard").await;
+    page.client.set_window_size(1280, 860).await.unwrap();
+    page.no_console_errors("the dashboard").await;
+}
+
+/// At 390 px: no sideways scrolling, the board first and the controls below it.
+pub async fn phone(page: &Page) {
+    page.client.set_window_size(390, 844).await.unwrap();
+    page.click("nav button[data-view=play]").await;
+    let layout = page.js("const b = document.getElementById('board').getBoundingClientRect(); const s = document.querySelector('#view-play .side').getBoundingClientRect(); return [document.documentElement.scrollWidth, window.innerWidth, b.bottom <= s.top + 1, b.width];").await;
+    assert!(
+        layout[0].as_f64() <= layout[1].as_f64(),
+        "no sideways scroll: {layout}"
+    );
+    assert_eq!(layout[2], json!(true), "the board first: {layout}");
+    assert!(
+        layout[3].as_f64().unwrap() > 300.0,
+        "the board fills the width: {layout}"
+    );
+    page.shot("phone").await;
+    page.client.set_window_size(1280, 860).await.unwrap();
+}

@@ -1,0 +1,4 @@
+//! The browser test's parts: driving the page (`page`) and the checks (`checks`).
+
+pub mod checks;
+pub mod page;
