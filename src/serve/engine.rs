@@ -415,7 +415,9 @@ mod tests {
         let eval = Eval::new(None, 1, Arc::clone(&stop));
         let config = SearchConfig::default().for_play();
         let answer = choose_turn(&state, eval, config, Budget::Count(10_000_000));
-        let error = answer.err().expect("a stopped search chooses nothing");
+        let Err(error) = answer else {
+            panic!("a stopped search chooses nothing")
+        };
         assert!(error.contains("stopped"), "{error}");
     }
 }
