@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use checkers_zero::game::{GameKind, RulesConfig, StepList};
 use checkers_zero::net::args::PROBE_BUDGET;
+use checkers_zero::net::batcher::{evaluate_batch, Batcher, BatcherConfig, Request};
 use checkers_zero::net::encode::Encode;
-use checkers_zero::net::evaluator::{evaluate_batch, Evaluator, EvaluatorConfig, Request};
 use checkers_zero::net::model::{Model, NetConfig};
 use checkers_zero::net::precision::{choose, probe_batches, probe_model};
 use checkers_zero::with_game;
@@ -77,7 +77,7 @@ fn standalone_here(model: &Model, reqs: &[Request], batch: usize, seconds: f64) 
 /// one batch runs while the next is queued. The rate is taken between the first and the
 /// last batch that completes in a window of at least `seconds` and three batches, so
 /// neither thread start-up nor the last round's stragglers count. `fp32_below` is the
-/// [`EvaluatorConfig`] field.
+/// [`BatcherConfig`] field.
 fn through_evaluator(
     model: Model,
     reqs: &[Request],
@@ -87,16 +87,16 @@ fn through_evaluator(
 ) -> f64 {
     let job = max_batch.div_ceil(4);
     let producers = 2 * max_batch.div_ceil(job);
-    let config = EvaluatorConfig {
+    let config = BatcherConfig {
         max_batch,
         max_wait: Duration::from_millis(5),
         torch_threads: 2,
         bf16,
         fp32_below,
         device: tch::Device::Cpu,
-        ..EvaluatorConfig::default()
+        ..BatcherConfig::default()
     };
-    let evaluator = Evaluator::spawn(model, config);
+    let evaluator = Batcher::spawn(model, config);
     // Warm-up at the full batch size (kernels and allocations for that shape), not counted.
     evaluator
         .evaluate(reqs.iter().cycle().take(max_batch).cloned().collect())

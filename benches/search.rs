@@ -8,8 +8,8 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
+use checkers_zero::net::batcher::{Batcher, BatcherConfig};
 use checkers_zero::net::encode::Encode;
-use checkers_zero::net::evaluator::{Evaluator, EvaluatorConfig};
 use checkers_zero::net::model::{Model, NetConfig};
 use checkers_zero::net::net_eval::Evaluate;
 use checkers_zero::net::net_eval::NetEvaluator;
@@ -72,14 +72,14 @@ fn net_mcts<S: Encode>(kind: GameKind, workers: usize, per_worker: usize, simula
     )
     .unwrap();
     let max_batch = workers * per_worker;
-    let evaluator = Evaluator::spawn(
+    let evaluator = Batcher::spawn(
         model,
-        EvaluatorConfig {
+        BatcherConfig {
             max_batch,
             max_wait: Duration::from_millis(5),
             torch_threads: 2,
             bf16: true,
-            ..EvaluatorConfig::default()
+            ..BatcherConfig::default()
         },
     );
     let start = Instant::now();

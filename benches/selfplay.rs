@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use checkers_zero::net::batcher::{evaluate_batch, Request};
 use checkers_zero::net::encode::Encode;
-use checkers_zero::net::evaluator::{evaluate_batch, Request};
 use checkers_zero::net::model::Model;
 use checkers_zero::selfplay::pool::SelfPlayPool;
 use checkers_zero::selfplay::record::GameRecord;
@@ -191,7 +191,7 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64) {
         window.extend(samples_of_game::<S>(game).unwrap());
     }
     let mut optimizer = AdamW::new(model.var_store(), t.learning_rate, t.weight_decay);
-    let symmetries = Symmetries::of::<S>();
+    let symmetries = Symmetries::of::<S>(false);
     let actions = shape.num_actions as usize;
     let mut rng = StdRng::seed_from_u64(1);
     for _ in 0..3 {

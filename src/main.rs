@@ -67,6 +67,9 @@ enum Command {
     /// Measure checkpoints on a probe set, per seat: optimal turns of the policy and of a
     /// 100-visit search, policy mass on losing turns, value log-loss.
     Probe(checkers_zero::eval::probe::command::ProbeArgs),
+    /// Average checkpoints' weights (weight averaging over a run's last checkpoints), with
+    /// batch norm re-estimated on the run's newest games (docs/learning.md).
+    Average(checkers_zero::train::average::AverageArgs),
     /// Train: self-play, the learner and the evaluator in one process, in a run directory
     /// that survives being stopped (the layout of a distributed run; docs/training.md).
     Train(checkers_zero::distributed::command::TrainArgs),
@@ -95,7 +98,7 @@ enum Command {
     /// The learning benchmark: train a game's config for MINUTES of wall-clock, then rate
     /// checkpoints spread over it against a fixed ladder; writes RUN/bench/ladder.md, .csv
     /// and .png. Resumable with --resume (see docs/learning.md).
-    BenchLearning(checkers_zero::bench::command::BenchArgs),
+    BenchLearning(checkers_zero::learning_bench::command::BenchArgs),
     /// Read game records (self-play and match games).
     Games {
         #[command(subcommand)]
@@ -117,7 +120,7 @@ enum Command {
     Engine(EngineArgs),
     /// Measure this machine: net positions/s per precision, batch and threads, self-play
     /// positions/s per evaluator layout; recommend settings (`--write` saves them).
-    Bench(checkers_zero::net_bench::BenchArgs),
+    Bench(checkers_zero::bench::BenchArgs),
     /// Serve the web page (play, analyse, watch, dashboard) and its JSON API (docs/web.md).
     Serve(checkers_zero::serve::command::ServeArgs),
     /// Draw the board with coordinates.
@@ -243,6 +246,7 @@ fn run(cli: Cli) -> Result<()> {
             checkers_zero::eval::probe::command::run_probe_build(&args, &mut out)?
         }
         Command::Probe(args) => checkers_zero::eval::probe::command::run_probe(&args, &mut out)?,
+        Command::Average(args) => writeln!(out, "{}", args.run()?)?,
         Command::Train(args) => checkers_zero::distributed::command::run_train(&args, &mut out)?,
         Command::Learn(args) => checkers_zero::distributed::command::run_learn(&args, &mut out)?,
         Command::Selfplay(args) => {
@@ -255,7 +259,9 @@ fn run(cli: Cli) -> Result<()> {
         Command::Match(args) => checkers_zero::eval::command::run_match(&args, &mut out)?,
         Command::Openings(args) => checkers_zero::eval::command::run_openings(&args, &mut out)?,
         Command::Ratings(args) => checkers_zero::eval::command::run_ratings(&args, &mut out)?,
-        Command::BenchLearning(args) => checkers_zero::bench::command::run_bench(&args, &mut out)?,
+        Command::BenchLearning(args) => {
+            checkers_zero::learning_bench::command::run_bench(&args, &mut out)?
+        }
         Command::Games {
             command:
                 GamesCommand::Show {
@@ -273,7 +279,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Play(args) => args.run(&mut out)?,
         Command::Engine(args) => args.run(&mut out)?,
-        Command::Bench(args) => checkers_zero::net_bench::run_bench(&args, &mut out)?,
+        Command::Bench(args) => checkers_zero::bench::run_bench(&args, &mut out)?,
         Command::Serve(args) => checkers_zero::serve::command::run_serve(&args, &mut out)?,
         Command::Show { game, position } => {
             let kind: GameKind = game.parse()?;

@@ -113,16 +113,12 @@ fn match_defaults_to_the_cap_the_model_was_trained_with() {
     let dir = common::fresh_dir("cli-match-cap");
     let checkpoint = dir.join("step-00000010");
     std::fs::create_dir_all(&checkpoint).unwrap();
-    let config = NetConfig {
-        blocks: 1,
-        channels: 8,
-        policy_channels: 4,
-        value_hidden: 8,
-        global_pool: false,
-        moves_left: false,
-    };
-    let mut model =
-        Model::new(Eximo::net_shape(GameKind::Eximo), config, tch::Device::Cpu).unwrap();
+    let mut model = Model::new(
+        Eximo::net_shape(GameKind::Eximo),
+        NetConfig::tiny(),
+        tch::Device::Cpu,
+    )
+    .unwrap();
     model.set_rules(RulesConfig {
         ply_cap: 150,
         ..RulesConfig::default()

@@ -19,8 +19,8 @@ use std::collections::BTreeSet;
 
 use checkers_zero::game::turns::parse_turn;
 use checkers_zero::game::{Action, GameKind, GameState, RulesConfig, Seat, StepList};
+use checkers_zero::net::batcher::{evaluate_batch, Request};
 use checkers_zero::net::encode::{Encode, TURN_HORIZON};
-use checkers_zero::net::evaluator::{evaluate_batch, Request};
 use checkers_zero::net::model::{Model, NetConfig};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -317,15 +317,7 @@ fn playout_invariants<S: GameState>(kind: GameKind) {
 /// A net's policy, masked to the legal steps, is a distribution over exactly those.
 fn masked_policy<S: Encode>(kind: GameKind) {
     tch::manual_seed(3);
-    let config = NetConfig {
-        blocks: 1,
-        channels: 8,
-        policy_channels: 4,
-        value_hidden: 8,
-        global_pool: false,
-        moves_left: false,
-    };
-    let model = Model::new(S::net_shape(kind), config, tch::Device::Cpu).unwrap();
+    let model = Model::new(S::net_shape(kind), NetConfig::tiny(), tch::Device::Cpu).unwrap();
     let positions: Vec<S> = playouts::<S>(kind, 120, 2, 7)
         .into_iter()
         .filter(|s| s.outcome().is_none())

@@ -11,10 +11,11 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use checkers_zero::distributed::learn::intake_chain;
-use checkers_zero::distributed::{parse_shard_key, read_pointer, LATEST_KEY, PROMOTED_KEY};
+use checkers_zero::distributed::{read_pointer, read_record};
+use checkers_zero::layout::record::TrainState;
+use checkers_zero::layout::{checkpoint_key, parse_shard_key, LATEST, PROMOTED, STATE_FILE};
 use checkers_zero::selfplay::record::{parse_records, GameRecord};
 use checkers_zero::store::RunStore;
-use checkers_zero::train::checkpoint::{checkpoint_name, TrainState};
 use checkers_zero::train::config::RunConfig;
 use common::{assert_clean_error, fresh_dir, run};
 
@@ -178,7 +179,7 @@ fn number_after<T: std::str::FromStr>(text: &str, label: &str, end: char) -> T {
 }
 
 fn latest_step(store: &RunStore) -> Option<u64> {
-    read_pointer(store, LATEST_KEY).unwrap()
+    read_pointer(store, LATEST).unwrap()
 }
 
 /// Two workers and a learner at `location`; a worker killed mid-shard and a learner killed
@@ -252,9 +253,8 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
     let repeated: Vec<_> = taken.windows(2).filter(|w| w[0] == w[1]).collect();
     assert!(repeated.is_empty(), "taken in twice: {repeated:?}");
     assert_eq!(taken, all, "the chain must hold every shard");
-    let state_key = format!("checkpoints/{}/state.json", checkpoint_name(latest));
-    let state: TrainState =
-        serde_json::from_str(&store.get_text(&state_key).unwrap().unwrap()).unwrap();
+    let state_key = checkpoint_key(latest, STATE_FILE);
+    let state: TrainState = read_record(&store, &state_key).unwrap().unwrap();
     let counts: BTreeMap<String, u64> = sessions
         .iter()
         .map(|(s, keys)| (s.clone(), keys.len() as u64))
@@ -390,7 +390,7 @@ fn with_gating_workers_follow_the_promoted_checkpoint_not_the_newest() {
     let latest = latest_step(&store).unwrap();
     assert!(latest >= 5, "the learner trained: {latest}");
     // No evaluator ran: step 0 is still the promoted checkpoint, and every game used it.
-    assert_eq!(read_pointer(&store, PROMOTED_KEY).unwrap(), Some(0));
+    assert_eq!(read_pointer(&store, PROMOTED).unwrap(), Some(0));
     for key in store.list("games").unwrap() {
         for game in shard_games(&store, &key) {
             assert_eq!(game.model_step, 0, "{key}");
@@ -409,7 +409,7 @@ fn with_gating_workers_follow_the_promoted_checkpoint_not_the_newest() {
     assert_eq!(incumbent["step"].as_u64(), Some(latest));
     assert_eq!(incumbent["score"].as_f64().unwrap() >= 0.55, promoted);
     let expected = if promoted { latest } else { 0 };
-    assert_eq!(read_pointer(&store, PROMOTED_KEY).unwrap(), Some(expected));
+    assert_eq!(read_pointer(&store, PROMOTED).unwrap(), Some(expected));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -15,6 +15,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 mod common;
+use common::positions::Keep;
 use common::{decoded_turns_left, expected_turns_left};
 
 const SQ: usize = 64;
@@ -256,27 +257,10 @@ fn hand_built() -> Vec<(&'static str, Eximo)> {
     v
 }
 
-/// Positions from random playouts from the start, mid-turn states included.
+/// Positions from random playouts from the start, every mid-turn state included.
 fn random_positions(n: usize, seed: u64) -> Vec<Eximo> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut out = Vec::new();
-    'games: while out.len() < n {
-        let mut s = start();
-        loop {
-            if s.turn_in_progress() || rng.gen_bool(0.15) {
-                out.push(s);
-                if out.len() == n {
-                    break 'games;
-                }
-            }
-            let steps = legal(&s);
-            if steps.is_empty() {
-                break;
-            }
-            s.apply_step(steps[rng.gen_range(0..steps.len())]);
-        }
-    }
-    out
+    let keep = Keep::MidTurnAnd(0.15);
+    common::positions::random_positions(GameKind::Eximo, rules(), n, seed, keep)
 }
 
 /// Every kind of unfinished turn occurs among `states`.

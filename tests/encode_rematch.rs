@@ -10,6 +10,7 @@ use checkers_zero::game::{Action, GameKind, GameState, RulesConfig, StepList};
 use checkers_zero::net::encode::Encode;
 
 mod common;
+use common::positions::{random_positions as random_positions_of, Keep};
 use common::{decoded_turns_left, expected_turns_left};
 
 const KINDS: [GameKind; 2] = [GameKind::Rematch, GameKind::Rematch3];
@@ -35,43 +36,14 @@ fn pos(kind: GameKind, text: &str) -> Rematch {
     Rematch::from_notation(kind, text, RulesConfig::default()).unwrap()
 }
 
-/// A small deterministic generator (splitmix64), so the test needs no seed plumbing.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-/// Positions from random playouts of both kinds, mid-sequence states included, about `n`.
+/// Positions from random playouts of both kinds, every mid-sequence state included, `n` of
+/// each kind.
 fn random_positions(n: usize, seed: u64) -> Vec<Rematch> {
-    let mut rng = Rng(seed);
-    let mut out = Vec::new();
-    let mut game = 0;
-    while out.len() < n {
-        let kind = KINDS[game % 2];
-        game += 1;
-        let mut s = Rematch::start(kind, RulesConfig::default());
-        loop {
-            // Keep about one state in four, and every mid-sequence state (they are rarer).
-            if s.turn_in_progress() || rng.below(4) == 0 {
-                out.push(s);
-            }
-            let steps = legal(&s);
-            if steps.is_empty() {
-                break;
-            }
-            s.apply_step(steps[rng.below(steps.len())]);
-        }
-    }
-    out
+    let keep = Keep::MidTurnAnd(0.25);
+    KINDS
+        .iter()
+        .flat_map(|&kind| random_positions_of(kind, RulesConfig::default(), n, seed, keep))
+        .collect()
 }
 
 /// Hand-built positions: tall stacks, the 12-piece stack, both Team colours, team=orange,
@@ -281,7 +253,7 @@ fn shape_and_board_mask() {
     assert_eq!(Rematch::PLANES, 51);
     assert_eq!((Rematch::HEIGHT, Rematch::WIDTH), (5, 5));
     const { assert!(Rematch::HEX) };
-    assert_eq!(Rematch::SYMMETRIES, 12);
+    assert_eq!((Rematch::SYMMETRIES, Rematch::BOARD_SYMMETRIES), (24, 12));
     let mask = Rematch::board_mask();
     let grid = HexGrid::new(2);
     for (sq, &on_board) in mask.iter().enumerate() {
@@ -400,7 +372,7 @@ fn equivariance_under_every_symmetry() {
     for s in &positions {
         let planes = enc(s);
         assert_eq!(debug(&s.transform_state(0).unwrap()), debug(s));
-        assert!(s.transform_state(12).is_none());
+        assert!(s.transform_state(24).is_none());
         let steps = legal(s);
         let indices: Vec<usize> = steps.iter().map(|&a| s.policy_index(a)).collect();
         let mut images = BTreeSet::new();
@@ -409,7 +381,9 @@ fn equivariance_under_every_symmetry() {
             assert_eq!(t.position_hash(), t.recompute_position_hash(), "sym {k}");
             assert_eq!(t.outcome(), s.outcome());
             assert_eq!(t.turn_in_progress(), s.turn_in_progress());
-            assert_eq!(t.seat_to_move(), s.seat_to_move());
+            let seat = s.seat_to_move().0;
+            let swapped = k >= 12 && s.kind() == GameKind::Rematch3 && seat > 0;
+            assert_eq!(t.seat_to_move().0, if swapped { 3 - seat } else { seat });
             assert_eq!((t.quiet(), t.plies()), (s.quiet(), s.plies()));
             let tp = enc(&t);
             let mut moved = vec![0f32; planes_len()];
@@ -438,12 +412,53 @@ fn equivariance_under_every_symmetry() {
                 );
             }
         }
-        if images.len() == 12 {
+        if images.len() == Rematch::SYMMETRIES {
             distinct_images += 1;
         }
     }
-    // Most positions have no symmetry of their own: the 12 maps really differ.
+    // Most positions have no symmetry of their own: the 24 maps really differ.
     assert!(distinct_images * 2 > positions.len(), "{distinct_images}");
+}
+
+/// Exchanging White and Orange (symmetry 12: the board left as it is, the Team's colours
+/// swapped) is a symmetry of the rules: along random games of both variants the swapped
+/// position has the swapped stacks and colours, the same legal turns, each leading to the
+/// swap of the successor, and the same outcome.
+#[test]
+fn white_orange_exchange_commutes_with_the_rules() {
+    let swap = |c: u8| match c {
+        WHITE => ORANGE,
+        ORANGE => WHITE,
+        c => c,
+    };
+    let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(77);
+    let mut checked = 0;
+    for game in 0..40 {
+        let mut s = Rematch::start(KINDS[game % 2], RulesConfig::default());
+        let mut t = s.transform_state(12).unwrap();
+        loop {
+            for cell in 0..19 {
+                let expected: Vec<u8> = s.stack_colours(cell).into_iter().map(swap).collect();
+                assert_eq!(t.stack_colours(cell), expected, "{}", s.render());
+            }
+            assert_eq!(t.colour_to_move(), swap(s.colour_to_move()));
+            if s.colour_to_move() == RED {
+                assert_eq!(t.team_due(), swap(s.team_due()), "{}", s.render());
+            }
+            assert_eq!(t.outcome(), s.outcome(), "{}", s.render());
+            let steps = legal(&s);
+            let set: BTreeSet<Action> = steps.iter().copied().collect();
+            assert_eq!(legal(&t).into_iter().collect::<BTreeSet<_>>(), set);
+            if steps.is_empty() {
+                break;
+            }
+            let a = steps[rand::Rng::gen_range(&mut rng, 0..steps.len())];
+            s.apply_step(a);
+            t.apply_step(a);
+            checked += 1;
+        }
+    }
+    assert!(checked > 500, "{checked}");
 }
 
 #[test]

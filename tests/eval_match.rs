@@ -254,15 +254,7 @@ fn bad_agents_and_settings_are_errors() {
 }
 
 fn tiny_model(path: &Path, shape: checkers_zero::net::model::NetShape) {
-    let config = NetConfig {
-        blocks: 1,
-        channels: 8,
-        policy_channels: 4,
-        value_hidden: 8,
-        global_pool: false,
-        moves_left: false,
-    };
-    Model::new(shape, config, Device::Cpu)
+    Model::new(shape, NetConfig::tiny(), Device::Cpu)
         .unwrap()
         .save(path)
         .unwrap();

@@ -15,35 +15,22 @@ use checkers_zero::game::hexdame::HexDame;
 use checkers_zero::game::rematch::Rematch;
 use checkers_zero::game::turns::distinct_turns;
 use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
+use checkers_zero::net::batcher::{evaluate_batch, Request};
 use checkers_zero::net::encode::Encode;
-use checkers_zero::net::evaluator::{evaluate_batch, Request};
-use checkers_zero::net::model::{Model, NetConfig};
+use checkers_zero::net::model::Model;
 use checkers_zero::net::NetError;
 use checkers_zero::search::agents::Agent;
 use checkers_zero::search::config::{SearchConfig, SearchKind, SearchOverrides};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use tch::{Device, Kind, Tensor};
 
 /// Largest difference allowed between two fp32 runs of the same net.
 const TOLERANCE: f64 = 1e-5;
 
-fn small_config() -> NetConfig {
-    NetConfig {
-        blocks: 2,
-        channels: 16,
-        policy_channels: 4,
-        value_hidden: 16,
-        global_pool: false,
-        moves_left: false,
-    }
-}
-
 /// A model for `kind` with every variable random, batch-norm statistics included (a fresh
 /// model's statistics are 0 and 1, which would hide a wrong export of them).
 fn random_model<S: Encode>(kind: GameKind, seed: i64) -> Model {
     tch::manual_seed(seed);
-    let model = Model::new(S::net_shape(kind), small_config(), Device::Cpu).unwrap();
+    let model = Model::new(S::net_shape(kind), common::small_net(), Device::Cpu).unwrap();
     tch::no_grad(|| {
         for (name, mut var) in model.var_store().variables() {
             let noise = Tensor::randn_like(&var) * 0.5;
@@ -78,22 +65,8 @@ fn write_checkpoint<S: Encode>(root: &Path, kind: GameKind, step: u64) -> PathBu
 
 /// Positions from random playouts (mid-turn ones included), encoded, as `[n, planes, h, w]`.
 fn random_positions<S: Encode>(kind: GameKind, n: usize, seed: u64) -> Vec<S> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut states = Vec::new();
-    let mut state = S::start(kind, RulesConfig::default());
-    let mut steps = StepList::new();
-    while states.len() < n {
-        state.legal_steps(&mut steps);
-        if steps.is_empty() {
-            state = S::start(kind, RulesConfig::default());
-            continue;
-        }
-        state.apply_step(steps[rng.gen_range(0..steps.len())]);
-        if state.outcome().is_none() && rng.gen_bool(0.3) {
-            states.push(state.clone());
-        }
-    }
-    states
+    let keep = common::positions::Keep::Any(0.3);
+    common::positions::random_positions(kind, RulesConfig::default(), n, seed, keep)
 }
 
 fn encode_batch<S: Encode>(states: &[S]) -> Tensor {
@@ -167,15 +140,43 @@ fn match_against_random(game: &str, agent: &str, out: &Path) -> Output {
     run(&args, "")
 }
 
-fn python() -> PathBuf {
+/// The project's Python with torch (`.venv`), which loads the export in Python; `None`
+/// where it is missing (a failure under `CI=true`).
+fn python() -> Option<PathBuf> {
     let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    if python.exists() {
+        return Some(python);
+    }
+    let reason = format!("no {}", python.display());
+    common::missing_tool("Python (the project's environment with torch)", &reason);
+    None
+}
+
+/// Python's torch runs the export on `input` and gives the same outputs as `expected`.
+fn python_agrees(dir: &Path, input: &Tensor, expected: &Tensor, root: &Path) {
+    let Some(python) = python() else {
+        return;
+    };
+    let input_path = root.join("input.npy");
+    let output_path = root.join("output.npy");
+    input.write_npy(&input_path).unwrap();
+    let status = Command::new(python)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/check_torchscript.py"))
+        .args([dir, &input_path, &output_path])
+        .output()
+        .expect("python runs");
     assert!(
-        python.exists(),
-        "{} is missing: run scripts/setup first (it installs the project's Python \
-         environment with torch, which this test needs to load the export in Python)",
-        python.display()
+        status.status.success(),
+        "python failed: {}{}",
+        String::from_utf8_lossy(&status.stdout),
+        String::from_utf8_lossy(&status.stderr)
     );
-    python
+    let in_python = Tensor::read_npy(&output_path).unwrap().to_kind(Kind::Float);
+    assert!(
+        max_diff(expected, &in_python) <= TOLERANCE,
+        "python's torch differs by {}",
+        max_diff(expected, &in_python)
+    );
 }
 
 #[test]
@@ -203,26 +204,7 @@ fn export_round_trip_is_identical_in_rust_and_python() {
     // Not trivially equal: the outputs vary across positions.
     assert!(max_diff(&expected.get(0), &expected.get(1)) > 1e-3);
 
-    let input_path = root.join("input.npy");
-    let output_path = root.join("output.npy");
-    input.write_npy(&input_path).unwrap();
-    let status = Command::new(python())
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/check_torchscript.py"))
-        .args([&dir, &input_path, &output_path])
-        .output()
-        .expect("python runs");
-    assert!(
-        status.status.success(),
-        "python failed: {}{}",
-        String::from_utf8_lossy(&status.stdout),
-        String::from_utf8_lossy(&status.stderr)
-    );
-    let in_python = Tensor::read_npy(&output_path).unwrap().to_kind(Kind::Float);
-    assert!(
-        max_diff(&expected, &in_python) <= TOLERANCE,
-        "python's torch differs by {}",
-        max_diff(&expected, &in_python)
-    );
+    python_agrees(&dir, &input, &expected, &root);
 
     // The search's view: priors over legal steps and W/D/L match the trainer's evaluator.
     let model = Model::load(&weights, &meta.shape, Device::Cpu).unwrap();

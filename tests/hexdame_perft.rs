@@ -499,8 +499,11 @@ fn fast_perft_respects_draw_rules() {
 // Random-playout invariants.
 // ---------------------------------------------------------------------------------------
 
+/// HexDame's own rules along random playouts (the promises every game keeps, such as
+/// steps existing exactly while the game goes on and the notation round trip, are
+/// tests/conformance.rs's).
 #[test]
-fn random_playout_invariants() {
+fn random_playouts_keep_the_hexdame_rules() {
     let rules = RulesConfig {
         ply_cap: 400,
         project_draws: true,
@@ -540,8 +543,6 @@ fn random_playout_invariants() {
             assert_eq!(s.position_hash(), s.compute_hash(), "game {game}");
             s.legal_steps(&mut steps);
             if let Some(o) = s.outcome() {
-                assert!(steps.is_empty());
-                assert!(!s.turn_in_progress());
                 let text = s.to_notation();
                 let again = HexDame::from_notation(GameKind::Hexdame, &text, rules).unwrap();
                 match o.reason {
@@ -566,10 +567,6 @@ fn random_playout_invariants() {
                 *reasons.entry(format!("{:?}", o.reason)).or_default() += 1;
                 break;
             }
-            assert!(!steps.is_empty(), "no steps but no outcome: {s:?}");
-            for &a in &steps {
-                assert!((a as usize) < s.num_actions());
-            }
             let a = *steps.choose(&mut rng).unwrap();
             let mover = s.side_to_move();
             s.apply_step(a);
@@ -580,11 +577,8 @@ fn random_playout_invariants() {
                 continue;
             }
             assert_eq!(s.side_to_move(), mover.opponent());
-            // Piece counts never grow; round trip through the notation.
+            // Piece counts never grow.
             let text = s.to_notation();
-            let again = HexDame::from_notation(GameKind::Hexdame, &text, rules).unwrap();
-            assert_eq!(again.to_notation(), text);
-            assert_eq!(again.position_hash(), s.position_hash());
             let now = [
                 text.matches(":w").count() as u32 + text.matches(":W").count() as u32,
                 text.matches(":r").count() as u32 + text.matches(":R").count() as u32,

@@ -23,10 +23,10 @@ const ORDER: &[&str] = &[
     "export",
     "eval",
     "train",
-    "net_bench",
+    "bench",
     "distributed",
     "serve",
-    "bench",
+    "learning_bench",
     "cli",
 ];
 

@@ -7,9 +7,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use checkers_zero::net::evaluator::{
-    evaluate_batch, Evaluation, Evaluator, EvaluatorConfig, Request,
-};
+use checkers_zero::net::batcher::{evaluate_batch, Batcher, BatcherConfig, Evaluation, Request};
 use checkers_zero::net::model::{Model, NetConfig, NetShape};
 use checkers_zero::net::NetError;
 use tch::Device;
@@ -31,17 +29,6 @@ fn hex_shape() -> NetShape {
     }
 }
 
-fn small_config() -> NetConfig {
-    NetConfig {
-        blocks: 2,
-        channels: 16,
-        policy_channels: 4,
-        value_hidden: 16,
-        global_pool: false,
-        moves_left: false,
-    }
-}
-
 fn request(seed: u64, shape: &NetShape) -> Request {
     let n = (shape.planes * shape.height * shape.width) as usize;
     let input = (0..n)
@@ -57,7 +44,7 @@ fn request(seed: u64, shape: &NetShape) -> Request {
 fn forward_shapes_and_masked_policy() {
     tch::manual_seed(1);
     let shape = hex_shape();
-    let model = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
+    let model = Model::new(shape.clone(), common::small_net(), Device::Cpu).unwrap();
     let r = request(3, &shape);
     let out = evaluate_batch(&model, &[&r]).unwrap();
     assert_eq!(out[0].policy.len(), r.legal.len());
@@ -69,7 +56,7 @@ fn forward_shapes_and_masked_policy() {
 fn outputs_do_not_depend_on_batch_company() {
     tch::manual_seed(2);
     let shape = hex_shape();
-    let model = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
+    let model = Model::new(shape.clone(), common::small_net(), Device::Cpu).unwrap();
     let requests: Vec<Request> = (0..9).map(|s| request(s, &shape)).collect();
     let alone = evaluate_batch(&model, &[&requests[4]]).unwrap();
     let all: Vec<&Request> = requests.iter().collect();
@@ -84,7 +71,7 @@ fn save_and_load_round_trip() {
     tch::manual_seed(3);
     let dir = fresh_dir("net-roundtrip");
     let shape = hex_shape();
-    let model = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
+    let model = Model::new(shape.clone(), common::small_net(), Device::Cpu).unwrap();
     let path = dir.join("model.safetensors");
     model.save(&path).unwrap();
     assert!(path.with_extension("json").exists());
@@ -109,7 +96,7 @@ fn loading_a_model_of_another_game_or_shape_fails_clearly() {
     let dir = fresh_dir("net-mismatch");
     let shape = hex_shape();
     let path = dir.join("model.safetensors");
-    Model::new(shape.clone(), small_config(), Device::Cpu)
+    Model::new(shape.clone(), common::small_net(), Device::Cpu)
         .unwrap()
         .save(&path)
         .unwrap();
@@ -153,7 +140,7 @@ fn missing_or_corrupted_files_are_errors_not_panics() {
         Err(NetError::Io { .. })
     ));
 
-    Model::new(shape.clone(), small_config(), Device::Cpu)
+    Model::new(shape.clone(), common::small_net(), Device::Cpu)
         .unwrap()
         .save(&path)
         .unwrap();
@@ -177,7 +164,7 @@ fn missing_or_corrupted_files_are_errors_not_panics() {
 fn evaluator_serves_many_producers_without_deadlock() {
     tch::manual_seed(4);
     let shape = hex_shape();
-    let model = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
+    let model = Model::new(shape.clone(), common::small_net(), Device::Cpu).unwrap();
     let expected: Vec<_> = (0..8u64)
         .map(|s| {
             evaluate_batch(&model, &[&request(s, &shape)])
@@ -185,14 +172,14 @@ fn evaluator_serves_many_producers_without_deadlock() {
                 .remove(0)
         })
         .collect();
-    let config = EvaluatorConfig {
+    let config = BatcherConfig {
         max_batch: 16,
         max_wait: Duration::from_millis(1),
         torch_threads: 1,
         bf16: false,
-        ..EvaluatorConfig::default()
+        ..BatcherConfig::default()
     };
-    let evaluator = Evaluator::spawn(model, config);
+    let evaluator = Batcher::spawn(model, config);
     let expected = Arc::new(expected);
     let threads: Vec<_> = (0..8u64)
         .map(|t| {
@@ -232,7 +219,7 @@ fn evaluator_serves_many_producers_without_deadlock() {
 /// A small fp32 net (seeded by the caller), four requests and its answers to them.
 fn fp32_answers() -> (Model, Vec<Request>, Vec<Evaluation>) {
     let shape = hex_shape();
-    let fp32 = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
+    let fp32 = Model::new(shape.clone(), common::small_net(), Device::Cpu).unwrap();
     let requests: Vec<Request> = (0..4).map(|s| request(s, &shape)).collect();
     let refs: Vec<&Request> = requests.iter().collect();
     let expected = evaluate_batch(&fp32, &refs).unwrap();
@@ -274,14 +261,14 @@ fn bf16_evaluator_runs_small_batches_in_fp32() {
     tch::manual_seed(7);
     let (fp32, requests, expected) = fp32_answers();
     let served = |fp32_below: usize| {
-        let config = EvaluatorConfig {
+        let config = BatcherConfig {
             max_batch: 8,
             torch_threads: 1,
             bf16: true,
             fp32_below,
-            ..EvaluatorConfig::default()
+            ..BatcherConfig::default()
         };
-        let evaluator = Evaluator::spawn(fp32.try_clone().unwrap(), config);
+        let evaluator = Batcher::spawn(fp32.try_clone().unwrap(), config);
         let answers = evaluator.evaluate(requests.clone()).unwrap();
         evaluator.shutdown();
         answers
@@ -298,13 +285,13 @@ fn bf16_evaluator_runs_small_batches_in_fp32() {
 fn checking_the_precision_in_place_serves_both_then_settles_on_one() {
     tch::manual_seed(9);
     let (fp32, requests, expected) = fp32_answers();
-    let config = EvaluatorConfig {
+    let config = BatcherConfig {
         max_batch: 4,
         torch_threads: 1,
         check_in_place: true,
-        ..EvaluatorConfig::default()
+        ..BatcherConfig::default()
     };
-    let evaluator = Evaluator::spawn(fp32.try_clone().unwrap(), config);
+    let evaluator = Batcher::spawn(fp32.try_clone().unwrap(), config);
     // Batches of 4 alternate between fp32 (exact) and bf16 (close) until the band of 2-4 is
     // decided (a warm-up and 6 timed batches each at most), then keep one precision.
     let differences: Vec<f32> = (0..40)
@@ -328,15 +315,15 @@ fn checking_the_precision_in_place_serves_both_then_settles_on_one() {
 fn a_lone_producer_is_not_kept_waiting_for_a_full_batch() {
     tch::manual_seed(8);
     let shape = hex_shape();
-    let model = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
-    let config = EvaluatorConfig {
+    let model = Model::new(shape.clone(), common::small_net(), Device::Cpu).unwrap();
+    let config = BatcherConfig {
         max_batch: 64,
         max_wait: Duration::from_secs(60),
         torch_threads: 1,
         bf16: false,
-        ..EvaluatorConfig::default()
+        ..BatcherConfig::default()
     };
-    let evaluator = Evaluator::spawn(model, config);
+    let evaluator = Batcher::spawn(model, config);
     let started = Instant::now();
     // Only handle alive: its job runs at once, as do the evaluator's own requests.
     let handle = evaluator.handle();
@@ -370,8 +357,8 @@ fn a_lone_producer_is_not_kept_waiting_for_a_full_batch() {
 fn replaced_weights_serve_the_next_batches() {
     tch::manual_seed(9);
     let shape = hex_shape();
-    let old = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
-    let new = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
+    let old = Model::new(shape.clone(), common::small_net(), Device::Cpu).unwrap();
+    let new = Model::new(shape.clone(), common::small_net(), Device::Cpu).unwrap();
     let requests: Vec<Request> = (0..3).map(|s| request(s, &shape)).collect();
     let refs: Vec<&Request> = requests.iter().collect();
     let (from_old, from_new) = (
@@ -382,12 +369,12 @@ fn replaced_weights_serve_the_next_batches() {
         max_difference(&from_old, &from_new) > 1e-3,
         "two different nets"
     );
-    let config = EvaluatorConfig {
+    let config = BatcherConfig {
         torch_threads: 1,
         bf16: false,
-        ..EvaluatorConfig::default()
+        ..BatcherConfig::default()
     };
-    let evaluator = Evaluator::spawn(old, config);
+    let evaluator = Batcher::spawn(old, config);
     assert!(max_difference(&evaluator.evaluate(requests.clone()).unwrap(), &from_old) < 1e-5);
     evaluator.replace_model(new).unwrap();
     assert!(max_difference(&evaluator.evaluate(requests.clone()).unwrap(), &from_new) < 1e-5);
@@ -399,14 +386,14 @@ fn hex_kernels_have_zero_non_neighbour_taps() {
     // Inference uses the stored 3x3 weights as they are, so the two taps that are not hex
     // neighbours must be zero in every 3x3 kernel, from creation on.
     tch::manual_seed(6);
-    let model = Model::new(hex_shape(), small_config(), Device::Cpu).unwrap();
+    let model = Model::new(hex_shape(), common::small_net(), Device::Cpu).unwrap();
     let kernels: Vec<tch::Tensor> = model
         .var_store()
         .variables()
         .into_values()
         .filter(|t| t.size().len() == 4 && t.size()[2] == 3)
         .collect();
-    assert_eq!(kernels.len(), 1 + 2 * small_config().blocks);
+    assert_eq!(kernels.len(), 1 + 2 * common::small_net().blocks);
     for t in kernels {
         let corners = t.select(2, 0).select(2, 2).abs().sum(tch::Kind::Double)
             + t.select(2, 2).select(2, 0).abs().sum(tch::Kind::Double);
@@ -435,15 +422,19 @@ fn added_variables(plain: &Model, other: &Model) -> Vec<String> {
 fn global_pooling_adds_a_learned_bias_to_each_block() {
     tch::manual_seed(7);
     let shape = hex_shape();
-    let plain = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
+    let plain = Model::new(shape.clone(), common::small_net(), Device::Cpu).unwrap();
     let pooled_config = NetConfig {
         global_pool: true,
-        ..small_config()
+        ..common::small_net()
     };
     let mut pooled = Model::new(shape.clone(), pooled_config.clone(), Device::Cpu).unwrap();
     let plain_vars = plain.var_store().variables();
     let pool_vars = added_variables(&plain, &pooled);
-    assert_eq!(pool_vars.len(), 2 * small_config().blocks, "{pool_vars:?}");
+    assert_eq!(
+        pool_vars.len(),
+        2 * common::small_net().blocks,
+        "{pool_vars:?}"
+    );
     assert!(pool_vars.iter().all(|n| n.contains("pool_fc")));
     assert!(pooled.flops_per_position() > plain.flops_per_position());
 
@@ -498,10 +489,10 @@ fn global_pooling_adds_a_learned_bias_to_each_block() {
 fn the_moves_left_head_adds_one_output_and_leaves_the_others_alone() {
     tch::manual_seed(8);
     let shape = hex_shape();
-    let plain = Model::new(shape.clone(), small_config(), Device::Cpu).unwrap();
+    let plain = Model::new(shape.clone(), common::small_net(), Device::Cpu).unwrap();
     let config = NetConfig {
         moves_left: true,
-        ..small_config()
+        ..common::small_net()
     };
     let mut with_head = Model::new(shape.clone(), config.clone(), Device::Cpu).unwrap();
     let plain_vars = plain.var_store().variables();

@@ -90,15 +90,7 @@ fn probe_times_both_precisions_at_every_batch_within_its_budget() {
 
     // The real net, tiny: positive timings for both precisions at every batch.
     let shape = Rematch::net_shape(checkers_zero::game::GameKind::Rematch);
-    let config = NetConfig {
-        blocks: 1,
-        channels: 8,
-        policy_channels: 4,
-        value_hidden: 8,
-        global_pool: false,
-        moves_left: false,
-    };
-    let model = Model::new(shape, config, tch::Device::Cpu).unwrap();
+    let model = Model::new(shape, NetConfig::tiny(), tch::Device::Cpu).unwrap();
     let real = probe_model(&model, &[1, 4], 1, Duration::from_millis(100)).unwrap();
     assert!(real.fp32.iter().chain(&real.bf16).all(|&t| t > 0.0));
 }
@@ -352,9 +344,9 @@ fn an_unknown_precision_names_the_allowed_values() {
 
 #[test]
 fn bench_layouts_start_with_auto_and_its_snippet_is_a_config() {
+    use checkers_zero::bench::{candidate_layouts, snippet};
     use checkers_zero::net::precision::PrecisionChoice;
     use checkers_zero::net::threads::Layout;
-    use checkers_zero::net_bench::{candidate_layouts, snippet};
     let layout = |workers, instances, torch_threads| Layout {
         workers,
         instances,

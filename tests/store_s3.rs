@@ -1,7 +1,7 @@
 //! What the run location's design relies on, checked against a real S3-compatible server
 //! (`s3s-fs` on loopback, see `tests/common/s3.rs`) through `object_store`'s S3 client:
 //! round trips, listing under a prefix, overwrite, NotFound, delete and conditional puts.
-//! Skipped with a message where the server is not installed.
+//! Skipped with a message where the server is not installed (a failure under `CI=true`).
 
 mod common;
 
@@ -168,4 +168,18 @@ fn missing_bucket_is_an_error_not_a_panic() {
         let err = store.head(&Path::from("x")).await.unwrap_err();
         assert!(matches!(err, object_store::Error::NotFound { .. }), "{err}");
     });
+}
+
+#[test]
+fn a_missing_tool_fails_under_ci_naming_it_and_is_skipped_elsewhere() {
+    let failure = common::missing_tool_verdict("s3s-fs", "no .tools/s3s-fs", true).unwrap();
+    assert!(
+        failure.starts_with("s3s-fs is missing (no .tools/s3s-fs)"),
+        "{failure}"
+    );
+    assert!(failure.contains("CI=true"), "{failure}");
+    assert_eq!(
+        common::missing_tool_verdict("s3s-fs", "no .tools/s3s-fs", false),
+        None
+    );
 }

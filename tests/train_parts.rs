@@ -7,6 +7,7 @@ mod common;
 use common::fresh_dir;
 use std::process::Command;
 
+use checkers_zero::distributed::learn::StepLimits;
 use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::{Model, NetConfig};
@@ -150,7 +151,7 @@ fn check_samples_and_batches<S: Encode>(kind: GameKind) {
     let samples = [sample];
     let mut window = ReplayWindow::new(10_000);
     window.extend(samples.iter().cloned());
-    let symmetries = Symmetries::of::<S>();
+    let symmetries = Symmetries::of::<S>(true);
     let mut rng = StdRng::seed_from_u64(1);
     let batch = window.batch(64, actions, &symmetries, &mut rng);
     let planes = samples[0].planes.len();
@@ -245,6 +246,43 @@ fn value_targets_are_each_seats_own_result_in_every_game() {
     }
 }
 
+/// Over the last `learning_rate_decay_share` of the budget the rate falls linearly to
+/// `learning_rate_final` of itself, on top of any drops; without a budget it stays.
+#[test]
+fn learning_rate_decays_over_the_end_of_the_budget() {
+    let text = "game = \"rematch\"\n[train]\nlearning_rate = 0.001\n\
+                learning_rate_decay_share = 0.4\nlearning_rate_final = 0.1\n";
+    let config = RunConfig::parse(text, "t").unwrap();
+    let rate = |p: Option<f64>| config.train.learning_rate_at(5, p);
+    for (progress, want) in [
+        (None, 1e-3),
+        (Some(0.0), 1e-3),
+        (Some(0.6), 1e-3),
+        (Some(0.8), 5.5e-4),
+        (Some(1.0), 1e-4),
+    ] {
+        let got = rate(progress);
+        assert!((got - want).abs() < 1e-12, "{progress:?}: {got}");
+    }
+    let limits = StepLimits::new(&config.train, Some(1_000), None);
+    assert_eq!(limits.progress(250), Some(0.25));
+    assert_eq!(limits.progress(5_000), Some(1.0));
+    assert_eq!(
+        StepLimits::new(&config.train, None, None).progress(10),
+        None
+    );
+    for bad in [
+        "learning_rate_decay_share = 1.5",
+        "learning_rate_final = 0.0",
+    ] {
+        let error = RunConfig::parse(&format!("{text}{bad}\n"), "t").unwrap_err();
+        assert!(
+            error.to_string().contains(bad.split(' ').next().unwrap()),
+            "{error}"
+        );
+    }
+}
+
 #[test]
 fn learning_rate_drops_at_the_scheduled_steps_and_bad_schedules_are_refused() {
     let text = "game = \"rematch\"\n[train]\nlearning_rate = 0.001\n";
@@ -255,14 +293,14 @@ fn learning_rate_drops_at_the_scheduled_steps_and_bad_schedules_are_refused() {
     .unwrap();
     let rates: Vec<f64> = [0u64, 99, 100, 199, 200, 10_000]
         .iter()
-        .map(|&step| config.train.learning_rate_at(step))
+        .map(|&step| config.train.learning_rate_at(step, None))
         .collect();
     let expected = [1e-3, 1e-3, 3e-4, 3e-4, 1e-4, 1e-4];
     for (rate, want) in rates.iter().zip(expected) {
         assert!((rate - want).abs() < 1e-12, "{rates:?}");
     }
     let constant = RunConfig::parse(text, "t").unwrap();
-    assert_eq!(constant.train.learning_rate_at(1_000_000), 1e-3);
+    assert_eq!(constant.train.learning_rate_at(1_000_000, None), 1e-3);
     for bad in ["[[200, 0.3], [100, 0.1]]", "[[100, 0.0]]", "[[100, -1.0]]"] {
         let error = RunConfig::parse(&format!("{text}learning_rate_drops = {bad}\n"), "t")
             .unwrap_err()
@@ -324,12 +362,10 @@ fn temperature_schedule_and_sampling() {
 /// A one-block net of `channels` channels, for tests that train.
 fn tiny_net(channels: i64) -> NetConfig {
     NetConfig {
-        blocks: 1,
         channels,
         policy_channels: channels / 2,
         value_hidden: channels,
-        global_pool: false,
-        moves_left: false,
+        ..NetConfig::tiny()
     }
 }
 
@@ -362,7 +398,7 @@ fn value_targets_mix_the_search_value_into_the_result() {
     let shape = S::net_shape(kind);
     tch::manual_seed(3);
     let model = Model::new(shape.clone(), tiny_net(8), Device::Cpu).unwrap();
-    let symmetries = Symmetries::of::<S>();
+    let symmetries = Symmetries::of::<S>(true);
     let actions = shape.num_actions as usize;
     let batch_of = |mix: f32| {
         let mut window = ReplayWindow::new(1_000).with_q_mix(mix);
@@ -414,7 +450,7 @@ fn surprising_samples_are_drawn_more_often_by_their_weight() {
         let actions = S::start(kind, RulesConfig::default()).num_actions();
         let mut rng = StdRng::seed_from_u64(9);
         let drawn: usize = (0..10)
-            .map(|_| window.batch(2_000, actions, &Symmetries::of::<S>(), &mut rng))
+            .map(|_| window.batch(2_000, actions, &Symmetries::of::<S>(true), &mut rng))
             .map(|batch| batch.results.iter().filter(|&&r| r == 0).count())
             .sum();
         drawn as f64 / 20_000.0
@@ -441,7 +477,7 @@ fn training_lowers_the_loss_and_the_optimizer_state_resumes_exactly() {
     tch::manual_seed(1);
     let model = Model::new(shape.clone(), config.clone(), Device::Cpu).unwrap();
     let mut optimizer = AdamW::new(model.var_store(), 3e-3, 1e-4);
-    let symmetries = Symmetries::of::<S>();
+    let symmetries = Symmetries::of::<S>(true);
     let actions = shape.num_actions as usize;
     let mut rng = StdRng::seed_from_u64(2);
     let fixed = window.batch(64, actions, &symmetries, &mut rng);
@@ -583,7 +619,7 @@ fn the_moves_left_target_counts_the_steps_to_the_end_and_trains_the_head() {
     let batch = window.batch(
         64,
         shape.num_actions as usize,
-        &Symmetries::of::<S>(),
+        &Symmetries::of::<S>(true),
         &mut rng,
     );
     assert_eq!(batch.moves_left.len(), 64);

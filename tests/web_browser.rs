@@ -21,12 +21,7 @@ use checkers_zero::serve::{serve_in_background, ServeConfig, ServeOptions};
 
 /// Says why the browser tests cannot run: a failure under CI, else a skip.
 fn cannot_run(why: &str) {
-    let message =
-        format!("web browser tests: {why} (scripts/setup installs chromium and chromium-driver)");
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{message}; CI=true needs them");
-    }
-    println!("SKIPPED {message}");
+    common::missing_tool("Chromium (chromium and chromium-driver)", why);
 }
 
 fn server() -> SocketAddr {

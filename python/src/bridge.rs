@@ -21,7 +21,7 @@ use checkers_zero::game::{
 };
 use checkers_zero::net::encode::Encode;
 use checkers_zero::search::agents::{rollout_uct, Agent, AlphaBetaAgent, Budget, RandomAgent};
-use checkers_zero::search::config::SearchConfig;
+use checkers_zero::search::config::{SearchConfig, SearchOverrides};
 
 pub use checkers_zero::game::GameKind as Kind;
 
@@ -529,28 +529,20 @@ pub enum Brain {
     Baseline(AgentSpec),
 }
 
-/// Search settings given from Python (`None`: the export's).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SearchOverrides {
-    /// Visits per searched step.
-    pub visits: Option<u32>,
-    /// PUCT exploration constant.
-    pub c_puct: Option<f32>,
-    /// First-play-urgency reduction.
-    pub fpu_reduction: Option<f32>,
-}
-
 impl Brain {
-    /// Loads an export directory (`model.pt` + `model.json`).
-    pub fn load(dir: &Path, overrides: SearchOverrides) -> Result<Brain> {
+    /// Loads an export directory (`model.pt` + `model.json`), with `overrides` over the
+    /// export's search settings.
+    pub fn load(dir: &Path, overrides: &SearchOverrides) -> Result<Brain> {
         let model = ExportedModel::load(dir)?;
         let kind = model.meta().kind()?;
         on_kind!(kind, S => model.check_game::<S>())?;
-        let defaults = model.meta().search.for_play();
-        let mut config = defaults.clone();
-        config.c_puct = overrides.c_puct.unwrap_or(config.c_puct);
-        config.fpu_reduction = overrides.fpu_reduction.unwrap_or(config.fpu_reduction);
-        let visits = overrides.visits.unwrap_or(defaults.visits);
+        let config = model
+            .meta()
+            .search
+            .for_play()
+            .with(overrides)
+            .map_err(|e| BridgeError::Value(e.to_string()))?;
+        let visits = config.visits;
         check_visits(visits)?;
         Ok(Brain::Model {
             model: Arc::new(model),

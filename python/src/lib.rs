@@ -20,7 +20,8 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyInt, PyList, PyString};
 
-use bridge::{AnyState, Brain, BridgeError, Choice, Kind, SearchOverrides};
+use bridge::{AnyState, Brain, BridgeError, Choice, Kind};
+use checkers_zero::search::config::SearchOverrides;
 
 impl From<BridgeError> for PyErr {
     fn from(error: BridgeError) -> PyErr {
@@ -489,12 +490,11 @@ impl Player {
         fpu_reduction: Option<f32>,
         seed: u64,
     ) -> PyResult<Player> {
-        let overrides = SearchOverrides {
-            visits,
-            c_puct,
-            fpu_reduction,
-        };
-        let brain = py.detach(move || Brain::load(&path, overrides))?;
+        let overrides = SearchOverrides::default()
+            .and("visits", visits)
+            .and("c_puct", c_puct)
+            .and("fpu_reduction", fpu_reduction);
+        let brain = py.detach(move || Brain::load(&path, &overrides))?;
         Ok(Player::new(brain, seed))
     }
 

@@ -95,7 +95,22 @@ pub fn run_train(args: &TrainArgs, out: &mut impl Write) -> Result<()> {
         summary.samples,
         summary.checkpoint.display()
     )?;
+    write!(out, "{}", next_commands(&summary.run_dir, summary.game))?;
     Ok(())
+}
+
+/// What to do with a run once `train` stops: export it, match it against a baseline,
+/// watch it on the web page, or train on.
+pub fn next_commands(run: &std::path::Path, game: crate::game::GameKind) -> String {
+    let run = run.display();
+    let game = game.name();
+    format!(
+        "next:\n  \
+         checkers-zero match --game {game} --agent net:{run} --agent uct:1000 --openings openings/{game}.txt --games 200   # its strength against a baseline, seats swapped\n  \
+         checkers-zero serve --run-dir {run}   # play it, analyse with it and chart the run at http://127.0.0.1:8080\n  \
+         checkers-zero export --checkpoint {run} --out {run}/export   # a model for play, engine and Python\n  \
+         checkers-zero train --run-dir {run} --resume --minutes 30   # train on\n"
+    )
 }
 
 /// Arguments of `checkers-zero learn`.

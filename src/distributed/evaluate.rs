@@ -12,18 +12,17 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     fetch_checkpoint, io_error, prune_cache, read_pointer, wait_for_config, write_pointer,
-    DistError, StopFlag, StoredMetrics, WorkDir, LATEST_KEY, MODEL_FILES, PROMOTED_KEY,
+    DistError, StopFlag, StoredMetrics, WorkDir,
+};
+use crate::layout::{
+    match_key, CHECKPOINTS, EVALUATOR_METRICS, EVALUATOR_STATE, LATEST, MATCHES, MODEL_FILES,
+    PROMOTED,
 };
 use crate::store::RunStore;
 use crate::train::config::RunConfig;
 use crate::train::evaluation::{
     EvaluationConfig, EvaluationContext, EvaluationJob, EvaluationOutcome,
 };
-
-/// The evaluator's metrics object.
-pub const EVALUATOR_METRICS_KEY: &str = "evaluator/metrics.jsonl";
-/// The evaluator's progress object.
-pub const EVALUATOR_STATE_KEY: &str = "evaluator/state.json";
 
 /// What `evaluate` was asked to do.
 #[derive(Clone, Debug)]
@@ -46,7 +45,7 @@ pub struct EvaluateOptions {
 
 /// The evaluator's progress, saved in the store so that a restart does not redo work.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct EvaluatorState {
+pub struct EvaluationState {
     /// The step of the last checkpoint evaluated.
     pub last_step: Option<u64>,
 }
@@ -58,7 +57,7 @@ pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, DistError> {
     let wait = Duration::from_secs_f64(options.wait_minutes.max(0.0) * 60.0);
     let mut config = wait_for_config(&store, wait, &stop)?;
     config.override_net(&options.net);
-    let mut role = EvaluatorRole::start(&store, &config, options.work_dir.as_deref())?;
+    let mut role = EvaluationRole::start(&store, &config, options.work_dir.as_deref())?;
     let started = Instant::now();
     let deadline = options
         .max_minutes
@@ -83,20 +82,20 @@ pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, DistError> {
 
 /// The evaluator of a run: plays each due checkpoint, records the results in the store and,
 /// with gating, moves `checkpoints/promoted`.
-pub struct EvaluatorRole<'a> {
+pub struct EvaluationRole<'a> {
     store: &'a RunStore,
     evaluation: EvaluationConfig,
     every_steps: u64,
     work: WorkDir,
     context: EvaluationContext,
-    state: EvaluatorState,
+    state: EvaluationState,
     metrics: StoredMetrics,
     uploaded: BTreeSet<String>,
     /// The steps this invocation evaluated.
     pub evaluated: Vec<u64>,
 }
 
-impl<'a> EvaluatorRole<'a> {
+impl<'a> EvaluationRole<'a> {
     /// The evaluator of the run at `store`, continuing from its saved state; local files go
     /// to `work_dir` (default: a temporary directory).
     pub fn start(
@@ -105,13 +104,13 @@ impl<'a> EvaluatorRole<'a> {
         work_dir: Option<&Path>,
     ) -> Result<Self, DistError> {
         let work = WorkDir::new(work_dir, "evaluate")?;
-        let state: EvaluatorState = match store.get_text(EVALUATOR_STATE_KEY)? {
+        let state: EvaluationState = match store.get_text(EVALUATOR_STATE)? {
             Some(text) => serde_json::from_str(&text).map_err(|e| {
-                DistError::Run(format!("{}/{EVALUATOR_STATE_KEY}: {e}", store.location()))
+                DistError::Run(format!("{}/{EVALUATOR_STATE}: {e}", store.location()))
             })?,
-            None => EvaluatorState::default(),
+            None => EvaluationState::default(),
         };
-        Ok(EvaluatorRole {
+        Ok(EvaluationRole {
             evaluation: config.evaluation.clone(),
             every_steps: config.evaluation.every.max(1) * config.train.steps_per_iteration,
             context: EvaluationContext {
@@ -122,7 +121,7 @@ impl<'a> EvaluatorRole<'a> {
                 search: config.search.clone(),
                 net: config.net_settings(),
             },
-            metrics: StoredMetrics::open(store, EVALUATOR_METRICS_KEY, work.path(), None)?,
+            metrics: StoredMetrics::open(store, EVALUATOR_METRICS, work.path(), None)?,
             store,
             work,
             state,
@@ -134,8 +133,7 @@ impl<'a> EvaluatorRole<'a> {
     /// The newest checkpoint, if it is `every` iterations past the last one evaluated.
     pub fn due(&self) -> Result<Option<u64>, DistError> {
         let last = self.state.last_step.unwrap_or(0);
-        Ok(read_pointer(self.store, LATEST_KEY)?
-            .filter(|latest| *latest >= last + self.every_steps))
+        Ok(read_pointer(self.store, LATEST)?.filter(|latest| *latest >= last + self.every_steps))
     }
 
     /// Plays the checkpoint at `candidate` against the incumbent (the previous one
@@ -144,12 +142,12 @@ impl<'a> EvaluatorRole<'a> {
     pub fn evaluate(&mut self, candidate: u64) -> Result<String, DistError> {
         let store = self.store;
         let incumbent = if self.evaluation.gating {
-            read_pointer(store, PROMOTED_KEY)?
+            read_pointer(store, PROMOTED)?
         } else {
             Some(self.state.last_step.unwrap_or(0))
         }
         .filter(|s| *s != candidate);
-        let cache = self.work.path().join("checkpoints");
+        let cache = self.work.path().join(CHECKPOINTS);
         let candidate_dir = fetch_checkpoint(store, candidate, &MODEL_FILES, &cache)?;
         let incumbent_dir = incumbent
             .map(|s| fetch_checkpoint(store, s, &MODEL_FILES, &cache).map(|d| (s, d)))
@@ -168,11 +166,11 @@ impl<'a> EvaluatorRole<'a> {
         }
         self.metrics.publish(store)?;
         if outcome.promote {
-            write_pointer(store, PROMOTED_KEY, candidate)?;
+            write_pointer(store, PROMOTED, candidate)?;
         }
         self.state.last_step = Some(candidate);
         store.put(
-            EVALUATOR_STATE_KEY,
+            EVALUATOR_STATE,
             serde_json::to_vec_pretty(&self.state).expect("state serialises"),
         )?;
         self.evaluated.push(candidate);
@@ -189,7 +187,7 @@ fn upload_matches(
     work: &Path,
     uploaded: &mut BTreeSet<String>,
 ) -> Result<(), DistError> {
-    let dir = work.join("matches");
+    let dir = work.join(MATCHES);
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return Ok(());
     };
@@ -202,7 +200,7 @@ fn upload_matches(
     for name in names {
         let path = dir.join(&name);
         let bytes = std::fs::read(&path).map_err(io_error(&path))?;
-        store.put(&format!("matches/{name}"), bytes)?;
+        store.put(&match_key(&name), bytes)?;
         uploaded.insert(name);
     }
     Ok(())

@@ -16,12 +16,13 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use super::learn::intake_chain;
-use super::{
-    checkpoint_key, parse_checkpoint_key, read_pointer, write_pointer, DistError, CHECKPOINT_FILES,
-    CONFIG_KEY, LATEST_KEY, PROMOTED_KEY,
+use super::{read_pointer, read_record, write_pointer, DistError};
+use crate::layout::record::{Record, TrainState};
+use crate::layout::{
+    checkpoint_key, checkpoint_steps, parse_checkpoint_key, CHECKPOINTS, CHECKPOINT_FILES, CONFIG,
+    FORK, INTAKE_FILE, LATEST, LEARNER_METRICS, PROMOTED, STATE_FILE,
 };
 use crate::store::RunStore;
-use crate::train::checkpoint::TrainState;
 use crate::train::config::RunConfig;
 
 /// Where a fork starts: a base run and one of its checkpoints (its newest without a step).
@@ -72,9 +73,6 @@ pub struct ForkRecord {
     pub unix_ms: u64,
 }
 
-/// The record a fork keeps of its base.
-pub const FORK_KEY: &str = "fork.json";
-
 /// Makes the run in `into` a fork of `point` that runs with `config`; returns the record.
 /// The config must train the base's game with the base's net (the weights carry over).
 pub fn fork_run(
@@ -93,14 +91,10 @@ pub fn fork_run(
     let chain = intake_chain(&base, step)?;
     copy_keys(&base, into, &chain)?;
     copy_checkpoints(&base, into, step, config.seed)?;
-    copy_keys(
-        &base,
-        into,
-        &[super::learn::LEARNER_METRICS_KEY.to_string()],
-    )?;
-    write_pointer(into, LATEST_KEY, step)?;
+    copy_keys(&base, into, &[LEARNER_METRICS.to_string()])?;
+    write_pointer(into, LATEST, step)?;
     if config.evaluation.gating {
-        write_pointer(into, PROMOTED_KEY, step)?;
+        write_pointer(into, PROMOTED, step)?;
     }
     let record = ForkRecord {
         base: base_location.to_string(),
@@ -109,22 +103,22 @@ pub fn fork_run(
         unix_ms: super::unix_millis() as u64,
     };
     let json = serde_json::to_vec_pretty(&record).expect("a fork record serialises");
-    into.put(FORK_KEY, json)?;
-    into.put(CONFIG_KEY, config.to_toml().into_bytes())?;
+    into.put(FORK, json)?;
+    into.put(CONFIG, config.to_toml().into_bytes())?;
     Ok(record)
 }
 
 /// The base run's config.
 fn stored_config(base: &RunStore) -> Result<RunConfig, DistError> {
-    let text = base.get_text(CONFIG_KEY)?.ok_or_else(|| {
+    let text = base.get_text(CONFIG)?.ok_or_else(|| {
         DistError::Run(format!(
-            "{} holds no run to fork (no {CONFIG_KEY})",
+            "{} holds no run to fork (no {CONFIG})",
             base.location()
         ))
     })?;
     Ok(RunConfig::parse(
         &text,
-        &format!("{}/{CONFIG_KEY}", base.location()),
+        &format!("{}/{CONFIG}", base.location()),
     )?)
 }
 
@@ -150,7 +144,7 @@ fn check_same_net(base: &RunConfig, arm: &RunConfig) -> Result<(), DistError> {
 /// The step to fork at: the one asked for, which must have a published checkpoint, or the
 /// newest.
 fn fork_step(base: &RunStore, point: &ForkPoint) -> Result<u64, DistError> {
-    let latest = read_pointer(base, LATEST_KEY)?;
+    let latest = read_pointer(base, LATEST)?;
     let step = match (point.step, latest) {
         (Some(step), _) => step,
         (None, Some(latest)) => latest,
@@ -161,7 +155,7 @@ fn fork_step(base: &RunStore, point: &ForkPoint) -> Result<u64, DistError> {
             )))
         }
     };
-    if base.get(&checkpoint_key(step, "state.json"))?.is_none() || latest.is_none_or(|l| step > l) {
+    if base.get(&checkpoint_key(step, STATE_FILE))?.is_none() || latest.is_none_or(|l| step > l) {
         return Err(DistError::Run(format!(
             "{} has no published checkpoint at step {step} (checkpoints: {})",
             base.location(),
@@ -173,13 +167,9 @@ fn fork_step(base: &RunStore, point: &ForkPoint) -> Result<u64, DistError> {
 
 /// The steps of a run's published checkpoints, for an error message.
 fn published_steps(base: &RunStore) -> Result<String, DistError> {
-    let steps: Vec<String> = base
-        .list("checkpoints")?
+    let steps: Vec<String> = checkpoint_steps(&base.list(CHECKPOINTS)?)
         .iter()
-        .filter_map(|key| match parse_checkpoint_key(key)? {
-            (step, "state.json") => Some(step.to_string()),
-            _ => None,
-        })
+        .map(u64::to_string)
         .collect();
     Ok(if steps.is_empty() {
         "none".into()
@@ -204,24 +194,22 @@ fn copy_keys(from: &RunStore, to: &RunStore, keys: &[String]) -> Result<(), Dist
 /// at `step`, its state carrying `seed` (the arm's).
 fn copy_checkpoints(from: &RunStore, to: &RunStore, step: u64, seed: u64) -> Result<(), DistError> {
     let links: Vec<String> = from
-        .list("checkpoints")?
+        .list(CHECKPOINTS)?
         .into_iter()
-        .filter(|k| parse_checkpoint_key(k).is_some_and(|(s, f)| s <= step && f == "intake.json"))
+        .filter(|k| parse_checkpoint_key(k).is_some_and(|(s, f)| s <= step && f == INTAKE_FILE))
         .collect();
     copy_keys(from, to, &links)?;
     let files: Vec<String> = CHECKPOINT_FILES
         .iter()
-        .filter(|f| **f != "state.json")
+        .filter(|f| **f != STATE_FILE)
         .map(|f| checkpoint_key(step, f))
         .collect();
     copy_keys(from, to, &files)?;
-    let key = checkpoint_key(step, "state.json");
-    let text = from.get_text(&key)?.unwrap_or_default();
-    let mut state: TrainState = serde_json::from_str(&text)
-        .map_err(|e| DistError::Run(format!("{}/{key}: {e}", from.location())))?;
+    let key = checkpoint_key(step, STATE_FILE);
+    let mut state: TrainState = read_record(from, &key)?
+        .ok_or_else(|| DistError::Run(format!("{}/{key} is missing", from.location())))?;
     state.seed = seed;
-    let json = serde_json::to_vec_pretty(&state).expect("a train state serialises");
-    to.put(&key, json)?;
+    to.put(&key, state.to_json().into_bytes())?;
     Ok(())
 }
 
@@ -244,10 +232,5 @@ mod tests {
             .unwrap_err()
             .contains("whole number"));
         assert!("@12".parse::<ForkPoint>().unwrap_err().contains("missing"));
-        assert_eq!(
-            parse_checkpoint_key("checkpoints/step-00000200/intake.json"),
-            Some((200, "intake.json"))
-        );
-        assert_eq!(parse_checkpoint_key("checkpoints/latest"), None);
     }
 }

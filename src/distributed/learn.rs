@@ -13,16 +13,19 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use super::{
-    checkpoint_key, fetch_checkpoint, parse_shard_key, prune_cache, publish_checkpoint,
-    read_pointer, write_pointer, DistError, StopFlag, StoredMetrics, WorkDir, CHECKPOINT_FILES,
-    CONFIG_KEY, LATEST_KEY, PROMOTED_KEY,
+    fetch_checkpoint, prune_cache, publish_checkpoint, read_pointer, read_record, write_pointer,
+    DistError, StopFlag, StoredMetrics, WorkDir,
 };
 use crate::game::Side;
+use crate::layout::record::IntakeLink;
+use crate::layout::{
+    checkpoint_key, checkpoint_name, checkpoint_steps, parse_shard_key, shard_key, CHECKPOINTS,
+    CHECKPOINT_FILES, CONFIG, GAMES, INTAKE_FILE, LATEST, LEARNER_METRICS, PROMOTED,
+};
 use crate::net::encode::Encode;
 use crate::selfplay::record::{parse_records, GameRecord};
 use crate::selfplay::worker::SearchCounts;
 use crate::store::RunStore;
-use crate::train::checkpoint::checkpoint_name;
 use crate::train::config::{RunConfig, TrainConfig};
 use crate::train::learner::Learner;
 use crate::train::trainer::StepStats;
@@ -30,9 +33,6 @@ use crate::with_game;
 
 /// Shards fetched per batch of concurrent gets.
 const SHARDS_PER_FETCH: usize = 256;
-
-/// The learner's metrics object.
-pub const LEARNER_METRICS_KEY: &str = "learner/metrics.jsonl";
 
 /// What `learn` was asked to do.
 #[derive(Clone, Debug)]
@@ -99,6 +99,7 @@ fn drive<S: Encode>(
     let bar = super::progress_bar(options.progress, "learn", limits.target);
     let mut last_new = Instant::now();
     while !stop.raised() && !limits.reached(role.step()) {
+        role.follow(&limits);
         let tick = role.tick()?;
         if tick.shards > 0 {
             last_new = Instant::now();
@@ -135,10 +136,10 @@ pub fn run_config(
     given: Option<RunConfig>,
     net: &crate::net::args::NetArgs,
 ) -> Result<RunConfig, DistError> {
-    let stored = store.get_text(CONFIG_KEY)?;
+    let stored = store.get_text(CONFIG)?;
     match (stored, given) {
         (Some(text), given) => {
-            let config = RunConfig::parse(&text, &format!("{}/{CONFIG_KEY}", store.location()))?;
+            let config = RunConfig::parse(&text, &format!("{}/{CONFIG}", store.location()))?;
             if given.is_some_and(|g| g != config) {
                 return Err(DistError::Run(format!(
                     "--config differs from the config the run at {} started with (drop --config to resume it)",
@@ -149,7 +150,7 @@ pub fn run_config(
         }
         (None, Some(mut config)) => {
             config.override_net(net);
-            store.put(CONFIG_KEY, config.to_toml().into_bytes())?;
+            store.put(CONFIG, config.to_toml().into_bytes())?;
             Ok(config)
         }
         (None, None) => Err(DistError::Run(format!(
@@ -164,6 +165,7 @@ pub fn run_config(
 pub struct StepLimits {
     /// Stop at this step.
     pub target: Option<u64>,
+    started: Instant,
     deadline: Option<Instant>,
 }
 
@@ -174,25 +176,33 @@ impl StepLimits {
         let target = max_steps
             .or((train.iterations > 0).then(|| train.iterations * train.steps_per_iteration));
         let minutes = max_minutes.unwrap_or(train.max_minutes);
+        let started = Instant::now();
         StepLimits {
             target,
-            deadline: (minutes > 0.0)
-                .then(|| Instant::now() + Duration::from_secs_f64(minutes * 60.0)),
+            started,
+            deadline: (minutes > 0.0).then(|| started + Duration::from_secs_f64(minutes * 60.0)),
         }
+    }
+
+    /// How far through its budget the run is at `step` (0..=1): the larger of the step
+    /// target's share and the deadline's; `None` without a limit.
+    pub fn progress(&self, step: u64) -> Option<f64> {
+        let by_steps = self.target.map(|t| step as f64 / t.max(1) as f64);
+        let by_time = self.deadline.map(|d| {
+            let whole = d.duration_since(self.started).as_secs_f64().max(1e-9);
+            self.started.elapsed().as_secs_f64() / whole
+        });
+        let progress = match (by_steps, by_time) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        progress.map(|p| p.clamp(0.0, 1.0))
     }
 
     /// True once `step` reaches the target or the deadline has passed.
     pub fn reached(&self, step: u64) -> bool {
         self.target.is_some_and(|t| step >= t) || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
-}
-
-/// The chain link of a published checkpoint: which shards it took in after `previous`.
-#[derive(Clone, Debug)]
-struct Link {
-    step: u64,
-    previous: Option<u64>,
-    shards: Vec<String>,
 }
 
 /// What was taken in: shards, games and samples, and how the games went.
@@ -339,7 +349,7 @@ pub struct LearnerRole<S: Encode> {
     learner: Learner<S>,
     metrics: StoredMetrics,
     /// The newest published checkpoint's link.
-    published: Option<Link>,
+    published: Option<IntakeLink>,
     /// Shards taken in since then.
     pending: Vec<String>,
     total: IntakeTally,
@@ -363,7 +373,7 @@ impl<S: Encode> LearnerRole<S> {
         poll: Duration,
     ) -> Result<Self, DistError> {
         let work = WorkDir::new(work_dir, "learn")?;
-        let cache = work.path().join("checkpoints");
+        let cache = work.path().join(CHECKPOINTS);
         let newest = load_newest::<S>(&store, &config, &cache)?;
         let resumed = newest.is_some();
         let (learner, published) = match newest {
@@ -372,7 +382,7 @@ impl<S: Encode> LearnerRole<S> {
         };
         let metrics = StoredMetrics::open(
             &store,
-            LEARNER_METRICS_KEY,
+            LEARNER_METRICS,
             work.path(),
             Some(learner.state.step),
         )?;
@@ -396,7 +406,7 @@ impl<S: Encode> LearnerRole<S> {
         } else {
             role.checkpoint()?;
             if role.learner.config.evaluation.gating {
-                write_pointer(&role.store, PROMOTED_KEY, 0)?;
+                write_pointer(&role.store, PROMOTED, 0)?;
             }
         }
         Ok(role)
@@ -410,6 +420,11 @@ impl<S: Encode> LearnerRole<S> {
     /// The current training step.
     pub fn step(&self) -> u64 {
         self.learner.state.step
+    }
+
+    /// Tells the learner how far the run is through `limits` (the learning rate's decay).
+    pub fn follow(&mut self, limits: &StepLimits) {
+        self.learner.progress = limits.progress(self.step());
     }
 
     /// The run's config.
@@ -510,7 +525,7 @@ impl<S: Encode> LearnerRole<S> {
             let keys: Vec<String> = state
                 .consumed
                 .iter()
-                .flat_map(|(session, n)| (0..*n).map(|seq| super::shard_key(session, seq)))
+                .flat_map(|(session, n)| (0..*n).map(|seq| shard_key(session, seq)))
                 .collect();
             return self.reingest(&keys);
         };
@@ -591,7 +606,7 @@ impl<S: Encode> LearnerRole<S> {
     fn new_shards(&self) -> Result<(Vec<(String, u64)>, Duration), DistError> {
         let mut available: BTreeMap<String, BTreeSet<u64>> = BTreeMap::new();
         let started = Instant::now();
-        let keys = self.store.list("games")?;
+        let keys = self.store.list(GAMES)?;
         let listing = started.elapsed();
         for key in keys {
             if let Some((session, seq)) = parse_shard_key(&key) {
@@ -620,7 +635,7 @@ impl<S: Encode> LearnerRole<S> {
         let mut tally = IntakeTally::default();
         let mut stopped = BTreeSet::new();
         for chunk in new.chunks(SHARDS_PER_FETCH) {
-            let keys: Vec<String> = chunk.iter().map(|(s, n)| super::shard_key(s, *n)).collect();
+            let keys: Vec<String> = chunk.iter().map(|(s, n)| shard_key(s, *n)).collect();
             for ((session, seq), (key, bytes)) in chunk
                 .iter()
                 .zip(keys.iter().zip(self.store.get_many(&keys)?))
@@ -650,31 +665,30 @@ impl<S: Encode> LearnerRole<S> {
         self.learner.state.elapsed_s = self.elapsed_base + self.started.elapsed().as_secs_f64();
         self.learner.state.samples_seen = self.learner.samples_total;
         self.learner.state.games_seen = self.learner.games_total;
-        let cache = self.work.path().join("checkpoints");
+        let cache = self.work.path().join(CHECKPOINTS);
         let dir = self.learner.save_checkpoint(&cache)?;
         let pending = std::mem::take(&mut self.pending);
-        let link = match self.published.take() {
-            None => Link {
+        let mut link = match self.published.take() {
+            None => IntakeLink {
                 step,
                 previous: None,
                 shards: pending,
+                published_unix_ms: 0,
             },
             // Again at the same step (more intake, no training): extend its link.
             Some(mut same) if same.step == step => {
                 same.shards.extend(pending);
                 same
             }
-            Some(before) => Link {
+            Some(before) => IntakeLink {
                 step,
                 previous: Some(before.step),
                 shards: pending,
+                published_unix_ms: 0,
             },
         };
-        let intake = json!({
-            "step": step, "previous": link.previous, "shards": link.shards,
-            "published_unix_ms": super::unix_millis() as u64,
-        });
-        publish_checkpoint(&self.store, &dir, step, &intake)?;
+        link.published_unix_ms = super::unix_millis() as u64;
+        publish_checkpoint(&self.store, &dir, &link)?;
         self.published = Some(link);
         prune_cache(&cache, &[step]);
         self.metrics.publish(&self.store)
@@ -786,7 +800,7 @@ fn load_newest<S: Encode>(
     store: &RunStore,
     config: &RunConfig,
     cache: &Path,
-) -> Result<Option<(Learner<S>, Link)>, DistError> {
+) -> Result<Option<(Learner<S>, IntakeLink)>, DistError> {
     let candidates = resume_candidates(store)?;
     let mut first_error = None;
     for (tried, &step) in candidates.iter().enumerate() {
@@ -797,7 +811,7 @@ fn load_newest<S: Encode>(
             Ok(found) => {
                 if tried > 0 {
                     eprintln!("resuming from {} instead", checkpoint_name(step));
-                    write_pointer(store, LATEST_KEY, step)?;
+                    write_pointer(store, LATEST, step)?;
                 }
                 return Ok(Some(found));
             }
@@ -824,15 +838,10 @@ fn load_newest<S: Encode>(
 /// one `latest` names and those below it (a checkpoint above it was not published whole;
 /// with an unreadable `latest`, every one there).
 fn resume_candidates(store: &RunStore) -> Result<Vec<u64>, DistError> {
-    let pointer = read_pointer(store, LATEST_KEY);
+    let pointer = read_pointer(store, LATEST);
     let latest = pointer.as_ref().ok().copied().flatten();
-    let mut steps: Vec<u64> = store
-        .list("checkpoints")?
-        .iter()
-        .filter_map(|key| match super::parse_checkpoint_key(key)? {
-            (step, "state.json") => Some(step),
-            _ => None,
-        })
+    let mut steps: Vec<u64> = checkpoint_steps(&store.list(CHECKPOINTS)?)
+        .into_iter()
         .filter(|step| latest.is_none_or(|l| *step <= l))
         .chain(latest)
         .collect();
@@ -856,28 +865,10 @@ fn searched_steps(game: &GameRecord) -> u64 {
 }
 
 /// The link of the published checkpoint at `step`.
-fn read_link(store: &RunStore, step: u64) -> Result<Link, DistError> {
-    let key = checkpoint_key(step, "intake.json");
-    let bad = |reason: &str| DistError::Run(format!("{}/{key}: {reason}", store.location()));
-    let Some(text) = store.get_text(&key)? else {
-        return Err(bad("missing"));
-    };
-    let value: Value = serde_json::from_str(&text).map_err(|e| bad(&e.to_string()))?;
-    let shards = value["shards"]
-        .as_array()
-        .ok_or_else(|| bad("no shard list"))?
-        .iter()
-        .map(|s| {
-            s.as_str()
-                .map(str::to_string)
-                .ok_or_else(|| bad("a shard is not a string"))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Link {
-        step,
-        previous: value["previous"].as_u64(),
-        shards,
-    })
+fn read_link(store: &RunStore, step: u64) -> Result<IntakeLink, DistError> {
+    let key = checkpoint_key(step, INTAKE_FILE);
+    read_record(store, &key)?
+        .ok_or_else(|| DistError::Run(format!("{}/{key}: missing", store.location())))
 }
 
 /// Every shard the checkpoint chain ending at `step` took in, in order, following each

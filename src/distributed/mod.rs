@@ -4,18 +4,8 @@
 //! process over a local directory ([`train`]: the `train` command). One loop, one layout
 //! (docs/training.md):
 //!
-//! ```text
-//! config.toml                          the run's config (written once, when the run starts)
-//! checkpoints/step-NNNNNNNN/…          model.safetensors, model.json, optimizer.safetensors,
-//!                                      state.json, intake.json (shards taken in since the
-//!                                      previous checkpoint)
-//! checkpoints/latest                   name of the newest checkpoint (written after its files)
-//! checkpoints/promoted                 with gating: the checkpoint self-play uses (evaluator)
-//! games/<worker>-<session>/NNNNNNNN.jsonl   game shards, immutable, numbered per session
-//! workers/<worker>-<session>.json      each self-play session's counters
-//! learner/metrics.jsonl                the learner's metrics (replaced at each checkpoint)
-//! evaluator/metrics.jsonl, evaluator/state.json, matches/…   evaluation results
-//! ```
+//! The run's objects are named by [`crate::layout`], the same keys as in a local run
+//! directory.
 //!
 //! No step relies on a lock: every object has one writer. A shard is one put, so it exists
 //! whole or not at all; a session writes its shards one after another, so the learner's
@@ -38,30 +28,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::layout::record::{IntakeLink, Record};
+use crate::layout::{
+    checkpoint_key, checkpoint_name, parse_checkpoint_name, CHECKPOINT_FILES, CONFIG, INTAKE_FILE,
+    LATEST, METRICS_FILE,
+};
 use crate::net::NetError;
 use crate::selfplay::record::RecordError;
 use crate::store::{RunStore, StoreError};
-use crate::train::checkpoint::{checkpoint_name, CheckpointError};
+use crate::train::checkpoint::CheckpointError;
 use crate::train::config::{ConfigError, RunConfig};
 use crate::train::error::TrainError;
 use crate::train::metrics::MetricsLog;
 use crate::util::write_atomic;
-
-/// The run's config.
-pub const CONFIG_KEY: &str = "config.toml";
-/// Names the newest checkpoint.
-pub const LATEST_KEY: &str = "checkpoints/latest";
-/// With gating: names the checkpoint self-play uses.
-pub const PROMOTED_KEY: &str = "checkpoints/promoted";
-/// The files of a checkpoint, in upload order (`state.json` last).
-pub const CHECKPOINT_FILES: [&str; 4] = [
-    "model.safetensors",
-    "model.json",
-    "optimizer.safetensors",
-    "state.json",
-];
-/// What a self-play worker needs of a checkpoint.
-pub const MODEL_FILES: [&str; 2] = ["model.safetensors", "model.json"];
 
 /// Errors of the distributed roles.
 #[derive(Debug, thiserror::Error)]
@@ -98,51 +77,18 @@ pub(crate) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> DistError 
     }
 }
 
-/// The key of file `file` of the checkpoint at `step`.
-pub fn checkpoint_key(step: u64, file: &str) -> String {
-    format!("checkpoints/{}/{file}", checkpoint_name(step))
-}
-
-/// The step and file name of a checkpoint object's key (`checkpoints/step-N/FILE`; `None`
-/// for anything else, such as `checkpoints/latest`).
-pub fn parse_checkpoint_key(key: &str) -> Option<(u64, &str)> {
-    let rest = key.strip_prefix("checkpoints/step-")?;
-    let (step, file) = rest.split_once('/')?;
-    Some((step.parse().ok()?, file))
-}
-
-/// The key of shard `seq` of self-play session `session`.
-pub fn shard_key(session: &str, seq: u64) -> String {
-    format!("games/{session}/{seq:08}.jsonl")
-}
-
-/// The session and number of a shard key (`None` for anything else).
-pub fn parse_shard_key(key: &str) -> Option<(&str, u64)> {
-    let rest = key.strip_prefix("games/")?;
-    let (session, file) = rest.split_once('/')?;
-    let seq = file.strip_suffix(".jsonl")?;
-    if session.is_empty() || seq.len() != 8 || !seq.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    Some((session, seq.parse().ok()?))
-}
-
 /// The step a pointer object (`latest`, `promoted`) names, if it exists.
 pub fn read_pointer(store: &RunStore, key: &str) -> Result<Option<u64>, DistError> {
     let Some(text) = store.get_text(key)? else {
         return Ok(None);
     };
-    text.trim()
-        .strip_prefix("step-")
-        .and_then(|s| s.parse().ok())
-        .map(Some)
-        .ok_or_else(|| {
-            DistError::Run(format!(
-                "{}/{key} holds {:?}, not a checkpoint name",
-                store.location(),
-                text.trim()
-            ))
-        })
+    parse_checkpoint_name(&text).map(Some).ok_or_else(|| {
+        DistError::Run(format!(
+            "{}/{key} holds {:?}, not a checkpoint name",
+            store.location(),
+            text.trim()
+        ))
+    })
 }
 
 /// Points `key` at the checkpoint of `step`.
@@ -150,22 +96,35 @@ pub fn write_pointer(store: &RunStore, key: &str, step: u64) -> Result<(), DistE
     Ok(store.put(key, checkpoint_name(step).into_bytes())?)
 }
 
-/// Uploads the files of the local checkpoint directory `dir` (of `step`) plus `intake`
-/// (JSON), then moves `latest` to it.
+/// Uploads the files of the local checkpoint directory `dir` plus its intake link, then
+/// moves `latest` to it.
 pub fn publish_checkpoint(
     store: &RunStore,
     dir: &Path,
-    step: u64,
-    intake: &serde_json::Value,
+    link: &IntakeLink,
 ) -> Result<(), DistError> {
+    let step = link.step;
     for file in CHECKPOINT_FILES {
         let path = dir.join(file);
         let bytes = std::fs::read(&path).map_err(io_error(&path))?;
         store.put(&checkpoint_key(step, file), bytes)?;
     }
-    let intake = serde_json::to_vec_pretty(intake).expect("intake serialises");
-    store.put(&checkpoint_key(step, "intake.json"), intake)?;
-    write_pointer(store, LATEST_KEY, step)
+    store.put(
+        &checkpoint_key(step, INTAKE_FILE),
+        link.to_json().into_bytes(),
+    )?;
+    write_pointer(store, LATEST, step)
+}
+
+/// Reads the record `key` of `store` (`None` when it is not there).
+pub fn read_record<R: Record>(store: &RunStore, key: &str) -> Result<Option<R>, DistError> {
+    let Some(text) = store.get_text(key)? else {
+        return Ok(None);
+    };
+    let source = format!("{}/{key}", store.location());
+    R::parse(&text, &source)
+        .map(Some)
+        .map_err(|e| DistError::Run(e.to_string()))
 }
 
 /// Downloads `files` of the checkpoint at `step` into `cache/step-NNNNNNNN/` (kept if
@@ -198,7 +157,7 @@ pub fn prune_cache(cache: &Path, keep: &[u64]) {
     if let Ok(entries) = std::fs::read_dir(cache) {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().to_string();
-            if name.starts_with("step-") && !keep.contains(&name) {
+            if parse_checkpoint_name(&name).is_some() && !keep.contains(&name) {
                 let _ = std::fs::remove_dir_all(entry.path());
             }
         }
@@ -211,14 +170,14 @@ pub fn wait_for_config(
     wait: Duration,
     stop: &StopFlag,
 ) -> Result<RunConfig, DistError> {
-    let text = wait_for(store, wait, stop, "config.toml", |s| {
-        s.get_text(CONFIG_KEY)
+    let text = wait_for(store, wait, stop, CONFIG, |s| {
+        s.get_text(CONFIG)
             .map_err(DistError::from)
             .map(|t| t.filter(|t| !t.is_empty()))
     })?;
     Ok(RunConfig::parse(
         &text,
-        &format!("{}/{CONFIG_KEY}", store.location()),
+        &format!("{}/{CONFIG}", store.location()),
     )?)
 }
 
@@ -291,15 +250,18 @@ pub struct WorkDir {
 }
 
 impl WorkDir {
-    /// `given`, kept afterwards, or a fresh temporary directory for `role`, removed.
+    /// `given`, kept afterwards, or a fresh temporary directory for `role`, removed (its
+    /// name unique in the process, even for roles started in the same millisecond).
     pub fn new(given: Option<&Path>, role: &str) -> Result<WorkDir, DistError> {
+        static STARTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let (path, remove) = match given {
             Some(path) => (path.to_path_buf(), false),
             None => (
                 std::env::temp_dir().join(format!(
-                    "checkers-zero-{role}-{}-{}",
+                    "checkers-zero-{role}-{}-{}-{}",
                     std::process::id(),
-                    unix_millis()
+                    unix_millis(),
+                    STARTED.fetch_add(1, Ordering::Relaxed)
                 )),
                 true,
             ),
@@ -340,7 +302,7 @@ impl StoredMetrics {
         work: &Path,
         resume_step: Option<u64>,
     ) -> Result<StoredMetrics, DistError> {
-        let path = work.join("metrics.jsonl");
+        let path = work.join(METRICS_FILE);
         if let Some(bytes) = store.get(key)? {
             std::fs::write(&path, bytes).map_err(io_error(&path))?;
         }
@@ -394,21 +356,18 @@ pub fn unix_millis() -> u128 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::WorkDir;
 
     #[test]
-    fn shard_keys_round_trip_and_reject_other_objects() {
-        let key = shard_key("worker-1-abc", 17);
-        assert_eq!(key, "games/worker-1-abc/00000017.jsonl");
-        assert_eq!(parse_shard_key(&key), Some(("worker-1-abc", 17)));
-        for other in [
-            "games/x/00000017.jsonl#1",
-            "games/x/17.jsonl",
-            "games/00000001.jsonl",
-            "games//00000001.jsonl",
-            "workers/x.json",
-        ] {
-            assert_eq!(parse_shard_key(other), None, "{other}");
-        }
+    fn scratch_directories_started_together_differ() {
+        let dirs: Vec<WorkDir> = (0..4)
+            .map(|_| WorkDir::new(None, "test").unwrap())
+            .collect();
+        let mut paths: Vec<_> = dirs.iter().map(|d| d.path().to_path_buf()).collect();
+        paths.dedup();
+        assert_eq!(paths.len(), dirs.len(), "{paths:?}");
+        assert!(paths.iter().all(|p| p.is_dir()));
+        drop(dirs);
+        assert!(paths.iter().all(|p| !p.exists()), "removed when dropped");
     }
 }

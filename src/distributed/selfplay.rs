@@ -16,13 +16,14 @@ use serde_json::json;
 use tch::Device;
 
 use super::{
-    fetch_checkpoint, prune_cache, read_pointer, shard_key, unix_millis, wait_for, wait_for_config,
-    DistError, StopFlag, WorkDir, LATEST_KEY, MODEL_FILES, PROMOTED_KEY,
+    fetch_checkpoint, prune_cache, read_pointer, unix_millis, wait_for, wait_for_config, DistError,
+    StopFlag, WorkDir,
 };
+use crate::layout::{shard_key, worker_key, LATEST, MODEL_FILES, PROMOTED, WEIGHTS_FILE};
 use crate::net::args::NetArgs;
 use crate::net::encode::Encode;
 use crate::net::model::{Model, NetShape};
-use crate::selfplay::pool::{EvaluatorTotals, RollingPool};
+use crate::selfplay::pool::{BatcherTotals, RollingPool};
 use crate::selfplay::record::{records_to_jsonl, GameRecord};
 use crate::selfplay::worker::SearchCounts;
 use crate::store::RunStore;
@@ -150,7 +151,7 @@ pub struct PlayCounters {
     /// Positions played (searched or forced).
     pub positions: u64,
     /// The nets' work.
-    pub evaluator: EvaluatorTotals,
+    pub evaluator: BatcherTotals,
     /// The checkpoint new games use.
     pub model_step: u64,
     /// What the searches asked of the net.
@@ -260,9 +261,9 @@ impl<'a> SelfPlayRole<'a> {
     ) -> Result<Self, DistError> {
         let work = WorkDir::new(options.work_dir.as_deref(), "selfplay")?;
         let pointer = if config.evaluation.gating {
-            PROMOTED_KEY
+            PROMOTED
         } else {
-            LATEST_KEY
+            LATEST
         };
         let wait = Duration::from_secs_f64(options.wait_minutes.max(0.0) * 60.0);
         let model_step = wait_for(store, wait, stop, "checkpoint", |s| {
@@ -421,7 +422,7 @@ impl<'a> SelfPlayRole<'a> {
             "draining_pools": pool.draining(), "done": done, "updated_unix_ms": unix_millis() as u64,
             "precision": self.precision,
         });
-        let key = format!("workers/{}.json", self.session);
+        let key = worker_key(&self.session);
         let bytes = serde_json::to_vec_pretty(&value).expect("status serialises");
         Ok(self.store.put(&key, bytes)?)
     }
@@ -466,11 +467,7 @@ fn load_model(
     step: u64,
 ) -> Result<Model, DistError> {
     let dir = fetch_checkpoint(store, step, &MODEL_FILES, work.path())?;
-    Ok(Model::load(
-        &dir.join("model.safetensors"),
-        shape,
-        Device::Cpu,
-    )?)
+    Ok(Model::load(&dir.join(WEIGHTS_FILE), shape, Device::Cpu)?)
 }
 
 /// FNV-1a hash of a string (stable across builds, unlike `DefaultHasher`).

@@ -7,13 +7,13 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::evaluate::{EVALUATOR_METRICS_KEY, EVALUATOR_STATE_KEY};
-use super::{
-    checkpoint_key, parse_shard_key, read_pointer, unix_millis, DistError, CONFIG_KEY, LATEST_KEY,
-    PROMOTED_KEY,
+use super::{read_pointer, read_record, unix_millis, DistError};
+use crate::layout::record::{IntakeLink, TrainState};
+use crate::layout::{
+    checkpoint_key, parse_shard_key, CONFIG, EVALUATOR_METRICS, EVALUATOR_STATE, GAMES,
+    INTAKE_FILE, LATEST, PROMOTED, STATE_FILE, WORKERS,
 };
 use crate::store::RunStore;
-use crate::train::checkpoint::TrainState;
 use crate::train::config::RunConfig;
 
 /// A worker session whose counters are older than this is reported as stopped.
@@ -61,11 +61,11 @@ pub struct RunStatus {
 
 /// Reads the status of the run at `store`.
 pub fn run_status(store: &RunStore) -> Result<RunStatus, DistError> {
-    let Some(config_text) = store.get_text(CONFIG_KEY)? else {
+    let Some(config_text) = store.get_text(CONFIG)? else {
         return Err(DistError::Run(format!("{} holds no run", store.location())));
     };
-    let config = RunConfig::parse(&config_text, CONFIG_KEY)?;
-    let latest = read_pointer(store, LATEST_KEY)?;
+    let config = RunConfig::parse(&config_text, CONFIG)?;
+    let latest = read_pointer(store, LATEST)?;
     let read_json = |key: &str| -> Result<Option<Value>, DistError> {
         store
             .get_text(key)?
@@ -77,19 +77,17 @@ pub fn run_status(store: &RunStore) -> Result<RunStatus, DistError> {
     };
     let (checkpoint, checkpoint_age_s) = match latest {
         Some(step) => {
-            let state = read_json(&checkpoint_key(step, "state.json"))?
-                .map(serde_json::from_value::<TrainState>)
-                .transpose()
-                .map_err(|e| DistError::Run(format!("checkpoint {step}: {e}")))?;
-            let age = read_json(&checkpoint_key(step, "intake.json"))?
-                .and_then(|v| v["published_unix_ms"].as_u64())
+            let state: Option<TrainState> = read_record(store, &checkpoint_key(step, STATE_FILE))?;
+            let age = read_record::<IntakeLink>(store, &checkpoint_key(step, INTAKE_FILE))?
+                .map(|link| link.published_unix_ms)
+                .filter(|&ms| ms > 0)
                 .map(|ms| (unix_millis() as f64 - ms as f64) / 1000.0);
             (state, age)
         }
         None => (None, None),
     };
     let mut per_session: BTreeMap<String, u64> = BTreeMap::new();
-    for key in store.list("games")? {
+    for key in store.list(GAMES)? {
         if let Some((session, _)) = parse_shard_key(&key) {
             *per_session.entry(session.to_string()).or_default() += 1;
         }
@@ -102,7 +100,7 @@ pub fn run_status(store: &RunStore) -> Result<RunStatus, DistError> {
         .sum();
     let now = unix_millis() as f64;
     let mut sessions = Vec::new();
-    for key in store.list("workers")? {
+    for key in store.list(WORKERS)? {
         let Some(v) = read_json(&key)? else { continue };
         sessions.push(SessionStatus {
             session: v["session"].as_str().unwrap_or(&key).to_string(),
@@ -114,10 +112,10 @@ pub fn run_status(store: &RunStore) -> Result<RunStatus, DistError> {
         });
     }
     sessions.sort_by(|a, b| a.age_s.total_cmp(&b.age_s));
-    let evaluation = match read_json(EVALUATOR_STATE_KEY)?.and_then(|v| v["last_step"].as_u64()) {
+    let evaluation = match read_json(EVALUATOR_STATE)?.and_then(|v| v["last_step"].as_u64()) {
         Some(step) => {
             let lines: Vec<Value> = store
-                .get_text(EVALUATOR_METRICS_KEY)?
+                .get_text(EVALUATOR_METRICS)?
                 .unwrap_or_default()
                 .lines()
                 .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -132,7 +130,7 @@ pub fn run_status(store: &RunStore) -> Result<RunStatus, DistError> {
         game: format!("{}, seed {}", config.game, config.seed),
         checkpoint,
         checkpoint_age_s,
-        promoted: read_pointer(store, PROMOTED_KEY)?,
+        promoted: read_pointer(store, PROMOTED)?,
         shards,
         backlog,
         sessions,

@@ -2,7 +2,7 @@
 //! directory as a local store. Self-play ([`super::selfplay`]) plays on its own threads and
 //! publishes shards; the learner ([`LearnerRole`], the one training loop) takes them in on
 //! the calling thread and publishes checkpoints; with `evaluation.every > 0` the evaluator
-//! ([`EvaluatorRole`]) plays each due checkpoint on a third thread. So a `train` run has the
+//! ([`EvaluationRole`]) plays each due checkpoint on a third thread. So a `train` run has the
 //! layout of a distributed one (see [`super`]) and resumes the same way; `learn`,
 //! `selfplay` and `evaluate` can take it over, and the other way round.
 //!
@@ -16,14 +16,15 @@ use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::evaluate::EvaluatorRole;
+use super::evaluate::EvaluationRole;
 use super::fork::{fork_run, ForkPoint};
 use super::learn::{run_config, LearnerRole, SelfPlayRates, StepLimits, Tick};
 use super::selfplay::{new_session, play, PlayCounters, SelfPlayMonitor, SelfPlayOptions};
-use super::{DistError, StopFlag, CONFIG_KEY};
+use super::{DistError, StopFlag};
+use crate::game::GameKind;
+use crate::layout::{checkpoint_dir_key, CONFIG};
 use crate::net::encode::Encode;
 use crate::store::RunStore;
-use crate::train::checkpoint::checkpoint_name;
 use crate::train::config::RunConfig;
 use crate::with_game;
 
@@ -56,6 +57,8 @@ pub struct TrainOptions {
 pub struct TrainSummary {
     /// The run directory.
     pub run_dir: PathBuf,
+    /// The game it trains.
+    pub game: GameKind,
     /// The step the invocation started from.
     pub start_step: u64,
     /// The step it stopped at (a checkpoint exists for it).
@@ -101,9 +104,8 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, DistError> {
     let location = store.location().to_string();
     let summary = with_game!(config.kind(), S => run::<S>(options, store, &location, &config))?;
     Ok(TrainSummary {
-        checkpoint: run_dir
-            .join("checkpoints")
-            .join(checkpoint_name(summary.final_step)),
+        game: config.kind(),
+        checkpoint: run_dir.join(checkpoint_dir_key(summary.final_step)),
         run_dir,
         start_step: summary.start_step,
         final_step: summary.final_step,
@@ -121,10 +123,10 @@ fn open_run(options: &TrainOptions) -> Result<(PathBuf, RunStore, RunConfig), Di
         (None, true) => return Err(DistError::Run("--resume needs --run-dir".into())),
         (None, false) => default_run_dir(options)?,
     };
-    let recorded = run_dir.join(CONFIG_KEY).is_file();
+    let recorded = run_dir.join(CONFIG).is_file();
     if options.resume && !recorded {
         return Err(DistError::Run(format!(
-            "{} holds no run to resume (no {CONFIG_KEY})",
+            "{} holds no run to resume (no {CONFIG})",
             run_dir.display()
         )));
     }
@@ -166,10 +168,10 @@ fn given_config(options: &TrainOptions) -> Result<Option<RunConfig>, DistError> 
         .fork
         .as_ref()
         .filter(|_| options.config.is_none())
-        .map(|point| point.base.join(CONFIG_KEY));
+        .map(|point| point.base.join(CONFIG));
     if let Some(path) = base.as_ref().filter(|p| !p.is_file()) {
         return Err(DistError::Run(format!(
-            "{} holds no run to fork (no {CONFIG_KEY})",
+            "{} holds no run to fork (no {CONFIG})",
             path.parent().unwrap_or(path).display()
         )));
     }
@@ -289,6 +291,7 @@ fn train_loop<S: Encode>(
         if let Some(precision) = monitor.take_precision() {
             learner.record(precision)?;
         }
+        learner.follow(limits);
         let tick = learner.tick()?;
         if let Some(iteration) = &tick.iteration {
             let now = monitor.read();
@@ -326,7 +329,7 @@ fn evaluate(
     bars: &Bars,
 ) -> Result<(), DistError> {
     let store = RunStore::open(location)?;
-    let mut role = EvaluatorRole::start(&store, config, None)?;
+    let mut role = EvaluationRole::start(&store, config, None)?;
     loop {
         let stopping = stop.raised();
         match role.due()? {

@@ -167,8 +167,8 @@ pub fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<()> {
         "{} games in {seconds:.1} s ({:.2} games/s); results {}, games {}",
         report.games.len(),
         report.games.len() as f64 / seconds.max(1e-9),
-        dir.join("result.json").display(),
-        dir.join("games.jsonl").display()
+        dir.join(crate::layout::MATCH_REPORT_FILE).display(),
+        dir.join(crate::layout::MATCH_GAMES_FILE).display()
     )?;
     Ok(())
 }

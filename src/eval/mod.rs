@@ -53,6 +53,9 @@ pub enum EvalError {
     /// Settings that cannot make a match.
     #[error("bad match settings: {0}")]
     Settings(String),
+    /// A run's record (a checkpoint's state) that cannot be read.
+    #[error(transparent)]
+    Record(#[from] crate::layout::record::RecordError),
     /// A file could not be read or written.
     #[error("{path}: {reason}")]
     File {

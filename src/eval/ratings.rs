@@ -36,6 +36,7 @@ use super::plot::{render_png, Panel, Series};
 use super::spec::AgentSpec;
 use super::EvalError;
 use crate::game::{GameKind, RulesConfig};
+use crate::layout;
 use crate::search::config::{SearchConfig, SearchOverrides};
 use crate::selfplay::record::write_records;
 use crate::util::game_seed;
@@ -123,7 +124,7 @@ fn file_error(path: &Path, reason: impl ToString) -> EvalError {
 
 /// The run's game, from `RUN/config.toml`.
 pub fn run_game(run_dir: &Path) -> Result<GameKind, EvalError> {
-    let path = run_dir.join("config.toml");
+    let path = run_dir.join(layout::CONFIG);
     let text = std::fs::read_to_string(&path).map_err(|e| file_error(&path, e))?;
     let value: toml::Value = toml::from_str(&text).map_err(|e| file_error(&path, e))?;
     let game = value
@@ -135,29 +136,15 @@ pub fn run_game(run_dir: &Path) -> Result<GameKind, EvalError> {
 
 /// The run's complete checkpoints, by step.
 pub fn list_checkpoints(run_dir: &Path) -> Result<Vec<Checkpoint>, EvalError> {
-    let dir = run_dir.join("checkpoints");
-    let entries = std::fs::read_dir(&dir).map_err(|e| file_error(&dir, e))?;
+    let folder = run_dir.join(layout::CHECKPOINTS);
+    let listed = layout::list_checkpoints(run_dir).map_err(|e| file_error(&folder, e))?;
     let mut found = Vec::new();
-    for entry in entries {
-        let path = entry.map_err(|e| file_error(&dir, e))?.path();
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if !name.starts_with("step-") || !path.join("model.safetensors").is_file() {
-            continue;
-        }
-        let state_path = path.join("state.json");
-        let state: serde_json::Value = std::fs::read_to_string(&state_path)
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .ok_or_else(|| file_error(&state_path, "missing or not JSON"))?;
-        let step = state.get("step").and_then(|s| s.as_u64());
-        let elapsed = state.get("elapsed_s").and_then(|s| s.as_f64());
-        let (Some(step), Some(elapsed_s)) = (step, elapsed) else {
-            return Err(file_error(&state_path, "needs \"step\" and \"elapsed_s\""));
-        };
+    for checkpoint in listed {
+        let state = checkpoint.state()?;
         found.push(Checkpoint {
-            dir: path,
-            step,
-            elapsed_s,
+            dir: checkpoint.dir,
+            step: state.step,
+            elapsed_s: state.elapsed_s,
         });
     }
     found.sort_by_key(|c| c.step);
@@ -229,7 +216,7 @@ pub fn read_reports(
     run_dir: &Path,
     kind: GameKind,
 ) -> Result<Vec<(PathBuf, MatchReport)>, EvalError> {
-    let dir = run_dir.join("matches");
+    let dir = run_dir.join(layout::MATCHES);
     let mut reports = Vec::new();
     let entries = match std::fs::read_dir(&dir) {
         Ok(entries) => entries,
@@ -326,7 +313,7 @@ fn players_of(
 ) -> (Vec<String>, Vec<AgentSpec>) {
     let mut names: Vec<String> = checkpoints
         .iter()
-        .map(|c| format!("step-{:08}@{}", c.step, options.visits))
+        .map(|c| format!("{}@{}", layout::checkpoint_name(c.step), options.visits))
         .collect();
     let mut specs: Vec<AgentSpec> = checkpoints
         .iter()
@@ -352,7 +339,7 @@ fn play_missing(
     specs: &[AgentSpec],
 ) -> Result<u64, EvalError> {
     let run = &options.run_dir;
-    let matches_dir = run.join("matches");
+    let matches_dir = run.join(layout::MATCHES);
     let reports: Vec<MatchReport> = read_reports(run, kind)?.into_iter().map(|r| r.1).collect();
     let mut on_record: HashMap<(String, String), u64> = HashMap::new();
     for report in &reports {
@@ -560,21 +547,22 @@ fn write_outputs(
 ) -> Result<(Vec<PathBuf>, Vec<String>), EvalError> {
     let mut files = Vec::new();
     let mut notes = Vec::new();
-    let csv_path = run.join("ratings.csv");
+    let csv_path = run.join(layout::RATINGS_CSV);
     write_atomic(&csv_path, ratings_csv(players).as_bytes())
         .map_err(|e| file_error(&csv_path, e))?;
     files.push(csv_path);
-    let plot_path = run.join("ratings.png");
+    let plot_path = run.join(layout::RATINGS_PLOT);
     let png = render_png(&elo_panels(players, anchor), 2).map_err(|e| file_error(&plot_path, e))?;
     write_atomic(&plot_path, &png).map_err(|e| file_error(&plot_path, e))?;
     files.push(plot_path);
-    let loss_path = run.join("losses.png");
+    let loss_path = run.join(layout::LOSSES_PLOT);
     // The learner's metrics (`train` and `learn` alike); RUN/metrics.jsonl in runs written
     // by `train` before it ran the roles.
-    let metrics = [run.join("learner/metrics.jsonl"), run.join("metrics.jsonl")]
+    let metrics = [layout::LEARNER_METRICS, layout::METRICS_FILE]
+        .map(|key| run.join(key))
         .into_iter()
         .find(|p| p.is_file())
-        .unwrap_or_else(|| run.join("learner/metrics.jsonl"));
+        .unwrap_or_else(|| run.join(layout::LEARNER_METRICS));
     match loss_panels(&metrics) {
         Ok(panels) => {
             let png = render_png(&panels, 2).map_err(|e| file_error(&loss_path, e))?;

@@ -197,7 +197,7 @@ fn export_typed<S: Encode>(
     // RUN/checkpoints/step-N/model.safetensors: the run's recorded [search], if any.
     let run_dir = source.weights.ancestors().nth(3).unwrap_or(Path::new(""));
     let search = SearchConfig::of_run(run_dir).map_err(|reason| ExportError::Meta {
-        path: run_dir.join("config.toml"),
+        path: run_dir.join(crate::layout::CONFIG),
         reason,
     })?;
     let meta = ExportMeta {

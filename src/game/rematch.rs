@@ -356,6 +356,29 @@ impl Rematch {
     /// stacks and the unfinished turn (capturing stack, jumped stacks) move with it; the
     /// colour to move, the colour due, the counters and the outcome stay as they are
     /// (ReMATCH's rules are isotropic). Does not change any rule behaviour.
+    /// The same position with White and Orange exchanged everywhere: the pieces in every
+    /// stack, the colour moving and the Team colour due next. The rules treat the two Team
+    /// colours alike, so legal turns and outcomes commute with this map (in `rematch3` it
+    /// also exchanges the White and Orange seats).
+    pub(crate) fn swap_team_colours(&self) -> Rematch {
+        let swap = |c: u8| if c == RED { RED } else { c ^ 3 };
+        let mut out = *self;
+        out.cells = [0; CELLS];
+        out.tops = [0; 3];
+        out.piece_hash = 0;
+        for (cell, &s) in self.cells.iter().enumerate() {
+            if s != 0 {
+                let swapped = (0..height(s))
+                    .filter(|&level| piece_at(s, level) != RED)
+                    .fold(s, |t, level| t ^ (3 << (2 * level)));
+                out.set_cell(cell, swapped);
+            }
+        }
+        out.colour = swap(self.colour);
+        out.team_due = swap(self.team_due);
+        out
+    }
+
     pub(crate) fn map_cells(&self, map: &[u8]) -> Rematch {
         assert_eq!(map.len(), CELLS);
         let mut out = *self;

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::batcher::BatcherConfig;
 use super::device::DeviceChoice;
-use super::evaluator::EvaluatorConfig;
 use super::model::Model;
 use super::precision::{
     probe_batches, probe_model, resolve, Precision, ProbeCache, ProbeKey, Resolved,
@@ -63,8 +63,8 @@ impl NetArgs {
 pub fn prepare(
     model: &Model,
     settings: NetSettings,
-    base: EvaluatorConfig,
-) -> Result<(EvaluatorConfig, Resolved), NetError> {
+    base: BatcherConfig,
+) -> Result<(BatcherConfig, Resolved), NetError> {
     let device = settings.device.resolve()?;
     let batches = probe_batches(base.max_batch);
     let moved;
@@ -78,7 +78,7 @@ pub fn prepare(
     let precision = resolve(settings.precision, &key, &ProbeCache::user(), || {
         probe_model(probed, &batches, base.torch_threads, PROBE_BUDGET)
     })?;
-    let config = EvaluatorConfig {
+    let config = BatcherConfig {
         bf16: precision.choice.bf16_from.is_some(),
         fp32_below: precision.choice.bf16_from.unwrap_or(0),
         device,

@@ -132,6 +132,37 @@ impl InPlaceCheck {
         self.decided.iter().all(Option::is_some)
     }
 
+    /// The decisions in one line: the batch sizes each precision serves, and how many
+    /// bands differ from the probe's choice.
+    pub fn summary(&self) -> String {
+        let mut bands: [Vec<String>; 2] = [Vec::new(), Vec::new()];
+        let mut low = 1;
+        for (&high, decided) in self.bounds.iter().zip(&self.decided) {
+            if let Some(bf16) = decided {
+                bands[usize::from(*bf16)].push(format!("{low}-{high}"));
+            }
+            low = high + 1;
+        }
+        let changed = (self.decided.iter().zip(&self.start))
+            .filter(|(d, s)| d.is_some_and(|d| d != **s))
+            .count();
+        let list = |b: &Vec<String>| {
+            if b.is_empty() {
+                "none".to_string()
+            } else {
+                b.join(", ")
+            }
+        };
+        format!(
+            "precision checked under this process's load: fp32 for batches {}, bf16 for {} \
+             ({changed} of {} bands changed from the start-up probe; later checks in this \
+             process are not printed)",
+            list(&bands[0]),
+            list(&bands[1]),
+            self.bounds.len()
+        )
+    }
+
     /// Records a batch of `batch` positions run in bf16 (or fp32) in `seconds`; returns the
     /// band's decision when this batch settles it.
     pub fn record(&mut self, batch: usize, bf16: bool, seconds: f64) -> Option<BandDecision> {

@@ -2,9 +2,9 @@
 //! evaluator that serves many concurrent searches.
 
 pub mod args;
+pub mod batcher;
 pub mod device;
 pub mod encode;
-pub mod evaluator;
 pub mod in_place;
 pub mod model;
 pub mod net_eval;

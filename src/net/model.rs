@@ -66,6 +66,25 @@ impl Default for NetConfig {
 }
 
 impl NetConfig {
+    /// The smallest useful net: one block of 8 channels. For tests and examples, where a
+    /// net must run fast, not play well.
+    ///
+    /// ```
+    /// use checkers_zero::net::model::NetConfig;
+    /// let net = NetConfig { channels: 16, ..NetConfig::tiny() };
+    /// assert_eq!((net.blocks, net.channels), (1, 16));
+    /// ```
+    pub fn tiny() -> NetConfig {
+        NetConfig {
+            blocks: 1,
+            channels: 8,
+            policy_channels: 4,
+            value_hidden: 8,
+            global_pool: false,
+            moves_left: false,
+        }
+    }
+
     /// The standard size for a game (its `GameFacts`), what its committed config trains.
     pub fn default_for(kind: crate::game::GameKind) -> NetConfig {
         let facts = kind.facts();

@@ -2,8 +2,8 @@
 //! evaluator, and turns its answers into priors over legal steps and a value. The
 //! [`Evaluate`] trait is what the search asks of any evaluator.
 
+use super::batcher::{BatcherHandle, Request};
 use super::encode::Encode;
-use super::evaluator::{EvaluatorHandle, Request};
 use super::NetError;
 use crate::game::{GameState, StepList};
 
@@ -22,12 +22,12 @@ pub struct NetAnswer {
 /// one job, so a worker with many games fills the net's batches by itself.
 #[derive(Clone)]
 pub struct NetEvaluator {
-    handle: EvaluatorHandle,
+    handle: BatcherHandle,
 }
 
 impl NetEvaluator {
     /// An evaluator sending its work through `handle`.
-    pub fn new(handle: EvaluatorHandle) -> NetEvaluator {
+    pub fn new(handle: BatcherHandle) -> NetEvaluator {
         NetEvaluator { handle }
     }
 

@@ -88,7 +88,7 @@ impl std::fmt::Display for Count {
 pub struct Layout {
     /// Self-play worker threads.
     pub workers: usize,
-    /// Evaluator instances (each with its own copy of the net).
+    /// Batcher instances (each with its own copy of the net).
     pub instances: usize,
     /// libtorch threads of each instance.
     pub torch_threads: usize,

@@ -13,8 +13,8 @@ use super::run::search_step;
 pub use super::run::Budget;
 use super::tree::{terminal_values, Evaluate, LeafEval, Mcts, UniformEvaluator};
 use crate::game::{Action, GameState, Side, StepList};
+use crate::net::batcher::BatcherHandle;
 use crate::net::encode::Encode;
-use crate::net::evaluator::EvaluatorHandle;
 use crate::net::net_eval::NetEvaluator;
 use crate::net::NetError;
 
@@ -400,7 +400,7 @@ pub struct PolicyAgent {
 
 impl PolicyAgent {
     /// A policy-only agent using the evaluator behind `handle`.
-    pub fn new(handle: EvaluatorHandle) -> PolicyAgent {
+    pub fn new(handle: BatcherHandle) -> PolicyAgent {
         PolicyAgent {
             evaluator: NetEvaluator::new(handle),
         }

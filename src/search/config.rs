@@ -55,8 +55,14 @@ pub struct SearchConfig {
     pub considered: usize,
     /// Gumbel: σ's visit offset, σ(q) = (c_visit + max visits) · c_scale · q.
     pub c_visit: f32,
-    /// Gumbel: σ's scale.
+    /// Gumbel: σ's scale (with `q_rescale`, mctx's `value_scale`, 0.1 there).
     pub c_scale: f32,
+    /// Gumbel: the completed Q-values of the root's steps rescaled by their min and max to
+    /// [0, 1] before σ, and unvisited steps valued by the mix of the net's raw value at the
+    /// root (mctx's `qtransform_completed_by_mix_value`); off: Q mapped from [-1, 1] to
+    /// [0, 1] and the mix taken from the root's mean value.
+    #[serde(skip_serializing_if = "is_false")]
+    pub q_rescale: bool,
     /// Gumbel: the scale of the Gumbel noise added to the root's log priors (mctx's
     /// `gumbel_scale`). 1 in self-play, where it explores; agents play with
     /// [`SearchConfig::for_play`], which sets it to 0 so that play is deterministic.
@@ -77,6 +83,10 @@ fn is_one(x: &f32) -> bool {
     *x == 1.0
 }
 
+fn is_false(x: &bool) -> bool {
+    !*x
+}
+
 impl Default for SearchConfig {
     fn default() -> Self {
         SearchConfig {
@@ -89,6 +99,7 @@ impl Default for SearchConfig {
             considered: 8,
             c_visit: 50.0,
             c_scale: 1.0,
+            q_rescale: false,
             gumbel_scale: 1.0,
             forced_playouts: 0.0,
         }
@@ -155,7 +166,6 @@ impl SearchConfig {
             fpu_reduction: self.fpu_reduction,
             dirichlet_alpha: if noise { self.dirichlet_alpha } else { 0.0 },
             dirichlet_fraction: if noise { self.dirichlet_fraction } else { 0.0 },
-            walk_forced: true,
         }
     }
 
@@ -174,6 +184,7 @@ impl SearchConfig {
             considered: self.considered,
             c_visit: self.c_visit,
             c_scale: self.c_scale,
+            q_rescale: self.q_rescale,
             gumbel_scale: self.gumbel_scale,
         }
     }
@@ -195,8 +206,8 @@ impl SearchConfig {
     pub fn describe(&self) -> String {
         format!(
             "kind={} visits={} c_puct={} fpu_reduction={} considered={} c_visit={} \
-             c_scale={} gumbel_scale={} dirichlet_alpha={} dirichlet_fraction={} \
-             forced_playouts={}",
+             c_scale={} q_rescale={} gumbel_scale={} dirichlet_alpha={} \
+             dirichlet_fraction={} forced_playouts={}",
             self.kind,
             self.visits,
             self.c_puct,
@@ -204,6 +215,7 @@ impl SearchConfig {
             self.considered,
             self.c_visit,
             self.c_scale,
+            self.q_rescale,
             self.gumbel_scale,
             self.dirichlet_alpha,
             self.dirichlet_fraction,
@@ -224,7 +236,7 @@ impl SearchConfig {
     /// The search a run recorded: the `[search]` table of `RUN/config.toml`; the defaults
     /// when there is no such file or table (a model outside a run, or an older run).
     pub fn of_run(run_dir: &Path) -> Result<SearchConfig, String> {
-        let path = run_dir.join("config.toml");
+        let path = run_dir.join(crate::layout::CONFIG);
         let Ok(text) = std::fs::read_to_string(&path) else {
             return Ok(SearchConfig::default());
         };
@@ -247,12 +259,14 @@ impl SearchConfig {
             _ => unreachable!("a search config serialises to a table"),
         };
         for (key, text) in &overrides.0 {
-            let value = match text.parse::<i64>() {
-                Ok(n) => toml::Value::Integer(n),
-                Err(_) => match text.parse::<f64>() {
-                    Ok(x) => toml::Value::Float(x),
-                    Err(_) => toml::Value::String(text.clone()),
-                },
+            let value = if let Ok(n) = text.parse::<i64>() {
+                toml::Value::Integer(n)
+            } else if let Ok(x) = text.parse::<f64>() {
+                toml::Value::Float(x)
+            } else if let Ok(b) = text.parse::<bool>() {
+                toml::Value::Boolean(b)
+            } else {
+                toml::Value::String(text.clone())
             };
             table.insert(key.clone(), value);
         }
@@ -310,6 +324,15 @@ impl SearchOverrides {
         }
     }
 
+    /// These overrides and, when `value` is given, `key` set to it (checked when applied,
+    /// like a parsed one).
+    pub fn and(mut self, key: &str, value: Option<impl std::fmt::Display>) -> SearchOverrides {
+        if let Some(value) = value {
+            self.0.push((key.to_string(), value.to_string()));
+        }
+        self
+    }
+
     /// True when nothing is overridden.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
@@ -339,6 +362,12 @@ mod tests {
         let c = SearchConfig::default().with(&o).unwrap();
         assert_eq!((c.visits, c.kind, c.c_scale), (200, SearchKind::Puct, 0.5));
         assert_eq!(SearchOverrides::parse(&o.to_string()).unwrap(), o);
+        let built = SearchOverrides::default()
+            .and("visits", Some(200))
+            .and("c_puct", None::<f32>)
+            .and("kind", Some("puct"))
+            .and("c_scale", Some(0.5));
+        assert_eq!(SearchConfig::default().with(&built).unwrap(), c);
         for (text, key) in [
             ("visits=0", "visits"),
             ("c_scale=0", "c_scale"),

@@ -10,7 +10,7 @@ use rand::{Rng, RngCore};
 
 use super::root::{most_visited, RootSearch, SearchResult};
 use super::tree::{ChildStats, Mcts};
-use crate::game::GameState;
+use crate::game::{Action, GameState};
 
 /// The Gumbel root's settings, built from the one set of search settings by
 /// [`super::config::SearchConfig::gumbel`] (they have no defaults of their own).
@@ -22,6 +22,8 @@ pub struct GumbelConfig {
     pub c_visit: f32,
     /// σ's scale.
     pub c_scale: f32,
+    /// Rescale completed Q by min and max, mixed from the net's raw value (mctx).
+    pub q_rescale: bool,
     /// Scale of the Gumbel noise on the root's log priors (0: none, deterministic).
     pub gumbel_scale: f32,
 }
@@ -116,12 +118,11 @@ impl GumbelRoot {
         }
         // Phase over: keep the better half by g + logits + σ(q̂).
         if self.remaining.len() > 1 {
-            let children = tree.root_children();
             let keep = self.remaining.len().div_ceil(2);
-            let sigma = self.sigma_scale(&children);
+            let sigma_q = self.sigma_q(tree);
             self.remaining.sort_by(|&a, &b| {
-                let sa = self.scores[a] + sigma * normalised(children[a].q);
-                let sb = self.scores[b] + sigma * normalised(children[b].q);
+                let sa = self.scores[a] + sigma_q[a];
+                let sb = self.scores[b] + sigma_q[b];
                 sb.total_cmp(&sa)
             });
             self.remaining.truncate(keep);
@@ -132,9 +133,28 @@ impl GumbelRoot {
         Some(Some(self.remaining[0]))
     }
 
-    fn sigma_scale(&self, children: &[ChildStats]) -> f32 {
+    /// The completed Q-values of the root's children, from the root's mean value or, with
+    /// `q_rescale`, from the net's raw value.
+    fn completed<S: GameState>(&self, tree: &Mcts<S>, children: &[ChildStats]) -> Vec<f32> {
+        let base = if self.config.q_rescale {
+            tree.root_net_value()
+        } else {
+            tree.root_value()
+        };
+        completed_q(children, base)
+    }
+
+    /// σ(completed q̂) per root child: (c_visit + max visits) · c_scale · q̃, where q̃ is
+    /// q̂ mapped to [0, 1] ([`q_unit`]).
+    fn sigma_q<S: GameState>(&self, tree: &Mcts<S>) -> Vec<f32> {
+        let children = tree.root_children();
         let max_visits = children.iter().map(|c| c.visits).max().unwrap_or(0) as f32;
-        (self.config.c_visit + max_visits) * self.config.c_scale
+        let sigma = (self.config.c_visit + max_visits) * self.config.c_scale;
+        let completed = self.completed(tree, &children);
+        q_unit(&completed, self.config.q_rescale)
+            .into_iter()
+            .map(|q| sigma * q)
+            .collect()
     }
 
     /// The step to play and the improved policy target, from the tree's root statistics.
@@ -143,37 +163,40 @@ impl GumbelRoot {
         if children.is_empty() {
             return None;
         }
-        let sigma = self.sigma_scale(&children);
-        let completed = completed_q(&children, tree.root_value());
+        let completed = self.completed(tree, &children);
+        let sigma_q = self.sigma_q(tree);
         // Improved policy: softmax(log prior + σ(completed q)).
         let logits: Vec<f32> = children
             .iter()
-            .zip(&completed)
-            .map(|(c, &q)| c.prior.max(1e-12).ln() + sigma * normalised(q))
+            .zip(&sigma_q)
+            .map(|(c, &sq)| c.prior.max(1e-12).ln() + sq)
             .collect();
         let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         let exps: Vec<f32> = logits.iter().map(|l| (l - max).exp()).collect();
         let total: f32 = exps.iter().sum();
-        let policy = children
+        let policy: Vec<(Action, f32)> = children
             .iter()
             .zip(exps)
             .map(|(c, e)| (c.action, e / total))
             .collect();
+        // The value the target implies: Σ π′ · q̂ (not the root's mean, which counts the
+        // halving's forced visits to weak steps).
+        let value = policy.iter().zip(&completed).map(|(p, q)| p.1 * q).sum();
         // The step: the best remaining candidate by g + logits + σ(q̂) (the move choice of
         // visit counts when the schedule never started, as with a budget of one).
         let best = if self.remaining.is_empty() {
             most_visited(&children)?
         } else {
             *self.remaining.iter().max_by(|&&a, &&b| {
-                let sa = self.scores[a] + sigma * normalised(completed[a]);
-                let sb = self.scores[b] + sigma * normalised(completed[b]);
+                let sa = self.scores[a] + sigma_q[a];
+                let sb = self.scores[b] + sigma_q[b];
                 sa.total_cmp(&sb)
             })?
         };
         Some(SearchResult {
             action: children[best].action,
             policy,
-            value: tree.root_value(),
+            value,
             visits: tree.root_visits(),
         })
     }
@@ -193,9 +216,16 @@ impl<S: GameState> RootSearch<S> for GumbelRoot {
     }
 }
 
-/// Q in [-1, 1] mapped to [0, 1].
-fn normalised(q: f32) -> f32 {
-    (q + 1.0) / 2.0
+/// Completed Q-values mapped to [0, 1]: by their min and max (`rescale`, mctx's
+/// `rescale_values`; all equal map to 0) or from [-1, 1].
+pub fn q_unit(completed: &[f32], rescale: bool) -> Vec<f32> {
+    if !rescale {
+        return completed.iter().map(|q| (q + 1.0) / 2.0).collect();
+    }
+    let min = completed.iter().copied().fold(f32::INFINITY, f32::min);
+    let max = completed.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let range = (max - min).max(1e-8);
+    completed.iter().map(|q| (q - min) / range).collect()
 }
 
 /// Completed Q-values: a visited child's own Q; an unvisited child's the mixed value
@@ -221,4 +251,18 @@ pub fn completed_q(children: &[ChildStats], root_value: f32) -> Vec<f32> {
         .iter()
         .map(|c| if c.visits > 0 { c.q } else { v_mix })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::q_unit;
+
+    #[test]
+    fn q_unit_maps_to_the_unit_interval_by_range_or_by_min_and_max() {
+        assert_eq!(q_unit(&[-1.0, 0.0, 1.0], false), vec![0.0, 0.5, 1.0]);
+        // Rescaled: the worst step at 0, the best at 1, whatever the spread.
+        let r = q_unit(&[-0.93, -0.9, -0.87], true);
+        assert!(r[0].abs() < 1e-5 && (r[1] - 0.5).abs() < 1e-3 && (r[2] - 1.0).abs() < 1e-5);
+        assert_eq!(q_unit(&[0.3, 0.3], true), vec![0.0, 0.0]);
+    }
 }

@@ -37,9 +37,6 @@ pub struct MctsConfig {
     pub dirichlet_alpha: f32,
     /// Share of the root prior replaced by noise.
     pub dirichlet_fraction: f32,
-    /// Walk through positions with one legal step instead of evaluating them (see the
-    /// module documentation); off only to compare with the search that does not.
-    pub walk_forced: bool,
 }
 
 const NO_CHILDREN: u32 = u32::MAX;
@@ -65,6 +62,9 @@ struct Node {
     side: Side,
     /// Exact values for both sides if the position is terminal.
     terminal: Option<[f32; 2]>,
+    /// The net's value of this position for `side` (set when a net evaluation expands it;
+    /// NaN for terminal nodes and the single-step nodes walked through).
+    net_value: f32,
 }
 
 impl Node {
@@ -79,6 +79,7 @@ impl Node {
             num_children: 0,
             side: Side(0),
             terminal: None,
+            net_value: f32::NAN,
         }
     }
 
@@ -176,6 +177,17 @@ impl<S: GameState> Mcts<S> {
         self.value_for(0, self.root_state.side_to_move())
     }
 
+    /// The net's own value of the root position for its side to move (the exact value of a
+    /// terminal root; the mean value where the net never evaluated the root).
+    pub fn root_net_value(&self) -> f32 {
+        let root = &self.nodes[0];
+        match root.terminal {
+            Some(t) => t[self.root_state.side_to_move().0 as usize],
+            None if !root.net_value.is_nan() => root.net_value,
+            None => self.root_value(),
+        }
+    }
+
     /// Walks down by PUCT to a node that is unexpanded or terminal.
     pub fn select_leaf(&self) -> Leaf<S> {
         self.select_leaf_via(None)
@@ -207,11 +219,7 @@ impl<S: GameState> Mcts<S> {
                 };
             }
             if node.first_child == NO_CHILDREN {
-                let forced = if self.config.walk_forced {
-                    walk_forced(&mut state)
-                } else {
-                    Vec::new()
-                };
+                let forced = walk_forced(&mut state);
                 let terminal = state.outcome().is_some();
                 return Leaf {
                     path,
@@ -292,6 +300,7 @@ impl<S: GameState> Mcts<S> {
             let side = leaf.state.side_to_move();
             if self.nodes[at].first_child == NO_CHILDREN {
                 self.expand(at, &leaf.state, &eval.priors);
+                self.nodes[at].net_value = eval.value;
             }
             let mut v = [0.0; 2];
             v[side.0 as usize] = eval.value;

@@ -12,15 +12,15 @@ use std::sync::Arc;
 use super::config::NewWeights;
 use super::record::GameRecord;
 use super::worker::{run_worker, SearchCounts, SharedCounters, WorkerSettings};
+use crate::net::batcher::{Batcher, BatcherConfig};
 use crate::net::encode::Encode;
-use crate::net::evaluator::{Evaluator, EvaluatorConfig};
 use crate::net::model::Model;
 use crate::net::net_eval::NetEvaluator;
 use crate::net::NetError;
 
 /// Running self-play: workers playing games through one batched evaluator.
 pub struct SelfPlayPool {
-    evaluators: Vec<Evaluator>,
+    evaluators: Vec<Batcher>,
     counters: Arc<SharedCounters>,
     games: Receiver<GameRecord>,
     /// A worker's exit, with its error if the net failed.
@@ -39,16 +39,16 @@ impl SelfPlayPool {
         settings: WorkerSettings,
         workers: usize,
         model: Model,
-        evaluator: EvaluatorConfig,
+        evaluator: BatcherConfig,
         instances: usize,
         next_game: u64,
         model_step: u64,
     ) -> Result<SelfPlayPool, NetError> {
         let mut evaluators = Vec::new();
         for _ in 1..instances.max(1) {
-            evaluators.push(Evaluator::spawn(model.try_clone()?, evaluator.clone()));
+            evaluators.push(Batcher::spawn(model.try_clone()?, evaluator.clone()));
         }
-        evaluators.push(Evaluator::spawn(model, evaluator));
+        evaluators.push(Batcher::spawn(model, evaluator));
         let counters = Arc::new(SharedCounters::default());
         counters.next_game.store(next_game, Ordering::Relaxed);
         counters.model_step.store(model_step, Ordering::Relaxed);
@@ -148,10 +148,10 @@ impl SelfPlayPool {
     }
 
     /// The evaluators' counters, summed over instances.
-    pub fn evaluator_totals(&self) -> EvaluatorTotals {
-        let mut totals = EvaluatorTotals {
+    pub fn evaluator_totals(&self) -> BatcherTotals {
+        let mut totals = BatcherTotals {
             instances: self.evaluators.len(),
-            ..EvaluatorTotals::default()
+            ..BatcherTotals::default()
         };
         for evaluator in &self.evaluators {
             let stats = evaluator.stats();
@@ -179,8 +179,8 @@ impl SelfPlayPool {
 
 /// The evaluators' work so far, summed over instances.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct EvaluatorTotals {
-    /// Evaluator instances.
+pub struct BatcherTotals {
+    /// Batcher instances.
     pub instances: usize,
     /// Positions evaluated.
     pub positions: u64,
@@ -190,9 +190,9 @@ pub struct EvaluatorTotals {
     pub busy_nanos: u64,
 }
 
-impl EvaluatorTotals {
+impl BatcherTotals {
     /// Adds `other`'s work (positions, batches, busy time) to this.
-    pub fn add(&mut self, other: &EvaluatorTotals) {
+    pub fn add(&mut self, other: &BatcherTotals) {
         self.positions += other.positions;
         self.batches += other.batches;
         self.busy_nanos += other.busy_nanos;
@@ -204,7 +204,7 @@ type StartPool = fn(
     WorkerSettings,
     usize,
     Model,
-    EvaluatorConfig,
+    BatcherConfig,
     usize,
     u64,
     u64,
@@ -218,12 +218,12 @@ pub struct RollingPool {
     start: StartPool,
     settings: WorkerSettings,
     workers: usize,
-    evaluator: EvaluatorConfig,
+    evaluator: BatcherConfig,
     instances: usize,
     current: SelfPlayPool,
     draining: Vec<SelfPlayPool>,
     /// Counters of the pools that have stopped: steps, samples, evaluator work.
-    retired: (u64, u64, EvaluatorTotals),
+    retired: (u64, u64, BatcherTotals),
     /// Search counts of the pools that have stopped.
     retired_searches: SearchCounts,
     /// A switch waiting for the draining pool to finish.
@@ -236,7 +236,7 @@ impl RollingPool {
         settings: WorkerSettings,
         workers: usize,
         model: Model,
-        evaluator: EvaluatorConfig,
+        evaluator: BatcherConfig,
         instances: usize,
         next_game: u64,
         model_step: u64,
@@ -259,7 +259,7 @@ impl RollingPool {
             instances,
             current,
             draining: Vec::new(),
-            retired: (0, 0, EvaluatorTotals::default()),
+            retired: (0, 0, BatcherTotals::default()),
             retired_searches: SearchCounts::default(),
             pending: None,
         })
@@ -363,8 +363,8 @@ impl RollingPool {
         self.retired.1 + self.pools().map(SelfPlayPool::samples_made).sum::<u64>()
     }
 
-    /// Evaluator work of every pool so far (`instances`: the current pool's).
-    pub fn evaluator_totals(&self) -> EvaluatorTotals {
+    /// Batcher work of every pool so far (`instances`: the current pool's).
+    pub fn evaluator_totals(&self) -> BatcherTotals {
         let mut totals = self.retired.2;
         totals.instances = self.instances;
         for pool in self.pools() {

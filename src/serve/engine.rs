@@ -17,8 +17,8 @@ use crate::export::torchscript::{ExportedModel, TorchScriptEvaluator};
 use crate::game::turns::push_step_text;
 use crate::game::{GameKind, GameState};
 use crate::layout::{is_export_dir, resolve_model};
+use crate::net::batcher::{Batcher, BatcherConfig};
 use crate::net::encode::Encode;
-use crate::net::evaluator::{Evaluator, EvaluatorConfig};
 use crate::net::model::Model;
 use crate::net::net_eval::NetEvaluator;
 use crate::net::NetError;
@@ -35,7 +35,7 @@ pub enum LoadedModel {
     /// A training checkpoint, evaluated by a batched evaluator thread.
     Checkpoint {
         /// The evaluator thread (kept alive as long as the model).
-        evaluator: Evaluator,
+        evaluator: Batcher,
         /// The training step, when known.
         step: Option<u64>,
         /// The search its run trained with (the defaults for a model outside a run).
@@ -65,14 +65,14 @@ impl LoadedModel {
         let kind: GameKind = meta.shape.game.parse().map_err(|e| fail(&e))?;
         let shape = crate::with_game!(kind, S => S::net_shape(kind));
         let model = Model::load(&resolved.weights, &shape, Device::Cpu).map_err(|e| fail(&e))?;
-        let config = EvaluatorConfig {
+        let config = BatcherConfig {
             torch_threads: 1,
-            ..EvaluatorConfig::default()
+            ..BatcherConfig::default()
         };
         let search = SearchConfig::of_checkpoint(&resolved.weights)
             .map_err(|e| fail(&format!("its run's search settings: {e}")))?
             .unwrap_or_default();
-        let evaluator = Evaluator::spawn(model, config);
+        let evaluator = Batcher::spawn(model, config);
         Ok((
             kind,
             LoadedModel::Checkpoint {

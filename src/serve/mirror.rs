@@ -6,17 +6,18 @@
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
+use crate::layout;
 use crate::store::RunStore;
 use crate::util::write_atomic;
 
 /// Objects fetched again at every refresh (they are replaced as the run goes on).
 const CHANGING: [&str; 6] = [
-    "config.toml",
-    "checkpoints/latest",
-    "learner/metrics.jsonl",
-    "evaluator/metrics.jsonl",
-    "metrics.jsonl",
-    "ratings.csv",
+    layout::CONFIG,
+    layout::LATEST,
+    layout::LEARNER_METRICS,
+    layout::EVALUATOR_METRICS,
+    layout::METRICS_FILE,
+    layout::RATINGS_CSV,
 ];
 
 /// Whether a key is worth copying, and whether it must be fetched again each time.
@@ -24,11 +25,10 @@ fn wanted(key: &str) -> Option<bool> {
     if CHANGING.contains(&key) {
         return Some(true);
     }
+    let checkpoint_file = layout::parse_checkpoint_key(key).map(|(_, file)| file);
     let once = key.ends_with(".jsonl")
-        || (key.starts_with("checkpoints/")
-            && ["/model.safetensors", "/model.json", "/state.json"]
-                .iter()
-                .any(|f| key.ends_with(f)));
+        || checkpoint_file
+            .is_some_and(|f| layout::MODEL_FILES.contains(&f) || f == layout::STATE_FILE);
     once.then_some(false)
 }
 

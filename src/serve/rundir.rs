@@ -11,6 +11,7 @@ use super::board::{pieces, Piece};
 use super::words::result_words;
 use crate::game::turns::push_step_text;
 use crate::game::{GameState, Side};
+use crate::layout;
 use crate::selfplay::record::{parse_records, GameRecord};
 use crate::with_game;
 
@@ -120,7 +121,7 @@ impl RunRoot {
         collect_jsonl(&dir, LIST_DEPTH, &mut files);
         let mut out: Vec<GameFile> = files
             .into_iter()
-            .filter(|(p, _)| p.file_name().is_some_and(|n| n != "metrics.jsonl"))
+            .filter(|(p, _)| p.file_name().is_some_and(|n| n != layout::METRICS_FILE))
             .map(|(p, modified)| GameFile {
                 path: self.rel(&p),
                 modified,
@@ -176,11 +177,7 @@ impl RunRoot {
     /// distributed run), each with its `type`.
     pub fn metrics(&self, run: &str) -> Result<Vec<Value>, RunError> {
         let mut out = Vec::new();
-        for name in [
-            "metrics.jsonl",
-            "learner/metrics.jsonl",
-            "evaluator/metrics.jsonl",
-        ] {
+        for name in layout::METRICS_LOGS {
             let rel = join(run, name);
             if let Ok(text) = self.read(&rel) {
                 out.extend(text.lines().filter_map(|l| serde_json::from_str(l).ok()));
@@ -199,7 +196,7 @@ impl RunRoot {
     /// The rows of `run`'s `ratings.csv` (none when it has no ratings yet).
     pub fn ratings(&self, run: &str) -> Result<Vec<Rating>, RunError> {
         self.resolve(run)?;
-        let Ok(text) = self.read(&join(run, "ratings.csv")) else {
+        let Ok(text) = self.read(&join(run, layout::RATINGS_CSV)) else {
             return Ok(Vec::new());
         };
         Ok(text.lines().skip(1).filter_map(parse_rating).collect())
@@ -207,25 +204,23 @@ impl RunRoot {
 
     /// `run`'s checkpoints, oldest first, with their ratings where rated.
     pub fn checkpoints(&self, run: &str) -> Result<Vec<CheckpointInfo>, RunError> {
-        let dir = self
-            .resolve(&join(run, "checkpoints"))
-            .or_else(|e| match e {
-                RunError::NotFound(_) => Ok(PathBuf::new()),
-                e => Err(e),
-            })?;
+        let run_dir = self.resolve(run)?;
+        // The folder too must stay inside the served directory.
+        match self.resolve(&join(run, layout::CHECKPOINTS)) {
+            Err(RunError::NotFound(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+            Ok(_) => {}
+        }
         let ratings = self.ratings(run)?;
-        let mut out: Vec<CheckpointInfo> = std::fs::read_dir(&dir)
+        let mut out: Vec<CheckpointInfo> = layout::list_checkpoints(&run_dir)
+            .unwrap_or_default()
             .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|e| e.path().join("model.safetensors").is_file())
-            .filter_map(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                let step = crate::layout::checkpoint_step(&e.path())?;
+            .filter_map(|c| {
+                let step = c.state().ok()?.step;
                 let rating = ratings.iter().find(|r| r.step == Some(step)).cloned();
                 Some(CheckpointInfo {
-                    path: self.rel(&e.path()),
-                    name,
+                    path: self.rel(&c.dir),
+                    name: c.dir.file_name()?.to_string_lossy().into_owned(),
                     step,
                     rating,
                 })
@@ -256,11 +251,11 @@ const RUN_PARTS: [&str; 6] = [
 
 fn is_run(dir: &Path) -> bool {
     [
-        "config.toml",
-        "metrics.jsonl",
-        "checkpoints",
-        "games",
-        "learner",
+        layout::CONFIG,
+        layout::METRICS_FILE,
+        layout::CHECKPOINTS,
+        layout::GAMES,
+        layout::LEARNER_METRICS,
     ]
     .iter()
     .any(|n| dir.join(n).exists())

@@ -12,49 +12,16 @@
 //! Randomness is a function of the run's seed and these counters (games are seeded by their
 //! index, training batches by the step), so the counters are the RNG state.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use tch::Device;
 
 use super::optimizer::AdamW;
+use crate::layout::record::{Record, RecordError, TrainState};
+use crate::layout::{checkpoint_name, LATEST_FILE, OPTIMIZER_FILE, STATE_FILE, WEIGHTS_FILE};
 use crate::net::model::{Model, NetShape};
 use crate::net::NetError;
 use crate::util::write_atomic;
-
-/// Environment variable naming a marker file: when set, checkpoint writing stops halfway
-/// (files partly written), creates the marker and sleeps, so that tests can kill the process
-/// mid-write. Never set it in real runs.
-pub const PAUSE_IN_CHECKPOINT_ENV: &str = "CHECKERS_ZERO_PAUSE_IN_CHECKPOINT";
-
-/// The counters saved with a checkpoint. Keys of older versions (`next_game`,
-/// `promoted_step`) are ignored, so their checkpoints still load.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct TrainState {
-    /// Training steps done.
-    pub step: u64,
-    /// Training wall time, summed over all invocations of the run (seconds).
-    pub elapsed_s: f64,
-    /// Positions sampled for training so far.
-    pub samples_trained: u64,
-    /// The run's seed.
-    pub seed: u64,
-    /// Game shards taken in, per self-play session (its shards are
-    /// numbered from 0, so the count says which ones).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub consumed: BTreeMap<String, u64>,
-    /// Training samples in every game taken in (sizes the window).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub samples_seen: u64,
-    /// Games taken in.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub games_seen: u64,
-}
-
-fn is_zero(value: &u64) -> bool {
-    *value == 0
-}
 
 /// Errors of checkpoint files.
 #[derive(Debug, thiserror::Error)]
@@ -67,14 +34,9 @@ pub enum CheckpointError {
         /// The cause.
         source: std::io::Error,
     },
-    /// `state.json` is unreadable.
-    #[error("{path}: not a checkpoint state: {reason}")]
-    State {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        reason: String,
-    },
+    /// `state.json` is unreadable, malformed or newer than this build.
+    #[error(transparent)]
+    State(#[from] RecordError),
     /// Weights or optimizer state failed to load or save.
     #[error(transparent)]
     Net(#[from] NetError),
@@ -85,11 +47,6 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CheckpointError + '_ {
         path: path.to_path_buf(),
         source,
     }
-}
-
-/// The directory name of the checkpoint at `step`.
-pub fn checkpoint_name(step: u64) -> String {
-    format!("step-{step:08}")
 }
 
 /// Writes a checkpoint of `model`, `optimizer` and `state` under `checkpoints`, atomically,
@@ -107,15 +64,10 @@ pub fn write_checkpoint(
         std::fs::remove_dir_all(&tmp).map_err(io(&tmp))?;
     }
     std::fs::create_dir(&tmp).map_err(io(&tmp))?;
-    model.save(&tmp.join("model.safetensors"))?;
-    if let Some(marker) = std::env::var_os(PAUSE_IN_CHECKPOINT_ENV) {
-        // Test hook: the weights are written, the rest is not; wait to be killed.
-        let _ = std::fs::write(&marker, name.as_bytes());
-        std::thread::sleep(std::time::Duration::from_secs(600));
-    }
-    optimizer.save(&tmp.join("optimizer.safetensors"))?;
-    let state_path = tmp.join("state.json");
-    let json = serde_json::to_string_pretty(state).expect("state serialises");
+    model.save(&tmp.join(WEIGHTS_FILE))?;
+    optimizer.save(&tmp.join(OPTIMIZER_FILE))?;
+    let state_path = tmp.join(STATE_FILE);
+    let json = state.to_json();
     write_atomic(&state_path, json.as_bytes()).map_err(io(&state_path))?;
     sync_dir(&tmp);
     let dir = checkpoints.join(&name);
@@ -125,7 +77,7 @@ pub fn write_checkpoint(
     }
     std::fs::rename(&tmp, &dir).map_err(io(&dir))?;
     sync_dir(checkpoints);
-    let latest = checkpoints.join("latest");
+    let latest = checkpoints.join(LATEST_FILE);
     write_atomic(&latest, name.as_bytes()).map_err(io(&latest))?;
     Ok(dir)
 }
@@ -136,16 +88,6 @@ fn sync_dir(dir: &Path) {
     }
 }
 
-/// Reads a checkpoint's `state.json`.
-pub fn read_state(dir: &Path) -> Result<TrainState, CheckpointError> {
-    let path = dir.join("state.json");
-    let text = std::fs::read_to_string(&path).map_err(io(&path))?;
-    serde_json::from_str(&text).map_err(|e| CheckpointError::State {
-        path,
-        reason: e.to_string(),
-    })
-}
-
 /// Loads a checkpoint's model (checked against `shape`) onto `device`, optimizer state and
 /// counters.
 pub fn load_checkpoint(
@@ -154,9 +96,9 @@ pub fn load_checkpoint(
     (learning_rate, weight_decay): (f64, f64),
     device: Device,
 ) -> Result<(Model, AdamW, TrainState), CheckpointError> {
-    let state = read_state(dir)?;
-    let model = Model::load(&dir.join("model.safetensors"), shape, device)?;
+    let state = crate::layout::read_state(dir)?;
+    let model = Model::load(&dir.join(WEIGHTS_FILE), shape, device)?;
     let mut optimizer = AdamW::new(model.var_store(), learning_rate, weight_decay);
-    optimizer.load(&dir.join("optimizer.safetensors"))?;
+    optimizer.load(&dir.join(OPTIMIZER_FILE))?;
     Ok((model, optimizer, state))
 }

@@ -9,8 +9,8 @@ use super::evaluation::EvaluationConfig;
 use super::trainer::LossWeights;
 use crate::game::{GameKind, RulesConfig};
 use crate::net::args::{announce, prepare, NetArgs, NetSettings};
+use crate::net::batcher::BatcherConfig;
 use crate::net::device::DeviceChoice;
-use crate::net::evaluator::EvaluatorConfig;
 use crate::net::model::{Model, NetConfig};
 use crate::net::precision::{Precision, Resolved};
 use crate::net::threads::{auto_layout, cores, Count, Layout};
@@ -71,7 +71,7 @@ pub struct RunConfig {
     pub selfplay: SelfPlayConfig,
     /// Batched inference settings for self-play.
     #[serde(default)]
-    pub evaluator: EvaluatorSettings,
+    pub evaluator: BatchingSettings,
     /// Training settings.
     #[serde(default)]
     pub train: TrainConfig,
@@ -83,7 +83,7 @@ pub struct RunConfig {
 /// Batched-inference settings for self-play.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct EvaluatorSettings {
+pub struct BatchingSettings {
     /// Most positions per forward pass.
     pub max_batch: usize,
     /// Longest wait (ms) for a batch to fill.
@@ -100,7 +100,7 @@ pub struct EvaluatorSettings {
     /// libtorch threads of each evaluator (0: libtorch's default; `auto`: see
     /// [`crate::net::threads`]).
     pub torch_threads: Count,
-    /// Evaluator instances, each with its own copy of the net; worker `w` uses instance
+    /// Batcher instances, each with its own copy of the net; worker `w` uses instance
     /// `w % instances` (`auto`: see [`crate::net::threads`]).
     pub instances: Count,
 }
@@ -116,8 +116,16 @@ pub struct TrainConfig {
     /// Step schedule of the learning rate: `[[step, factor], ...]` with rising steps; from
     /// each step on, the rate is `learning_rate * factor` (empty: constant).
     pub learning_rate_drops: Vec<(u64, f64)>,
+    /// Share of the run's budget (its step target, else its minutes) at the end over which
+    /// the learning rate falls linearly to `learning_rate_final` of itself (0: no decay).
+    pub learning_rate_decay_share: f64,
+    /// The learning rate's factor at the end of the decay.
+    pub learning_rate_final: f64,
     /// AdamW decoupled weight decay.
     pub weight_decay: f64,
+    /// Augment with the symmetries that exchange colours as well as the board's (ReMATCH:
+    /// White and Orange swapped, 24 maps instead of 12; no effect in the other games).
+    pub colour_symmetry: bool,
     /// Weight of the W/D/L loss next to the policy loss.
     pub value_loss_weight: f64,
     /// Weight of the moves-left loss (a net with `net.moves_left` only).
@@ -159,9 +167,9 @@ mod defaults {
     }
 }
 
-impl Default for EvaluatorSettings {
+impl Default for BatchingSettings {
     fn default() -> Self {
-        EvaluatorSettings {
+        BatchingSettings {
             max_batch: 128,
             max_wait_ms: 2.0,
             precision: Precision::Auto,
@@ -173,7 +181,7 @@ impl Default for EvaluatorSettings {
     }
 }
 
-impl EvaluatorSettings {
+impl BatchingSettings {
     /// The first key out of range and what is wrong with it.
     pub fn check(&self) -> Option<(&'static str, &'static str)> {
         let checks = [
@@ -219,15 +227,24 @@ impl TrainConfig {
         }
     }
 
-    /// The learning rate of training step `step` (counting from 0).
-    pub fn learning_rate_at(&self, step: u64) -> f64 {
+    /// The learning rate of training step `step` (counting from 0), `progress` (0..=1) of
+    /// the way through the run's budget when it has one.
+    pub fn learning_rate_at(&self, step: u64, progress: Option<f64>) -> f64 {
         let factor = self
             .learning_rate_drops
             .iter()
             .take_while(|(from, _)| *from <= step)
             .last()
             .map_or(1.0, |(_, factor)| *factor);
-        self.learning_rate * factor
+        let share = self.learning_rate_decay_share;
+        let decay = match progress {
+            Some(p) if share > 0.0 && p > 1.0 - share => {
+                let into = ((p - (1.0 - share)) / share).min(1.0);
+                1.0 - (1.0 - self.learning_rate_final) * into
+            }
+            _ => 1.0,
+        };
+        self.learning_rate * factor * decay
     }
 }
 
@@ -237,6 +254,9 @@ impl Default for TrainConfig {
             batch_size: 256,
             learning_rate: 1e-3,
             learning_rate_drops: Vec::new(),
+            learning_rate_decay_share: 0.35,
+            learning_rate_final: 0.1,
+            colour_symmetry: false,
             weight_decay: 1e-4,
             value_loss_weight: 1.0,
             moves_left_loss_weight: 0.5,
@@ -389,13 +409,13 @@ impl RunConfig {
 
     /// The settings of each self-play evaluator instance, before its precision is settled
     /// ([`crate::net::args::prepare`]).
-    pub fn evaluator_config(&self, layout: &Layout) -> EvaluatorConfig {
+    pub fn evaluator_config(&self, layout: &Layout) -> BatcherConfig {
         let e = &self.evaluator;
-        EvaluatorConfig {
+        BatcherConfig {
             max_batch: e.max_batch,
             max_wait: std::time::Duration::from_secs_f64(e.max_wait_ms / 1000.0),
             torch_threads: layout.torch_threads as i32,
-            ..EvaluatorConfig::default()
+            ..BatcherConfig::default()
         }
     }
 
@@ -404,7 +424,7 @@ impl RunConfig {
     pub fn selfplay_evaluator(
         &self,
         model: &Model,
-    ) -> Result<(Layout, EvaluatorConfig, Resolved), NetError> {
+    ) -> Result<(Layout, BatcherConfig, Resolved), NetError> {
         let layout = self.layout()?;
         let (config, precision) =
             prepare(model, self.net_settings(), self.evaluator_config(&layout))?;
@@ -608,7 +628,7 @@ fn check_selfplay(s: &SelfPlayConfig) -> Check {
     ])
 }
 
-fn check_evaluator(e: &EvaluatorSettings) -> Check {
+fn check_evaluator(e: &BatchingSettings) -> Check {
     e.check()
         .map_or(Ok(()), |(key, message)| Err((key.into(), message.into())))
 }
@@ -632,6 +652,16 @@ fn check_train(t: &TrainConfig) -> Check {
                     .iter()
                     .all(|(_, f)| *f > 0.0 && *f <= 10.0),
             "must be [[step, factor], ...] with rising steps and factors in (0, 10]",
+        ),
+        (
+            "train.learning_rate_decay_share",
+            (0.0..=1.0).contains(&t.learning_rate_decay_share),
+            "must be in [0, 1]",
+        ),
+        (
+            "train.learning_rate_final",
+            t.learning_rate_final > 0.0 && t.learning_rate_final <= 1.0,
+            "must be in (0, 1]",
         ),
         ("train.weight_decay", t.weight_decay >= 0.0, "must be >= 0"),
         (

@@ -182,7 +182,7 @@ fn run(
         path: candidate.to_path_buf(),
         search: SearchOverrides::visits(config.visits),
     };
-    let player = |step: u64| format!("step-{step:08}@{}", config.visits);
+    let player = |step: u64| format!("{}@{}", crate::layout::checkpoint_name(step), config.visits);
     // (agent, its name in the match records, whether it is the incumbent)
     let mut opponents: Vec<(AgentSpec, String, bool)> = Vec::new();
     if let Some((incumbent_step, dir)) = incumbent {
@@ -228,7 +228,7 @@ fn run(
                 }
             })
             .collect();
-        let dir = context.run_dir.join("matches");
+        let dir = context.run_dir.join(crate::layout::MATCHES);
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         // Games first, the report last: `ratings` only counts matches whose report exists.
         write_records(&dir.join(format!("{stem}.games.jsonl")), &records)

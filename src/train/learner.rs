@@ -9,12 +9,13 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 use serde_json::{json, Value};
 
-use super::checkpoint::{load_checkpoint, write_checkpoint, TrainState};
+use super::checkpoint::{load_checkpoint, write_checkpoint};
 use super::config::RunConfig;
 use super::error::TrainError;
 use super::optimizer::AdamW;
 use super::trainer::{train_step, StepStats};
 use super::window::{samples_of_game, ReplayWindow, Symmetries};
+use crate::layout::record::TrainState;
 use crate::net::encode::Encode;
 use crate::net::model::Model;
 use crate::selfplay::record::GameRecord;
@@ -36,6 +37,9 @@ pub struct Learner<S: Encode> {
     pub samples_total: u64,
     /// Games taken in, counted like `samples_total`.
     pub games_total: u64,
+    /// How far the run is through its budget (0..=1), when it has one: the learning
+    /// rate's decay reads it.
+    pub progress: Option<f64>,
     symmetries: Symmetries,
     num_actions: usize,
     _game: PhantomData<S>,
@@ -66,6 +70,7 @@ impl<S: Encode> Learner<S> {
         // Saved with every checkpoint: play defaults to the rules self-play used.
         model.set_rules(config.rules());
         let num_actions = model.meta().shape.num_actions as usize;
+        let symmetries = Symmetries::of::<S>(config.train.colour_symmetry);
         Ok(Learner {
             window: ReplayWindow::new(config.window_size(0))
                 .with_q_mix(config.train.value_q_mix as f32)
@@ -76,7 +81,8 @@ impl<S: Encode> Learner<S> {
             state,
             samples_total: 0,
             games_total: 0,
-            symmetries: Symmetries::of::<S>(),
+            progress: None,
+            symmetries,
             num_actions,
             _game: PhantomData,
         })
@@ -120,7 +126,7 @@ impl<S: Encode> Learner<S> {
         let batch = self
             .window
             .batch(t.batch_size, self.num_actions, &self.symmetries, &mut rng);
-        self.optimizer.learning_rate = t.learning_rate_at(self.state.step);
+        self.optimizer.learning_rate = t.learning_rate_at(self.state.step, self.progress);
         let stats = train_step(&self.model, &mut self.optimizer, &batch, t.loss_weights());
         self.state.step += 1;
         self.state.samples_trained += t.batch_size as u64;

@@ -2,6 +2,7 @@
 //! checkpoints and metrics. The `train` command that runs them with self-play lives in
 //! `crate::distributed::train` (the distributed roles in one process).
 
+pub mod average;
 pub mod checkpoint;
 pub mod config;
 pub mod error;

@@ -47,10 +47,15 @@ pub struct Symmetries {
 }
 
 impl Symmetries {
-    /// The symmetries of game `S`.
-    pub fn of<S: Encode>() -> Symmetries {
+    /// The symmetries of game `S`: the board's, and those that also exchange colours when
+    /// `colours` is on (`train.colour_symmetry`).
+    pub fn of<S: Encode>(colours: bool) -> Symmetries {
         Symmetries {
-            count: S::SYMMETRIES,
+            count: if colours {
+                S::SYMMETRIES
+            } else {
+                S::BOARD_SYMMETRIES
+            },
             planes: S::transform_planes,
             policy_index: S::transform_policy_index,
         }

@@ -1,12 +1,52 @@
 //! Helpers shared by the tests: running the binary and checking that an error is one clear
-//! line with exit code 2, fresh temporary directories, and (`s3`) a local S3-compatible server.
+//! line with exit code 2, fresh temporary directories, a missing tool's skip or failure,
+//! (`positions`) random playout positions, and (`s3`) a local S3-compatible server.
 #![allow(dead_code)]
 
+pub mod positions;
 pub mod s3;
 pub mod web;
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
+
+/// Whether the tests run under CI (`CI=true`), where every tool they use must be there.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// A test's outside tool (`tool`: Chromium, s3s-fs, Python) is missing, for `reason`. Under
+/// `CI=true` the test fails, naming the tool; elsewhere it prints that it is skipped and the
+/// caller returns.
+pub fn missing_tool(tool: &str, reason: &str) {
+    if let Some(failure) = missing_tool_verdict(tool, reason, in_ci()) {
+        panic!("{failure}");
+    }
+}
+
+/// The failure message for a missing tool under CI (`None` elsewhere, after printing that
+/// the test is skipped).
+pub fn missing_tool_verdict(tool: &str, reason: &str, ci: bool) -> Option<String> {
+    let what = format!("{tool} is missing ({reason}); scripts/setup installs it");
+    if ci {
+        return Some(format!(
+            "{what}. CI=true: every tool a test uses must be installed"
+        ));
+    }
+    eprintln!("SKIPPED: {what}");
+    None
+}
+
+/// A net of two blocks of 16 channels: still small, but with more than one block to load,
+/// save and export.
+pub fn small_net() -> checkers_zero::net::model::NetConfig {
+    checkers_zero::net::model::NetConfig {
+        blocks: 2,
+        channels: 16,
+        value_hidden: 16,
+        ..checkers_zero::net::model::NetConfig::tiny()
+    }
+}
 
 /// Runs `checkers-zero` with `args` and no input.
 pub fn run(args: &[&str]) -> Output {

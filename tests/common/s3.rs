@@ -1,7 +1,7 @@
 //! A real S3-compatible server for tests: `s3s-fs` (installed by `scripts/setup` and linked as
 //! `.tools/s3s-fs`, or named by `$CHECKERS_ZERO_S3S_FS`) on a free loopback port, serving a
 //! fresh temporary directory. Tests that need it call [`server_or_skip`], which returns `None`
-//! (after saying why on stderr) where the server is not installed.
+//! (after saying why on stderr) where the server is not installed, and fails under `CI=true`.
 
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -84,13 +84,12 @@ impl Drop for S3Server {
     }
 }
 
-/// Starts a server, or returns `None` after printing `SKIPPED: ...` on stderr where no
-/// `s3s-fs` is installed. An installed server that fails to start fails the test.
+/// Starts a server, or where no `s3s-fs` is installed fails under `CI=true` and otherwise
+/// returns `None` after printing `SKIPPED: ...` on stderr. An installed server that fails to
+/// start fails the test.
 pub fn server_or_skip() -> Option<S3Server> {
     if let Err(reason) = binary() {
-        eprintln!(
-            "SKIPPED: no S3-compatible server ({reason}); run scripts/setup to install s3s-fs"
-        );
+        super::missing_tool("s3s-fs (an S3-compatible server)", &reason);
         return None;
     }
     Some(S3Server::start().unwrap_or_else(|e| panic!("S3 server: {e}")))

@@ -16,25 +16,13 @@ use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 use tch::Device;
 
-/// A tiny net (the tests need speed, not strength).
-pub fn tiny_net() -> NetConfig {
-    NetConfig {
-        blocks: 1,
-        channels: 8,
-        policy_channels: 4,
-        value_hidden: 8,
-        global_pool: false,
-        moves_left: false,
-    }
-}
-
 /// A checkpoint directory `checkpoints/step-N` under `run`, as the trainer writes it.
 pub fn write_checkpoint(run: &Path, kind: GameKind, step: u64) -> PathBuf {
     let dir = run.join(format!("checkpoints/step-{step:08}"));
     std::fs::create_dir_all(&dir).unwrap();
     tch::manual_seed(step as i64);
     let model = checkers_zero::with_game!(kind, S => {
-        Model::new(S::net_shape(kind), tiny_net(), Device::Cpu).unwrap()
+        Model::new(S::net_shape(kind), NetConfig::tiny(), Device::Cpu).unwrap()
     });
     model.save(&dir.join("model.safetensors")).unwrap();
     let state = format!(r#"{{"step": {step}, "elapsed_s": {step}.0, "seed": 1, "next_game": 9}}"#);

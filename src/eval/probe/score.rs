@@ -14,13 +14,13 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 
 use super::{LabelKind, ProbeError, ProbeSet};
-use crate::eval::arena::spawn_evaluator;
+use crate::eval::arena::spawn_batcher;
 use crate::game::turns::distinct_turns;
 use crate::game::{GameState, StepList};
 use crate::layout::resolve_model;
 use crate::net::args::NetSettings;
+use crate::net::batcher::BatcherConfig;
 use crate::net::encode::Encode;
-use crate::net::evaluator::EvaluatorConfig;
 use crate::net::net_eval::{NetAnswer, NetEvaluator};
 use crate::net::NetError;
 use crate::search::config::SearchConfig;
@@ -342,16 +342,18 @@ pub fn score_checkpoint(
     };
     // resolve_model's errors name the path already.
     let resolved = resolve_model(path).map_err(ProbeError::Settings)?;
+    // The checkpoint's own search as an agent plays it: no root noise of any kind.
     let mut search = SearchConfig::of_checkpoint(&resolved.weights)
         .map_err(model_error)?
-        .unwrap_or_default();
+        .unwrap_or_default()
+        .for_play();
     search.visits = PROBE_VISITS;
-    let base = EvaluatorConfig {
+    let base = BatcherConfig {
         max_batch: BATCH,
-        ..EvaluatorConfig::default()
+        ..BatcherConfig::default()
     };
     let seats = with_game!(set.game, S => {
-        let evaluator = spawn_evaluator::<S>(&resolved.weights, set.game, net, base)
+        let evaluator = spawn_batcher::<S>(&resolved.weights, set.game, net, base)
             .map_err(|e| model_error(e.to_string()))?;
         let mut net = NetEvaluator::new(evaluator.handle());
         score_set::<S, _>(set, &mut net, &search)?

@@ -75,7 +75,7 @@ pub fn rated_checkpoints(csv: &Path) -> Result<Vec<RatedCheckpoint>, ProbeError>
             .ok_or_else(|| {
                 file_error(format!(
                     "step {step} is rated but {} has no complete checkpoint of that step",
-                    run.join("checkpoints").display()
+                    run.join(crate::layout::CHECKPOINTS).display()
                 ))
             })?;
         out.push(RatedCheckpoint { dir, step, elo });

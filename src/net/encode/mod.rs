@@ -45,6 +45,10 @@ pub trait Encode: GameState {
     const HEX: bool;
     /// Number of symmetries, the identity (index 0) included.
     const SYMMETRIES: usize;
+    /// The first this many symmetries move the board alone; those after them also
+    /// exchange colours (ReMATCH's White and Orange), which training uses only when
+    /// `train.colour_symmetry` is on.
+    const BOARD_SYMMETRIES: usize = Self::SYMMETRIES;
 
     /// Board cells of the grid, row-major (`HEIGHT * WIDTH`; index `rank * WIDTH + file`).
     fn board_mask() -> Vec<bool>;

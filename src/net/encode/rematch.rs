@@ -32,6 +32,10 @@
 //! The 12 of the hexagon, in [`HexSymmetry::all`] order (0 = identity). Planes move square by
 //! square by [`HexGrid::cell_permutation`]; a policy index moves its cell by the same
 //! permutation and its direction by [`HexSymmetry::direction`], keeping the distance.
+//! Symmetries 12..24 are the same 12 followed by the exchange of White and Orange
+//! (`Rematch::swap_team_colours`): the W and O planes of every depth, the mover's and the
+//! colour-due planes, and in `rematch3` the seat planes swap; policy indices move as under
+//! the board symmetry alone.
 use std::sync::OnceLock;
 
 use super::{permute_planes, turns_left_value, Encode};
@@ -42,6 +46,8 @@ use crate::game::{Action, GameKind, GameState};
 const SIDE: usize = 5;
 const SQUARES: usize = SIDE * SIDE;
 const SYMS: usize = 12;
+/// The board symmetries, then each of them with White and Orange exchanged.
+const ALL_SYMS: usize = 2 * SYMS;
 const DEPTHS: usize = 12;
 
 /// Plane indices.
@@ -118,6 +124,17 @@ fn tables() -> &'static Tables {
     })
 }
 
+/// Exchanges the White and Orange planes (pieces at every depth, mover, colour due, seat).
+fn swap_team_planes(planes: &mut [f32]) {
+    let pairs = (0..DEPTHS)
+        .map(|d| 3 * d + 1)
+        .chain([PLANE_MOVER + 1, PLANE_DUE, PLANE_SEAT + 1]);
+    for white in pairs {
+        let (head, tail) = planes.split_at_mut((white + 1) * SQUARES);
+        head[white * SQUARES..].swap_with_slice(&mut tail[..SQUARES]);
+    }
+}
+
 #[inline(always)]
 fn fill_board(plane: &mut [f32], value: f32) {
     for &sq in &SQUARE_OF {
@@ -131,7 +148,8 @@ impl Encode for Rematch {
     const HEIGHT: usize = SIDE;
     const WIDTH: usize = SIDE;
     const HEX: bool = true;
-    const SYMMETRIES: usize = SYMS;
+    const SYMMETRIES: usize = ALL_SYMS;
+    const BOARD_SYMMETRIES: usize = SYMS;
 
     fn board_mask() -> Vec<bool> {
         let mut mask = vec![false; SQUARES];
@@ -199,17 +217,25 @@ impl Encode for Rematch {
     }
 
     fn transform_planes(sym: usize, planes: &[f32], out: &mut [f32]) {
-        permute_planes(&tables().squares[sym], planes, out);
+        permute_planes(&tables().squares[sym % SYMS], planes, out);
+        if sym >= SYMS {
+            swap_team_planes(out);
+        }
     }
 
     fn transform_policy_index(sym: usize, index: usize) -> usize {
-        tables().policy[sym][index] as usize
+        tables().policy[sym % SYMS][index] as usize
     }
 
     fn transform_state(&self, sym: usize) -> Option<Self> {
-        if sym >= SYMS {
+        if sym >= ALL_SYMS {
             return None;
         }
-        Some(self.map_cells(&tables().cells[sym]))
+        let moved = self.map_cells(&tables().cells[sym % SYMS]);
+        Some(if sym >= SYMS {
+            moved.swap_team_colours()
+        } else {
+            moved
+        })
     }
 }

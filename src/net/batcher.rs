@@ -1,5 +1,7 @@
-//! The batched evaluator: one thread owns the model and serves evaluation requests from any
-//! number of searches, running them through the net together.
+//! The batcher: one thread owns the model and serves evaluation requests from any number of
+//! searches, running them through the net together. (The config's `[evaluator]` section
+//! sets it; the evaluation role and the periodic evaluation are `distributed::evaluate` and
+//! `train::evaluation`.)
 //!
 //! Producers send a *job* (one or many positions) and block on their own reply channel;
 //! the evaluator thread waits for the first job, then gathers more until `max_batch`
@@ -35,7 +37,7 @@ use crate::game::Action;
 
 /// How the evaluator batches and runs the net.
 #[derive(Clone, Debug, PartialEq)]
-pub struct EvaluatorConfig {
+pub struct BatcherConfig {
     /// Most positions per forward pass.
     pub max_batch: usize,
     /// Longest wait for a batch to fill once the first request has arrived (cut short once
@@ -58,11 +60,11 @@ pub struct EvaluatorConfig {
     pub probe_speedups: Vec<f64>,
 }
 
-impl Default for EvaluatorConfig {
+impl Default for BatcherConfig {
     /// fp32 throughout: the precision that is right everywhere. Which precision is faster
     /// depends on the machine; commands settle it with [`super::args::prepare`].
     fn default() -> Self {
-        EvaluatorConfig {
+        BatcherConfig {
             max_batch: 128,
             max_wait: Duration::from_millis(2),
             torch_threads: 0,
@@ -110,7 +112,7 @@ pub struct Evaluation {
 
 /// Counters of the evaluator's work, readable while it runs.
 #[derive(Debug, Default)]
-pub struct EvaluatorStats {
+pub struct BatcherStats {
     /// Forward passes run.
     pub batches: AtomicU64,
     /// Positions evaluated.
@@ -161,7 +163,7 @@ enum Message {
 /// Every clone counts as a live producer until it is dropped: once each live producer has a
 /// job queued, the evaluator runs the batch without waiting out `max_wait`. A handle shared
 /// between threads by reference counts once, which only makes some batches smaller.
-pub struct EvaluatorHandle {
+pub struct BatcherHandle {
     jobs: Sender<Message>,
     shape: JobShape,
     producers: Arc<AtomicUsize>,
@@ -169,10 +171,10 @@ pub struct EvaluatorHandle {
     counted: bool,
 }
 
-impl Clone for EvaluatorHandle {
+impl Clone for BatcherHandle {
     fn clone(&self) -> Self {
         self.producers.fetch_add(1, Ordering::AcqRel);
-        EvaluatorHandle {
+        BatcherHandle {
             jobs: self.jobs.clone(),
             shape: self.shape,
             producers: Arc::clone(&self.producers),
@@ -181,7 +183,7 @@ impl Clone for EvaluatorHandle {
     }
 }
 
-impl Drop for EvaluatorHandle {
+impl Drop for BatcherHandle {
     fn drop(&mut self) {
         if self.counted {
             self.producers.fetch_sub(1, Ordering::AcqRel);
@@ -189,7 +191,7 @@ impl Drop for EvaluatorHandle {
     }
 }
 
-impl EvaluatorHandle {
+impl BatcherHandle {
     /// Evaluates `requests` (blocking until the batch they join has run). Inputs are checked
     /// and laid out, and answers masked and normalised, in the calling thread.
     pub fn evaluate(&self, requests: Vec<Request>) -> Result<Vec<Evaluation>, NetError> {
@@ -243,15 +245,15 @@ fn read_answers(
 }
 
 /// The evaluator: owns the model on its own thread. Dropping it (and every handle) stops it.
-pub struct Evaluator {
-    handle: EvaluatorHandle,
-    stats: Arc<EvaluatorStats>,
+pub struct Batcher {
+    handle: BatcherHandle,
+    stats: Arc<BatcherStats>,
     thread: Option<JoinHandle<()>>,
 }
 
-impl Evaluator {
+impl Batcher {
     /// Starts the evaluator thread with `model`.
-    pub fn spawn(model: Model, config: EvaluatorConfig) -> Evaluator {
+    pub fn spawn(model: Model, config: BatcherConfig) -> Batcher {
         let (jobs, queue) = mpsc::channel();
         let shape = &model.meta().shape;
         let shape = JobShape {
@@ -260,7 +262,7 @@ impl Evaluator {
         };
         let producers = Arc::new(AtomicUsize::new(0));
         let thread_producers = Arc::clone(&producers);
-        let stats = Arc::new(EvaluatorStats::default());
+        let stats = Arc::new(BatcherStats::default());
         let thread_stats = Arc::clone(&stats);
         let thread = std::thread::Builder::new()
             .name("evaluator".into())
@@ -272,8 +274,8 @@ impl Evaluator {
                 serve(nets, &config, &queue, &thread_producers, &thread_stats);
             })
             .expect("spawning the evaluator thread");
-        Evaluator {
-            handle: EvaluatorHandle {
+        Batcher {
+            handle: BatcherHandle {
                 jobs,
                 shape,
                 producers,
@@ -285,7 +287,7 @@ impl Evaluator {
     }
 
     /// A handle to give to a producer thread.
-    pub fn handle(&self) -> EvaluatorHandle {
+    pub fn handle(&self) -> BatcherHandle {
         self.handle.clone()
     }
 
@@ -304,7 +306,7 @@ impl Evaluator {
     }
 
     /// The evaluator's counters.
-    pub fn stats(&self) -> &EvaluatorStats {
+    pub fn stats(&self) -> &BatcherStats {
         &self.stats
     }
 
@@ -318,7 +320,7 @@ impl Evaluator {
     }
 }
 
-impl Drop for Evaluator {
+impl Drop for Batcher {
     fn drop(&mut self) {
         // Detach rather than block: handles held elsewhere may keep the thread alive.
         self.thread.take();
@@ -335,7 +337,7 @@ struct Nets {
 }
 
 impl Nets {
-    fn new(mut model: Box<Model>, config: &EvaluatorConfig) -> Nets {
+    fn new(mut model: Box<Model>, config: &BatcherConfig) -> Nets {
         if model.var_store().device() != config.device {
             match model.copy_to(config.device) {
                 Ok(moved) => *model = moved,
@@ -398,9 +400,13 @@ impl Nets {
     fn record(&mut self, positions: usize, seconds: f64) {
         let bf16 = self.bf16_for(positions);
         let Some(check) = &mut self.check else { return };
-        if let Some(decision) = check.record(positions, bf16, seconds) {
-            if decision.changed {
-                eprintln!("{}", decision.describe());
+        if check.record(positions, bf16, seconds).is_some() {
+            // One line per process: each evaluator instance (one per core, one per agent of a
+            // match) checks on its own.
+            static REPORTED: std::sync::atomic::AtomicBool =
+                std::sync::atomic::AtomicBool::new(false);
+            if check.done() && !REPORTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                eprintln!("{}", check.summary());
             }
             self.prune();
         }
@@ -420,7 +426,7 @@ impl Nets {
     }
 
     /// The nets for new weights, keeping what the in-place check has learned.
-    fn renew(self, model: Box<Model>, config: &EvaluatorConfig) -> Nets {
+    fn renew(self, model: Box<Model>, config: &BatcherConfig) -> Nets {
         let mut nets = Nets::new(model, config);
         if self.check.is_some() {
             nets.check = self.check;
@@ -434,10 +440,10 @@ impl Nets {
 /// weights between batches.
 fn serve(
     mut nets: Nets,
-    config: &EvaluatorConfig,
+    config: &BatcherConfig,
     queue: &Receiver<Message>,
     producers: &AtomicUsize,
-    stats: &EvaluatorStats,
+    stats: &BatcherStats,
 ) {
     let _no_grad = tch::no_grad_guard();
     let max_batch = config.max_batch.max(1);
@@ -482,7 +488,7 @@ fn serve(
 /// queued and new weights that arrived meanwhile (served from the next batch on).
 fn gather(
     pending: &mut Vec<Job>,
-    config: &EvaluatorConfig,
+    config: &BatcherConfig,
     queue: &Receiver<Message>,
     producers: &AtomicUsize,
 ) -> (usize, Option<Box<Model>>) {

@@ -13,8 +13,8 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::net::args::{NetArgs, NetSettings};
+use crate::net::batcher::BatcherConfig;
 use crate::net::encode::Encode;
-use crate::net::evaluator::EvaluatorConfig;
 use crate::net::model::Model;
 use crate::net::precision::{
     choose, cpu_identity, probe_batches, probe_model, relevant_flags, torch_version,
@@ -172,7 +172,7 @@ fn play<S: Encode>(
     layout: &Layout,
     budget: Duration,
 ) -> Result<f64> {
-    let evaluator = EvaluatorConfig {
+    let evaluator = BatcherConfig {
         bf16: choice.bf16_from.is_some(),
         fp32_below: choice.bf16_from.unwrap_or(0),
         device: model.var_store().device(),

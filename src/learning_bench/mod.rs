@@ -25,6 +25,7 @@ use crate::eval::plot::{render_png, Panel, Series};
 use crate::eval::ratings::Checkpoint;
 use crate::eval::EvalError;
 use crate::game::GameKind;
+use crate::layout;
 use crate::util::write_atomic;
 
 /// The ladder every checkpoint is rated against, weakest first.
@@ -147,7 +148,7 @@ pub fn match_dir(bench_dir: &Path, checkpoint: &Checkpoint, rung: &str) -> PathB
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
     bench_dir
-        .join("matches")
+        .join(layout::MATCHES)
         .join(checkpoint.dir.file_name().unwrap_or_default())
         .join(rung)
 }
@@ -423,17 +424,15 @@ pub fn write_tables(
         "# {} for {} training minutes{arm}: {} games per rung, {} visits per step, seed {}\n\n",
         plan.game, plan.minutes, plan.games, plan.visits, plan.seed
     );
+    let [md, csv, plot] = layout::LADDER_FILES;
     let mut files = vec![
-        save(
-            "ladder.md",
-            (heading + &markdown_table(rows, &sides)).as_bytes(),
-        )?,
-        save("ladder.csv", csv_table(rows, &sides).as_bytes())?,
+        save(md, (heading + &markdown_table(rows, &sides)).as_bytes())?,
+        save(csv, csv_table(rows, &sides).as_bytes())?,
     ];
     if !rows.is_empty() {
         let png = render_png(&ladder_panels(rows, &plan.ladder, &plan.game), 2)
             .map_err(|e| EvalError::Settings(format!("ladder plot: {e}")))?;
-        files.push(save("ladder.png", &png)?);
+        files.push(save(plot, &png)?);
     }
     Ok(files)
 }

@@ -22,6 +22,7 @@ use crate::eval::arena::{fmt_elo, read_report, seat_sides};
 use crate::eval::command::RatingOpenings;
 use crate::eval::ratings::{list_checkpoints, Checkpoint};
 use crate::game::GameKind;
+use crate::layout;
 use crate::train::config::RunConfig;
 use crate::train::metrics::MetricsLog;
 use crate::util::write_atomic;
@@ -90,14 +91,14 @@ pub fn run_bench(args: &BenchArgs, out: &mut impl Write) -> Result<()> {
     let run_dir = args.run_dir.clone().unwrap_or_else(|| {
         PathBuf::from("runs").join(format!("bench-{}-{}min", args.game, args.minutes))
     });
-    let bench_dir = run_dir.join("bench");
+    let bench_dir = run_dir.join(layout::BENCH);
     let plan = prepare_plan(args, &run_dir, &bench_dir)?;
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&stop)).context("signal handler")?;
     }
     let exe = std::env::current_exe().context("finding the checkers-zero binary")?;
-    let config = bench_dir.join("config.toml");
+    let config = bench_dir.join(layout::CONFIG);
     train_phase(&exe, &plan, &run_dir, &config, &stop, out)?;
     let rows = rate_phase(&exe, &plan, &run_dir, args.parallel, &stop, out)?;
     let files = write_tables(&bench_dir, &plan, &rows)?;
@@ -112,7 +113,7 @@ pub fn run_bench(args: &BenchArgs, out: &mut impl Write) -> Result<()> {
 /// The plan: new (from the arguments and defaults) or, with `--resume`, the recorded one
 /// with the arguments given now replacing its values. Written to `plan.json`.
 fn prepare_plan(args: &BenchArgs, run_dir: &Path, bench_dir: &Path) -> Result<BenchPlan> {
-    let plan_path = bench_dir.join("plan.json");
+    let plan_path = bench_dir.join(layout::BENCH_PLAN_FILE);
     let mut new_config = None;
     let mut plan = if args.resume {
         let text = std::fs::read_to_string(&plan_path)
@@ -176,7 +177,7 @@ fn prepare_plan(args: &BenchArgs, run_dir: &Path, bench_dir: &Path) -> Result<Be
     std::fs::create_dir_all(bench_dir)
         .with_context(|| format!("creating {}", bench_dir.display()))?;
     if let Some(config) = new_config {
-        let path = bench_dir.join("config.toml");
+        let path = bench_dir.join(layout::CONFIG);
         write_atomic(&path, config.to_toml().as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
     }
@@ -232,7 +233,7 @@ fn bench_config(args: &BenchArgs) -> Result<RunConfig> {
 
 /// The run's complete checkpoints (none before the run exists).
 fn checkpoints(run_dir: &Path) -> Result<Vec<Checkpoint>> {
-    if !run_dir.join("checkpoints").is_dir() {
+    if !run_dir.join(layout::CHECKPOINTS).is_dir() {
         return Ok(Vec::new());
     }
     Ok(list_checkpoints(run_dir)?)
@@ -263,7 +264,7 @@ fn train_phase(
     }
     let mut command = Command::new(exe);
     command.arg("train").arg("--run-dir").arg(run_dir);
-    if run_dir.join("config.toml").is_file() {
+    if run_dir.join(layout::CONFIG).is_file() {
         command.arg("--resume");
     } else {
         command.arg("--config").arg(config);
@@ -373,7 +374,6 @@ fn rate_phase(
     if chosen.is_empty() {
         bail!("{} holds no checkpoint to rate", run_dir.display());
     }
-    let bench_dir = run_dir.join("bench");
     let mut jobs = Vec::new();
     // The newest checkpoint first: a rating stopped early already has the headline row.
     for checkpoint in chosen.iter().rev() {
@@ -388,12 +388,12 @@ fn rate_phase(
                 checkpoint,
                 rung,
                 agents: plan.agents(relative, rung).map_err(anyhow::Error::msg)?,
-                dir: match_dir(Path::new("bench"), checkpoint, rung),
+                dir: match_dir(Path::new(layout::BENCH), checkpoint, rung),
             });
         }
     }
     let is_done = |job: &Job| {
-        read_report(&run_dir.join(&job.dir).join("result.json"))
+        read_report(&run_dir.join(&job.dir).join(layout::MATCH_REPORT_FILE))
             .is_ok_and(|r| plan.is_done(&r, &job.agents))
     };
     let done: Vec<bool> = jobs.iter().map(is_done).collect();
@@ -436,7 +436,7 @@ fn rate_phase(
         }
         // Tables in step order; a stable sort keeps each checkpoint's rungs in ladder order.
         rows.sort_by_key(|r| r.step);
-        write_tables(&bench_dir, plan, &rows)?;
+        write_tables(&run_dir.join(layout::BENCH), plan, &rows)?;
     }
     Ok(rows)
 }
@@ -483,7 +483,7 @@ fn play(
 
 /// The row of a match on record.
 fn job_row(run_dir: &Path, job: &Job) -> Result<Row> {
-    let report = read_report(&run_dir.join(&job.dir).join("result.json"))?;
+    let report = read_report(&run_dir.join(&job.dir).join(layout::MATCH_REPORT_FILE))?;
     let games = selfplay_games(run_dir, job.checkpoint);
     Ok(row_from_report(&report, job.checkpoint, games, job.rung)?)
 }
@@ -508,9 +508,9 @@ fn row_summary(row: &Row, plan: &BenchPlan) -> Result<String> {
 }
 
 /// Self-play games taken in by `checkpoint`'s step, from the learner's `intake` metrics
-/// (else the games started, from its `state.json`).
+/// (else from its `state.json`).
 fn selfplay_games(run_dir: &Path, checkpoint: &Checkpoint) -> u64 {
-    let from_metrics = MetricsLog::read(&run_dir.join("learner/metrics.jsonl"))
+    let from_metrics = MetricsLog::read(&run_dir.join(layout::LEARNER_METRICS))
         .unwrap_or_default()
         .iter()
         .filter(|m| {
@@ -518,13 +518,8 @@ fn selfplay_games(run_dir: &Path, checkpoint: &Checkpoint) -> u64 {
         })
         .filter_map(|m| m["games_total"].as_u64())
         .max();
-    from_metrics.unwrap_or_else(|| {
-        std::fs::read_to_string(checkpoint.dir.join("state.json"))
-            .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-            .and_then(|v| v["next_game"].as_u64())
-            .unwrap_or(0)
-    })
+    from_metrics
+        .unwrap_or_else(|| layout::read_state(&checkpoint.dir).map_or(0, |state| state.games_seen))
 }
 
 /// Time left of the rating: seconds per match of each rung as measured so far (the mean of

@@ -1,0 +1,230 @@
+//! Players: the agents a match's specs name, with the models they need loaded (one batcher
+//! per distinct weights file) and the search each net agent plays with.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tch::Device;
+
+use super::settings::MatchSettings;
+use crate::eval::spec::{AgentSpec, SpecError};
+use crate::eval::EvalError;
+use crate::export::torchscript::{exported_agent, ExportedModel};
+use crate::game::GameKind;
+use crate::layout::resolve_model;
+use crate::net::args::{announce, prepare, NetSettings};
+use crate::net::batcher::{Batcher, BatcherConfig, BatcherHandle};
+use crate::net::encode::Encode;
+use crate::net::model::Model;
+use crate::net::net_eval::NetEvaluator;
+use crate::net::NetError;
+use crate::search::agents::PolicyAgent;
+use crate::search::agents::{rollout_uct, Agent, AlphaBetaAgent, Budget, RandomAgent, SearchAgent};
+use crate::search::config::SearchConfig;
+
+/// An agent ready to be built for a game: what it is and which evaluator it uses.
+pub(super) enum Player {
+    Random,
+    Uct(u32),
+    AlphaBeta(Budget),
+    Net {
+        evaluator: usize,
+        search: SearchConfig,
+    },
+    Policy {
+        evaluator: usize,
+    },
+    Exported {
+        model: Arc<ExportedModel>,
+        search: SearchConfig,
+    },
+}
+
+impl Player {
+    pub(super) fn build<S: Encode>(
+        &self,
+        seed: u64,
+        handles: &[BatcherHandle],
+    ) -> Box<dyn Agent<S>> {
+        match *self {
+            Player::Random => Box::new(RandomAgent::new(seed)),
+            Player::Uct(playouts) => Box::new(rollout_uct(playouts, seed)),
+            Player::AlphaBeta(budget) => Box::new(AlphaBetaAgent::new(budget, seed)),
+            Player::Net {
+                evaluator,
+                ref search,
+            } => Box::new(SearchAgent::new(
+                "net",
+                NetEvaluator::new(handles[evaluator].clone()),
+                search.clone(),
+                Budget::Count(search.visits),
+                seed,
+            )),
+            Player::Policy { evaluator } => Box::new(PolicyAgent::new(handles[evaluator].clone())),
+            Player::Exported {
+                ref model,
+                ref search,
+            } => Box::new(
+                exported_agent::<S>(Arc::clone(model), search.clone(), seed)
+                    .expect("the game was checked when the model was loaded"),
+            ),
+        }
+    }
+}
+
+impl Player {
+    /// The search settings a net or exported agent plays with.
+    pub(super) fn search(&self) -> Option<SearchConfig> {
+        match self {
+            Player::Net { search, .. } | Player::Exported { search, .. } => Some(search.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// Loads the models the specs need, one evaluator per distinct weights file, each using
+/// `torch_threads` threads, in the settings' precision and device; net agents search with
+/// their run's `[search]` (`search` for a model outside a run) and their overrides.
+pub(super) fn load_players<S: Encode>(
+    settings: &MatchSettings,
+    specs: &[AgentSpec],
+    search: &SearchConfig,
+    torch_threads: i32,
+) -> Result<(Vec<Player>, Vec<Batcher>), EvalError> {
+    let mut evaluators: Vec<Batcher> = Vec::new();
+    let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
+    let mut players = Vec::new();
+    for spec in specs {
+        let model = match spec.model_path() {
+            None => None,
+            Some(path) => {
+                let resolved = resolve_model(path).map_err(|reason| EvalError::NoModel {
+                    spec: spec.to_string(),
+                    reason,
+                })?;
+                let key = resolved
+                    .weights
+                    .canonicalize()
+                    .unwrap_or(resolved.weights.clone());
+                let index = match by_path.get(&key) {
+                    Some(&i) => i,
+                    None => {
+                        let weights = &resolved.weights;
+                        evaluators.push(load_batcher::<S>(settings, spec, weights, torch_threads)?);
+                        by_path.insert(key, evaluators.len() - 1);
+                        evaluators.len() - 1
+                    }
+                };
+                Some((index, resolved.weights))
+            }
+        };
+        let base = match (spec, &model) {
+            (AgentSpec::Net { .. }, Some((_, weights))) => trained_search(spec, weights, search)?,
+            _ => search.clone(),
+        };
+        let evaluator = model.map(|(index, _)| index);
+        players.push(player_for::<S>(settings, spec, evaluator, &base)?);
+    }
+    Ok((players, evaluators))
+}
+
+/// An evaluator serving the weights at `weights` for `spec`.
+fn load_batcher<S: Encode>(
+    settings: &MatchSettings,
+    spec: &AgentSpec,
+    weights: &std::path::Path,
+    torch_threads: i32,
+) -> Result<Batcher, EvalError> {
+    let base = BatcherConfig {
+        torch_threads,
+        // One leaf per game thread and request: batches stay below this.
+        max_batch: settings.parallel.clamp(1, 128),
+        ..BatcherConfig::default()
+    };
+    spawn_batcher::<S>(weights, settings.kind, settings.net, base).map_err(|cause| {
+        EvalError::Model {
+            spec: spec.to_string(),
+            cause,
+        }
+    })
+}
+
+/// An evaluator serving the weights at `weights` (a net of game `kind`) as `net` says, on
+/// `base`'s batch and threads; the settled precision is announced once on stderr.
+pub fn spawn_batcher<S: Encode>(
+    weights: &std::path::Path,
+    kind: GameKind,
+    net: NetSettings,
+    base: BatcherConfig,
+) -> Result<Batcher, NetError> {
+    let model = Model::load(weights, &S::net_shape(kind), Device::Cpu)?;
+    let (config, precision) = prepare(&model, net, base)?;
+    announce(&precision);
+    Ok(Batcher::spawn(model, config))
+}
+
+/// The player of `spec`; a net or policy spec plays through evaluator `evaluator`, a net
+/// spec with `search` (its model's) as agents play it, then its overrides.
+fn player_for<S: Encode>(
+    settings: &MatchSettings,
+    spec: &AgentSpec,
+    evaluator: Option<usize>,
+    search: &SearchConfig,
+) -> Result<Player, EvalError> {
+    let bad_search = |source| {
+        EvalError::Spec(SpecError::BadSearch {
+            spec: spec.to_string(),
+            source,
+        })
+    };
+    Ok(match (spec, evaluator) {
+        (AgentSpec::Exported { dir, search }, _) => {
+            let model = ExportedModel::load_with(dir, settings.net)
+                .and_then(|m| m.check_game::<S>().map(|_| m))
+                .map_err(|e| EvalError::NoModel {
+                    spec: spec.to_string(),
+                    reason: e.to_string(),
+                })?;
+            let search = model
+                .meta()
+                .search
+                .for_play()
+                .with(search)
+                .map_err(bad_search)?;
+            Player::Exported {
+                model: Arc::new(model),
+                search,
+            }
+        }
+        (AgentSpec::Random, _) => Player::Random,
+        (AgentSpec::Uct { playouts }, _) => Player::Uct(*playouts),
+        (AgentSpec::AlphaBeta { budget }, _) => Player::AlphaBeta(*budget),
+        (AgentSpec::Net { search: o, .. }, Some(evaluator)) => Player::Net {
+            evaluator,
+            search: search.for_play().with(o).map_err(bad_search)?,
+        },
+        (AgentSpec::Policy { .. }, Some(evaluator)) => Player::Policy { evaluator },
+        _ => unreachable!("net and policy specs have a model path"),
+    })
+}
+
+/// The search the weights of a net agent trained with: their run's `[search]`, or
+/// `fallback` for a model outside a run.
+fn trained_search(
+    spec: &AgentSpec,
+    weights: &Path,
+    fallback: &SearchConfig,
+) -> Result<SearchConfig, EvalError> {
+    let trained = SearchConfig::of_checkpoint(weights).map_err(|e| EvalError::NoModel {
+        spec: spec.to_string(),
+        reason: format!("its run's search settings: {e}"),
+    })?;
+    Ok(trained.unwrap_or_else(|| fallback.clone()))
+}
+
+/// The libtorch threads each of `models` evaluators gets on this machine's cores.
+pub(super) fn torch_threads_per_evaluator(models: usize) -> i32 {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    (cores / models.max(1)).max(1) as i32
+}

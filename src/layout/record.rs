@@ -1,0 +1,233 @@
+//! The records a run keeps as JSON beside its checkpoints: the training counters
+//! (`state.json`) and the intake link (`intake.json`). Each is a typed struct, written with
+//! a `version` and read here only: a file without one (written before records had
+//! versions) reads as version 0; a newer or malformed one is refused, with the reason in
+//! words.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The version of `state.json` and `intake.json` this build writes (and the newest it reads).
+pub const RECORD_VERSION: u64 = 1;
+
+/// Why a record could not be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RecordError {
+    /// The file or object could not be read.
+    #[error("{source_name}: cannot be read: {reason}")]
+    Unreadable {
+        /// The file or object.
+        source_name: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// Not JSON, or not the record's fields.
+    #[error("{source_name}: not a {what}: {reason}")]
+    Malformed {
+        /// The file or object.
+        source_name: String,
+        /// The kind of record expected.
+        what: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Written by a newer checkers-zero.
+    #[error(
+        "{source_name}: {what} version {found} is newer than this checkers-zero reads \
+         (up to {RECORD_VERSION}); update checkers-zero to read it"
+    )]
+    Newer {
+        /// The file or object.
+        source_name: String,
+        /// The kind of record.
+        what: &'static str,
+        /// The version it carries.
+        found: u64,
+    },
+}
+
+/// The counters saved with a checkpoint (`state.json`). Only `step` and `elapsed_s` must be
+/// there; keys of older versions (`next_game`, `promoted_step`) are ignored, so their
+/// checkpoints still load.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrainState {
+    /// Training steps done.
+    pub step: u64,
+    /// Training wall time, summed over all invocations of the run (seconds).
+    pub elapsed_s: f64,
+    /// Positions sampled for training so far.
+    #[serde(default)]
+    pub samples_trained: u64,
+    /// The run's seed.
+    #[serde(default)]
+    pub seed: u64,
+    /// Game shards taken in, per self-play session (its shards are
+    /// numbered from 0, so the count says which ones).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub consumed: BTreeMap<String, u64>,
+    /// Training samples in every game taken in (sizes the window).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub samples_seen: u64,
+    /// Games taken in.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub games_seen: u64,
+}
+
+fn is_zero(value: &u64) -> bool {
+    *value == 0
+}
+
+/// A published checkpoint's intake link (`intake.json`): the shards taken in since the
+/// checkpoint before it, which it names, so the chain of links lists every shard once.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct IntakeLink {
+    /// The checkpoint's step.
+    pub step: u64,
+    /// The step of the checkpoint published before it (none for the first).
+    #[serde(default)]
+    pub previous: Option<u64>,
+    /// The shard keys taken in since `previous`, in order.
+    pub shards: Vec<String>,
+    /// When the checkpoint was published (milliseconds since the Unix epoch; 0 if unknown).
+    #[serde(default)]
+    pub published_unix_ms: u64,
+}
+
+/// A record kept as versioned JSON.
+pub trait Record: Serialize + DeserializeOwned {
+    /// What it is, in words ("checkpoint state").
+    const WHAT: &'static str;
+
+    /// The record as JSON, with the current version.
+    fn to_json(&self) -> String {
+        #[derive(Serialize)]
+        struct Stamped<'a, T> {
+            version: u64,
+            #[serde(flatten)]
+            record: &'a T,
+        }
+        let stamped = Stamped {
+            version: RECORD_VERSION,
+            record: self,
+        };
+        serde_json::to_string_pretty(&stamped).expect("records serialise")
+    }
+
+    /// Parses the record from `text` (read from `source_name`, which errors name).
+    fn parse(text: &str, source_name: &str) -> Result<Self, RecordError> {
+        let malformed = |reason: String| RecordError::Malformed {
+            source_name: source_name.to_string(),
+            what: Self::WHAT,
+            reason,
+        };
+        let mut value: Value = serde_json::from_str(text).map_err(|e| malformed(e.to_string()))?;
+        let object = value
+            .as_object_mut()
+            .ok_or_else(|| malformed("not a JSON object".into()))?;
+        let found = match object.remove("version") {
+            None => 0,
+            Some(v) => v
+                .as_u64()
+                .ok_or_else(|| malformed(format!("version {v} is not a whole number")))?,
+        };
+        if found > RECORD_VERSION {
+            return Err(RecordError::Newer {
+                source_name: source_name.to_string(),
+                what: Self::WHAT,
+                found,
+            });
+        }
+        serde_json::from_value(value).map_err(|e| malformed(e.to_string()))
+    }
+
+    /// Reads the record from the file `path`.
+    fn read(path: &Path) -> Result<Self, RecordError> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| RecordError::Unreadable {
+            source_name: name.clone(),
+            reason: e.to_string(),
+        })?;
+        Self::parse(&text, &name)
+    }
+}
+
+impl Record for TrainState {
+    const WHAT: &'static str = "checkpoint state";
+}
+
+impl Record for IntakeLink {
+    const WHAT: &'static str = "checkpoint intake link";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip_with_their_version() {
+        let state = TrainState {
+            step: 200,
+            elapsed_s: 1.5,
+            consumed: BTreeMap::from([("w-1".to_string(), 3)]),
+            games_seen: 9,
+            ..TrainState::default()
+        };
+        let json = state.to_json();
+        assert!(json.contains("\"version\": 1"), "{json}");
+        assert_eq!(TrainState::parse(&json, "s").unwrap(), state);
+        let link = IntakeLink {
+            step: 4,
+            previous: Some(2),
+            shards: vec!["games/w-1/00000000.jsonl".into()],
+            published_unix_ms: 7,
+        };
+        assert_eq!(IntakeLink::parse(&link.to_json(), "i").unwrap(), link);
+    }
+
+    #[test]
+    fn unversioned_records_of_older_runs_still_read() {
+        // As runs wrote them before records had versions, with an obsolete key.
+        let state = r#"{"step": 200, "elapsed_s": 1.5, "samples_trained": 10, "seed": 3,
+                        "next_game": 40}"#;
+        let state = TrainState::parse(state, "s").unwrap();
+        assert_eq!((state.step, state.seed, state.games_seen), (200, 3, 0));
+        let link = r#"{"step": 4, "previous": null, "shards": [], "published_unix_ms": 9}"#;
+        assert_eq!(IntakeLink::parse(link, "i").unwrap().previous, None);
+    }
+
+    #[test]
+    fn newer_or_malformed_records_are_refused_in_words() {
+        let newer = TrainState::parse(r#"{"version": 2, "step": 1}"#, "x/state.json");
+        assert_eq!(
+            newer.unwrap_err().to_string(),
+            "x/state.json: checkpoint state version 2 is newer than this checkers-zero reads \
+             (up to 1); update checkers-zero to read it"
+        );
+        let cases = [
+            ("[1]", "not a JSON object"),
+            (r#"{"version": "one"}"#, "is not a whole number"),
+            (r#"{"step": 1}"#, "missing field `elapsed_s`"),
+            (r#"{"step": -1, "elapsed_s": 0}"#, "invalid value"),
+            ("{", "EOF"),
+        ];
+        for (text, reason) in cases {
+            let error = TrainState::parse(text, "x/state.json")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                error.starts_with("x/state.json: not a checkpoint state: "),
+                "{error}"
+            );
+            assert!(error.contains(reason), "{error}");
+        }
+        let error = IntakeLink::parse(r#"{"step": 1, "shards": [3]}"#, "i").unwrap_err();
+        assert!(
+            error.to_string().contains("not a checkpoint intake link"),
+            "{error}"
+        );
+    }
+}
