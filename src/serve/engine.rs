@@ -407,4 +407,17 @@ mod tests {
             "stopped after one visit"
         );
     }
+
+    #[test]
+    fn a_stopped_request_ends_its_turn_search_at_the_next_evaluation() {
+        let state = Rematch::start(GameKind::Rematch, RulesConfig::default());
+        let stop = Arc::new(AtomicBool::new(true));
+        let eval = Eval::new(None, 1, Arc::clone(&stop));
+        let config = SearchConfig::default().for_play();
+        let answer = choose_turn(&state, eval, config, Budget::Count(10_000_000));
+        let Err(error) = answer else {
+            panic!("a stopped search chooses nothing")
+        };
+        assert!(error.contains("stopped"), "{error}");
+    }
 }
