@@ -119,7 +119,8 @@ impl GumbelRoot {
         // Phase over: keep the better half by g + logits + σ(q̂).
         if self.remaining.len() > 1 {
             let keep = self.remaining.len().div_ceil(2);
-            let sigma_q = self.sigma_q(tree);
+            let children = tree.root_children();
+            let sigma_q = self.sigma_q(&children, &self.completed(tree, &children));
             self.remaining.sort_by(|&a, &b| {
                 let sa = self.scores[a] + sigma_q[a];
                 let sb = self.scores[b] + sigma_q[b];
@@ -146,12 +147,10 @@ impl GumbelRoot {
 
     /// σ(completed q̂) per root child: (c_visit + max visits) · c_scale · q̃, where q̃ is
     /// q̂ mapped to [0, 1] ([`q_unit`]).
-    fn sigma_q<S: GameState>(&self, tree: &Mcts<S>) -> Vec<f32> {
-        let children = tree.root_children();
+    fn sigma_q(&self, children: &[ChildStats], completed: &[f32]) -> Vec<f32> {
         let max_visits = children.iter().map(|c| c.visits).max().unwrap_or(0) as f32;
         let sigma = (self.config.c_visit + max_visits) * self.config.c_scale;
-        let completed = self.completed(tree, &children);
-        q_unit(&completed, self.config.q_rescale)
+        q_unit(completed, self.config.q_rescale)
             .into_iter()
             .map(|q| sigma * q)
             .collect()
@@ -164,7 +163,7 @@ impl GumbelRoot {
             return None;
         }
         let completed = self.completed(tree, &children);
-        let sigma_q = self.sigma_q(tree);
+        let sigma_q = self.sigma_q(&children, &completed);
         // Improved policy: softmax(log prior + σ(completed q)).
         let logits: Vec<f32> = children
             .iter()

@@ -10,7 +10,7 @@ use tch::{Device, Kind, Tensor};
 
 use super::window::samples_of_game;
 use crate::game::GameKind;
-use crate::layout::resolve_model;
+use crate::layout::{resolve_model, run_dir_of_weights, GAMES, WEIGHTS_FILE};
 use crate::net::encode::Encode;
 use crate::net::model::Model;
 use crate::selfplay::record::read_records;
@@ -39,10 +39,12 @@ impl AverageArgs {
     /// Averages, re-estimates and writes; returns a line saying what was written.
     pub fn run(&self) -> Result<String> {
         let mut models = Vec::new();
+        let mut first_weights = None;
         for path in &self.checkpoints {
             let weights = resolve_model(path).map_err(anyhow::Error::msg)?.weights;
             let meta = Model::read_meta(&weights)?;
             models.push((Model::load(&weights, &meta.shape, Device::Cpu)?, meta));
+            first_weights.get_or_insert(weights);
         }
         let (first, meta) = &models[0];
         if let Some((_, other)) = models.iter().find(|(_, m)| m.shape != meta.shape) {
@@ -57,17 +59,18 @@ impl AverageArgs {
         average_into(&mean, models.iter().map(|(m, _)| m))?;
         let games = match &self.games {
             Some(dir) => dir.clone(),
-            None => run_games_dir(&self.checkpoints[0])?,
+            None => run_games_dir(&self.checkpoints[0], first_weights.as_deref())?,
         };
         let fed = with_game!(kind, S => reestimate_norms::<S>(&mean, &games, self.positions)?);
         std::fs::create_dir_all(&self.out)
             .with_context(|| format!("creating {}", self.out.display()))?;
-        mean.save(&self.out.join("model.safetensors"))?;
+        let out = self.out.join(WEIGHTS_FILE);
+        mean.save(&out)?;
         Ok(format!(
             "averaged {} checkpoints; batch norm re-estimated on {fed} positions from {}; wrote {}",
             models.len(),
             games.display(),
-            self.out.join("model.safetensors").display()
+            out.display()
         ))
     }
 }
@@ -75,34 +78,31 @@ impl AverageArgs {
 /// Sets every variable of `mean` (weights and batch-norm statistics) to its mean over
 /// `models`.
 fn average_into<'a>(mean: &Model, models: impl Iterator<Item = &'a Model>) -> Result<()> {
-    let models: Vec<&Model> = models.collect();
+    let variables: Vec<_> = models.map(|m| m.var_store().variables()).collect();
     let _guard = tch::no_grad_guard();
     for (name, mut target) in mean.var_store().variables() {
         let mut sum = Tensor::zeros_like(&target).to_kind(Kind::Float);
-        for model in &models {
-            let vars = model.var_store().variables();
+        for vars in &variables {
             let var = vars
                 .get(&name)
                 .with_context(|| format!("a checkpoint lacks variable {name}"))?;
             sum += var.to_kind(Kind::Float);
         }
-        target.copy_(&(sum / models.len() as f64).to_kind(target.kind()));
+        target.copy_(&(sum / variables.len() as f64).to_kind(target.kind()));
     }
     Ok(())
 }
 
-/// `RUN/games` of the run a checkpoint path lies in (`RUN/checkpoints/step-N[/...]`).
-fn run_games_dir(checkpoint: &Path) -> Result<PathBuf> {
-    let weights = resolve_model(checkpoint)
-        .map_err(anyhow::Error::msg)?
-        .weights;
-    let run = crate::layout::run_dir_of_weights(&weights).with_context(|| {
+/// `RUN/games` of the run whose checkpoint `checkpoint` (weights `weights`) lies in
+/// (`RUN/checkpoints/step-N[/...]`).
+fn run_games_dir(checkpoint: &Path, weights: Option<&Path>) -> Result<PathBuf> {
+    let run = weights.and_then(run_dir_of_weights).with_context(|| {
         format!(
             "{} is not in a run's checkpoints: name the games with --games",
             checkpoint.display()
         )
     })?;
-    Ok(run.join("games"))
+    Ok(run.join(GAMES))
 }
 
 /// Feeds up to `positions` searched positions of the newest records under `games` through
