@@ -97,33 +97,8 @@ fn rematch_points_lone_win_one_team_win_half_each() {
 }
 
 fn report(kind: GameKind, agents: usize, winners: &[Option<u8>]) -> MatchReport {
-    let seats = seat_sides(kind).len();
-    MatchReport {
-        format_version: REPORT_FORMAT_VERSION,
-        game: kind.name().into(),
-        agents: (0..agents).map(|a| format!("a{a}")).collect(),
-        seed: 0,
-        opening_turns: 0,
-        ply_cap: 1000,
-        ply_cap_from: None,
-        project_draws: true,
-        games: winners
-            .iter()
-            .enumerate()
-            .map(|(i, &winner)| GameResult {
-                index: i as u64,
-                seats: seat_agents(seats, i as u64),
-                winner,
-                reason: "NoPieces".into(),
-                steps: 10,
-            })
-            .collect(),
-        sprt: None,
-        sprt_decision: None,
-        llr: None,
-        searches: Vec::new(),
-        suite: None,
-    }
+    let names = (0..agents).map(|a| format!("a{a}")).collect();
+    MatchReport::of_winners(kind, names, winners)
 }
 
 #[test]

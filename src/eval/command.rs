@@ -153,7 +153,7 @@ pub fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<()> {
         let secs = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
-        PathBuf::from("matches").join(format!("{kind}-{secs}"))
+        crate::layout::default_match_dir(&kind.to_string(), secs)
     });
     let started = std::time::Instant::now();
     let (mut report, records) = play_match(&specs, &settings)?;

@@ -729,35 +729,10 @@ mod tests {
 
     #[test]
     fn three_player_pairs_count_opposite_seats_of_different_players() {
-        use crate::eval::arena::{seat_agents, GameResult, REPORT_FORMAT_VERSION};
         // x against y playing both other seats: [x, y, y], roles rotating.
         let winners = [Some(0), Some(1), None];
-        let report = MatchReport {
-            format_version: REPORT_FORMAT_VERSION,
-            game: "rematch3".into(),
-            agents: vec!["y".into(), "x".into(), "y".into()],
-            seed: 0,
-            opening_turns: 0,
-            ply_cap: 100,
-            ply_cap_from: None,
-            project_draws: true,
-            games: winners
-                .iter()
-                .enumerate()
-                .map(|(i, &winner)| GameResult {
-                    index: i as u64,
-                    seats: seat_agents(3, i as u64),
-                    winner,
-                    reason: "NoPieces".into(),
-                    steps: 1,
-                })
-                .collect(),
-            sprt: None,
-            sprt_decision: None,
-            llr: None,
-            searches: Vec::new(),
-            suite: None,
-        };
+        let agents = vec!["y".into(), "x".into(), "y".into()];
+        let report = MatchReport::of_winners(GameKind::Rematch3, agents, &winners);
         // Game 0: seats (y, x, y), Red wins: y beats x once (Red against White); y-y skipped.
         // Game 1: seats (y, y, x), Team wins: x beats y once (Orange against Red).
         // Game 2: seats (x, y, y), draw: x draws y twice (Red against both).

@@ -161,6 +161,12 @@ pub fn match_key(name: &str) -> String {
     format!("{MATCHES}/{name}")
 }
 
+/// Where `match` writes when given no `--out`: `matches/<game>-<unix seconds>` under the
+/// current directory.
+pub fn default_match_dir(game: &str, unix_seconds: u64) -> PathBuf {
+    Path::new(MATCHES).join(format!("{game}-{unix_seconds}"))
+}
+
 /// A run's local checkpoint directory: its step and path.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckpointDir {

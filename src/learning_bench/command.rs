@@ -15,11 +15,12 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use super::{
-    match_dir, row_from_report, select_checkpoints, side_names, write_tables, BenchPlan, Row,
-    DEFAULT_LADDER, PLAN_VERSION,
+    ladder_panels, match_dir, row_from_report, select_checkpoints, side_names, write_tables,
+    BenchPlan, Row, DEFAULT_LADDER, PLAN_VERSION,
 };
 use crate::eval::arena::{fmt_elo, read_report, seat_sides};
 use crate::eval::command::RatingOpenings;
+use crate::eval::plot::render_png;
 use crate::eval::ratings::{list_checkpoints, Checkpoint};
 use crate::game::GameKind;
 use crate::layout;
@@ -84,10 +85,17 @@ pub struct BenchArgs {
     /// the recorded choice unless one is given.
     #[command(flatten)]
     pub openings: RatingOpenings,
+    /// Only draw again the plot of a benchmark folder (its `plan.json` and
+    /// `ladder.csv`, such as those kept in docs/learning/): no training, no games.
+    #[arg(long, value_name = "DIR")]
+    pub replot: Option<PathBuf>,
 }
 
 /// Runs the benchmark: train for what is left of the budget, rate, write the tables.
 pub fn run_bench(args: &BenchArgs, out: &mut impl Write) -> Result<()> {
+    if let Some(dir) = &args.replot {
+        return replot(dir, &args.game, out);
+    }
     let run_dir = args.run_dir.clone().unwrap_or_else(|| {
         PathBuf::from("runs").join(format!("bench-{}-{}min", args.game, args.minutes))
     });
@@ -107,6 +115,30 @@ pub fn run_bench(args: &BenchArgs, out: &mut impl Write) -> Result<()> {
     for file in files {
         writeln!(out, "wrote {}", file.display())?;
     }
+    Ok(())
+}
+
+/// Draws `ladder.png` of the benchmark folder `dir` again from its `plan.json` and
+/// `ladder.csv` (the tables stay as they were written).
+fn replot(dir: &Path, game: &str, out: &mut impl Write) -> Result<()> {
+    let read = |name: &str| {
+        let path = dir.join(name);
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))
+    };
+    let plan: BenchPlan = serde_json::from_str(&read(layout::BENCH_PLAN_FILE)?)
+        .with_context(|| format!("{}: not a benchmark plan", dir.display()))?;
+    if plan.game != game {
+        bail!("{} benchmarks {}, not {game}", dir.display(), plan.game);
+    }
+    let kind = plan.kind().map_err(anyhow::Error::msg)?;
+    let csv = read(layout::LADDER_FILES[1])?;
+    let rows = super::rows_from_csv(&csv, side_names(kind).len())
+        .map_err(|e| anyhow::anyhow!("{}: {e}", dir.join(layout::LADDER_FILES[1]).display()))?;
+    let png = render_png(&ladder_panels(&rows, &plan.ladder, &plan.game), 2)
+        .map_err(|e| anyhow::anyhow!("ladder plot: {e}"))?;
+    let path = dir.join(layout::LADDER_FILES[2]);
+    write_atomic(&path, &png).with_context(|| format!("writing {}", path.display()))?;
+    writeln!(out, "wrote {}", path.display())?;
     Ok(())
 }
 

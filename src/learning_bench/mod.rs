@@ -353,6 +353,71 @@ pub fn csv_table(rows: &[Row], sides: &[String]) -> String {
     out
 }
 
+/// The rows of a `ladder.csv` written by [`csv_table`] (with `sides` sides), so that a
+/// table kept in the docs can be drawn again (`bench-learning --replot`).
+pub fn rows_from_csv(text: &str, sides: usize) -> Result<Vec<Row>, String> {
+    let mut lines = text.lines();
+    let header = lines.next().ok_or("an empty ladder table")?;
+    let width = 11 + 4 * sides;
+    if header.split(',').count() != width {
+        return Err(format!(
+            "the header has not {width} columns for {sides} sides"
+        ));
+    }
+    lines
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(i, line)| row_from_csv_line(line, sides).map_err(|e| format!("line {}: {e}", i + 2)))
+        .collect()
+}
+
+fn row_from_csv_line(line: &str, sides: usize) -> Result<Row, String> {
+    let cells: Vec<&str> = line.split(',').collect();
+    if cells.len() != 11 + 4 * sides {
+        return Err(format!(
+            "{} cells, expected {}",
+            cells.len(),
+            11 + 4 * sides
+        ));
+    }
+    let num = |i: usize| -> Result<f64, String> {
+        cells[i]
+            .parse::<f64>()
+            .map_err(|_| format!("cell {} ({:?}) is not a number", i + 1, cells[i]))
+    };
+    let by_side: Vec<Wdl> = (0..sides)
+        .map(|s| {
+            Ok(Wdl {
+                wins: num(11 + 4 * s)?,
+                draws: num(12 + 4 * s)?,
+                losses: num(13 + 4 * s)?,
+            })
+        })
+        .collect::<Result<_, String>>()?;
+    let mut total = Wdl::default();
+    for wdl in &by_side {
+        total.wins += wdl.wins;
+        total.draws += wdl.draws;
+        total.losses += wdl.losses;
+    }
+    Ok(Row {
+        minutes: num(0)?,
+        step: num(1)? as u64,
+        selfplay_games: num(2)? as u64,
+        rung: cells[3].to_string(),
+        games: num(4)? as u64,
+        points: num(5)?,
+        possible: num(6)?,
+        total,
+        elo: EloEstimate {
+            elo: num(8)?,
+            low: num(9)?,
+            high: num(10)?,
+        },
+        by_side,
+    })
+}
+
 /// Two panels against training minutes, one line per rung: Elo against the rung (with its
 /// interval, a clean sweep drawn at ±[`PLOT_ELO_LIMIT`]) and the score.
 pub fn ladder_panels(rows: &[Row], ladder: &[String], game: &str) -> Vec<Panel> {

@@ -1,7 +1,6 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::eval::arena::{seat_agents, GameResult, REPORT_FORMAT_VERSION};
 
 fn checkpoint(step: u64, minutes: f64) -> Checkpoint {
     Checkpoint {
@@ -28,34 +27,14 @@ fn plan(game: &str) -> BenchPlan {
     }
 }
 
-/// A report of `winners.len()` games with seats rotating as `match` rotates them.
+/// A report of `winners.len()` games with seats rotating as `match` rotates them, played
+/// with the settings of [`plan`].
 fn report(game: &str, agents: &[String], winners: &[Option<u8>]) -> MatchReport {
-    let seats = agents.len();
     MatchReport {
-        format_version: REPORT_FORMAT_VERSION,
-        game: game.into(),
-        agents: agents.to_vec(),
         seed: 7,
         opening_turns: 2,
         ply_cap: 200,
-        ply_cap_from: None,
-        project_draws: true,
-        games: winners
-            .iter()
-            .enumerate()
-            .map(|(i, &winner)| GameResult {
-                index: i as u64,
-                seats: seat_agents(seats, i as u64),
-                winner,
-                reason: "test".into(),
-                steps: 10,
-            })
-            .collect(),
-        sprt: None,
-        sprt_decision: None,
-        llr: None,
-        searches: Vec::new(),
-        suite: None,
+        ..MatchReport::of_winners(game.parse().unwrap(), agents.to_vec(), winners)
     }
 }
 
@@ -173,6 +152,12 @@ fn tables_have_a_line_per_row_and_a_column_per_side() {
         assert_eq!(line.split(',').count(), header.len(), "{line}");
     }
     assert_eq!(csv.lines().count(), 3);
+    // The table reads back into the same rows (what `--replot` draws from).
+    let back = rows_from_csv(&csv, sides.len()).unwrap();
+    assert_eq!(csv_table(&back, &sides), csv);
+    assert_eq!(back[1].by_side, rows[1].by_side);
+    assert!(rows_from_csv(&csv.replace("random", "random,x"), 2).is_err());
+    assert!(rows_from_csv("minutes,step\n", 2).is_err());
     let panels = ladder_panels(&rows, &plan.ladder, "rematch");
     assert_eq!(panels[0].series[0].points, vec![(2.0, 0.0), (4.0, 0.0)]);
     assert!(panels[0].series[1].points.is_empty(), "no uct:10 rows");

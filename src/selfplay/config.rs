@@ -93,6 +93,11 @@ pub struct SelfPlayConfig {
     pub resign_history: usize,
     /// `between_games` or `at_once`.
     pub new_weights: NewWeights,
+    /// Share of new game slots that reanalyse a recent game with the newest net instead of
+    /// playing a new one (MuZero Reanalyse; 0 = off). See [`super::reanalyse`].
+    pub reanalyse_share: f32,
+    /// How many of the newest games (of this process) reanalysis draws from.
+    pub reanalyse_games: usize,
 }
 
 impl SelfPlayConfig {
@@ -142,6 +147,8 @@ impl Default for SelfPlayConfig {
             resign_min_samples: 20,
             resign_history: 400,
             new_weights: NewWeights::BetweenGames,
+            reanalyse_share: 0.0,
+            reanalyse_games: 1000,
         }
     }
 }

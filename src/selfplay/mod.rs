@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod pool;
+pub mod reanalyse;
 pub mod record;
 pub mod resign;
 pub mod show;

@@ -15,7 +15,8 @@
 //!                                                 // side to move; target: the policy
 //!                                                 // target (full searches only)
 //!   "winner": 0 | 1 | null, "reason": "NoPieces", "resigned": true,
-//!   "played_through": false, "would_resign": [null, 31] }
+//!   "played_through": false, "would_resign": [null, 31],
+//!   "reanalysed": true }                           // only on reanalyses
 //! ```
 //! `would_resign[side]` is the first step at which `side` would have resigned in a game
 //! played through with resignation off: a loss after it confirms the resignation, anything
@@ -105,6 +106,11 @@ pub struct GameRecord {
     /// Per side, the resign threshold it played under (`None`: it could not resign).
     #[serde(default)]
     pub resign_thresholds: [Option<f32>; 2],
+    /// True for a reanalysis (`selfplay.reanalyse_share`): the steps and result of an
+    /// earlier game with targets and values recomputed by the net of `model_step`. Counts
+    /// as training data, not as a game played.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reanalysed: bool,
 }
 
 /// Errors reading or replaying game records.
@@ -159,6 +165,7 @@ impl GameRecord {
             played_through: false,
             would_resign: [None, None],
             resign_thresholds: [None, None],
+            reanalysed: false,
         }
     }
 

@@ -14,6 +14,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use super::config::{GumbelPlay, SearchKind, SelfPlayConfig};
+use super::reanalyse::{RecentGames, Replay};
 use super::record::{GameRecord, StepRecord};
 use super::resign::{ResignCalibrator, ResignWindow};
 use crate::game::{Action, GameKind, GameState, RulesConfig, StepList};
@@ -41,6 +42,8 @@ pub struct WorkerSettings {
     /// The per-side resign thresholds, calibrated from the played-through games of every
     /// worker (shared by the clones of these settings).
     pub resign: Arc<Mutex<ResignCalibrator>>,
+    /// The newest finished games, which reanalysis draws from (shared like `resign`).
+    pub recent: Arc<Mutex<RecentGames>>,
 }
 
 impl WorkerSettings {
@@ -53,6 +56,12 @@ impl WorkerSettings {
         seed: u64,
     ) -> WorkerSettings {
         let resign = Arc::new(Mutex::new(ResignCalibrator::new(selfplay.resign())));
+        let held = if selfplay.reanalyse_share > 0.0 {
+            selfplay.reanalyse_games
+        } else {
+            0
+        };
+        let recent = Arc::new(Mutex::new(RecentGames::new(held)));
         WorkerSettings {
             kind,
             rules,
@@ -60,6 +69,7 @@ impl WorkerSettings {
             search,
             seed,
             resign,
+            recent,
         }
     }
 
@@ -67,6 +77,22 @@ impl WorkerSettings {
     fn resign_thresholds(&self) -> [Option<f32>; 2] {
         let calibrator = self.resign.lock().unwrap_or_else(|e| e.into_inner());
         [calibrator.threshold(0), calibrator.threshold(1)]
+    }
+
+    /// A recent game to reanalyse instead of a new game, when the draw for the game
+    /// numbered `index` says so and there is one.
+    fn reanalysis(&self, index: u64) -> Option<Replay> {
+        let share = self.selfplay.reanalyse_share;
+        if share <= 0.0 {
+            return None;
+        }
+        // A stream of its own, so that the games' seeds are the same with reanalysis on.
+        let mut rng = StdRng::seed_from_u64(game_seed(self.seed ^ REANALYSE_SALT, index));
+        if rng.gen::<f32>() >= share {
+            return None;
+        }
+        let recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        recent.pick(&mut rng).map(Replay::new)
     }
 
     /// Takes in a finished game played through with resignation off.
@@ -81,6 +107,9 @@ impl WorkerSettings {
         }
     }
 }
+
+/// Mixed into the run's seed for the reanalysis draws.
+const REANALYSE_SALT: u64 = 0x7265_616e_616c_7973;
 
 /// State shared between the workers and the run that owns them.
 #[derive(Debug, Default)]
@@ -97,6 +126,8 @@ pub struct SharedCounters {
     pub steps_played: AtomicU64,
     /// Full searches finished (training samples made) since the start of this process.
     pub full_searches: AtomicU64,
+    /// Of those, searches that reanalysed a recent game's position.
+    pub reanalysed_searches: AtomicU64,
     /// Searches finished (full and fast), i.e. steps played after a search.
     pub searched_steps: AtomicU64,
     /// Positions the searches sent to the net.
@@ -114,6 +145,8 @@ pub struct SearchCounts {
     pub net_calls: u64,
     /// Positions sent to the net that had exactly one legal step.
     pub forced_net_calls: u64,
+    /// Full searches that reanalysed a recent game's position (samples not from new games).
+    pub reanalysed: u64,
 }
 
 impl SearchCounts {
@@ -123,6 +156,7 @@ impl SearchCounts {
             searched_steps: counters.searched_steps.load(Ordering::Relaxed),
             net_calls: counters.net_calls.load(Ordering::Relaxed),
             forced_net_calls: counters.forced_net_calls.load(Ordering::Relaxed),
+            reanalysed: counters.reanalysed_searches.load(Ordering::Relaxed),
         }
     }
 
@@ -131,6 +165,7 @@ impl SearchCounts {
         self.searched_steps += other.searched_steps;
         self.net_calls += other.net_calls;
         self.forced_net_calls += other.forced_net_calls;
+        self.reanalysed += other.reanalysed;
     }
 
     /// The counts since `earlier` (a reading of the same counters).
@@ -141,6 +176,7 @@ impl SearchCounts {
             forced_net_calls: self
                 .forced_net_calls
                 .saturating_sub(earlier.forced_net_calls),
+            reanalysed: self.reanalysed.saturating_sub(earlier.reanalysed),
         }
     }
 
@@ -184,6 +220,8 @@ struct Slot<S: GameState> {
     full: bool,
     /// The search of the current step, if one is running.
     search: Option<Box<dyn RootSearch<S>>>,
+    /// The game this slot reanalyses, if it replays one rather than playing a new one.
+    replay: Option<Replay>,
 }
 
 /// The temperature of the step choice at whole turn `turn` (0-based): decays from
@@ -239,6 +277,14 @@ impl<S: GameState> Games<'_, S> {
     fn finish(&mut self, slot: Slot<S>) -> bool {
         self.in_flight = (self.in_flight + 1).min(self.settings.selfplay.games_in_flight);
         self.settings.calibrate(&slot.record, &slot.resign);
+        if self.settings.selfplay.reanalyse_share > 0.0 {
+            let mut recent = self
+                .settings
+                .recent
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            recent.push(&slot.record);
+        }
         self.finished.send(slot.record).is_ok()
     }
 }
@@ -323,6 +369,9 @@ fn next_leaf<S: GameState>(
     counters: &SharedCounters,
     legal: &mut StepList,
 ) -> Option<Leaf<S>> {
+    if slot.replay.is_some() {
+        return next_reanalysed_leaf(slot, settings, counters);
+    }
     let sp = &settings.selfplay;
     loop {
         if slot.search.is_none() {
@@ -343,19 +392,11 @@ fn next_leaf<S: GameState>(
                 slot.full,
             ));
         }
-        let search = slot.search.as_mut().expect("a search");
-        if let Some(via) = search.next(&mut slot.tree, &mut slot.rng) {
-            return Some(slot.tree.select_leaf_via(via));
-        }
+        let result = match advance_search(slot, counters) {
+            Ok(leaf) => return Some(leaf),
+            Err(result) => result,
+        };
         // The search is done: play its step (or resign).
-        let result = search
-            .finish(&slot.tree)
-            .expect("a non-terminal root has children");
-        slot.search = None;
-        counters.searched_steps.fetch_add(1, Ordering::Relaxed);
-        if slot.full {
-            counters.full_searches.fetch_add(1, Ordering::Relaxed);
-        }
         let action = played_step(slot, settings, &result);
         let side = slot.tree.root_state().side_to_move();
         let surprise = slot
@@ -372,6 +413,65 @@ fn next_leaf<S: GameState>(
             return None;
         }
         play(slot, action, counters);
+    }
+}
+
+/// Runs the slot's search: its next leaf, or its result once it is done (counted).
+fn advance_search<S: GameState>(
+    slot: &mut Slot<S>,
+    counters: &SharedCounters,
+) -> Result<Leaf<S>, SearchResult> {
+    let search = slot.search.as_mut().expect("a search");
+    if let Some(via) = search.next(&mut slot.tree, &mut slot.rng) {
+        return Ok(slot.tree.select_leaf_via(via));
+    }
+    let result = search
+        .finish(&slot.tree)
+        .expect("a non-terminal root has children");
+    slot.search = None;
+    counters.searched_steps.fetch_add(1, Ordering::Relaxed);
+    if slot.full {
+        counters.full_searches.fetch_add(1, Ordering::Relaxed);
+    }
+    Err(result)
+}
+
+/// The next leaf of a slot that reanalyses a game: a full search at each position the
+/// source searched in full, its steps replayed in between; `None` when the source is done.
+fn next_reanalysed_leaf<S: GameState>(
+    slot: &mut Slot<S>,
+    settings: &WorkerSettings,
+    counters: &SharedCounters,
+) -> Option<Leaf<S>> {
+    let replay = slot.replay.clone().expect("a reanalysis");
+    loop {
+        if slot.search.is_none() {
+            if replay
+                .next_searched(&mut slot.tree, &mut slot.record)
+                .is_none()
+            {
+                replay.finish(&mut slot.record);
+                return None;
+            }
+            let visits = settings.search.visits;
+            slot.search = Some(start_search(&settings.search, &slot.tree, visits, true));
+        }
+        let result = match advance_search(slot, counters) {
+            Ok(leaf) => return Some(leaf),
+            Err(result) => result,
+        };
+        counters.reanalysed_searches.fetch_add(1, Ordering::Relaxed);
+        let action = replay
+            .next_searched(&mut slot.tree, &mut slot.record)
+            .expect("the step just searched");
+        let surprise = policy_surprise(&result.policy, &slot.tree.root_children());
+        slot.record.steps.push(StepRecord {
+            action,
+            value: Some(result.value),
+            target: result.policy,
+            surprise: Some(surprise),
+        });
+        slot.tree.advance(action);
     }
 }
 
@@ -399,6 +499,12 @@ fn new_slot<S: GameState>(settings: &WorkerSettings, counters: &SharedCounters) 
     let index = counters.next_game.fetch_add(1, Ordering::Relaxed);
     let seed = game_seed(settings.seed, index);
     let mut rng = StdRng::seed_from_u64(seed);
+    if let Some(slot) = settings
+        .reanalysis(index)
+        .and_then(|replay| reanalysis_slot(settings, counters, replay, rng.clone()))
+    {
+        return slot;
+    }
     let mut state = S::start(settings.kind, settings.rules);
     let mut record = GameRecord::new(
         &state,
@@ -426,7 +532,30 @@ fn new_slot<S: GameState>(settings: &WorkerSettings, counters: &SharedCounters) 
         resign: [window.clone(), window],
         full: false,
         search: None,
+        replay: None,
     }
+}
+
+/// A slot that reanalyses `replay`'s game; `None` if its start does not parse (a record of
+/// another game).
+fn reanalysis_slot<S: GameState>(
+    settings: &WorkerSettings,
+    counters: &SharedCounters,
+    replay: Replay,
+    rng: StdRng,
+) -> Option<Slot<S>> {
+    let state: S = replay.start().ok()?;
+    let window = ResignWindow::new(0);
+    Some(Slot {
+        tree: Mcts::new(state, settings.search.mcts(true)),
+        record: replay.record(counters.model_step.load(Ordering::Relaxed)),
+        rng,
+        turns: 0,
+        resign: [window.clone(), window],
+        full: true,
+        search: None,
+        replay: Some(replay),
+    })
 }
 
 fn play<S: GameState>(slot: &mut Slot<S>, action: Action, counters: &SharedCounters) {
@@ -745,6 +874,60 @@ mod tests {
                 Some(k) => assert!(!step.target.is_empty() && k >= 0.0, "{step:?}"),
                 None => assert!(step.target.is_empty(), "{step:?}"),
             }
+        }
+    }
+
+    /// Reanalysis replays a finished game's steps and result, with fresh targets exactly
+    /// where the game had them.
+    #[test]
+    fn reanalysed_games_keep_the_steps_and_result_and_renew_the_targets() {
+        let selfplay = SelfPlayConfig {
+            games_in_flight: 2,
+            fast_visits: 2,
+            full_search_share: 0.5,
+            reanalyse_share: 0.5,
+            reanalyse_games: 4,
+            ..SelfPlayConfig::default()
+        };
+        let rules = RulesConfig {
+            ply_cap: 12,
+            ..RulesConfig::default()
+        };
+        let search = SearchConfig {
+            visits: 8,
+            ..SearchConfig::default()
+        };
+        let (_, games) = run_uniform(selfplay, rules, search, 100, 1500);
+        let (again, played): (Vec<_>, Vec<_>) = games.into_iter().partition(|g| g.reanalysed);
+        assert!(
+            again.len() >= 2 && played.len() >= 2,
+            "{} {}",
+            again.len(),
+            played.len()
+        );
+        for record in &again {
+            let source = played
+                .iter()
+                .find(|g| g.index == record.index)
+                .expect("its source");
+            assert_eq!(
+                (record.winner, &record.reason),
+                (source.winner, &source.reason)
+            );
+            assert_eq!(record.steps.len(), source.steps.len());
+            for (new, old) in record.steps.iter().zip(&source.steps) {
+                assert_eq!(new.action, old.action);
+                assert_eq!(new.target.is_empty(), old.target.is_empty());
+                assert_eq!(
+                    new.value.is_some(),
+                    old.value.is_some() || !old.target.is_empty()
+                );
+            }
+            let end: Rematch = record.replay(|_, _| {}).unwrap();
+            assert_eq!(
+                end.to_notation(),
+                source.replay::<Rematch>(|_, _| {}).unwrap().to_notation()
+            );
         }
     }
 

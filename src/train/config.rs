@@ -581,6 +581,16 @@ fn check_selfplay(s: &SelfPlayConfig) -> Check {
             "must be in (0, 1]",
         ),
         (
+            "selfplay.reanalyse_share",
+            (0.0..=0.9).contains(&s.reanalyse_share),
+            "must be in [0, 0.9] (some slots must play new games)",
+        ),
+        (
+            "selfplay.reanalyse_games",
+            (1..=1_000_000).contains(&s.reanalyse_games),
+            "must be 1..=1000000",
+        ),
+        (
             "selfplay.temperature_start",
             s.temperature_start >= 0.0,
             "must be >= 0",

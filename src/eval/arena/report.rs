@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::seats::{seat_points, seat_sides, side_score};
+use super::seats::{seat_agents, seat_points, seat_sides, side_score};
 use super::settings::MatchSettings;
 use crate::eval::elo::{self, EloEstimate, PairGames, Wdl};
 use crate::eval::pairs::Pentanomial;
@@ -74,6 +74,39 @@ pub struct MatchReport {
 }
 
 impl MatchReport {
+    /// A report of finished games, game `i` won by `winners[i]` (`None`: drawn) with its
+    /// seats rotating among `agents` as `match` rotates them: for reports put together
+    /// outside a match (tests, imported results).
+    pub fn of_winners(kind: GameKind, agents: Vec<String>, winners: &[Option<u8>]) -> MatchReport {
+        let seats = seat_sides(kind).len();
+        MatchReport {
+            format_version: REPORT_FORMAT_VERSION,
+            game: kind.name().to_string(),
+            agents,
+            seed: 0,
+            opening_turns: 0,
+            ply_cap: crate::game::RulesConfig::default().ply_cap,
+            ply_cap_from: None,
+            project_draws: true,
+            games: winners
+                .iter()
+                .enumerate()
+                .map(|(i, &winner)| GameResult {
+                    index: i as u64,
+                    seats: seat_agents(seats, i as u64),
+                    winner,
+                    reason: "NoPieces".into(),
+                    steps: 10,
+                })
+                .collect(),
+            sprt: None,
+            sprt_decision: None,
+            llr: None,
+            searches: Vec::new(),
+            suite: None,
+        }
+    }
+
     /// The game's kind.
     pub fn kind(&self) -> Result<GameKind, EvalError> {
         self.game
