@@ -6,8 +6,8 @@ use common::fresh_dir;
 use std::path::Path;
 
 use checkers_zero::eval::arena::{
-    play_match, read_report, seat_agents, seat_points, seat_sides, write_match, GameResult,
-    MatchReport, MatchSettings, REPORT_FORMAT_VERSION,
+    play_match, read_report, seat_agents, seat_points, seat_sides, write_match, MatchReport,
+    MatchSettings, REPORT_FORMAT_VERSION,
 };
 use checkers_zero::eval::openings::{
     generate_suite, suite_text, DecidedCheck, OpeningRange, OpeningSuite, SuitePlan,
