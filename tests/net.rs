@@ -7,7 +7,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use checkers_zero::net::batcher::{evaluate_batch, Batcher, BatcherConfig, Evaluation, Request};
+use checkers_zero::net::backend::{Evaluation, Request};
+use checkers_zero::net::batcher::{evaluate_batch, Batcher, BatcherConfig};
 use checkers_zero::net::model::{Model, NetConfig, NetShape};
 use checkers_zero::net::NetError;
 use tch::Device;
