@@ -61,7 +61,9 @@ pub struct RawOutput {
 }
 
 /// A forward pass's answer to one caller: outputs (possibly shared with other callers of
-/// the same batch) and where the caller's positions start in them.
+/// the same batch) and where the caller's positions start in them. Callers turn logits
+/// into probabilities themselves ([`read_answers`]), so the batcher's thread does nothing
+/// but batch and run the net.
 #[derive(Clone, Debug)]
 pub struct Logits {
     /// The outputs.
