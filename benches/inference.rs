@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use checkers_zero::game::{GameKind, RulesConfig, StepList};
 use checkers_zero::net::args::PROBE_BUDGET;
-use checkers_zero::net::batcher::{evaluate_batch, Batcher, BatcherConfig, Request};
+use checkers_zero::net::backend::Request;
+use checkers_zero::net::batcher::{evaluate_batch, Batcher, BatcherConfig};
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::{Model, NetConfig};
 use checkers_zero::net::precision::{choose, probe_batches, probe_model};

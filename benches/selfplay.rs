@@ -5,7 +5,8 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use checkers_zero::net::batcher::{evaluate_batch, Request};
+use checkers_zero::net::backend::Request;
+use checkers_zero::net::batcher::evaluate_batch;
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::Model;
 use checkers_zero::selfplay::pool::SelfPlayPool;

@@ -19,7 +19,8 @@ use std::collections::BTreeSet;
 
 use checkers_zero::game::turns::parse_turn;
 use checkers_zero::game::{Action, GameKind, GameState, RulesConfig, Seat, StepList};
-use checkers_zero::net::batcher::{evaluate_batch, Request};
+use checkers_zero::net::backend::Request;
+use checkers_zero::net::batcher::evaluate_batch;
 use checkers_zero::net::encode::{Encode, TURN_HORIZON};
 use checkers_zero::net::model::{Model, NetConfig};
 use rand::{Rng, SeedableRng};

@@ -8,14 +8,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
 
-use checkers_zero::export::torchscript::{exported_agent, ExportedModel, TorchScriptEvaluator};
+use checkers_zero::export::torchscript::{exported_agent, ExportedModel};
 use checkers_zero::export::{export_checkpoint, ExportError, ExportMeta};
 use checkers_zero::game::eximo::Eximo;
 use checkers_zero::game::hexdame::HexDame;
 use checkers_zero::game::rematch::Rematch;
 use checkers_zero::game::turns::distinct_turns;
 use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
-use checkers_zero::net::batcher::{evaluate_batch, Request};
+use checkers_zero::net::backend::Request;
+use checkers_zero::net::batcher::evaluate_batch;
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::Model;
 use checkers_zero::net::NetError;
@@ -210,20 +211,12 @@ fn export_round_trip_is_identical_in_rust_and_python() {
     let model = Model::load(&weights, &meta.shape, Device::Cpu).unwrap();
     let requests: Vec<Request> = states
         .iter()
-        .map(|s| {
-            let mut steps = StepList::new();
-            s.legal_steps(&mut steps);
-            let mut input = vec![0.0; Rematch::PLANES * Rematch::HEIGHT * Rematch::WIDTH];
-            s.encode(&mut input);
-            Request {
-                input,
-                legal: steps.iter().map(|&a| s.policy_index(a) as u16).collect(),
-            }
-        })
+        .map(|s| Request::for_state(s, &mut StepList::new()))
         .collect();
     let reference = evaluate_batch(&model, &requests.iter().collect::<Vec<_>>()).unwrap();
     let exported = Arc::new(ExportedModel::load(&dir).unwrap());
     let answers = exported
+        .evaluator()
         .evaluate_states(&states.iter().collect::<Vec<_>>())
         .unwrap();
     for (a, r) in answers.iter().zip(&reference) {
@@ -341,7 +334,11 @@ fn an_export_is_an_agent() {
         assert!(steps.contains(&step));
         state.apply_step(step);
     }
-    let evaluator = TorchScriptEvaluator::new(model);
+    let evaluator = model.evaluator();
+    assert_eq!(
+        evaluator.info().to_string(),
+        "TorchScript on cpu, fp32, any batch"
+    );
     let (value, wdl) = evaluator.evaluate_one(&state).unwrap();
     assert!((wdl.iter().sum::<f32>() - 1.0).abs() < 1e-4);
     assert!((value - (wdl[0] - wdl[2])).abs() < 1e-6);

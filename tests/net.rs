@@ -1,13 +1,15 @@
 //! The model and the batched evaluator: shapes, save/load with metadata checks, clear
 //! errors on bad files, batching under many producers, bf16 against fp32, the fp32 copy
-//! for small batches, dispatch without waiting, replacing the weights, global pooling.
+//! for small batches (and what the batcher says it runs), dispatch without waiting,
+//! replacing the weights, global pooling.
 mod common;
 use common::fresh_dir;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use checkers_zero::net::batcher::{evaluate_batch, Batcher, BatcherConfig, Evaluation, Request};
+use checkers_zero::net::backend::{Backend, Evaluation, Request};
+use checkers_zero::net::batcher::{evaluate_batch, Batcher, BatcherConfig};
 use checkers_zero::net::model::{Model, NetConfig, NetShape};
 use checkers_zero::net::NetError;
 use tch::Device;
@@ -269,6 +271,11 @@ fn bf16_evaluator_runs_small_batches_in_fp32() {
             ..BatcherConfig::default()
         };
         let evaluator = Batcher::spawn(fp32.try_clone().unwrap(), config);
+        // The batcher says what it runs, as serve shows it.
+        assert_eq!(
+            evaluator.info().to_string(),
+            format!("libtorch on cpu, bf16 (fp32 below {fp32_below}), batches of up to 8")
+        );
         let answers = evaluator.evaluate(requests.clone()).unwrap();
         evaluator.shutdown();
         answers

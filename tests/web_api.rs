@@ -260,7 +260,11 @@ fn run_directory_listings_and_replays() {
     assert_eq!(list[1]["rating"]["elo"], json!(85.0));
     // The run's newest checkpoint is the model for its game.
     let info = get(addr, "/api/info").json;
-    assert!(info["models"]["rematch"].as_str().unwrap().contains("20"));
+    let model = info["models"]["rematch"].as_str().unwrap();
+    assert!(
+        model.starts_with("checkpoint step 20: libtorch on cpu, fp32"),
+        "{model}"
+    );
 }
 
 #[test]

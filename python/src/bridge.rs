@@ -5,12 +5,10 @@
 //! policy index of a step in the side to move's frame (`Encode::policy_index`), which is
 //! what the environments, the mask and an exported model's output use.
 
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
 
 use checkers_zero::eval::spec::AgentSpec;
-use checkers_zero::export::think::TurnSearch;
-use checkers_zero::export::torchscript::{ExportedModel, TorchScriptEvaluator};
+use checkers_zero::export::torchscript::ExportedModel;
 use checkers_zero::export::ExportError;
 use checkers_zero::game::eximo::Eximo;
 use checkers_zero::game::hexdame::HexDame;
@@ -20,8 +18,10 @@ use checkers_zero::game::{
     Action, GameKind, GameState, NotationError, Outcome, RulesConfig, Seat, StepList,
 };
 use checkers_zero::net::encode::Encode;
+use checkers_zero::net::net_eval::NetEvaluator;
 use checkers_zero::search::agents::{rollout_uct, Agent, AlphaBetaAgent, Budget, RandomAgent};
 use checkers_zero::search::config::{SearchConfig, SearchOverrides};
+use checkers_zero::search::think::TurnSearch;
 
 pub use checkers_zero::game::GameKind as Kind;
 
@@ -516,8 +516,10 @@ pub struct Choice {
 pub enum Brain {
     /// An exported model and its search settings.
     Model {
-        /// The loaded export.
-        model: Arc<ExportedModel>,
+        /// An evaluator over the export's net (each choice searches with a clone).
+        evaluator: NetEvaluator,
+        /// The export directory.
+        dir: PathBuf,
         /// Its game.
         kind: GameKind,
         /// Visits per searched step.
@@ -545,7 +547,8 @@ impl Brain {
         let visits = config.visits;
         check_visits(visits)?;
         Ok(Brain::Model {
-            model: Arc::new(model),
+            evaluator: model.evaluator(),
+            dir: model.dir().to_path_buf(),
             kind,
             visits,
             config,
@@ -569,8 +572,8 @@ impl Brain {
     /// A short description.
     pub fn name(&self) -> String {
         match self {
-            Brain::Model { model, visits, .. } => {
-                format!("model:{}:{visits}", model.dir().display())
+            Brain::Model { dir, visits, .. } => {
+                format!("model:{}:{visits}", dir.display())
             }
             Brain::Baseline(spec) => spec.to_string(),
         }
@@ -580,6 +583,14 @@ impl Brain {
     pub fn kind(&self) -> Option<GameKind> {
         match self {
             Brain::Model { kind, .. } => Some(*kind),
+            Brain::Baseline(_) => None,
+        }
+    }
+
+    /// What runs the model (runtime, device, precision, largest batch), for a model.
+    pub fn backend(&self) -> Option<String> {
+        match self {
+            Brain::Model { evaluator, .. } => Some(evaluator.info().to_string()),
             Brain::Baseline(_) => None,
         }
     }
@@ -613,14 +624,14 @@ impl Brain {
     fn choose_typed<S: Encode>(&self, state: &S, seed: u64, visits: Option<u32>) -> Result<Choice> {
         match self {
             Brain::Model {
-                model,
+                evaluator,
                 visits: default,
                 config,
                 ..
             } => {
                 let visits = visits.unwrap_or(*default);
                 check_visits(visits)?;
-                let evaluator = TorchScriptEvaluator::new(Arc::clone(model));
+                let evaluator = evaluator.clone();
                 // A model's choice depends on the position and budget only (Gumbel's noise
                 // is seeded the same every call), so a handle answers alike from any thread.
                 let mut search = TurnSearch::new(evaluator, config.clone(), 0);

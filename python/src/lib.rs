@@ -518,6 +518,13 @@ impl Player {
         self.brain.kind().map(|k| k.name())
     }
 
+    /// What runs the model, e.g. `TorchScript on cpu, fp32, any batch` (`None` for a
+    /// baseline).
+    #[getter]
+    fn backend(&self) -> Option<String> {
+        self.brain.backend()
+    }
+
     /// The model's visits per searched step (`None` for a baseline).
     #[getter]
     fn visits(&self) -> Option<u32> {

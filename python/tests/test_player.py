@@ -39,6 +39,7 @@ def play_match(first, second, game, seed):
 def test_a_quick_model_beats_random_in_rematch(exported):
     model = cz.Player.load(exported, visits=VISITS)
     assert model.game == "rematch" and model.visits == VISITS
+    assert model.backend == "TorchScript on cpu, fp32, any batch"
     random_player = cz.Player.baseline("random")
     score = 0.0
     for i in range(GAMES_PER_SEAT):
@@ -79,7 +80,7 @@ def test_one_handle_serves_many_threads(exported):
 @pytest.mark.parametrize("game", ["rematch", "rematch3", "hexdame", "eximo"])
 def test_baselines_play_legal_turns(spec, game):
     player = cz.Player.baseline(spec, seed=3)
-    assert player.name == spec and player.game is None
+    assert player.name == spec and player.game is None and player.backend is None
     state = random_turns(cz.new_game(game), 3, 2)
     choice = player.think(state, seed=5)
     assert choice.path in state.legal_turns()

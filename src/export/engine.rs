@@ -4,7 +4,7 @@
 //! `docs/export.md`, "Engine protocol", is the reference; in short:
 //!
 //! ```text
-//! id                                   -> id name checkers-zero <version> game <g> encoding <e> step <n|unknown> visits <v> plycap <c>
+//! id                                   -> id name checkers-zero <version> game <g> encoding <e> step <n|unknown> device <d> precision <p> batch <n|any> visits <v> plycap <c>
 //! isready                              -> readyok
 //! newgame                              (silent) the start position
 //! position [<game>] startpos|<notation> [moves <turn> ...]   (silent)
@@ -24,14 +24,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::play::describe_outcome;
-use super::think::TurnSearch;
-use super::torchscript::{ExportedModel, TorchScriptEvaluator};
+use super::torchscript::ExportedModel;
 use super::ExportError;
 use crate::game::turns::{distinct_turns, parse_turn};
 use crate::game::{GameKind, GameState, RulesConfig};
 use crate::net::encode::Encode;
+use crate::net::net_eval::NetEvaluator;
 use crate::search::agents::Budget;
 use crate::search::solve::quick_proof;
+use crate::search::think::TurnSearch;
 use crate::with_game;
 
 /// The most positions the exact solver expands for `eval`'s proven value (well under a
@@ -74,7 +75,7 @@ enum Reply {
 struct Engine<S> {
     kind: GameKind,
     model: Arc<ExportedModel>,
-    search: TurnSearch<TorchScriptEvaluator>,
+    search: TurnSearch<NetEvaluator>,
     visits: u32,
     rules: RulesConfig,
     state: S,
@@ -97,7 +98,7 @@ impl<S: Encode> Engine<S> {
         let visits = visits.unwrap_or(config.visits).max(1);
         Engine {
             kind,
-            search: TurnSearch::new(TorchScriptEvaluator::new(Arc::clone(&model)), config, 0),
+            search: TurnSearch::new(model.evaluator(), config, 0),
             model,
             visits,
             rules,
@@ -181,13 +182,17 @@ impl<S: Encode> Engine<S> {
 
     fn id(&self) -> String {
         let meta = self.model.meta();
+        let backend = self.model.evaluator().info();
         format!(
-            "id name checkers-zero {} game {} encoding {} step {} visits {} plycap {}",
+            "id name checkers-zero {} game {} encoding {} step {} device {} precision {} batch {} visits {} plycap {}",
             env!("CARGO_PKG_VERSION"),
             meta.game,
             meta.encoding_version,
             meta.training_step
                 .map_or("unknown".to_string(), |s| s.to_string()),
+            backend.device,
+            backend.precision,
+            backend.max_batch.map_or("any".to_string(), |n| n.to_string()),
             self.visits,
             self.rules.ply_cap
         )
@@ -261,7 +266,9 @@ impl<S: Encode> Engine<S> {
                 describe_outcome(self.kind, &outcome)
             ));
         }
-        let (value, wdl) = TorchScriptEvaluator::new(Arc::clone(&self.model))
+        let (value, wdl) = self
+            .model
+            .evaluator()
             .evaluate_one(&self.state)
             .map_err(|e| e.to_string())?;
         Ok(format!(

@@ -4,18 +4,18 @@
 //!   directory holding `model.pt`, a TorchScript module traced from the net (loadable by
 //!   Python's `torch.jit.load` and by libtorch), and `model.json`, the record of what the
 //!   module reads and writes ([`ExportMeta`]).
-//! * [`torchscript::ExportedModel`] loads such a directory back; its
-//!   [`torchscript::TorchScriptEvaluator`] evaluates positions for MCTS, so an export is an
-//!   agent for matches ([`torchscript::exported_agent`]) and for
+//! * [`torchscript::ExportedModel`] reads such a directory back: its record, and its module
+//!   as a backend ([`crate::net::torchscript::TorchScriptNet`]) that search evaluates
+//!   positions on like any other, so an export is an agent for matches
+//!   ([`torchscript::exported_agent`]) and for
 //! * [`play`] (`checkers-zero play`): people against the model in a terminal, and
 //! * [`engine`] (`checkers-zero engine`): a line protocol on stdin/stdout for other programs.
 //!
-//! Both pick whole turns with [`think::TurnSearch`]: MCTS over the turn's steps, steps with
-//! one legal choice applied without search.
+//! Both pick whole turns with [`crate::search::think::TurnSearch`]: MCTS over the turn's
+//! steps, steps with one legal choice applied without search.
 
 pub mod engine;
 pub mod play;
-pub mod think;
 pub mod torchscript;
 
 use std::path::{Path, PathBuf};

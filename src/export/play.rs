@@ -11,14 +11,14 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::think::TurnSearch;
-use super::torchscript::{ExportedModel, TorchScriptEvaluator};
+use super::torchscript::ExportedModel;
 use super::ExportError;
 use crate::game::turns::{distinct_turns, parse_turn};
 use crate::game::{GameKind, GameState, Outcome, RulesConfig, Seat};
 use crate::net::encode::Encode;
 use crate::search::agents::Budget;
 use crate::search::config::SearchConfig;
+use crate::search::think::TurnSearch;
 use crate::with_game;
 
 /// What `play` was asked to do.
@@ -145,7 +145,7 @@ fn play_typed<S: Encode>(
     write_header(out, kind, &model, &config, &human, &cap)?;
     write_board(out, &state)?;
     let visits = config.visits;
-    let mut search = TurnSearch::new(TorchScriptEvaluator::new(model), config, 0);
+    let mut search = TurnSearch::new(model.evaluator(), config, 0);
     let names = kind.seat_names();
     // Positions at the start of each turn played so far, for undo.
     let mut history: Vec<S> = Vec::new();
@@ -213,8 +213,9 @@ fn write_header(
         .collect();
     writeln!(
         out,
-        "{kind}: model {} (training step {step}), {} search, {} visits per step, ply cap {cap}; people play: {}",
+        "{kind}: model {} (training step {step}; {}), {} search, {} visits per step, ply cap {cap}; people play: {}",
         model.dir().display(),
+        model.evaluator().info(),
         config.kind,
         config.visits,
         if people.is_empty() {

@@ -29,11 +29,11 @@ use std::time::{Duration, Instant};
 
 use tch::{Kind, Tensor};
 
+use super::backend::{self, Backend, BackendInfo, Evaluation, IoShape, Logits, RawOutput, Request};
 use super::in_place::InPlaceCheck;
 use super::model::Model;
 use super::precision::probe_batches;
 use super::NetError;
-use crate::game::Action;
 
 /// How the evaluator batches and runs the net.
 #[derive(Clone, Debug, PartialEq)]
@@ -77,39 +77,6 @@ impl Default for BatcherConfig {
     }
 }
 
-/// One position to evaluate: its encoded planes and the legal steps to keep in the policy.
-#[derive(Clone, Debug)]
-pub struct Request {
-    /// `planes * height * width` values, as the model's shape says.
-    pub input: Vec<f32>,
-    /// The legal steps; the policy is a softmax over these logits only.
-    pub legal: Vec<Action>,
-}
-
-impl Request {
-    /// The request for `state`: its planes and the policy indices of its legal steps
-    /// (`steps` receives the legal steps, in `legal_steps` order).
-    pub fn for_state<S: crate::net::encode::Encode>(state: &S, steps: &mut Vec<Action>) -> Request {
-        let mut input = vec![0.0; S::PLANES * S::HEIGHT * S::WIDTH];
-        state.encode(&mut input);
-        state.legal_steps(steps);
-        let legal = steps
-            .iter()
-            .map(|&a| state.policy_index(a) as Action)
-            .collect();
-        Request { input, legal }
-    }
-}
-
-/// The net's answer for one position.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Evaluation {
-    /// Probabilities aligned with the request's `legal` steps (sum 1; empty if no steps).
-    pub policy: Vec<f32>,
-    /// Win, draw, loss probabilities for the side to move.
-    pub wdl: [f32; 3],
-}
-
 /// Counters of the evaluator's work, readable while it runs.
 #[derive(Debug, Default)]
 pub struct BatcherStats {
@@ -125,29 +92,7 @@ pub struct BatcherStats {
 struct Job {
     input: Vec<f32>,
     positions: usize,
-    reply: SyncSender<Result<Reply, NetError>>,
-}
-
-/// The net's raw outputs for one batch: policy logits `[positions * num_actions]` and W/D/L
-/// logits `[positions * 3]`. Producers turn them into probabilities themselves, so the
-/// evaluator thread does nothing but batch and run the net.
-struct RawOutput {
-    policy: Vec<f32>,
-    value: Vec<f32>,
-}
-
-/// A job's answer: the batch's outputs, shared by all its jobs, and where the job's own
-/// positions start in them.
-struct Reply {
-    raw: Arc<RawOutput>,
-    first: usize,
-}
-
-/// What a producer needs to know of the model to prepare jobs and read answers.
-#[derive(Clone, Copy, Debug)]
-struct JobShape {
-    per_position: usize,
-    num_actions: usize,
+    reply: SyncSender<Result<Logits, NetError>>,
 }
 
 /// What producers and the owner send to the evaluator thread.
@@ -165,7 +110,9 @@ enum Message {
 /// between threads by reference counts once, which only makes some batches smaller.
 pub struct BatcherHandle {
     jobs: Sender<Message>,
-    shape: JobShape,
+    shape: IoShape,
+    /// What the evaluator runs, for [`Backend::info`].
+    info: Arc<BackendInfo>,
     producers: Arc<AtomicUsize>,
     /// Whether this handle is one of the `producers` (the evaluator's own handle is not).
     counted: bool,
@@ -177,6 +124,7 @@ impl Clone for BatcherHandle {
         BatcherHandle {
             jobs: self.jobs.clone(),
             shape: self.shape,
+            info: Arc::clone(&self.info),
             producers: Arc::clone(&self.producers),
             counted: true,
         }
@@ -195,53 +143,76 @@ impl BatcherHandle {
     /// Evaluates `requests` (blocking until the batch they join has run). Inputs are checked
     /// and laid out, and answers masked and normalised, in the calling thread.
     pub fn evaluate(&self, requests: Vec<Request>) -> Result<Vec<Evaluation>, NetError> {
-        if requests.is_empty() {
-            return Ok(Vec::new());
-        }
-        let JobShape {
-            per_position,
-            num_actions,
-        } = self.shape;
-        let mut input = Vec::with_capacity(per_position * requests.len());
-        for request in &requests {
-            check_request(request, per_position, num_actions)?;
-            input.extend_from_slice(&request.input);
-        }
+        backend::evaluate(self, &requests)
+    }
+}
+
+impl Backend for BatcherHandle {
+    /// Sends the positions as one job and waits for the batch it joins.
+    fn forward(&self, input: Vec<f32>, positions: usize) -> Result<Logits, NetError> {
         let (reply, answer) = mpsc::sync_channel(1);
         let job = Job {
             input,
-            positions: requests.len(),
+            positions,
             reply,
         };
         self.jobs
             .send(Message::Evaluate(job))
             .map_err(|_| NetError::EvaluatorGone)?;
-        let Reply { raw, first } = answer.recv().map_err(|_| NetError::EvaluatorGone)??;
-        Ok(read_answers(&raw, first, &requests, num_actions))
+        answer.recv().map_err(|_| NetError::EvaluatorGone)?
+    }
+
+    fn shape(&self) -> IoShape {
+        self.shape
+    }
+
+    fn info(&self) -> BackendInfo {
+        (*self.info).clone()
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Backend> {
+        Box::new(self.clone())
     }
 }
 
-/// Masked policies and W/D/L of `requests`, whose outputs start at position `first` of `raw`.
-fn read_answers(
-    raw: &RawOutput,
-    first: usize,
-    requests: &[impl std::borrow::Borrow<Request>],
-    num_actions: usize,
-) -> Vec<Evaluation> {
-    requests
-        .iter()
-        .enumerate()
-        .map(|(i, request)| {
-            let at = first + i;
-            Evaluation {
-                policy: masked_softmax(
-                    &raw.policy[at * num_actions..(at + 1) * num_actions],
-                    &request.borrow().legal,
-                ),
-                wdl: softmax3(&raw.value[3 * at..3 * at + 3]),
-            }
-        })
-        .collect()
+/// The batcher as a backend: its own handle does the work, and every clone is a new
+/// producer's handle.
+impl Backend for Batcher {
+    fn forward(&self, input: Vec<f32>, positions: usize) -> Result<Logits, NetError> {
+        self.handle.forward(input, positions)
+    }
+
+    fn shape(&self) -> IoShape {
+        self.handle.shape
+    }
+
+    fn info(&self) -> BackendInfo {
+        self.handle.info()
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Backend> {
+        Box::new(self.handle())
+    }
+}
+
+/// What a batcher under `config` runs: libtorch, its device, precision and largest batch.
+fn batcher_info(config: &BatcherConfig) -> BackendInfo {
+    let precision = match (config.check_in_place, config.bf16, config.fp32_below) {
+        (true, _, _) => "auto (fp32 or bf16 by batch, checked in place)".to_string(),
+        (false, false, _) => "fp32".to_string(),
+        (false, true, below) if below > 1 => format!("bf16 (fp32 below {below})"),
+        (false, true, _) => "bf16".to_string(),
+    };
+    let device = match config.device {
+        tch::Device::Cuda(n) => format!("cuda:{n}"),
+        _ => "cpu".to_string(),
+    };
+    BackendInfo {
+        runtime: "libtorch",
+        device,
+        precision,
+        max_batch: Some(config.max_batch.max(1)),
+    }
 }
 
 /// The evaluator: owns the model on its own thread. Dropping it (and every handle) stops it.
@@ -256,10 +227,11 @@ impl Batcher {
     pub fn spawn(model: Model, config: BatcherConfig) -> Batcher {
         let (jobs, queue) = mpsc::channel();
         let shape = &model.meta().shape;
-        let shape = JobShape {
+        let shape = IoShape {
             per_position: (shape.planes * shape.height * shape.width) as usize,
             num_actions: shape.num_actions as usize,
         };
+        let info = Arc::new(batcher_info(&config));
         let producers = Arc::new(AtomicUsize::new(0));
         let thread_producers = Arc::clone(&producers);
         let stats = Arc::new(BatcherStats::default());
@@ -278,6 +250,7 @@ impl Batcher {
             handle: BatcherHandle {
                 jobs,
                 shape,
+                info,
                 producers,
                 counted: false,
             },
@@ -524,7 +497,7 @@ fn answer(pending: &mut Vec<Job>, result: Result<RawOutput, NetError>) {
             let raw = Arc::new(raw);
             let mut first = 0;
             for job in pending.drain(..) {
-                let reply = Reply {
+                let reply = Logits {
                     raw: Arc::clone(&raw),
                     first,
                 };
@@ -581,65 +554,19 @@ fn append_f32(tensor: &Tensor, out: &mut Vec<f32>) -> Result<(), NetError> {
     Ok(())
 }
 
-/// Checks a request against the model's input size and action space.
-fn check_request(
-    request: &Request,
-    per_position: usize,
-    num_actions: usize,
-) -> Result<(), NetError> {
-    if request.input.len() != per_position {
-        return Err(NetError::Shape(format!(
-            "request has {} input values, the model takes {per_position}",
-            request.input.len()
-        )));
-    }
-    if let Some(&bad) = request.legal.iter().find(|&&a| a as usize >= num_actions) {
-        return Err(NetError::Shape(format!(
-            "action {bad} is outside the action space of {num_actions}"
-        )));
-    }
-    Ok(())
-}
-
-/// Softmax of three W/D/L logits.
-fn softmax3(logits: &[f32]) -> [f32; 3] {
-    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let e = [0, 1, 2].map(|i| (logits[i] - max).exp());
-    let total = e[0] + e[1] + e[2];
-    e.map(|v| v / total)
-}
-
 /// One forward pass over `requests` in this thread; masked softmax over each request's
 /// legal steps. What the evaluator does, without the batching.
 pub fn evaluate_batch(model: &Model, requests: &[&Request]) -> Result<Vec<Evaluation>, NetError> {
     let shape = &model.meta().shape;
-    let per_position = (shape.planes * shape.height * shape.width) as usize;
-    let actions = shape.num_actions as usize;
-    let mut input = Vec::with_capacity(per_position * requests.len());
-    for request in requests {
-        check_request(request, per_position, actions)?;
-        input.extend_from_slice(&request.input);
-    }
-    let raw = forward_raw(|_| model, &input, requests.len(), requests.len().max(1))?;
-    Ok(read_answers(&raw, 0, requests, actions))
-}
-
-/// Softmax of `logits` restricted to `legal` (in that order).
-pub fn masked_softmax(logits: &[f32], legal: &[Action]) -> Vec<f32> {
-    let max = legal
-        .iter()
-        .map(|&a| logits[a as usize])
-        .fold(f32::NEG_INFINITY, f32::max);
-    let mut probs: Vec<f32> = legal
-        .iter()
-        .map(|&a| (logits[a as usize] - max).exp())
-        .collect();
-    let sum: f32 = probs.iter().sum();
-    if sum > 0.0 && sum.is_finite() {
-        probs.iter_mut().for_each(|p| *p /= sum);
-    } else if !probs.is_empty() {
-        let uniform = 1.0 / probs.len() as f32;
-        probs.iter_mut().for_each(|p| *p = uniform);
-    }
-    probs
+    let shape = IoShape {
+        per_position: (shape.planes * shape.height * shape.width) as usize,
+        num_actions: shape.num_actions as usize,
+    };
+    backend::evaluate_with(shape, requests, |input, positions| {
+        let raw = forward_raw(|_| model, &input, positions, positions.max(1))?;
+        Ok(Logits {
+            raw: Arc::new(raw),
+            first: 0,
+        })
+    })
 }

@@ -1,7 +1,9 @@
-//! The neural net: model (residual tower, policy and W/D/L heads), and the batched
-//! evaluator that serves many concurrent searches.
+//! The neural net: model (residual tower, policy and W/D/L heads), the one interface to
+//! whatever runs it (`backend`: the batched evaluator that serves many concurrent searches,
+//! a TorchScript export), and the bridge search evaluates positions through.
 
 pub mod args;
+pub mod backend;
 pub mod batcher;
 pub mod device;
 pub mod encode;
@@ -10,6 +12,7 @@ pub mod model;
 pub mod net_eval;
 pub mod precision;
 pub mod threads;
+pub mod torchscript;
 
 use std::path::{Path, PathBuf};
 

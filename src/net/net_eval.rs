@@ -1,8 +1,9 @@
-//! The bridge from search to the net: encodes positions, sends them to the batched
-//! evaluator, and turns its answers into priors over legal steps and a value. The
-//! [`Evaluate`] trait is what the search asks of any evaluator.
+//! The bridge from search to the net: encodes positions, sends them to a backend (the
+//! batched evaluator, a TorchScript export: [`super::backend`]), and turns its answers into
+//! priors over legal steps and a value. The [`Evaluate`] trait is what the search asks of
+//! any evaluator.
 
-use super::batcher::{BatcherHandle, Request};
+use super::backend::{self, Backend, BackendInfo, Request};
 use super::encode::Encode;
 use super::NetError;
 use crate::game::{GameState, StepList};
@@ -18,17 +19,37 @@ pub struct NetAnswer {
     pub wdl: [f32; 3],
 }
 
-/// Evaluates leaves through the batched evaluator. Every call sends all its positions as
-/// one job, so a worker with many games fills the net's batches by itself.
-#[derive(Clone)]
+/// Evaluates leaves on any [`Backend`]. Every call sends all its positions as one job, so a
+/// worker with many games fills the batcher's batches by itself. A clone is another
+/// producer of the same backend.
 pub struct NetEvaluator {
-    handle: BatcherHandle,
+    backend: Box<dyn Backend>,
+}
+
+impl Clone for NetEvaluator {
+    fn clone(&self) -> Self {
+        NetEvaluator {
+            backend: self.backend.boxed_clone(),
+        }
+    }
 }
 
 impl NetEvaluator {
-    /// An evaluator sending its work through `handle`.
-    pub fn new(handle: BatcherHandle) -> NetEvaluator {
-        NetEvaluator { handle }
+    /// An evaluator sending its work to `backend` (a batcher's handle, a TorchScript net).
+    pub fn new(backend: impl Backend + 'static) -> NetEvaluator {
+        NetEvaluator {
+            backend: Box::new(backend),
+        }
+    }
+
+    /// An evaluator over a boxed backend.
+    pub fn boxed(backend: Box<dyn Backend>) -> NetEvaluator {
+        NetEvaluator { backend }
+    }
+
+    /// What the backend is.
+    pub fn info(&self) -> BackendInfo {
+        self.backend.info()
     }
 
     /// Priors (in `legal_steps` order) and W/D/L for each state.
@@ -40,7 +61,7 @@ impl NetEvaluator {
             requests.push(Request::for_state(*state, &mut steps));
             legal_sets.push(steps);
         }
-        let answers = self.handle.evaluate(requests)?;
+        let answers = backend::evaluate(self.backend.as_ref(), &requests)?;
         Ok(legal_sets
             .into_iter()
             .zip(answers)
@@ -50,6 +71,16 @@ impl NetEvaluator {
                 wdl: answer.wdl,
             })
             .collect())
+    }
+
+    /// The value of `state` for the side to move in [-1, 1] and its W/D/L, without search.
+    pub fn evaluate_one<S: Encode>(&self, state: &S) -> Result<(f32, [f32; 3]), NetError> {
+        let wdl = self
+            .evaluate_states(&[state])?
+            .pop()
+            .ok_or_else(|| NetError::Shape("the net gave no answer".into()))?
+            .wdl;
+        Ok((wdl[0] - wdl[2], wdl))
     }
 }
 

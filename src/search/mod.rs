@@ -1,6 +1,7 @@
 //! Search: PUCT Monte-Carlo tree search over steps, batched across many trees, with a
 //! Gumbel root as the other way to spend the root's budget (`docs/search.md`). Imports run
-//! one way: `tree <- root <- {puct, gumbel} <- config <- run <- agents`; `sample` is a leaf.
+//! one way: `tree <- root <- {puct, gumbel} <- config <- run <- {think, agents}`; `sample` is a
+//! leaf.
 
 pub mod agents;
 pub mod config;
@@ -10,4 +11,5 @@ pub mod root;
 pub mod run;
 pub mod sample;
 pub mod solve;
+pub mod think;
 pub mod tree;

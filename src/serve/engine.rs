@@ -12,11 +12,11 @@ use rand::SeedableRng;
 use serde::Serialize;
 use tch::Device;
 
-use crate::export::think::{principal_variation, TurnSearch};
-use crate::export::torchscript::{ExportedModel, TorchScriptEvaluator};
+use crate::export::torchscript::ExportedModel;
 use crate::game::turns::push_step_text;
 use crate::game::{GameKind, GameState};
 use crate::layout::{is_export_dir, resolve_model};
+use crate::net::backend::Backend;
 use crate::net::batcher::{Batcher, BatcherConfig};
 use crate::net::encode::Encode;
 use crate::net::model::Model;
@@ -26,21 +26,19 @@ use crate::search::agents::{Budget, RolloutEvaluator};
 use crate::search::config::SearchConfig;
 use crate::search::run::{search_in_chunks, start_search};
 use crate::search::solve::quick_proof;
+use crate::search::think::{principal_variation, TurnSearch};
 use crate::search::tree::{Evaluate, LeafEval, Mcts};
 
-/// A model the server plays and analyses with.
-pub enum LoadedModel {
-    /// An export directory (TorchScript), evaluated in the searching thread.
-    Exported(Arc<ExportedModel>),
-    /// A training checkpoint, evaluated by a batched evaluator thread.
-    Checkpoint {
-        /// The evaluator thread (kept alive as long as the model).
-        evaluator: Batcher,
-        /// The training step, when known.
-        step: Option<u64>,
-        /// The search its run trained with (the defaults for a model outside a run).
-        search: SearchConfig,
-    },
+/// A model the server plays and analyses with: a backend (an export's TorchScript net,
+/// evaluated in the searching thread, or a checkpoint behind a batched evaluator thread),
+/// the search it plays with and what it is.
+pub struct LoadedModel {
+    /// The net; every request gets its own evaluator over it.
+    backend: Box<dyn Backend>,
+    /// The search its run trained with (the defaults for a model outside a run).
+    search: SearchConfig,
+    /// Where it came from (`export DIR`, `checkpoint step N`).
+    source: String,
 }
 
 impl std::fmt::Debug for LoadedModel {
@@ -58,7 +56,12 @@ impl LoadedModel {
             let model = ExportedModel::load(path).map_err(|e| fail(&e))?;
             let kind = model.meta().kind().map_err(|e| fail(&e))?;
             crate::with_game!(kind, S => model.check_game::<S>().map_err(|e| fail(&e))?);
-            return Ok((kind, LoadedModel::Exported(Arc::new(model))));
+            let loaded = LoadedModel {
+                backend: Box::new(model.net().clone()),
+                search: model.meta().search.clone(),
+                source: format!("export {}", model.dir().display()),
+            };
+            return Ok((kind, loaded));
         }
         let resolved = resolve_model(path)?;
         let meta = Model::read_meta(&resolved.weights).map_err(|e| fail(&e))?;
@@ -72,26 +75,26 @@ impl LoadedModel {
         let search = SearchConfig::of_checkpoint(&resolved.weights)
             .map_err(|e| fail(&format!("its run's search settings: {e}")))?
             .unwrap_or_default();
-        let evaluator = Batcher::spawn(model, config);
-        Ok((
-            kind,
-            LoadedModel::Checkpoint {
-                evaluator,
-                step: resolved.step,
-                search,
-            },
-        ))
+        let source = match resolved.step {
+            Some(step) => format!("checkpoint step {step}"),
+            None => "checkpoint".into(),
+        };
+        let loaded = LoadedModel {
+            backend: Box::new(Batcher::spawn(model, config)),
+            search,
+            source,
+        };
+        Ok((kind, loaded))
     }
 
-    /// A short description for the page.
+    /// A short description for the page: where the model came from and what runs it.
     pub fn describe(&self) -> String {
-        match self {
-            LoadedModel::Exported(m) => format!("export {}", m.dir().display()),
-            LoadedModel::Checkpoint { step, .. } => match step {
-                Some(step) => format!("checkpoint step {step}"),
-                None => "checkpoint".into(),
-            },
-        }
+        format!("{}: {}", self.source, self.backend.info())
+    }
+
+    /// An evaluator over the model, for one request.
+    fn evaluator(&self) -> NetEvaluator {
+        NetEvaluator::boxed(self.backend.boxed_clone())
     }
 }
 
@@ -99,17 +102,14 @@ impl LoadedModel {
 /// checkpoint's run), else the defaults; as agents play them (no root noise).
 pub fn search_config(model: Option<&LoadedModel>) -> SearchConfig {
     match model {
-        Some(LoadedModel::Exported(m)) => m.meta().search.for_play(),
-        Some(LoadedModel::Checkpoint { search, .. }) => search.for_play(),
+        Some(model) => model.search.for_play(),
         None => SearchConfig::default().for_play(),
     }
 }
 
 /// Where one request's evaluations go: the model, or random playouts without one.
-pub enum EvalSource {
-    /// An exported model.
-    Torch(TorchScriptEvaluator),
-    /// A checkpoint through its evaluator thread.
+enum EvalSource {
+    /// The model's backend.
     Net(NetEvaluator),
     /// No model for this game: UCT with random playouts.
     Rollout(Box<RolloutEvaluator>),
@@ -126,12 +126,7 @@ impl Eval {
     /// The evaluator for `model` (random playouts without one), stopped by `stop`.
     pub fn new(model: Option<&LoadedModel>, seed: u64, stop: Arc<AtomicBool>) -> Eval {
         let source = match model {
-            Some(LoadedModel::Exported(m)) => {
-                EvalSource::Torch(TorchScriptEvaluator::new(Arc::clone(m)))
-            }
-            Some(LoadedModel::Checkpoint { evaluator, .. }) => {
-                EvalSource::Net(NetEvaluator::new(evaluator.handle()))
-            }
+            Some(model) => EvalSource::Net(model.evaluator()),
             None => EvalSource::Rollout(Box::new(RolloutEvaluator::new(seed))),
         };
         Eval { source, stop }
@@ -145,13 +140,9 @@ impl Eval {
     /// The net's win/draw/loss for the side to move (`None` without a net).
     pub fn wdl<S: Encode>(&self, state: &S) -> Result<Option<[f32; 3]>, String> {
         match &self.source {
-            EvalSource::Torch(e) => e
+            EvalSource::Net(e) => e
                 .evaluate_one(state)
                 .map(|(_, wdl)| Some(wdl))
-                .map_err(|e| e.to_string()),
-            EvalSource::Net(e) => e
-                .evaluate_states(&[state])
-                .map(|mut a| a.pop().map(|a| a.wdl))
                 .map_err(|e| e.to_string()),
             EvalSource::Rollout(_) => Ok(None),
         }
@@ -164,7 +155,6 @@ impl<S: Encode> Evaluate<S> for Eval {
             return Err(NetError::Device("the search was stopped".into()));
         }
         match &mut self.source {
-            EvalSource::Torch(e) => e.evaluate(states),
             EvalSource::Net(e) => e.evaluate(states),
             EvalSource::Rollout(e) => e.as_mut().evaluate(states),
         }

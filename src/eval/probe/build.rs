@@ -16,11 +16,11 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
 use super::{Label, LabelKind, Phase, ProbeError, ProbePosition, ProbeSet};
-use crate::export::think::TurnSearch;
 use crate::game::turns::distinct_turns;
 use crate::game::{GameKind, GameState, RulesConfig};
 use crate::search::agents::{turn_values, uct_config, Budget, RolloutEvaluator};
 use crate::search::solve::{solve_position, under_rules_alone, Proven};
+use crate::search::think::TurnSearch;
 use crate::selfplay::record::read_records;
 use crate::with_game;
 

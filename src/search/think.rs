@@ -7,13 +7,13 @@ use std::time::Instant;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
+use super::config::SearchConfig;
+use super::root::most_visited;
+use super::run::{search_step, Budget};
+use super::tree::{terminal_values, Evaluate, Mcts};
 use crate::game::turns::push_step_text;
 use crate::game::{Action, GameState, StepList};
 use crate::net::NetError;
-use crate::search::config::SearchConfig;
-use crate::search::root::most_visited;
-use crate::search::run::{search_step, Budget};
-use crate::search::tree::{terminal_values, Evaluate, Mcts};
 
 /// A turn chosen by [`TurnSearch::think`].
 #[derive(Clone, Debug, PartialEq)]
@@ -57,7 +57,7 @@ impl<E> TurnSearch<E> {
     /// simulations (PUCT: until its root has that many visits, visits kept from the
     /// previous step counting); with [`Budget::Time`] PUCT runs, the first searched step
     /// using the whole time and later steps of the same turn adding
-    /// [`crate::search::run::TIME_CHUNK`] simulations to the subtree the first search
+    /// [`super::run::TIME_CHUNK`] simulations to the subtree the first search
     /// built. Returns `None` when the game is over, an error when the net fails.
     pub fn think<S: GameState>(
         &mut self,
