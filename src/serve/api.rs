@@ -262,6 +262,8 @@ async fn info(State(st): State<Shared>) -> Json<Value> {
         "games": GameKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>(),
         "models": models,
         "run_dir": st.run.is_some(),
+        // Searches holding a slot now (a search stopped by its client frees its slot).
+        "searches_running": st.config.max_searches.saturating_sub(st.searches.available_permits()),
         "limits": {
             "max_visits": st.config.max_visits,
             "default_visits": st.config.default_visits,
