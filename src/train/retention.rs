@@ -25,8 +25,8 @@ pub struct RetentionConfig {
 impl Default for RetentionConfig {
     fn default() -> Self {
         RetentionConfig {
-            keep_full: 3,
-            keep_weights: 24,
+            keep_full: 2,
+            keep_weights: 12,
         }
     }
 }

@@ -41,8 +41,8 @@ pub fn prune(store: &RunStore, config: &RunConfig) -> Result<usize, DistError> {
 }
 
 /// Checkpoints whose weights others still need: the promoted one (self-play plays it), and
-/// with evaluation on, the last one evaluated and every later one (the evaluator's next
-/// incumbent and candidates).
+/// once an evaluator has run (or with evaluation on), the last one evaluated and every later
+/// one (its next incumbent and candidates).
 struct Protected {
     promoted: Option<u64>,
     evaluated_from: Option<u64>,
@@ -50,11 +50,11 @@ struct Protected {
 
 impl Protected {
     fn read(store: &RunStore, config: &RunConfig) -> Result<Protected, DistError> {
-        let evaluated_from = if config.evaluation.every > 0 {
-            let state: Option<EvaluatorState> = read_record(store, EVALUATOR_STATE)?;
-            Some(state.and_then(|s| s.last_step).unwrap_or(0))
-        } else {
-            None
+        let state: Option<EvaluatorState> = read_record(store, EVALUATOR_STATE)?;
+        let on = config.evaluation.every > 0;
+        let evaluated_from = match state {
+            Some(state) => Some(state.last_step.unwrap_or(0)),
+            None => on.then_some(0),
         };
         Ok(Protected {
             promoted: read_pointer(store, PROMOTED)?,
