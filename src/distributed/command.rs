@@ -26,7 +26,7 @@ pub struct StoreArgs {
     /// Local scratch directory (default: a temporary directory, removed at exit).
     #[arg(long)]
     pub work_dir: Option<PathBuf>,
-    /// Hide the progress bar.
+    /// Hide the progress bar (`learn`: print the progress line as a log line instead).
     #[arg(long)]
     pub quiet: bool,
 }
