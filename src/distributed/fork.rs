@@ -14,11 +14,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use serde::{Deserialize, Serialize};
-
 use super::learn::intake_chain;
 use super::{read_pointer, read_record, write_pointer, DistError};
-use crate::layout::record::{Record, TrainState};
+use crate::layout::record::{ForkRecord, Record, TrainState};
 use crate::layout::{
     checkpoint_key, held_checkpoints, parse_checkpoint_key, Held, CHECKPOINTS, CHECKPOINT_FILES,
     CONFIG, FORK, INTAKE_FILE, LATEST, LEARNER_METRICS, PROMOTED, STATE_FILE,
@@ -61,19 +59,6 @@ impl FromStr for ForkPoint {
     }
 }
 
-/// What `fork.json` records.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ForkRecord {
-    /// The base run's directory, as given.
-    pub base: String,
-    /// The checkpoint's step.
-    pub step: u64,
-    /// Shards copied (every one the base had taken in by that step).
-    pub shards: u64,
-    /// When the fork was made (Unix milliseconds).
-    pub unix_ms: u64,
-}
-
 /// Makes the run in `into` a fork of `point` that runs with `config`; returns the record.
 /// The config must train the base's game with the base's net (the weights carry over).
 pub fn fork_run(
@@ -103,8 +88,7 @@ pub fn fork_run(
         shards: chain.len() as u64,
         unix_ms: super::unix_millis() as u64,
     };
-    let json = serde_json::to_vec_pretty(&record).expect("a fork record serialises");
-    into.put(FORK, json)?;
+    into.put(FORK, record.to_json().into_bytes())?;
     into.put(CONFIG, config.to_toml().into_bytes())?;
     Ok(record)
 }

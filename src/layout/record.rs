@@ -1,6 +1,7 @@
 //! The records a run keeps as JSON: beside its checkpoints the training counters
-//! (`state.json`) and the intake link (`intake.json`), and the roles' progress (each
-//! self-play session's `workers/<session>.json`, the evaluator's `evaluator/state.json`).
+//! (`state.json`) and the intake link (`intake.json`), the roles' progress (each self-play
+//! session's `workers/<session>.json`, the evaluator's `evaluator/state.json`) and a forked
+//! run's `fork.json`.
 //! Each is a typed struct, written with a `version` and read here only: a file without one (written before records had
 //! versions) reads as version 0; a newer or malformed one is refused, with the reason in
 //! words.
@@ -150,6 +151,19 @@ pub struct EvaluatorState {
     pub last_step: Option<u64>,
 }
 
+/// A forked run's record of where it came from (`fork.json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ForkRecord {
+    /// The base run's directory, as given.
+    pub base: String,
+    /// The checkpoint's step.
+    pub step: u64,
+    /// Shards copied (every one the base had taken in by that step).
+    pub shards: u64,
+    /// When the fork was made (Unix milliseconds).
+    pub unix_ms: u64,
+}
+
 /// A record kept as versioned JSON.
 pub trait Record: Serialize + DeserializeOwned {
     /// What it is, in words ("checkpoint state").
@@ -224,6 +238,10 @@ impl Record for EvaluatorState {
     const WHAT: &'static str = "evaluator state";
 }
 
+impl Record for ForkRecord {
+    const WHAT: &'static str = "fork record";
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,6 +288,9 @@ mod tests {
         assert_eq!(EvaluatorState::parse(&state.to_json(), "e").unwrap(), state);
         let old = EvaluatorState::parse(r#"{"last_step": null}"#, "e").unwrap();
         assert_eq!(old.last_step, None);
+        let fork = r#"{"base": "runs/b", "step": 10, "shards": 4, "unix_ms": 1}"#;
+        let fork = ForkRecord::parse(fork, "f").unwrap();
+        assert_eq!(ForkRecord::parse(&fork.to_json(), "f").unwrap(), fork);
     }
 
     #[test]

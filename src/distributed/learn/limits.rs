@@ -65,3 +65,29 @@ impl StepLimits {
         self.target.is_some_and(|t| step >= t) || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_left_is_the_sooner_of_the_deadline_and_the_step_target() {
+        let train = TrainConfig {
+            iterations: 10,
+            steps_per_iteration: 100,
+            ..TrainConfig::default()
+        };
+        let limits = StepLimits::new(&train, None, Some(60.0));
+        assert_eq!(limits.target, Some(1000));
+        // 500 steps left at 10 steps/s: 50 s, well before the hour is out.
+        let left = limits.time_left(500, 10.0).unwrap().as_secs_f64();
+        assert!((49.0..=50.0).contains(&left), "{left}");
+        // No rate yet: the deadline.
+        let left = limits.time_left(0, 0.0).unwrap().as_secs_f64();
+        assert!((3590.0..=3600.0).contains(&left), "{left}");
+        let unlimited = StepLimits::new(&TrainConfig::default(), None, Some(0.0));
+        assert_eq!(unlimited.time_left(5, 1.0), None);
+        assert_eq!(unlimited.progress(5), None);
+        assert!(!unlimited.reached(u64::MAX));
+    }
+}
