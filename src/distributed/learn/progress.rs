@@ -61,7 +61,8 @@ impl Progress {
     pub fn new(terminal: bool, every: u64, limits: StepLimits, start_step: u64) -> Progress {
         let bar = terminal.then(|| {
             let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-            bar.set_style(ProgressStyle::with_template("{msg}").expect("valid template"));
+            // Cut to the terminal's width rather than wrapped.
+            bar.set_style(ProgressStyle::with_template("{wide_msg}").expect("valid template"));
             bar
         });
         Progress {
@@ -123,14 +124,14 @@ impl Progress {
             .time_left(at.step, steps_per_s)
             .map_or(String::new(), |left| format!(", ETA {}", clock(left)));
         format!(
-            "step {}{target} (iter {}) | {:.0} pos/s, {steps_per_s:.1} steps/s, {} games | \
-             loss {loss} | window {} | {}{eta}",
+            "step {}{target} (iter {}) | {}{eta} | {:.0} pos/s, {steps_per_s:.1} steps/s, {} \
+             games | loss {loss} | window {}",
             at.step,
             at.step / at.steps_per_iteration.max(1),
+            clock(self.started.elapsed()),
             at.positions as f64 / seconds,
             at.games,
             at.window,
-            clock(self.started.elapsed()),
         )
     }
 }
