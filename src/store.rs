@@ -10,7 +10,7 @@
 //! (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT`,
 //! `AWS_ALLOW_HTTP` for S3 and S3-compatible servers; `GOOGLE_*` and `AZURE_*` likewise).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use futures::TryStreamExt;
@@ -49,6 +49,8 @@ pub const CONCURRENT_GETS: usize = 16;
 #[derive(Debug)]
 pub struct RunStore {
     location: String,
+    /// The directory, for a local store.
+    local: Option<PathBuf>,
     store: Arc<dyn ObjectStore>,
     runtime: tokio::runtime::Runtime,
 }
@@ -74,18 +76,19 @@ impl RunStore {
         if location.trim().is_empty() {
             return Err(bad("empty".into()));
         }
-        let store: Arc<dyn ObjectStore> = if location.contains("://") {
+        let (local, store): (_, Arc<dyn ObjectStore>) = if location.contains("://") {
             let url = url::Url::parse(location).map_err(|e| bad(e.to_string()))?;
             if url.scheme() == "file" {
                 let path = url
                     .to_file_path()
                     .map_err(|()| bad("not a local file URL".into()))?;
-                local_store(&path).map_err(bad)?
+                (Some(path.clone()), local_store(&path).map_err(bad)?)
             } else {
-                remote_store(&url, settings).map_err(bad)?
+                (None, remote_store(&url, settings).map_err(bad)?)
             }
         } else {
-            local_store(&PathBuf::from(location)).map_err(bad)?
+            let path = PathBuf::from(location);
+            (Some(path.clone()), local_store(&path).map_err(bad)?)
         };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -95,6 +98,7 @@ impl RunStore {
             .map_err(|e| bad(format!("cannot start the I/O runtime: {e}")))?;
         Ok(RunStore {
             location: location.trim_end_matches('/').to_string(),
+            local,
             store,
             runtime,
         })
@@ -103,6 +107,12 @@ impl RunStore {
     /// The location as opened (for messages).
     pub fn location(&self) -> &str {
         &self.location
+    }
+
+    /// The directory of a local store (`None` for a remote one): a key `k` is the file
+    /// `dir/k`, so local readers and writers can use files in place instead of copies.
+    pub fn local_dir(&self) -> Option<&Path> {
+        self.local.as_deref()
     }
 
     fn error(&self, key: &str) -> impl FnOnce(object_store::Error) -> StoreError + '_ {

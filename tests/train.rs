@@ -792,3 +792,98 @@ fn train_fork_on_the_command_line_starts_from_the_base_checkpoint() {
     assert!(!ok && err.contains("holds no run to fork"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// What the checkpoint directory of `step` holds: whole, weights only, or its link only.
+fn held(run: &Path, step: u64) -> &'static str {
+    let dir = run.join(format!("checkpoints/step-{step:08}"));
+    assert!(
+        dir.join("intake.json").is_file(),
+        "step {step} keeps its link"
+    );
+    let has = |f: &str| dir.join(f).is_file();
+    match (
+        has("optimizer.safetensors"),
+        has("model.safetensors"),
+        has("state.json"),
+    ) {
+        (true, true, true) => "full",
+        (false, true, true) => "weights",
+        (false, false, false) => "link",
+        other => panic!("step {step} holds {other:?}"),
+    }
+}
+
+#[test]
+fn retention_keeps_the_newest_whole_and_thinned_weights_and_resume_and_fork_go_on() {
+    let dir = fresh_dir("train-retention");
+    let text = format!("{TINY}\n[checkpoints]\nkeep_full = 2\nkeep_weights = 2\n");
+    let config = write_config(&dir, &text);
+    let run = dir.join("run");
+    let first = train(&TrainOptions {
+        config: Some(config),
+        run_dir: Some(run.clone()),
+        iterations: Some(6),
+        ..TrainOptions::default()
+    })
+    .unwrap();
+    assert_eq!(first.final_step, 30);
+    // The newest two whole; weights at evenly spaced steps (0 and 20: every 20); the rest
+    // keep their intake links.
+    let kept: Vec<&str> = (0..=6).map(|i| held(&run, i * 5)).collect();
+    assert_eq!(
+        kept,
+        ["weights", "link", "link", "link", "weights", "full", "full"]
+    );
+    // Ratings list what has weights.
+    let listed: Vec<u64> = checkers_zero::eval::ratings::list_checkpoints(&run)
+        .unwrap()
+        .iter()
+        .map(|c| c.step)
+        .collect();
+    assert_eq!(listed, vec![0, 20, 25, 30]);
+    // The links still name every shard taken in.
+    let store = RunStore::open(run.to_str().unwrap()).unwrap();
+    let chain = checkers_zero::distributed::learn::intake_chain(&store, 30).unwrap();
+    assert_eq!(chain.len() as u64, read_state_consumed(&run, 30));
+
+    // Resume goes on from the newest whole checkpoint.
+    let resumed = train(&TrainOptions {
+        run_dir: Some(run.clone()),
+        resume: true,
+        iterations: Some(8),
+        ..TrainOptions::default()
+    })
+    .unwrap();
+    assert_eq!((resumed.start_step, resumed.final_step), (30, 40));
+    assert_eq!((held(&run, 35), held(&run, 40)), ("full", "full"));
+    // A fork of a whole checkpoint trains on; one of weights only is refused in words.
+    let arm_config = RunConfig::parse(&text, "tiny").unwrap();
+    let point: ForkPoint = format!("{}@35", run.display()).parse().unwrap();
+    let arm = dir.join("arm");
+    let arm_store = RunStore::open(arm.to_str().unwrap()).unwrap();
+    assert_eq!(fork_run(&point, &arm_store, &arm_config).unwrap().step, 35);
+    let forked = train(&TrainOptions {
+        run_dir: Some(arm.clone()),
+        resume: true,
+        iterations: Some(8),
+        ..TrainOptions::default()
+    })
+    .unwrap();
+    assert_eq!((forked.start_step, forked.final_step), (35, 40));
+    let point: ForkPoint = format!("{}@0", run.display()).parse().unwrap();
+    let other = RunStore::open(dir.join("arm0").to_str().unwrap()).unwrap();
+    let error = fork_run(&point, &other, &arm_config)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("keeps only the weights of step 0") && error.contains("35, 40"),
+        "{error}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Shards the checkpoint at `step` had taken in, from its counters.
+fn read_state_consumed(run: &Path, step: u64) -> u64 {
+    let state = read_state(&run.join(format!("checkpoints/step-{step:08}"))).unwrap();
+    state.consumed.values().sum()
+}

@@ -9,7 +9,7 @@ use clap::Args;
 
 use super::evaluate::{evaluate, EvaluateOptions};
 use super::fork::ForkPoint;
-use super::learn::{learn, LearnOptions};
+use super::learn::{learn, LearnOptions, LOG_EVERY};
 use super::selfplay::{selfplay, SelfPlayOptions};
 use super::train::{train, TrainOptions};
 use crate::store::RunStore;
@@ -26,7 +26,7 @@ pub struct StoreArgs {
     /// Local scratch directory (default: a temporary directory, removed at exit).
     #[arg(long)]
     pub work_dir: Option<PathBuf>,
-    /// Hide the progress bar.
+    /// Hide the progress bar (`learn`: print the progress line as a log line instead).
     #[arg(long)]
     pub quiet: bool,
 }
@@ -64,9 +64,13 @@ pub struct TrainArgs {
     /// Stop after this many minutes (overrides train.max_minutes).
     #[arg(long)]
     minutes: Option<f64>,
-    /// Hide the progress bars (one summary line per iteration is still printed).
+    /// Print the progress line as a log line (every --log-every iterations) instead of
+    /// rewriting it in place, as when stderr is not a terminal.
     #[arg(long)]
     quiet: bool,
+    /// Iterations between progress lines when stderr is not a terminal (or with --quiet).
+    #[arg(long, value_name = "N", default_value_t = LOG_EVERY)]
+    log_every: u64,
     #[command(flatten)]
     net: crate::net::args::NetArgs,
 }
@@ -82,6 +86,7 @@ pub fn run_train(args: &TrainArgs, out: &mut impl Write) -> Result<()> {
         iterations: args.iterations,
         minutes: args.minutes,
         progress: !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        log_every: args.log_every,
         net: args.net,
     };
     let summary = train(&options)?;
@@ -132,6 +137,9 @@ pub struct LearnArgs {
     /// Stop once no new shard has come for this many seconds and no step is allowed.
     #[arg(long)]
     idle_exit: Option<f64>,
+    /// Iterations between progress lines when stderr is not a terminal (or with --quiet).
+    #[arg(long, value_name = "N", default_value_t = LOG_EVERY)]
+    log_every: u64,
     /// Seconds between listings of new shards.
     #[arg(long, default_value_t = 1.0)]
     poll_seconds: f64,
@@ -224,6 +232,7 @@ pub fn run_learn(args: &LearnArgs, out: &mut impl Write) -> Result<()> {
         work_dir: args.store.work_dir.clone(),
         poll_seconds: args.poll_seconds,
         progress: args.store.progress(),
+        log_every: args.log_every,
         net: args.net,
     };
     let summary = learn(&options).with_context(|| format!("learn at {}", args.store.store))?;

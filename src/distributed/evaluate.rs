@@ -8,12 +8,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
 use super::{
-    fetch_checkpoint, io_error, prune_cache, read_pointer, wait_for_config, write_pointer,
-    DistError, StopFlag, StoredMetrics, WorkDir,
+    fetch_checkpoint, io_error, prune_cache, read_pointer, read_record, wait_for_config,
+    write_pointer, DistError, StopFlag, StoredMetrics, WorkDir,
 };
+use crate::layout::record::{EvaluatorState, Record};
 use crate::layout::{
     match_key, CHECKPOINTS, EVALUATOR_METRICS, EVALUATOR_STATE, LATEST, MATCHES, MODEL_FILES,
     PROMOTED,
@@ -41,13 +40,6 @@ pub struct EvaluateOptions {
     pub work_dir: Option<PathBuf>,
     /// `--precision` and `--device` over the run's `[evaluator]` settings.
     pub net: crate::net::args::NetArgs,
-}
-
-/// The evaluator's progress, saved in the store so that a restart does not redo work.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct EvaluationState {
-    /// The step of the last checkpoint evaluated.
-    pub last_step: Option<u64>,
 }
 
 /// Runs the evaluator; returns the steps it evaluated.
@@ -88,7 +80,7 @@ pub struct EvaluationRole<'a> {
     every_steps: u64,
     work: WorkDir,
     context: EvaluationContext,
-    state: EvaluationState,
+    state: EvaluatorState,
     metrics: StoredMetrics,
     uploaded: BTreeSet<String>,
     /// The steps this invocation evaluated.
@@ -104,12 +96,7 @@ impl<'a> EvaluationRole<'a> {
         work_dir: Option<&Path>,
     ) -> Result<Self, DistError> {
         let work = WorkDir::new(work_dir, "evaluate")?;
-        let state: EvaluationState = match store.get_text(EVALUATOR_STATE)? {
-            Some(text) => serde_json::from_str(&text).map_err(|e| {
-                DistError::Run(format!("{}/{EVALUATOR_STATE}: {e}", store.location()))
-            })?,
-            None => EvaluationState::default(),
-        };
+        let state: EvaluatorState = read_record(store, EVALUATOR_STATE)?.unwrap_or_default();
         Ok(EvaluationRole {
             evaluation: config.evaluation.clone(),
             every_steps: config.evaluation.every.max(1) * config.train.steps_per_iteration,
@@ -169,10 +156,7 @@ impl<'a> EvaluationRole<'a> {
             write_pointer(store, PROMOTED, candidate)?;
         }
         self.state.last_step = Some(candidate);
-        store.put(
-            EVALUATOR_STATE,
-            serde_json::to_vec_pretty(&self.state).expect("state serialises"),
-        )?;
+        store.put(EVALUATOR_STATE, self.state.to_json().into_bytes())?;
         self.evaluated.push(candidate);
         let keep: Vec<u64> = [Some(candidate), incumbent].into_iter().flatten().collect();
         prune_cache(&cache, &keep);

@@ -10,17 +10,16 @@
 //! `fork.json` in the new run records where it came from. `config.toml` is written last,
 //! so a fork stopped half-way leaves no run (and can simply be made again).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use serde::{Deserialize, Serialize};
-
 use super::learn::intake_chain;
 use super::{read_pointer, read_record, write_pointer, DistError};
-use crate::layout::record::{Record, TrainState};
+use crate::layout::record::{ForkRecord, Record, TrainState};
 use crate::layout::{
-    checkpoint_key, checkpoint_steps, parse_checkpoint_key, CHECKPOINTS, CHECKPOINT_FILES, CONFIG,
-    FORK, INTAKE_FILE, LATEST, LEARNER_METRICS, PROMOTED, STATE_FILE,
+    checkpoint_key, held_checkpoints, parse_checkpoint_key, Held, CHECKPOINTS, CHECKPOINT_FILES,
+    CONFIG, FORK, INTAKE_FILE, LATEST, LEARNER_METRICS, PROMOTED, STATE_FILE,
 };
 use crate::store::RunStore;
 use crate::train::config::RunConfig;
@@ -60,19 +59,6 @@ impl FromStr for ForkPoint {
     }
 }
 
-/// What `fork.json` records.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ForkRecord {
-    /// The base run's directory, as given.
-    pub base: String,
-    /// The checkpoint's step.
-    pub step: u64,
-    /// Shards copied (every one the base had taken in by that step).
-    pub shards: u64,
-    /// When the fork was made (Unix milliseconds).
-    pub unix_ms: u64,
-}
-
 /// Makes the run in `into` a fork of `point` that runs with `config`; returns the record.
 /// The config must train the base's game with the base's net (the weights carry over).
 pub fn fork_run(
@@ -102,8 +88,7 @@ pub fn fork_run(
         shards: chain.len() as u64,
         unix_ms: super::unix_millis() as u64,
     };
-    let json = serde_json::to_vec_pretty(&record).expect("a fork record serialises");
-    into.put(FORK, json)?;
+    into.put(FORK, record.to_json().into_bytes())?;
     into.put(CONFIG, config.to_toml().into_bytes())?;
     Ok(record)
 }
@@ -155,27 +140,36 @@ fn fork_step(base: &RunStore, point: &ForkPoint) -> Result<u64, DistError> {
             )))
         }
     };
-    if base.get(&checkpoint_key(step, STATE_FILE))?.is_none() || latest.is_none_or(|l| step > l) {
-        return Err(DistError::Run(format!(
+    let held = held_checkpoints(&base.list(CHECKPOINTS)?);
+    let whole = |held: &Held| *held == Held::Full;
+    match held.get(&step) {
+        Some(Held::Full) if latest.is_some_and(|l| step <= l) => Ok(step),
+        Some(Held::Weights) => Err(DistError::Run(format!(
+            "{} keeps only the weights of step {step} (older checkpoints are thinned, \
+             [checkpoints]): a fork needs the optimizer state too; whole checkpoints: {}",
+            base.location(),
+            steps_of(&held, whole)
+        ))),
+        _ => Err(DistError::Run(format!(
             "{} has no published checkpoint at step {step} (checkpoints: {})",
             base.location(),
-            published_steps(base)?
-        )));
+            steps_of(&held, |_| true)
+        ))),
     }
-    Ok(step)
 }
 
-/// The steps of a run's published checkpoints, for an error message.
-fn published_steps(base: &RunStore) -> Result<String, DistError> {
-    let steps: Vec<String> = checkpoint_steps(&base.list(CHECKPOINTS)?)
+/// The steps of the checkpoints in `held` that `keep` picks, for an error message.
+fn steps_of(held: &BTreeMap<u64, Held>, keep: impl Fn(&Held) -> bool) -> String {
+    let steps: Vec<String> = held
         .iter()
-        .map(u64::to_string)
+        .filter(|(_, h)| keep(h))
+        .map(|(step, _)| step.to_string())
         .collect();
-    Ok(if steps.is_empty() {
+    if steps.is_empty() {
         "none".into()
     } else {
         steps.join(", ")
-    })
+    }
 }
 
 /// Copies the objects `keys` that exist in `from` to `to`.

@@ -12,6 +12,7 @@
 //! progress is a count per session, saved in each checkpoint (`TrainState::consumed`). A
 //! learner restarted from a checkpoint takes in again exactly the shards taken in after it,
 //! whose training was lost with the process. Pointers are written after what they point to.
+//! On a local store a checkpoint is written once, in the run, and read there in place.
 
 pub mod command;
 pub mod evaluate;
@@ -28,10 +29,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::layout::record::{IntakeLink, Record};
+use crate::layout::record::Record;
 use crate::layout::{
-    checkpoint_key, checkpoint_name, parse_checkpoint_name, CHECKPOINT_FILES, CONFIG, INTAKE_FILE,
-    LATEST, METRICS_FILE,
+    checkpoint_dir_key, checkpoint_key, checkpoint_name, parse_checkpoint_name, CONFIG,
+    METRICS_FILE,
 };
 use crate::net::NetError;
 use crate::selfplay::record::RecordError;
@@ -96,26 +97,6 @@ pub fn write_pointer(store: &RunStore, key: &str, step: u64) -> Result<(), DistE
     Ok(store.put(key, checkpoint_name(step).into_bytes())?)
 }
 
-/// Uploads the files of the local checkpoint directory `dir` plus its intake link, then
-/// moves `latest` to it.
-pub fn publish_checkpoint(
-    store: &RunStore,
-    dir: &Path,
-    link: &IntakeLink,
-) -> Result<(), DistError> {
-    let step = link.step;
-    for file in CHECKPOINT_FILES {
-        let path = dir.join(file);
-        let bytes = std::fs::read(&path).map_err(io_error(&path))?;
-        store.put(&checkpoint_key(step, file), bytes)?;
-    }
-    store.put(
-        &checkpoint_key(step, INTAKE_FILE),
-        link.to_json().into_bytes(),
-    )?;
-    write_pointer(store, LATEST, step)
-}
-
 /// Reads the record `key` of `store` (`None` when it is not there).
 pub fn read_record<R: Record>(store: &RunStore, key: &str) -> Result<Option<R>, DistError> {
     let Some(text) = store.get_text(key)? else {
@@ -127,14 +108,25 @@ pub fn read_record<R: Record>(store: &RunStore, key: &str) -> Result<Option<R>, 
         .map_err(|e| DistError::Run(e.to_string()))
 }
 
-/// Downloads `files` of the checkpoint at `step` into `cache/step-NNNNNNNN/` (kept if
-/// already there) and returns that directory.
+/// The directory holding `files` of the checkpoint at `step`: a local store's own (read in
+/// place, no copy), else `cache/step-NNNNNNNN/`, downloaded there (kept if already there).
 pub fn fetch_checkpoint(
     store: &RunStore,
     step: u64,
     files: &[&str],
     cache: &Path,
 ) -> Result<PathBuf, DistError> {
+    if let Some(run) = store.local_dir() {
+        let dir = run.join(checkpoint_dir_key(step));
+        return match files.iter().find(|file| !dir.join(file).is_file()) {
+            Some(file) => Err(DistError::Run(format!(
+                "{}/{} is missing",
+                store.location(),
+                checkpoint_key(step, file)
+            ))),
+            None => Ok(dir),
+        };
+    }
     let dir = cache.join(checkpoint_name(step));
     std::fs::create_dir_all(&dir).map_err(io_error(&dir))?;
     for file in files {

@@ -12,13 +12,13 @@ use std::time::{Duration, Instant};
 use indicatif::ProgressBar;
 
 use rand::Rng;
-use serde_json::json;
 use tch::Device;
 
 use super::{
     fetch_checkpoint, prune_cache, read_pointer, unix_millis, wait_for, wait_for_config, DistError,
     StopFlag, WorkDir,
 };
+use crate::layout::record::{Record, WorkerStatus};
 use crate::layout::{shard_key, worker_key, LATEST, MODEL_FILES, PROMOTED, WEIGHTS_FILE};
 use crate::net::args::NetArgs;
 use crate::net::encode::Encode;
@@ -372,7 +372,15 @@ impl<'a> SelfPlayRole<'a> {
         if let Some(step) =
             read_pointer(self.store, self.pointer)?.filter(|s| *s != self.model_step)
         {
-            let model = load_model(self.store, &self.work, &self.shape, step)?;
+            let model = match load_model(self.store, &self.work, &self.shape, step) {
+                Ok(model) => model,
+                Err(error) => {
+                    // Thinned away by checkpoint retention before it was read (a newer one
+                    // is named by now): look again at the next poll.
+                    eprintln!("warning: checkpoint {step} not taken up: {error}");
+                    return Ok(());
+                }
+            };
             self.pool.switch(model, step)?;
             prune_cache(self.work.path(), &[self.model_step, step]);
             self.model_step = step;
@@ -409,21 +417,28 @@ impl<'a> SelfPlayRole<'a> {
         let seconds = self.seconds();
         let (pool, shards) = (&self.pool, &self.shards);
         let evals = pool.evaluator_totals();
-        let value = json!({
-            "session": self.session, "games": shards.played(),
-            "published_games": shards.games, "shards": shards.shards,
-            "positions": pool.steps_played(), "samples": pool.samples_made(),
-            "seconds": seconds, "positions_per_s": pool.steps_played() as f64 / seconds,
-            "net_positions_per_s": evals.positions as f64 / seconds,
-            "net_mean_batch": evals.positions as f64 / evals.batches.max(1) as f64,
-            "net_calls_per_searched_step": pool.search_counts().net_calls_per_searched_step(),
-            "forced_leaf_share": pool.search_counts().forced_leaf_share(),
-            "model_step": pool.model_step(), "newest_seen": self.model_step,
-            "draining_pools": pool.draining(), "done": done, "updated_unix_ms": unix_millis() as u64,
-            "precision": self.precision,
-        });
+        let status = WorkerStatus {
+            session: self.session.clone(),
+            games: shards.played(),
+            published_games: shards.games,
+            shards: shards.shards,
+            positions: pool.steps_played(),
+            samples: pool.samples_made(),
+            seconds,
+            positions_per_s: pool.steps_played() as f64 / seconds,
+            net_positions_per_s: evals.positions as f64 / seconds,
+            net_mean_batch: evals.positions as f64 / evals.batches.max(1) as f64,
+            net_calls_per_searched_step: pool.search_counts().net_calls_per_searched_step(),
+            forced_leaf_share: pool.search_counts().forced_leaf_share(),
+            model_step: pool.model_step(),
+            newest_seen: self.model_step,
+            draining_pools: pool.draining(),
+            done,
+            updated_unix_ms: unix_millis() as u64,
+            precision: self.precision.clone(),
+        };
         let key = worker_key(&self.session);
-        let bytes = serde_json::to_vec_pretty(&value).expect("status serialises");
+        let bytes = status.to_json().into_bytes();
         Ok(self.store.put(&key, bytes)?)
     }
 

@@ -8,7 +8,7 @@ use std::fmt;
 use serde_json::Value;
 
 use super::{read_pointer, read_record, unix_millis, DistError};
-use crate::layout::record::{IntakeLink, TrainState};
+use crate::layout::record::{EvaluatorState, IntakeLink, TrainState, WorkerStatus};
 use crate::layout::{
     checkpoint_key, parse_shard_key, CONFIG, EVALUATOR_METRICS, EVALUATOR_STATE, GAMES,
     INTAKE_FILE, LATEST, PROMOTED, STATE_FILE, WORKERS,
@@ -66,15 +66,6 @@ pub fn run_status(store: &RunStore) -> Result<RunStatus, DistError> {
     };
     let config = RunConfig::parse(&config_text, CONFIG)?;
     let latest = read_pointer(store, LATEST)?;
-    let read_json = |key: &str| -> Result<Option<Value>, DistError> {
-        store
-            .get_text(key)?
-            .map(|t| {
-                serde_json::from_str(&t)
-                    .map_err(|e| DistError::Run(format!("{}/{key}: {e}", store.location())))
-            })
-            .transpose()
-    };
     let (checkpoint, checkpoint_age_s) = match latest {
         Some(step) => {
             let state: Option<TrainState> = read_record(store, &checkpoint_key(step, STATE_FILE))?;
@@ -101,18 +92,21 @@ pub fn run_status(store: &RunStore) -> Result<RunStatus, DistError> {
     let now = unix_millis() as f64;
     let mut sessions = Vec::new();
     for key in store.list(WORKERS)? {
-        let Some(v) = read_json(&key)? else { continue };
+        let Some(w) = read_record::<WorkerStatus>(store, &key)? else {
+            continue;
+        };
         sessions.push(SessionStatus {
-            session: v["session"].as_str().unwrap_or(&key).to_string(),
-            games: v["games"].as_u64().unwrap_or(0),
-            positions_per_s: v["positions_per_s"].as_f64().unwrap_or(0.0),
-            model_step: v["model_step"].as_u64().unwrap_or(0),
-            age_s: (now - v["updated_unix_ms"].as_f64().unwrap_or(0.0)) / 1000.0,
-            done: v["done"].as_bool().unwrap_or(false),
+            session: if w.session.is_empty() { key } else { w.session },
+            games: w.games,
+            positions_per_s: w.positions_per_s,
+            model_step: w.model_step,
+            age_s: (now - w.updated_unix_ms as f64) / 1000.0,
+            done: w.done,
         });
     }
     sessions.sort_by(|a, b| a.age_s.total_cmp(&b.age_s));
-    let evaluation = match read_json(EVALUATOR_STATE)?.and_then(|v| v["last_step"].as_u64()) {
+    let evaluated = read_record::<EvaluatorState>(store, EVALUATOR_STATE)?;
+    let evaluation = match evaluated.and_then(|state| state.last_step) {
         Some(step) => {
             let lines: Vec<Value> = store
                 .get_text(EVALUATOR_METRICS)?

@@ -1,7 +1,8 @@
 //! The `train` command: the roles of a distributed run in one process, over the run
 //! directory as a local store. Self-play ([`super::selfplay`]) plays on its own threads and
-//! publishes shards; the learner ([`LearnerRole`], the one training loop) takes them in on
-//! the calling thread and publishes checkpoints; with `evaluation.every > 0` the evaluator
+//! publishes shards; the learner ([`LearnerRole`], driven by the one loop of `learn`,
+//! [`drive`]) takes them in on the calling thread and publishes checkpoints, which self-play
+//! reads where they were written; with `evaluation.every > 0` the evaluator
 //! ([`EvaluationRole`]) plays each due checkpoint on a third thread. So a `train` run has the
 //! layout of a distributed one (see [`super`]) and resumes the same way; `learn`,
 //! `selfplay` and `evaluate` can take it over, and the other way round.
@@ -14,11 +15,13 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::Value;
 
 use super::evaluate::EvaluationRole;
 use super::fork::{fork_run, ForkPoint};
-use super::learn::{run_config, LearnerRole, SelfPlayRates, StepLimits, Tick};
+use super::learn::{
+    drive, run_config, Beside, LearnerRole, Printer, Progress, SelfPlayRates, StepLimits,
+};
 use super::selfplay::{new_session, play, PlayCounters, SelfPlayMonitor, SelfPlayOptions};
 use super::{DistError, StopFlag};
 use crate::game::GameKind;
@@ -46,8 +49,11 @@ pub struct TrainOptions {
     pub iterations: Option<u64>,
     /// Stop after this many minutes of this invocation (overrides `train.max_minutes`).
     pub minutes: Option<f64>,
-    /// Draw progress bars (off in tests and when output is not a terminal).
+    /// Rewrite the progress line in place (a terminal); else print it every `log_every`
+    /// iterations (off in tests and when output is not a terminal).
     pub progress: bool,
+    /// Iterations between progress lines in a log (0 counts as 1).
+    pub log_every: u64,
     /// `--precision` and `--device` (over the config's, for this invocation only).
     pub net: crate::net::args::NetArgs,
 }
@@ -211,7 +217,8 @@ fn run<S: Encode>(
     let limits = StepLimits::new(&config.train, target, options.minutes);
     let poll = Duration::from_secs_f64(LOCAL.learner_poll);
     let mut learner = LearnerRole::<S>::start(store, config.clone(), None, poll)?;
-    let bars = Bars::new(options.progress, every);
+    let mut progress = Progress::new(options.progress, options.log_every, limits, learner.step());
+    let printer = progress.printer();
     let selfplay_options = selfplay_options();
     let (stop_selfplay, stop_evaluator) = (StopFlag::new(), StopFlag::new());
     let monitor = SelfPlayMonitor::default();
@@ -229,20 +236,61 @@ fn run<S: Encode>(
             )
         });
         let evaluator = (config.evaluation.every > 0)
-            .then(|| scope.spawn(|| evaluate(location, config, &stop_evaluator, &bars)));
-        let trained = train_loop(&mut learner, &limits, &signals, &monitor, &bars, || {
-            selfplay.is_finished()
-        });
+            .then(|| scope.spawn(|| evaluate(location, config, &stop_evaluator, &printer)));
+        let mut beside = LocalSelfPlay {
+            monitor: &monitor,
+            mark: monitor.read(),
+            ended: || selfplay.is_finished(),
+        };
+        let trained = drive(
+            &mut learner,
+            &limits,
+            &signals,
+            &mut beside,
+            &mut progress,
+            None,
+        );
         stop_selfplay.raise();
         let played = joined(selfplay.join(), "self-play");
         // Take in the games self-play published as it stopped, and checkpoint them.
         let finished = trained.and(played).and_then(|_| learner.finish());
         stop_evaluator.raise();
         let evaluated = evaluator.map_or(Ok(()), |e| joined(e.join(), "evaluation"));
-        bars.finish();
+        let read = monitor.read();
+        progress.finish(&learner.snapshot(Some((read.positions, read.games))));
         finished.and(evaluated)
     })?;
     Ok(learner.summary())
+}
+
+/// Self-play in this process, as the learner's loop sees it.
+struct LocalSelfPlay<'a, F: Fn() -> bool> {
+    monitor: &'a SelfPlayMonitor,
+    /// Its counters when the last rates were taken.
+    mark: PlayCounters,
+    ended: F,
+}
+
+impl<F: Fn() -> bool> Beside for LocalSelfPlay<'_, F> {
+    fn ended(&self) -> bool {
+        (self.ended)()
+    }
+
+    fn take_record(&mut self) -> Option<Value> {
+        self.monitor.take_precision()
+    }
+
+    fn rates(&mut self, seconds: f64) -> Option<SelfPlayRates> {
+        let now = self.monitor.read();
+        let rates = rates_between(&self.mark, &now, seconds);
+        self.mark = now;
+        Some(rates)
+    }
+
+    fn played(&self) -> Option<(u64, u64)> {
+        let now = self.monitor.read();
+        Some((now.positions, now.games))
+    }
 }
 
 /// The settings of the self-play role inside `train`.
@@ -276,37 +324,6 @@ fn joined<T>(
     }
 }
 
-/// Trains until a limit, a signal, or self-play ending (it only ends by itself on an
-/// error, which the caller reports), printing each iteration's summary line.
-fn train_loop<S: Encode>(
-    learner: &mut LearnerRole<S>,
-    limits: &StepLimits,
-    signals: &StopFlag,
-    monitor: &SelfPlayMonitor,
-    bars: &Bars,
-    selfplay_ended: impl Fn() -> bool,
-) -> Result<(), DistError> {
-    let mut mark = monitor.read();
-    while !signals.raised() && !limits.reached(learner.step()) && !selfplay_ended() {
-        if let Some(precision) = monitor.take_precision() {
-            learner.record(precision)?;
-        }
-        learner.follow(limits);
-        let tick = learner.tick()?;
-        if let Some(iteration) = &tick.iteration {
-            let now = monitor.read();
-            let rates = rates_between(&mark, &now, iteration.seconds());
-            bars.say(&learner.report(iteration, Some(&rates))?);
-            mark = now;
-        }
-        if !tick.trained {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        bars.update(learner, &monitor.read(), &tick);
-    }
-    Ok(())
-}
-
 /// Self-play's rates between two readings of its counters `seconds` apart.
 fn rates_between(before: &PlayCounters, after: &PlayCounters, seconds: f64) -> SelfPlayRates {
     let (b, a) = (&before.evaluator, &after.evaluator);
@@ -326,84 +343,16 @@ fn evaluate(
     location: &str,
     config: &RunConfig,
     stop: &StopFlag,
-    bars: &Bars,
+    printer: &Printer,
 ) -> Result<(), DistError> {
     let store = RunStore::open(location)?;
     let mut role = EvaluationRole::start(&store, config, None)?;
     loop {
         let stopping = stop.raised();
         match role.due()? {
-            Some(candidate) => bars.say(&role.evaluate(candidate)?),
+            Some(candidate) => printer.say(&role.evaluate(candidate)?),
             None if stopping => return Ok(()),
             None => std::thread::sleep(Duration::from_secs_f64(LOCAL.evaluator_poll)),
         }
-    }
-}
-
-/// The progress bars of `train` (hidden unless shown): self-play's games, and the steps of
-/// the current iteration. Lines go above them (or to stderr when they are hidden).
-struct Bars {
-    multi: MultiProgress,
-    selfplay: ProgressBar,
-    train: ProgressBar,
-    show: bool,
-}
-
-impl Bars {
-    fn new(show: bool, steps_per_iteration: u64) -> Bars {
-        let multi = MultiProgress::with_draw_target(if show {
-            ProgressDrawTarget::stderr()
-        } else {
-            ProgressDrawTarget::hidden()
-        });
-        let selfplay = multi.add(ProgressBar::new_spinner());
-        selfplay.set_style(
-            ProgressStyle::with_template("{spinner} self-play {pos} games  {msg}")
-                .expect("valid template"),
-        );
-        let train = multi.add(ProgressBar::new(steps_per_iteration));
-        train.set_style(
-            ProgressStyle::with_template(
-                "  training [{bar:30}] {pos}/{len} steps  {per_sec}  ETA {eta}  {msg}",
-            )
-            .expect("valid template")
-            .progress_chars("=> "),
-        );
-        Bars {
-            multi,
-            selfplay,
-            train,
-            show,
-        }
-    }
-
-    /// Prints a line above the bars.
-    fn say(&self, line: &str) {
-        if self.show {
-            let _ = self.multi.println(line);
-        } else {
-            eprintln!("{line}");
-        }
-    }
-
-    fn update<S: Encode>(&self, learner: &LearnerRole<S>, played: &PlayCounters, tick: &Tick) {
-        self.selfplay.set_position(played.games);
-        self.selfplay.set_message(format!(
-            "{} samples, window {}, checkpoint {}",
-            learner.samples_total(),
-            learner.window_len(),
-            played.model_step
-        ));
-        self.selfplay.tick();
-        let every = learner.config().train.steps_per_iteration;
-        self.train.set_position(learner.step() % every);
-        if tick.trained {
-            self.train.set_message(format!("loss {:.3}", tick.loss));
-        }
-    }
-
-    fn finish(&self) {
-        self.selfplay.finish_and_clear();
-        self.train.finish_and_clear();
     }
 }

@@ -7,6 +7,8 @@
 //! fork.json                                 a forked run's base and step
 //! checkpoints/step-NNNNNNNN/…               model.safetensors, model.json,
 //!                                           optimizer.safetensors, state.json, intake.json
+//!                                           (older ones thinned: no optimizer state, or
+//!                                           only intake.json; see `[checkpoints]`)
 //! checkpoints/latest, checkpoints/promoted  pointers: the name of a checkpoint directory
 //! games/<session>/NNNNNNNN.jsonl            self-play's game shards
 //! workers/<session>.json                    each self-play session's counters
@@ -20,6 +22,7 @@
 
 pub mod record;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use record::{Record, RecordError, TrainState};
@@ -133,6 +136,43 @@ pub fn checkpoint_steps(keys: &[String]) -> Vec<u64> {
     steps.sort_unstable();
     steps.dedup();
     steps
+}
+
+/// What a whole checkpoint of a run holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Held {
+    /// Weights, optimizer state and counters: what resume and fork need.
+    Full,
+    /// Weights and counters only (thinned by checkpoint retention): for ratings and play.
+    Weights,
+}
+
+/// The whole checkpoints among `keys` (a listing of [`CHECKPOINTS`]: those whose state is
+/// there) and what each holds. A checkpoint thinned away entirely keeps only its intake link
+/// and is not among them.
+pub fn held_checkpoints(keys: &[String]) -> BTreeMap<u64, Held> {
+    let mut files: BTreeMap<u64, BTreeSet<&str>> = BTreeMap::new();
+    for (step, file) in keys.iter().filter_map(|k| parse_checkpoint_key(k)) {
+        files.entry(step).or_default().insert(file);
+    }
+    files
+        .into_iter()
+        .filter(|(_, files)| files.contains(STATE_FILE))
+        .map(|(step, files)| match files.contains(OPTIMIZER_FILE) {
+            true => (step, Held::Full),
+            false => (step, Held::Weights),
+        })
+        .collect()
+}
+
+/// The steps of the whole checkpoints among `keys` that hold their optimizer state (what a
+/// resume or a fork needs), oldest first.
+pub fn full_checkpoint_steps(keys: &[String]) -> Vec<u64> {
+    held_checkpoints(keys)
+        .into_iter()
+        .filter(|(_, held)| *held == Held::Full)
+        .map(|(step, _)| step)
+        .collect()
 }
 
 /// The key of shard `seq` of self-play session `session`.
@@ -325,6 +365,16 @@ mod tests {
         .to_vec();
         // Step 30 has no state yet: it is not whole.
         assert_eq!(checkpoint_steps(&listing), vec![10, 20]);
+        let listing: Vec<String> = listing
+            .into_iter()
+            .chain(["checkpoints/step-00000010/optimizer.safetensors".into()])
+            .collect();
+        let held = held_checkpoints(&listing);
+        assert_eq!(
+            held,
+            BTreeMap::from([(10, Held::Full), (20, Held::Weights)])
+        );
+        assert_eq!(full_checkpoint_steps(&listing), vec![10]);
         assert_eq!(worker_key("w-1"), "workers/w-1.json");
         assert_eq!(match_key("a.json"), "matches/a.json");
     }

@@ -1,6 +1,8 @@
-//! The records a run keeps as JSON beside its checkpoints: the training counters
-//! (`state.json`) and the intake link (`intake.json`). Each is a typed struct, written with
-//! a `version` and read here only: a file without one (written before records had
+//! The records a run keeps as JSON: beside its checkpoints the training counters
+//! (`state.json`) and the intake link (`intake.json`), the roles' progress (each self-play
+//! session's `workers/<session>.json`, the evaluator's `evaluator/state.json`) and a forked
+//! run's `fork.json`.
+//! Each is a typed struct, written with a `version` and read here only: a file without one (written before records had
 //! versions) reads as version 0; a newer or malformed one is refused, with the reason in
 //! words.
 
@@ -11,7 +13,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The version of `state.json` and `intake.json` this build writes (and the newest it reads).
+/// The version of the records this build writes (and the newest it reads).
 pub const RECORD_VERSION: u64 = 1;
 
 /// Why a record could not be read.
@@ -97,6 +99,71 @@ pub struct IntakeLink {
     pub published_unix_ms: u64,
 }
 
+/// A self-play session's counters (`workers/<session>.json`), rewritten as it publishes.
+/// Every field has a default, so older files read.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WorkerStatus {
+    /// The session's name.
+    pub session: String,
+    /// Games finished (published or about to be).
+    pub games: u64,
+    /// Games published.
+    pub published_games: u64,
+    /// Shards published.
+    pub shards: u64,
+    /// Positions played (searched or forced).
+    pub positions: u64,
+    /// Training samples made.
+    pub samples: u64,
+    /// Seconds of play.
+    pub seconds: f64,
+    /// Positions played per second.
+    pub positions_per_s: f64,
+    /// Positions the nets evaluated per second.
+    pub net_positions_per_s: f64,
+    /// Positions per forward pass.
+    pub net_mean_batch: f64,
+    /// Net calls per fully searched step.
+    pub net_calls_per_searched_step: f64,
+    /// Share of net calls made for forced leaves.
+    pub forced_leaf_share: f64,
+    /// The checkpoint new games use.
+    pub model_step: u64,
+    /// The newest checkpoint it has seen.
+    pub newest_seen: u64,
+    /// Pools still finishing games with an older checkpoint.
+    pub draining_pools: usize,
+    /// True once the session stopped.
+    pub done: bool,
+    /// When it wrote this (milliseconds since the Unix epoch).
+    pub updated_unix_ms: u64,
+    /// Its evaluator's precision choice (that metrics line).
+    pub precision: Value,
+}
+
+/// The evaluation role's progress (`evaluator/state.json`), so that a restart does not redo
+/// work.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EvaluatorState {
+    /// The step of the last checkpoint evaluated.
+    #[serde(default)]
+    pub last_step: Option<u64>,
+}
+
+/// A forked run's record of where it came from (`fork.json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ForkRecord {
+    /// The base run's directory, as given.
+    pub base: String,
+    /// The checkpoint's step.
+    pub step: u64,
+    /// Shards copied (every one the base had taken in by that step).
+    pub shards: u64,
+    /// When the fork was made (Unix milliseconds).
+    pub unix_ms: u64,
+}
+
 /// A record kept as versioned JSON.
 pub trait Record: Serialize + DeserializeOwned {
     /// What it is, in words ("checkpoint state").
@@ -163,6 +230,18 @@ impl Record for IntakeLink {
     const WHAT: &'static str = "checkpoint intake link";
 }
 
+impl Record for WorkerStatus {
+    const WHAT: &'static str = "self-play session status";
+}
+
+impl Record for EvaluatorState {
+    const WHAT: &'static str = "evaluator state";
+}
+
+impl Record for ForkRecord {
+    const WHAT: &'static str = "fork record";
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,6 +265,32 @@ mod tests {
             published_unix_ms: 7,
         };
         assert_eq!(IntakeLink::parse(&link.to_json(), "i").unwrap(), link);
+    }
+
+    #[test]
+    fn role_records_round_trip_and_older_files_read() {
+        let status = WorkerStatus {
+            session: "w-1".into(),
+            games: 12,
+            positions_per_s: 3.5,
+            done: true,
+            precision: serde_json::json!({"type": "precision", "chosen": "fp32"}),
+            ..WorkerStatus::default()
+        };
+        assert_eq!(WorkerStatus::parse(&status.to_json(), "w").unwrap(), status);
+        // As sessions wrote them before records had versions.
+        let old = r#"{"session": "w-2", "games": 3, "model_step": 20, "done": false}"#;
+        let old = WorkerStatus::parse(old, "w").unwrap();
+        assert_eq!((old.games, old.model_step, old.updated_unix_ms), (3, 20, 0));
+        let state = EvaluatorState {
+            last_step: Some(40),
+        };
+        assert_eq!(EvaluatorState::parse(&state.to_json(), "e").unwrap(), state);
+        let old = EvaluatorState::parse(r#"{"last_step": null}"#, "e").unwrap();
+        assert_eq!(old.last_step, None);
+        let fork = r#"{"base": "runs/b", "step": 10, "shards": 4, "unix_ms": 1}"#;
+        let fork = ForkRecord::parse(fork, "f").unwrap();
+        assert_eq!(ForkRecord::parse(&fork.to_json(), "f").unwrap(), fork);
     }
 
     #[test]

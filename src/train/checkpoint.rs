@@ -1,7 +1,8 @@
-//! Checkpoints: a directory per saved step, written whole under a temporary name and renamed
-//! into place, then named in `checkpoints/latest`. The learner writes them in its scratch
-//! directory and publishes them to the run (`crate::distributed::publish_checkpoint`), so a
-//! run never holds part of one under its final name.
+//! Checkpoints: a directory per saved step, its files each written atomically with the
+//! counters (`state.json`) last, so a checkpoint is whole once they are there; then named in
+//! `checkpoints/latest`. The learner writes them straight into a local run, or into its
+//! scratch directory and then up to a remote store (`crate::distributed::learn`); either way
+//! a run never holds a checkpoint that reads as whole but is not.
 //!
 //! ```text
 //! checkpoints/step-00000200/model.safetensors   weights (+ model.json: game, encoding, shape)
@@ -18,7 +19,7 @@ use tch::Device;
 
 use super::optimizer::AdamW;
 use crate::layout::record::{Record, RecordError, TrainState};
-use crate::layout::{checkpoint_name, LATEST_FILE, OPTIMIZER_FILE, STATE_FILE, WEIGHTS_FILE};
+use crate::layout::{checkpoint_name, OPTIMIZER_FILE, STATE_FILE, WEIGHTS_FILE};
 use crate::net::model::{Model, NetShape};
 use crate::net::NetError;
 use crate::util::write_atomic;
@@ -49,36 +50,29 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CheckpointError + '_ {
     }
 }
 
-/// Writes a checkpoint of `model`, `optimizer` and `state` under `checkpoints`, atomically,
-/// and points `latest` at it. Returns its directory.
+/// Writes a checkpoint of `model`, `optimizer` and `state` into `checkpoints/step-N/`, file
+/// by file, each one atomically and the counters last: the checkpoint is whole once its
+/// `state.json` is there, the rule every listing of a run reads. Writing the same step again
+/// replaces its files. Returns its directory.
 pub fn write_checkpoint(
     checkpoints: &Path,
     model: &Model,
     optimizer: &AdamW,
     state: &TrainState,
 ) -> Result<PathBuf, CheckpointError> {
-    std::fs::create_dir_all(checkpoints).map_err(io(checkpoints))?;
-    let name = checkpoint_name(state.step);
-    let tmp = checkpoints.join(format!(".tmp-{name}-{}", std::process::id()));
-    if tmp.exists() {
-        std::fs::remove_dir_all(&tmp).map_err(io(&tmp))?;
-    }
-    std::fs::create_dir(&tmp).map_err(io(&tmp))?;
-    model.save(&tmp.join(WEIGHTS_FILE))?;
-    optimizer.save(&tmp.join(OPTIMIZER_FILE))?;
-    let state_path = tmp.join(STATE_FILE);
-    let json = state.to_json();
-    write_atomic(&state_path, json.as_bytes()).map_err(io(&state_path))?;
-    sync_dir(&tmp);
-    let dir = checkpoints.join(&name);
-    if dir.exists() {
-        // Left by a run killed after this rename but before `latest` moved on.
-        std::fs::remove_dir_all(&dir).map_err(io(&dir))?;
-    }
-    std::fs::rename(&tmp, &dir).map_err(io(&dir))?;
-    sync_dir(checkpoints);
-    let latest = checkpoints.join(LATEST_FILE);
-    write_atomic(&latest, name.as_bytes()).map_err(io(&latest))?;
+    let dir = checkpoints.join(checkpoint_name(state.step));
+    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+    model.save(&dir.join(WEIGHTS_FILE))?;
+    let optimizer_path = dir.join(OPTIMIZER_FILE);
+    let tmp = dir.join(format!(
+        "{OPTIMIZER_FILE}.{}.tmp.safetensors",
+        std::process::id()
+    ));
+    optimizer.save(&tmp)?;
+    std::fs::rename(&tmp, &optimizer_path).map_err(io(&optimizer_path))?;
+    let state_path = dir.join(STATE_FILE);
+    write_atomic(&state_path, state.to_json().as_bytes()).map_err(io(&state_path))?;
+    sync_dir(&dir);
     Ok(dir)
 }
 

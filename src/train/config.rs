@@ -6,6 +6,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::evaluation::EvaluationConfig;
+use super::retention::RetentionConfig;
 use super::trainer::LossWeights;
 use crate::game::{GameKind, RulesConfig};
 use crate::net::args::{announce, prepare, NetArgs, NetSettings};
@@ -78,6 +79,9 @@ pub struct RunConfig {
     /// Periodic evaluation of new checkpoints (and optional gating).
     #[serde(default)]
     pub evaluation: EvaluationConfig,
+    /// Which checkpoints are kept, and of what.
+    #[serde(default)]
+    pub checkpoints: RetentionConfig,
 }
 
 /// Batched-inference settings for self-play.
@@ -440,6 +444,10 @@ impl RunConfig {
             .and_then(|_| check_evaluator(&self.evaluator))
             .and_then(|_| check_train(&self.train))
             .and_then(|_| self.evaluation.check().map_or(Ok(()), Err))
+            .and_then(|_| match self.checkpoints.check() {
+                Some((key, message)) => Err((key.into(), message.into())),
+                None => Ok(()),
+            })
             .map_err(|(key, message)| ConfigError::Invalid {
                 path: name.to_string(),
                 key,

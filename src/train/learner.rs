@@ -100,6 +100,15 @@ impl<S: Encode> Learner<S> {
         Ok(count)
     }
 
+    /// Adds the samples of a game taken in before a resume to the window, without counting
+    /// it again (the restored totals count it); returns how many it gave.
+    pub fn replay(&mut self, record: &GameRecord) -> Result<usize, TrainError> {
+        let samples = samples_of_game::<S>(record)?;
+        let count = samples.len();
+        self.window.extend(samples);
+        Ok(count)
+    }
+
     /// Sets the intake totals after a resume that re-read only part of the games (the
     /// window is sized by all of them).
     pub fn restore_totals(&mut self, samples: u64, games: u64) {

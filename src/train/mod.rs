@@ -1,5 +1,5 @@
 //! Training: the run configuration, the replay window, the optimizer and training step,
-//! checkpoints and metrics. The `train` command that runs them with self-play lives in
+//! checkpoints, their retention and metrics. The `train` command that runs them with self-play lives in
 //! `crate::distributed::train` (the distributed roles in one process).
 
 pub mod average;
@@ -10,5 +10,6 @@ pub mod evaluation;
 pub mod learner;
 pub mod metrics;
 pub mod optimizer;
+pub mod retention;
 pub mod trainer;
 pub mod window;

@@ -1,0 +1,99 @@
+//! The learner's metrics: each iteration's `train`, `intake` and (with self-play in the
+//! same process) `selfplay` lines in `learner/metrics.jsonl`, and lines other parts hand it
+//! (self-play's precision choice).
+
+use serde_json::{json, Value};
+
+use super::intake::IntakeTally;
+use super::step::Iteration;
+use super::LearnerRole;
+use crate::distributed::DistError;
+use crate::net::encode::Encode;
+use crate::selfplay::worker::SearchCounts;
+
+/// Self-play's rates over an iteration, when self-play runs in the same process.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SelfPlayRates {
+    /// Positions played per second (searched or not).
+    pub positions_per_s: f64,
+    /// Positions the nets evaluated per second.
+    pub net_positions_per_s: f64,
+    /// Positions per forward pass.
+    pub net_mean_batch: f64,
+    /// Share of the time the nets were busy (per instance).
+    pub net_busy: f64,
+    /// What the searches asked of the net over the same time.
+    pub searches: SearchCounts,
+}
+
+impl<S: Encode> LearnerRole<S> {
+    /// Writes one more metrics line (self-play's precision choice, say), at the current step.
+    pub fn record(&self, mut line: Value) -> Result<(), DistError> {
+        line["step"] = json!(self.learner.state.step);
+        self.metrics.append(&line)
+    }
+
+    /// Writes an iteration's metrics: training, intake and, when given, self-play's rates.
+    pub fn report(
+        &self,
+        iteration: &Iteration,
+        selfplay: Option<&SelfPlayRates>,
+    ) -> Result<(), DistError> {
+        let batch = self.learner.config.train.batch_size as f64;
+        let train_seconds = iteration.train_time.as_secs_f64().max(1e-9);
+        let samples_per_s = iteration.steps as f64 * batch / train_seconds;
+        let losses = iteration.mean_losses();
+        let mut lines = vec![
+            self.learner.train_metrics(&losses, samples_per_s),
+            self.intake_metrics(&iteration.intake, iteration.seconds()),
+        ];
+        if let Some(rates) = selfplay {
+            lines.push(self.selfplay_metrics(rates));
+        }
+        for line in &lines {
+            self.metrics.append(line)?;
+        }
+        Ok(())
+    }
+
+    /// The `selfplay` metrics line of an iteration.
+    fn selfplay_metrics(&self, rates: &SelfPlayRates) -> Value {
+        let state = &self.learner.state;
+        json!({
+            "type": "selfplay", "step": state.step, "elapsed_s": state.elapsed_s,
+            "positions_per_s": rates.positions_per_s,
+            "net_positions_per_s": rates.net_positions_per_s,
+            "net_mean_batch": rates.net_mean_batch, "net_busy": rates.net_busy,
+            "net_calls_per_searched_step": rates.searches.net_calls_per_searched_step(),
+            "forced_leaf_share": rates.searches.forced_leaf_share(),
+        })
+    }
+
+    /// The `intake` metrics line of an iteration: what came in and how the games went.
+    fn intake_metrics(&self, t: &IntakeTally, seconds: f64) -> Value {
+        let state = &self.learner.state;
+        let rate = |wrong: u64, would: u64| (would > 0).then(|| wrong as f64 / would as f64);
+        let false_resign_rate = rate(
+            t.false_resign.iter().sum(),
+            t.would_resign.iter().sum::<u64>(),
+        );
+        json!({
+            "type": "intake", "step": state.step, "elapsed_s": state.elapsed_s,
+            "shards": t.shards, "games": t.games, "samples": t.samples,
+            "shards_per_s": t.shards as f64 / seconds, "games_per_s": t.games as f64 / seconds,
+            "samples_per_s": t.samples as f64 / seconds,
+            "games_total": self.learner.games_total, "samples_total": self.learner.samples_total,
+            "mean_game_steps": t.game_steps as f64 / t.games.max(1) as f64,
+            "wins_side0": t.wins[0], "wins_side1": t.wins[1], "draws": t.draws,
+            "resigned": t.resigned, "played_through": t.played_through,
+            "false_resign_rate": false_resign_rate,
+            "resigned_side0": t.resigned_by[0], "resigned_side1": t.resigned_by[1],
+            "would_resign_side0": t.would_resign[0], "would_resign_side1": t.would_resign[1],
+            "false_resign_rate_side0": rate(t.false_resign[0], t.would_resign[0]),
+            "false_resign_rate_side1": rate(t.false_resign[1], t.would_resign[1]),
+            "resign_threshold_side0": t.resign_threshold[0],
+            "resign_threshold_side1": t.resign_threshold[1],
+            "sessions": state.consumed.len(), "rejected_shards": self.intake.total.rejected,
+        })
+    }
+}

@@ -1,0 +1,318 @@
+//! The learner role: one per run. Takes in the game shards self-play publishes, each exactly
+//! once, trains on them as the replay ratio allows, and publishes a checkpoint (with the
+//! shards it took in since the previous one) every `steps_per_iteration` steps.
+//!
+//! In parts: [`intake`] (listing, fetching and parsing shards), [`window`] (the replay
+//! window rebuilt on resume), [`step`] (a training step and its iteration), [`publish`]
+//! (checkpoints and their intake links, and the one to resume from), [`retention`] (what
+//! is kept of older checkpoints), [`limits`] (when it stops), [`metrics`] (the metrics log),
+//! [`progress`] (the progress line) and [`drive`], the one loop: the `learn` command drives
+//! [`LearnerRole`] alone ([`learn`]), and `train` drives it beside self-play and the
+//! evaluator in one process (`super::train`). Both start, resume and stop through the same
+//! code.
+
+pub mod drive;
+pub mod intake;
+pub mod limits;
+pub mod metrics;
+pub mod progress;
+pub mod publish;
+pub mod retention;
+pub mod step;
+mod window;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+pub use drive::{drive, Alone, Beside};
+pub use intake::IntakeTally;
+pub use limits::StepLimits;
+pub use metrics::SelfPlayRates;
+pub use progress::{Printer, Progress, Snapshot};
+pub use publish::intake_chain;
+pub use step::{Iteration, Tick};
+
+use super::{write_pointer, DistError, StopFlag, StoredMetrics, WorkDir};
+use crate::layout::{CONFIG, LEARNER_METRICS, PROMOTED};
+use crate::net::encode::Encode;
+use crate::store::RunStore;
+use crate::train::config::RunConfig;
+use crate::train::learner::Learner;
+use crate::with_game;
+use intake::Intake;
+use publish::{load_newest, Publisher};
+
+/// Iterations between progress lines in a log, unless told.
+pub const LOG_EVERY: u64 = 10;
+
+/// What `learn` was asked to do.
+#[derive(Clone, Debug)]
+pub struct LearnOptions {
+    /// The run location.
+    pub store: String,
+    /// The config to start the run with (optional when the run exists; must then match).
+    pub config: Option<PathBuf>,
+    /// Stop at this training step (default: `train.iterations` × `steps_per_iteration`).
+    pub max_steps: Option<u64>,
+    /// Stop after this many minutes (default: `train.max_minutes`; 0: no limit).
+    pub max_minutes: Option<f64>,
+    /// Stop once no new shard has come for this many seconds and the window allows no step.
+    pub idle_exit: Option<f64>,
+    /// Local scratch directory (default: a temporary one, removed at exit).
+    pub work_dir: Option<PathBuf>,
+    /// Seconds between listings of the store's shards.
+    pub poll_seconds: f64,
+    /// Rewrite the progress line in place (a terminal); else print it every `log_every`
+    /// iterations.
+    pub progress: bool,
+    /// Iterations between progress lines in a log.
+    pub log_every: u64,
+    /// `--device` (the trainer's) and `--precision`; a new run stores them in its config,
+    /// which self-play and the evaluator read.
+    pub net: crate::net::args::NetArgs,
+}
+
+/// What a `learn` invocation did.
+#[derive(Clone, Debug, Default)]
+pub struct LearnSummary {
+    /// The step it started from.
+    pub start_step: u64,
+    /// The step of its last checkpoint.
+    pub final_step: u64,
+    /// Shards taken in by this invocation (not counting those re-read on resume).
+    pub shards: u64,
+    /// Games in them.
+    pub games: u64,
+    /// Training samples in them.
+    pub samples: u64,
+    /// Wall time (seconds).
+    pub seconds: f64,
+    /// Samples in the replay window at the end.
+    pub window: usize,
+}
+
+/// Runs the learner until its step target, time limit, idle limit or a stop signal.
+pub fn learn(options: &LearnOptions) -> Result<LearnSummary, DistError> {
+    let store = RunStore::open(&options.store)?;
+    let given = options.config.as_deref().map(RunConfig::load).transpose()?;
+    let mut config = run_config(&store, given, &options.net)?;
+    config.override_net(&options.net);
+    with_game!(config.kind(), S => alone::<S>(options, store, config))
+}
+
+/// The learner alone, driven by [`drive`].
+fn alone<S: Encode>(
+    options: &LearnOptions,
+    store: RunStore,
+    config: RunConfig,
+) -> Result<LearnSummary, DistError> {
+    let stop = StopFlag::on_signals();
+    let limits = StepLimits::new(&config.train, options.max_steps, options.max_minutes);
+    let poll = Duration::from_secs_f64(options.poll_seconds.max(0.05));
+    let mut role = LearnerRole::<S>::start(store, config, options.work_dir.as_deref(), poll)?;
+    let mut progress = Progress::new(options.progress, options.log_every, limits, role.step());
+    drive(
+        &mut role,
+        &limits,
+        &stop,
+        &mut Alone,
+        &mut progress,
+        options.idle_exit,
+    )?;
+    role.finish()?;
+    progress.finish(&role.snapshot(None));
+    Ok(role.summary())
+}
+
+/// The stored config, or (new run) the given one with `net` over it, stored. A given config
+/// must match the stored one.
+pub fn run_config(
+    store: &RunStore,
+    given: Option<RunConfig>,
+    net: &crate::net::args::NetArgs,
+) -> Result<RunConfig, DistError> {
+    let stored = store.get_text(CONFIG)?;
+    match (stored, given) {
+        (Some(text), given) => {
+            let config = RunConfig::parse(&text, &format!("{}/{CONFIG}", store.location()))?;
+            if given.is_some_and(|g| g != config) {
+                return Err(DistError::Run(format!(
+                    "--config differs from the config the run at {} started with (drop --config to resume it)",
+                    store.location()
+                )));
+            }
+            Ok(config)
+        }
+        (None, Some(mut config)) => {
+            config.override_net(net);
+            store.put(CONFIG, config.to_toml().into_bytes())?;
+            Ok(config)
+        }
+        (None, None) => Err(DistError::Run(format!(
+            "{} holds no run: pass --config to start one",
+            store.location()
+        ))),
+    }
+}
+
+/// The learner of a run: model, optimizer and window, fed from the store's shards.
+pub struct LearnerRole<S: Encode> {
+    store: RunStore,
+    /// The scratch directory (the metrics log, a remote store's checkpoints), kept while
+    /// the role lives.
+    _work: WorkDir,
+    learner: Learner<S>,
+    metrics: StoredMetrics,
+    intake: Intake,
+    publisher: Publisher,
+    iteration: Iteration,
+    last_loss: Option<f64>,
+    start_step: u64,
+    started: Instant,
+    elapsed_base: f64,
+}
+
+impl<S: Encode> LearnerRole<S> {
+    /// Resumes from the newest checkpoint that loads (re-reading the shards it took in), or
+    /// starts a fresh net and publishes it as step 0 (so that self-play can begin, and a
+    /// stop before the first step leaves a checkpoint). Lists new shards at most every
+    /// `poll`; local files go to `work_dir` (default: a temporary directory).
+    pub fn start(
+        store: RunStore,
+        config: RunConfig,
+        work_dir: Option<&Path>,
+        poll: Duration,
+    ) -> Result<Self, DistError> {
+        let work = WorkDir::new(work_dir, "learn")?;
+        let mut publisher = Publisher::new(&store, work.path());
+        let newest = load_newest::<S>(&store, &config, publisher.cache())?;
+        let resumed = newest.is_some();
+        let learner = match newest {
+            Some((learner, link)) => {
+                publisher.published = Some(link);
+                learner
+            }
+            None => Learner::<S>::new(config, None)?,
+        };
+        let resume_step = Some(learner.state.step);
+        let metrics = StoredMetrics::open(&store, LEARNER_METRICS, work.path(), resume_step)?;
+        let mut role = LearnerRole {
+            start_step: learner.state.step,
+            elapsed_base: learner.state.elapsed_s,
+            store,
+            _work: work,
+            learner,
+            metrics,
+            intake: Intake::new(poll),
+            publisher,
+            iteration: Iteration::new(),
+            last_loss: None,
+            started: Instant::now(),
+        };
+        if resumed {
+            window::rebuild(&role.store, &mut role.learner)?;
+        } else {
+            role.checkpoint()?;
+            if role.learner.config.evaluation.gating {
+                write_pointer(&role.store, PROMOTED, 0)?;
+            }
+        }
+        Ok(role)
+    }
+
+    /// The learner: model, optimizer, counters and replay window.
+    pub fn learner(&self) -> &Learner<S> {
+        &self.learner
+    }
+
+    /// The current training step.
+    pub fn step(&self) -> u64 {
+        self.learner.state.step
+    }
+
+    /// Tells the learner how far the run is through `limits` (the learning rate's decay).
+    pub fn follow(&mut self, limits: &StepLimits) {
+        self.learner.progress = limits.progress(self.step());
+    }
+
+    /// The run's config.
+    pub fn config(&self) -> &RunConfig {
+        &self.learner.config
+    }
+
+    /// Where the learner is, for the progress line; `played` is self-play's positions and
+    /// games when it runs beside (else what was taken in counts).
+    pub fn snapshot(&self, played: Option<(u64, u64)>) -> Snapshot {
+        let total = &self.intake.total;
+        let (positions, games) = played.unwrap_or((total.samples, total.games));
+        Snapshot {
+            step: self.learner.state.step,
+            steps_per_iteration: self.learner.config.train.steps_per_iteration,
+            positions,
+            games,
+            loss: self.last_loss,
+            window: self.learner.window.len(),
+        }
+    }
+
+    /// One turn of the loop: takes in new shards (when the intake is due), then trains a
+    /// step if the replay ratio allows, publishing a checkpoint at the end of an iteration.
+    pub fn tick(&mut self) -> Result<Tick, DistError> {
+        let mut tick = Tick::default();
+        if self.intake.due() {
+            let tally = self.intake.take_in(&self.store, &mut self.learner)?;
+            self.iteration.intake.merge(&tally);
+            tick.shards = tally.shards;
+        }
+        let Some(loss) = step::train_step(&mut self.learner, &mut self.iteration) else {
+            return Ok(tick);
+        };
+        (tick.trained, tick.loss, self.last_loss) = (true, loss, Some(loss));
+        if step::ends_iteration(&self.learner) {
+            self.checkpoint()?;
+            tick.iteration = Some(std::mem::replace(&mut self.iteration, Iteration::new()));
+        }
+        Ok(tick)
+    }
+
+    /// Takes in what has come and publishes it with a final checkpoint (unless the newest
+    /// checkpoint already holds everything).
+    pub fn finish(&mut self) -> Result<(), DistError> {
+        let tally = self.intake.take_in(&self.store, &mut self.learner)?;
+        self.iteration.intake.merge(&tally);
+        let published_step = self.publisher.published.as_ref().map(|l| l.step);
+        if published_step != Some(self.learner.state.step) || !self.intake.pending.is_empty() {
+            self.checkpoint()?;
+        }
+        // The last iteration's report comes after its checkpoint: publish it too.
+        self.metrics.publish(&self.store)
+    }
+
+    /// What this invocation did.
+    pub fn summary(&self) -> LearnSummary {
+        let total = &self.intake.total;
+        LearnSummary {
+            start_step: self.start_step,
+            final_step: self.learner.state.step,
+            shards: total.shards,
+            games: total.games,
+            samples: total.samples,
+            seconds: self.started.elapsed().as_secs_f64(),
+            window: self.learner.window.len(),
+        }
+    }
+
+    /// Writes and publishes a checkpoint of the current step with the shards taken in since
+    /// the previous one, thins the older checkpoints, then publishes the metrics.
+    fn checkpoint(&mut self) -> Result<(), DistError> {
+        let state = &mut self.learner.state;
+        state.elapsed_s = self.elapsed_base + self.started.elapsed().as_secs_f64();
+        state.samples_seen = self.learner.samples_total;
+        state.games_seen = self.learner.games_total;
+        let pending = std::mem::take(&mut self.intake.pending);
+        self.publisher
+            .publish(&self.store, &self.learner, pending)?;
+        retention::prune(&self.store, &self.learner.config)?;
+        self.metrics.publish(&self.store)
+    }
+}

@@ -1,0 +1,202 @@
+//! Publishing the learner's checkpoints, and finding the one to resume from. A checkpoint is
+//! written once: straight into the run's folder when the store is a local directory (where
+//! self-play and the evaluator read it in place), else into the learner's scratch directory
+//! and then up to the store. Its intake link (`intake.json`) goes next, then `latest` moves
+//! to it; the chain of links names every shard taken in, once.
+
+use std::path::{Path, PathBuf};
+
+use crate::distributed::{
+    fetch_checkpoint, io_error, prune_cache, read_pointer, read_record, unix_millis, write_pointer,
+    DistError,
+};
+use crate::layout::record::{IntakeLink, Record};
+use crate::layout::{
+    checkpoint_key, checkpoint_name, full_checkpoint_steps, CHECKPOINTS, CHECKPOINT_FILES,
+    INTAKE_FILE, LATEST,
+};
+use crate::net::encode::Encode;
+use crate::store::RunStore;
+use crate::train::config::RunConfig;
+use crate::train::learner::Learner;
+
+/// Where the learner's checkpoints go, and the newest one's link.
+#[derive(Debug)]
+pub(super) struct Publisher {
+    /// The run's own folder of checkpoints, when the store is a local directory.
+    local: Option<PathBuf>,
+    /// Else where a checkpoint is written before it goes up.
+    cache: PathBuf,
+    /// The newest published checkpoint's link.
+    pub published: Option<IntakeLink>,
+}
+
+impl Publisher {
+    /// The publisher of the run at `store`, with scratch directory `work`.
+    pub fn new(store: &RunStore, work: &Path) -> Publisher {
+        Publisher {
+            local: store.local_dir().map(|dir| dir.join(CHECKPOINTS)),
+            cache: work.join(CHECKPOINTS),
+            published: None,
+        }
+    }
+
+    /// Where fetched checkpoints go (a local store's are read in place).
+    pub fn cache(&self) -> &Path {
+        &self.cache
+    }
+
+    /// Writes the checkpoint of `learner`'s current step with the shards `pending` taken in
+    /// since the previous one, publishes it and moves `latest` to it.
+    pub fn publish<S: Encode>(
+        &mut self,
+        store: &RunStore,
+        learner: &Learner<S>,
+        pending: Vec<String>,
+    ) -> Result<(), DistError> {
+        let step = learner.state.step;
+        let dir = learner.save_checkpoint(self.local.as_deref().unwrap_or(&self.cache))?;
+        if self.local.is_none() {
+            upload(store, &dir, step)?;
+        }
+        let mut link = next_link(self.published.take(), step, pending);
+        link.published_unix_ms = unix_millis() as u64;
+        store.put(
+            &checkpoint_key(step, INTAKE_FILE),
+            link.to_json().into_bytes(),
+        )?;
+        write_pointer(store, LATEST, step)?;
+        self.published = Some(link);
+        if self.local.is_none() {
+            prune_cache(&self.cache, &[step]);
+        }
+        Ok(())
+    }
+}
+
+/// The link of a checkpoint at `step` with the shards `pending`, after the one `before`.
+fn next_link(before: Option<IntakeLink>, step: u64, pending: Vec<String>) -> IntakeLink {
+    match before {
+        None => IntakeLink {
+            step,
+            previous: None,
+            shards: pending,
+            published_unix_ms: 0,
+        },
+        // Again at the same step (more intake, no training): extend its link.
+        Some(mut same) if same.step == step => {
+            same.shards.extend(pending);
+            same
+        }
+        Some(before) => IntakeLink {
+            step,
+            previous: Some(before.step),
+            shards: pending,
+            published_unix_ms: 0,
+        },
+    }
+}
+
+/// Uploads the files of the local checkpoint directory `dir` (its state last).
+fn upload(store: &RunStore, dir: &Path, step: u64) -> Result<(), DistError> {
+    for file in CHECKPOINT_FILES {
+        let path = dir.join(file);
+        let bytes = std::fs::read(&path).map_err(io_error(&path))?;
+        store.put(&checkpoint_key(step, file), bytes)?;
+    }
+    Ok(())
+}
+
+/// The newest published checkpoint that loads, with its link, trying them from the one
+/// `latest` names downwards; each one skipped is named on stderr with the reason, and
+/// `latest` is moved back to the one used. `None` for a run without checkpoints; an error
+/// when none loads.
+pub(super) fn load_newest<S: Encode>(
+    store: &RunStore,
+    config: &RunConfig,
+    cache: &Path,
+) -> Result<Option<(Learner<S>, IntakeLink)>, DistError> {
+    let candidates = resume_candidates(store)?;
+    let mut first_error = None;
+    for (tried, &step) in candidates.iter().enumerate() {
+        let loaded = fetch_checkpoint(store, step, &CHECKPOINT_FILES, cache)
+            .and_then(|dir| Ok(Learner::<S>::new(config.clone(), Some(&dir))?))
+            .and_then(|learner| Ok((learner, read_link(store, step)?)));
+        match loaded {
+            Ok(found) => {
+                if tried > 0 {
+                    eprintln!("resuming from {} instead", checkpoint_name(step));
+                    write_pointer(store, LATEST, step)?;
+                }
+                return Ok(Some(found));
+            }
+            Err(error) => {
+                eprintln!(
+                    "warning: skipping checkpoint {} of {}: {error}",
+                    checkpoint_name(step),
+                    store.location()
+                );
+                first_error.get_or_insert(error);
+            }
+        }
+    }
+    match first_error {
+        None => Ok(None),
+        Some(error) => Err(DistError::Run(format!(
+            "no checkpoint of {} loads (the newest: {error})",
+            store.location()
+        ))),
+    }
+}
+
+/// The steps of the whole published checkpoints a learner may resume from, newest first:
+/// the one `latest` names and those below it (a checkpoint above it was not published
+/// whole; with an unreadable `latest`, every one there). Checkpoints thinned to their
+/// weights are left out: they have no optimizer state.
+fn resume_candidates(store: &RunStore) -> Result<Vec<u64>, DistError> {
+    let pointer = read_pointer(store, LATEST);
+    let latest = pointer.as_ref().ok().copied().flatten();
+    let mut steps: Vec<u64> = full_checkpoint_steps(&store.list(CHECKPOINTS)?)
+        .into_iter()
+        .filter(|step| latest.is_none_or(|l| *step <= l))
+        .chain(latest)
+        .collect();
+    steps.sort_unstable_by(|a, b| b.cmp(a));
+    steps.dedup();
+    match pointer {
+        // A bad pointer with checkpoints beside it: they are tried; with none, the run
+        // cannot be told from a new one, so it stops.
+        Err(error) if steps.is_empty() => Err(error),
+        Err(error) => {
+            eprintln!("warning: {error}; trying the checkpoints there");
+            Ok(steps)
+        }
+        Ok(_) => Ok(steps),
+    }
+}
+
+/// The link of the published checkpoint at `step`.
+fn read_link(store: &RunStore, step: u64) -> Result<IntakeLink, DistError> {
+    let key = checkpoint_key(step, INTAKE_FILE);
+    read_record(store, &key)?
+        .ok_or_else(|| DistError::Run(format!("{}/{key}: missing", store.location())))
+}
+
+/// Every shard the checkpoint chain ending at `step` took in, in order, following each
+/// checkpoint's `previous` link (used to audit exactly-once intake).
+pub fn intake_chain(store: &RunStore, step: u64) -> Result<Vec<String>, DistError> {
+    let mut links = Vec::new();
+    let mut at = Some(step);
+    while let Some(step) = at {
+        let link = read_link(store, step)?;
+        if link.previous.is_some_and(|p| p >= step) {
+            return Err(DistError::Run(format!(
+                "checkpoint {step} links back to {:?}",
+                link.previous
+            )));
+        }
+        at = link.previous;
+        links.push(link);
+    }
+    Ok(links.into_iter().rev().flat_map(|l| l.shards).collect())
+}
