@@ -561,7 +561,6 @@ fn set_key(table: &mut toml::Table, item: &str) -> Check {
 }
 
 fn check_selfplay(s: &SelfPlayConfig) -> Check {
-    let unit = |v: f32| (0.0..=1.0).contains(&v);
     first_failure(&[
         (
             "selfplay.workers",
@@ -618,6 +617,14 @@ fn check_selfplay(s: &SelfPlayConfig) -> Check {
             s.opening_random_turns <= 1000,
             "must be 0..=1000",
         ),
+    ])
+    .and_then(|_| check_resign(s))
+}
+
+/// The resignation keys of `[selfplay]`.
+fn check_resign(s: &SelfPlayConfig) -> Check {
+    let unit = |v: f32| (0.0..=1.0).contains(&v);
+    first_failure(&[
         (
             "selfplay.resign_threshold",
             (-1.0..=1.0).contains(&s.resign_threshold),

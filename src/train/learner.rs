@@ -93,7 +93,8 @@ impl<S: Encode> Learner<S> {
         let samples = samples_of_game::<S>(record)?;
         let count = samples.len();
         self.samples_total += count as u64;
-        self.games_total += 1;
+        // A reanalysis repeats a game already counted.
+        self.games_total += u64::from(!record.reanalysed);
         self.window
             .set_capacity(self.config.window_size(self.samples_total));
         self.window.extend(samples);

@@ -26,8 +26,13 @@ pub struct IntakeTally {
     pub rejected: u64,
     /// Games in them.
     pub games: u64,
-    /// Training samples in them.
+    /// Training samples in them (reanalyses' included).
     pub samples: u64,
+    /// Reanalysed games taken in (`selfplay.reanalyse_share`): their samples count above,
+    /// their results and steps nowhere else (they repeat a game already counted).
+    pub reanalysed: u64,
+    /// Of `samples`, those from reanalysed games.
+    pub reanalysed_samples: u64,
     /// Steps played in the games (searched or not).
     pub game_steps: u64,
     /// Wins of side 0 and side 1.
@@ -51,8 +56,13 @@ pub struct IntakeTally {
 impl IntakeTally {
     /// Counts a game that gave `samples` training samples.
     fn add_game(&mut self, record: &GameRecord, samples: u64) {
-        self.games += 1;
         self.samples += samples;
+        if record.reanalysed {
+            self.reanalysed += 1;
+            self.reanalysed_samples += samples;
+            return;
+        }
+        self.games += 1;
         self.game_steps += record.steps.len() as u64;
         match record.winner {
             Some(w) => self.wins[(w as usize).min(1)] += 1,
@@ -80,6 +90,8 @@ impl IntakeTally {
         self.rejected += other.rejected;
         self.games += other.games;
         self.samples += other.samples;
+        self.reanalysed += other.reanalysed;
+        self.reanalysed_samples += other.reanalysed_samples;
         self.game_steps += other.game_steps;
         self.wins[0] += other.wins[0];
         self.wins[1] += other.wins[1];

@@ -66,6 +66,7 @@ impl<S: Encode> LearnerRole<S> {
             "net_mean_batch": rates.net_mean_batch, "net_busy": rates.net_busy,
             "net_calls_per_searched_step": rates.searches.net_calls_per_searched_step(),
             "forced_leaf_share": rates.searches.forced_leaf_share(),
+            "reanalysed_searches": rates.searches.reanalysed,
         })
     }
 
@@ -80,6 +81,7 @@ impl<S: Encode> LearnerRole<S> {
         json!({
             "type": "intake", "step": state.step, "elapsed_s": state.elapsed_s,
             "shards": t.shards, "games": t.games, "samples": t.samples,
+            "reanalysed_games": t.reanalysed, "reanalysed_samples": t.reanalysed_samples,
             "shards_per_s": t.shards as f64 / seconds, "games_per_s": t.games as f64 / seconds,
             "samples_per_s": t.samples as f64 / seconds,
             "games_total": self.learner.games_total, "samples_total": self.learner.samples_total,
