@@ -57,24 +57,6 @@ pub struct BandDecision {
     pub bf16_speedup: f64,
 }
 
-impl BandDecision {
-    /// The decision in words.
-    pub fn describe(&self) -> String {
-        let (low, high) = self.batches;
-        format!(
-            "precision checked in place: batches {low}-{high} in {} (bf16 {:.2}x the speed of fp32 \
-             under this process's load{})",
-            if self.bf16 { "bf16" } else { "fp32" },
-            self.bf16_speedup,
-            if self.changed {
-                "; the probe had chosen the other"
-            } else {
-                ""
-            }
-        )
-    }
-}
-
 impl InPlaceCheck {
     /// A check over the bands ending at `bounds` (ascending), starting from the probe's
     /// choice: bf16 from `bf16_from` positions on. `probe_speedups` (bf16 over fp32 at each
@@ -235,7 +217,6 @@ mod tests {
         assert!((middle.bf16_speedup - 1.0 / 0.6).abs() < 1e-9);
         let one = run(&mut check, 1, 1.0, 0.5);
         assert!(one.bf16 && one.changed, "{one:?}");
-        assert!(one.describe().contains("the probe had chosen the other"));
         assert!(check.done());
         assert!(check.bf16_for(1) && !check.bf16_for(4) && check.bf16_for(16));
     }
