@@ -367,18 +367,17 @@ pub fn rows_from_csv(text: &str, sides: usize) -> Result<Vec<Row>, String> {
     lines
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(i, line)| row_from_csv_line(line, sides).map_err(|e| format!("line {}: {e}", i + 2)))
+        .map(|(i, line)| {
+            row_from_csv_line(line, sides, width).map_err(|e| format!("line {}: {e}", i + 2))
+        })
         .collect()
 }
 
-fn row_from_csv_line(line: &str, sides: usize) -> Result<Row, String> {
+/// One row of the table: `width` cells, the last `4 * sides` of them per side.
+fn row_from_csv_line(line: &str, sides: usize, width: usize) -> Result<Row, String> {
     let cells: Vec<&str> = line.split(',').collect();
-    if cells.len() != 11 + 4 * sides {
-        return Err(format!(
-            "{} cells, expected {}",
-            cells.len(),
-            11 + 4 * sides
-        ));
+    if cells.len() != width {
+        return Err(format!("{} cells, expected {width}", cells.len()));
     }
     let num = |i: usize| -> Result<f64, String> {
         cells[i]

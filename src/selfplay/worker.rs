@@ -399,20 +399,30 @@ fn next_leaf<S: GameState>(
         // The search is done: play its step (or resign).
         let action = played_step(slot, settings, &result);
         let side = slot.tree.root_state().side_to_move();
-        let surprise = slot
-            .full
-            .then(|| policy_surprise(&result.policy, &slot.tree.root_children()));
-        slot.record.steps.push(StepRecord {
-            action,
-            value: Some(result.value),
-            target: if slot.full { result.policy } else { Vec::new() },
-            surprise,
-        });
-        if update_resignation(slot, sp, side.0 as usize, result.value) {
+        let value = result.value;
+        let step = searched_step_record(slot, action, result);
+        slot.record.steps.push(step);
+        if update_resignation(slot, sp, side.0 as usize, value) {
             slot.record.resign(side);
             return None;
         }
         play(slot, action, counters);
+    }
+}
+
+/// The record of `action` played (or replayed) after the slot's search gave `result`: its
+/// value, and after a full search the policy target and its surprise.
+fn searched_step_record<S: GameState>(
+    slot: &Slot<S>,
+    action: Action,
+    result: SearchResult,
+) -> StepRecord {
+    let full = slot.full;
+    StepRecord {
+        action,
+        value: Some(result.value),
+        surprise: full.then(|| policy_surprise(&result.policy, &slot.tree.root_children())),
+        target: if full { result.policy } else { Vec::new() },
     }
 }
 
@@ -464,13 +474,8 @@ fn next_reanalysed_leaf<S: GameState>(
         let action = replay
             .next_searched(&mut slot.tree, &mut slot.record)
             .expect("the step just searched");
-        let surprise = policy_surprise(&result.policy, &slot.tree.root_children());
-        slot.record.steps.push(StepRecord {
-            action,
-            value: Some(result.value),
-            target: result.policy,
-            surprise: Some(surprise),
-        });
+        let step = searched_step_record(slot, action, result);
+        slot.record.steps.push(step);
         slot.tree.advance(action);
     }
 }
