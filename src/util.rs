@@ -1,4 +1,4 @@
-//! Small shared helpers: atomic file writes, per-game seeds.
+//! Small shared helpers: atomic file writes, per-game seeds, the process's CPU time.
 
 use std::io::Write;
 use std::path::Path;
@@ -29,6 +29,16 @@ pub fn game_seed(seed: u64, index: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// CPU seconds this process has used so far, user and system, over all its threads (`None`
+/// where the system does not tell).
+pub fn process_cpu_seconds() -> Option<f64> {
+    use nix::sys::resource::{getrusage, UsageWho};
+    use nix::sys::time::{TimeVal, TimeValLike};
+    let usage = getrusage(UsageWho::RUSAGE_SELF).ok()?;
+    let seconds = |t: TimeVal| t.num_microseconds() as f64 / 1e6;
+    Some(seconds(usage.user_time()) + seconds(usage.system_time()))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -41,5 +51,17 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"two");
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_process_cpu_time_grows_with_work() {
+        let before = super::process_cpu_seconds().unwrap();
+        let mut x = 1u64;
+        let start = std::time::Instant::now();
+        while start.elapsed().as_millis() < 50 {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
+        let after = super::process_cpu_seconds().unwrap();
+        assert!(after > before, "{before} -> {after}");
     }
 }

@@ -14,7 +14,7 @@ use checkers_zero::distributed::learn::intake_chain;
 use checkers_zero::distributed::{read_pointer, read_record};
 use checkers_zero::layout::record::TrainState;
 use checkers_zero::layout::{checkpoint_key, parse_shard_key, LATEST, PROMOTED, STATE_FILE};
-use checkers_zero::selfplay::record::{parse_records, GameRecord};
+use checkers_zero::selfplay::record::{parse_record_bytes, GameRecord};
 use checkers_zero::store::RunStore;
 use checkers_zero::train::config::RunConfig;
 use common::{assert_clean_error, fresh_dir, run};
@@ -139,8 +139,8 @@ fn shards_by_session(store: &RunStore) -> BTreeMap<String, Vec<String>> {
 
 /// The games of a shard (it must be whole and readable).
 fn shard_games(store: &RunStore, key: &str) -> Vec<GameRecord> {
-    let text = store.get_text(key).unwrap().unwrap();
-    parse_records(&text, Path::new(key)).unwrap()
+    let bytes = store.get(key).unwrap().unwrap();
+    parse_record_bytes(&bytes, Path::new(key)).unwrap()
 }
 
 /// Starts role `command` (`learn`, `selfplay`, `evaluate`) on the store at `location`.

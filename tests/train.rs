@@ -44,7 +44,7 @@ fn latest_checkpoint(checkpoints: &Path) -> PathBuf {
     checkpoints.join(name.trim())
 }
 
-/// The games in every shard of every self-play session (`games/<session>/NNNNNNNN.jsonl`).
+/// The games in every shard of every self-play session (`games/<session>/NNNNNNNN.jsonl.gz`).
 fn games_on_disk(run: &Path) -> usize {
     let mut games = 0;
     for session in std::fs::read_dir(run.join("games")).unwrap() {
@@ -115,10 +115,25 @@ fn tiny_run_trains_stops_and_resumes_from_the_same_step() {
         .collect();
     assert_eq!(steps, vec![5, 10, 15]);
     for m in &train_lines {
-        for key in ["policy_loss", "value_loss", "policy_entropy", "elapsed_s"] {
+        for key in [
+            "policy_loss",
+            "value_loss",
+            "policy_entropy",
+            "elapsed_s",
+            "cpu_s",
+        ] {
             assert!(m[key].as_f64().unwrap().is_finite(), "{key} in {m}");
         }
     }
+    // The CPU time is summed over both invocations, as the wall time is.
+    let cpu: Vec<f64> = train_lines
+        .iter()
+        .map(|m| m["cpu_s"].as_f64().unwrap())
+        .collect();
+    assert!(
+        cpu.windows(2).all(|w| w[0] <= w[1]) && cpu[2] > cpu[0],
+        "{cpu:?}"
+    );
     // Each iteration also logs its intake (with how the games went) and self-play's rates.
     let intake = learner_metrics(&run, "intake");
     assert_eq!(intake.len(), 3, "{intake:?}");
@@ -507,7 +522,7 @@ fn a_stop_before_the_first_step_leaves_a_step_0_checkpoint_export_and_match_take
 }
 
 /// Every file and directory under `root`, relative, with the parts that name a time, a
-/// session or a number replaced (`games/<session>/N.jsonl`, `checkpoints/step-N/`).
+/// session or a number replaced (`games/<session>/N.jsonl.gz`, `checkpoints/step-N/`).
 fn layout(root: &Path) -> std::collections::BTreeSet<String> {
     fn walk(dir: &Path, root: &Path, out: &mut std::collections::BTreeSet<String>) {
         for entry in std::fs::read_dir(dir).unwrap() {
@@ -617,7 +632,10 @@ fn train_and_the_distributed_roles_write_the_same_layout() {
         trained.contains("checkpoints/step-N/intake.json"),
         "{trained:?}"
     );
-    assert!(trained.contains("games/<session>/N.jsonl"), "{trained:?}");
+    assert!(
+        trained.contains("games/<session>/N.jsonl.gz"),
+        "{trained:?}"
+    );
     assert!(trained.contains("matches/<match>.json"), "{trained:?}");
     assert_eq!(
         trained, roles,

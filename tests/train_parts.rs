@@ -12,7 +12,9 @@ use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::{Model, NetConfig};
 use checkers_zero::search::sample::sample_with_temperature;
-use checkers_zero::selfplay::record::{read_records, write_records, GameRecord, StepRecord};
+use checkers_zero::selfplay::record::{
+    read_records, records_to_gzip, write_records, GameRecord, StepRecord,
+};
 use checkers_zero::selfplay::worker::temperature;
 use checkers_zero::train::config::{RunConfig, SelfPlayConfig};
 use checkers_zero::train::optimizer::AdamW;
@@ -76,16 +78,22 @@ fn records_round_trip_replay_and_show_for_every_game() {
             // Replaying reaches the recorded result.
             let end: S = read[0].replay(|_, _| {}).unwrap();
             assert_eq!(end.outcome().map(|o| o.winner.map(|s| s.0)), Some(read[0].winner));
-            let out = Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
-                .args(["games", "show", "--index", "1"])
-                .arg(&path)
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-            let text = String::from_utf8(out.stdout).unwrap();
-            assert!(text.starts_with(&format!("game: {kind}")), "{text}");
-            assert!(text.contains("   1. seat "), "{text}");
-            assert!(text.lines().last().unwrap().starts_with("result: "), "{text}");
+            // Self-play's shards are the same lines compressed; both read and show alike.
+            let packed = dir.join(format!("{kind}.jsonl.gz"));
+            std::fs::write(&packed, records_to_gzip(&games)).unwrap();
+            assert_eq!(read_records(&packed).unwrap(), games);
+            for file in [&path, &packed] {
+                let out = Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
+                    .args(["games", "show", "--index", "1"])
+                    .arg(file)
+                    .output()
+                    .unwrap();
+                assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+                let text = String::from_utf8(out.stdout).unwrap();
+                assert!(text.starts_with(&format!("game: {kind}")), "{text}");
+                assert!(text.contains("   1. seat "), "{text}");
+                assert!(text.lines().last().unwrap().starts_with("result: "), "{text}");
+            }
         });
     }
     // A damaged file and a missing game are one-line errors.

@@ -10,6 +10,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use checkers_zero::game::GameKind;
+use checkers_zero::selfplay::record::{read_records, records_to_gzip};
 use checkers_zero::serve::{serve_in_background, ServeConfig, ServeOptions};
 use common::web::{get, position_with_turn, post, request, tiny_run};
 use serde_json::{json, Value};
@@ -250,6 +251,21 @@ fn run_directory_listings_and_replays() {
     assert!(frames.len() > 2);
     assert!(frames[0]["turn"].is_null() && frames[1]["turn"].is_string());
     assert!(frames[1]["value"].is_number());
+    // A self-play shard, compressed, is listed and replays the same games.
+    let games = read_records(&run.join("games/00000001.jsonl")).unwrap();
+    std::fs::create_dir_all(run.join("games/w-1")).unwrap();
+    let shard = run.join("games/w-1/00000000.jsonl.gz");
+    std::fs::write(shard, records_to_gzip(&games)).unwrap();
+    let files = get(addr, "/api/games").json;
+    let listed = files["files"].as_array().unwrap();
+    assert!(
+        listed
+            .iter()
+            .any(|f| f["path"] == "games/w-1/00000000.jsonl.gz"),
+        "{files}"
+    );
+    let packed = get(addr, "/api/game?file=games/w-1/00000000.jsonl.gz&index=0").json;
+    assert_eq!(packed["frames"], replay["frames"]);
     let metrics = get(addr, "/api/metrics").json;
     assert_eq!(metrics["metrics"].as_array().unwrap().len(), 5);
     assert_eq!(metrics["ratings"].as_array().unwrap().len(), 3);

@@ -24,7 +24,7 @@ use crate::net::args::NetArgs;
 use crate::net::encode::Encode;
 use crate::net::model::{Model, NetShape};
 use crate::selfplay::pool::{BatcherTotals, RollingPool};
-use crate::selfplay::record::{records_to_jsonl, GameRecord};
+use crate::selfplay::record::{records_to_gzip, GameRecord};
 use crate::selfplay::worker::SearchCounts;
 use crate::store::RunStore;
 use crate::train::config::RunConfig;
@@ -206,7 +206,7 @@ impl ShardWriter {
             return Ok(());
         }
         let key = shard_key(session, self.shards);
-        store.put(&key, records_to_jsonl(&self.buffer).into_bytes())?;
+        store.put(&key, records_to_gzip(&self.buffer))?;
         self.shards += 1;
         self.games += self.buffer.len() as u64;
         self.buffer.clear();

@@ -10,7 +10,8 @@
 //!                                           (older ones thinned: no optimizer state, or
 //!                                           only intake.json; see `[checkpoints]`)
 //! checkpoints/latest, checkpoints/promoted  pointers: the name of a checkpoint directory
-//! games/<session>/NNNNNNNN.jsonl            self-play's game shards
+//! games/<session>/NNNNNNNN.jsonl.gz         self-play's game shards (gzip-compressed JSON
+//!                                           lines; older runs' plain `.jsonl` are read too)
 //! workers/<session>.json                    each self-play session's counters
 //! learner/metrics.jsonl                     the learner's metrics (metrics.jsonl in old runs)
 //! evaluator/metrics.jsonl, evaluator/state.json   the evaluation role's results and progress
@@ -175,16 +176,19 @@ pub fn full_checkpoint_steps(keys: &[String]) -> Vec<u64> {
         .collect()
 }
 
-/// The key of shard `seq` of self-play session `session`.
+/// The key of shard `seq` of self-play session `session` (gzip-compressed JSON lines).
 pub fn shard_key(session: &str, seq: u64) -> String {
-    format!("{GAMES}/{session}/{seq:08}.jsonl")
+    format!("{GAMES}/{session}/{seq:08}.jsonl.gz")
 }
 
-/// The session and number of a shard key (`None` for anything else).
+/// The session and number of a shard key, compressed or (an older run's) plain; `None` for
+/// anything else.
 pub fn parse_shard_key(key: &str) -> Option<(&str, u64)> {
     let rest = key.strip_prefix(GAMES)?.strip_prefix('/')?;
     let (session, file) = rest.split_once('/')?;
-    let seq = file.strip_suffix(".jsonl")?;
+    let seq = file
+        .strip_suffix(".jsonl.gz")
+        .or_else(|| file.strip_suffix(".jsonl"))?;
     if session.is_empty() || seq.len() != 8 || !seq.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
@@ -327,10 +331,15 @@ mod tests {
     #[test]
     fn shard_keys_round_trip_and_reject_other_objects() {
         let key = shard_key("worker-1-abc", 17);
-        assert_eq!(key, "games/worker-1-abc/00000017.jsonl");
+        assert_eq!(key, "games/worker-1-abc/00000017.jsonl.gz");
         assert_eq!(parse_shard_key(&key), Some(("worker-1-abc", 17)));
+        // An older run's plain shards are still shards.
+        let plain = "games/worker-1-abc/00000018.jsonl";
+        assert_eq!(parse_shard_key(plain), Some(("worker-1-abc", 18)));
         for other in [
             "games/x/00000017.jsonl#1",
+            "games/x/00000017.gz",
+            "games/x/00000017.jsonl.gz.tmp",
             "games/x/17.jsonl",
             "games/00000001.jsonl",
             "games//00000001.jsonl",

@@ -61,6 +61,10 @@ pub struct TrainState {
     pub step: u64,
     /// Training wall time, summed over all invocations of the run (seconds).
     pub elapsed_s: f64,
+    /// CPU time of the training process, summed over all invocations (seconds): self-play
+    /// and learning together in `train`, the learner's alone in `learn`; 0 in older runs.
+    #[serde(default)]
+    pub cpu_s: f64,
     /// Positions sampled for training so far.
     #[serde(default)]
     pub samples_trained: u64,
@@ -251,6 +255,7 @@ mod tests {
         let state = TrainState {
             step: 200,
             elapsed_s: 1.5,
+            cpu_s: 2.75,
             consumed: BTreeMap::from([("w-1".to_string(), 3)]),
             games_seen: 9,
             ..TrainState::default()
@@ -300,6 +305,7 @@ mod tests {
                         "next_game": 40}"#;
         let state = TrainState::parse(state, "s").unwrap();
         assert_eq!((state.step, state.seed, state.games_seen), (200, 3, 0));
+        assert_eq!(state.cpu_s, 0.0);
         let link = r#"{"step": 4, "previous": null, "shards": [], "published_unix_ms": 9}"#;
         assert_eq!(IntakeLink::parse(link, "i").unwrap().previous, None);
     }

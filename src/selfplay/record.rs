@@ -1,8 +1,9 @@
 //! Game records: what self-play and matches write for every finished game, and what the
 //! trainer and `games show` read back.
 //!
-//! A record file (`*.jsonl`) holds one game per line as a JSON object (format below). Files
-//! are written whole and atomically, so a reader never sees half a game. A game is stored as
+//! A record file (`*.jsonl`) holds one game per line as a JSON object (format below);
+//! self-play's shards are the same lines gzip-compressed (`*.jsonl.gz`), and every reader
+//! takes either. Files are written whole and atomically, so a reader never sees half a game. A game is stored as
 //! its start position and the steps played; positions are rebuilt by replaying the steps
 //! through the rules core, so a record is small and cannot disagree with the rules.
 //!
@@ -22,8 +23,12 @@
 //! played through with resignation off: a loss after it confirms the resignation, anything
 //! else counts as a false resignation.
 
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+use flate2::read::MultiGzDecoder;
+use flate2::write::GzEncoder;
+use flate2::Compression;
 use rand::seq::SliceRandom;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -264,6 +269,60 @@ pub fn records_to_jsonl(games: &[GameRecord]) -> String {
     text
 }
 
+/// The first bytes of a gzip stream.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// The most bytes compressed records may expand to (a bound on bad input).
+pub const MAX_RECORD_TEXT_BYTES: u64 = 1 << 30;
+
+/// Whether `path` names a record file: `*.jsonl`, or `*.jsonl.gz` compressed.
+pub fn is_record_file(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with(".jsonl") || n.ends_with(".jsonl.gz"))
+}
+
+/// `games` as gzip-compressed record-file text (self-play's shards).
+pub fn records_to_gzip(games: &[GameRecord]) -> Vec<u8> {
+    let mut encoder = GzEncoder::new(Vec::new(), Compression::default());
+    encoder
+        .write_all(records_to_jsonl(games).as_bytes())
+        .and_then(|()| encoder.finish())
+        .expect("compressing into memory does not fail")
+}
+
+/// Parses a record file's bytes, plain or gzip-compressed (told by its first bytes);
+/// `source` names it in errors.
+pub fn parse_record_bytes(bytes: &[u8], source: &Path) -> Result<Vec<GameRecord>, RecordError> {
+    parse_record_bytes_within(bytes, source, MAX_RECORD_TEXT_BYTES)
+}
+
+/// [`parse_record_bytes`] with compressed text bounded to `limit` bytes.
+pub fn parse_record_bytes_within(
+    bytes: &[u8],
+    source: &Path,
+    limit: u64,
+) -> Result<Vec<GameRecord>, RecordError> {
+    if !bytes.starts_with(&GZIP_MAGIC) {
+        return parse_records(&String::from_utf8_lossy(bytes), source);
+    }
+    let io = |source_error: std::io::Error| RecordError::Io {
+        path: source.to_path_buf(),
+        source: source_error,
+    };
+    let mut text = Vec::new();
+    MultiGzDecoder::new(bytes)
+        .take(limit + 1)
+        .read_to_end(&mut text)
+        .map_err(io)?;
+    if text.len() as u64 > limit {
+        return Err(io(std::io::Error::other(format!(
+            "the compressed games expand to more than {limit} bytes"
+        ))));
+    }
+    parse_records(&String::from_utf8_lossy(&text), source)
+}
+
 /// Writes `games` as one record file, atomically.
 pub fn write_records(path: &Path, games: &[GameRecord]) -> Result<(), RecordError> {
     let text = records_to_jsonl(games);
@@ -273,13 +332,13 @@ pub fn write_records(path: &Path, games: &[GameRecord]) -> Result<(), RecordErro
     })
 }
 
-/// Reads every game of a record file.
+/// Reads every game of a record file, plain or gzip-compressed.
 pub fn read_records(path: &Path) -> Result<Vec<GameRecord>, RecordError> {
-    let text = std::fs::read_to_string(path).map_err(|source| RecordError::Io {
+    let bytes = std::fs::read(path).map_err(|source| RecordError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    parse_records(&text, path)
+    parse_record_bytes(&bytes, path)
 }
 
 /// Parses record-file text; `source` names it in errors.
@@ -304,4 +363,57 @@ pub fn parse_records(text: &str, source: &Path) -> Result<Vec<GameRecord>, Recor
         games.push(game);
     }
     Ok(games)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::rematch::Rematch;
+
+    fn two_games() -> Vec<GameRecord> {
+        let rules = RulesConfig::default();
+        let start = Rematch::start(GameKind::Rematch, rules);
+        let mut steps = StepList::new();
+        start.legal_steps(&mut steps);
+        (0..2u64)
+            .map(|seed| {
+                let mut game = GameRecord::new(&start, rules, seed, 7);
+                game.steps
+                    .push(StepRecord::unsearched(steps[seed as usize]));
+                game
+            })
+            .collect()
+    }
+
+    #[test]
+    fn compressed_and_plain_records_read_back_the_same_games() {
+        let games = two_games();
+        let source = Path::new("games/s/00000000.jsonl.gz");
+        let packed = records_to_gzip(&games);
+        assert!(packed.starts_with(&GZIP_MAGIC));
+        assert_eq!(parse_record_bytes(&packed, source).unwrap(), games);
+        let plain = records_to_jsonl(&games);
+        assert_eq!(parse_record_bytes(plain.as_bytes(), source).unwrap(), games);
+        assert!(is_record_file(source) && is_record_file(Path::new("a/b.jsonl")));
+        assert!(!is_record_file(Path::new("a/b.json")) && !is_record_file(Path::new("b.gz")));
+    }
+
+    #[test]
+    fn damaged_or_oversized_compressed_records_are_errors_in_words() {
+        let games = two_games();
+        let source = Path::new("games/s/00000001.jsonl.gz");
+        let packed = records_to_gzip(&games);
+        let cut = parse_record_bytes(&packed[..packed.len() / 2], source).unwrap_err();
+        assert!(
+            cut.to_string().starts_with("games/s/00000001.jsonl.gz: "),
+            "{cut}"
+        );
+        let text_len = records_to_jsonl(&games).len() as u64;
+        let big = parse_record_bytes_within(&packed, source, text_len - 1).unwrap_err();
+        assert!(big.to_string().contains("expand to more than"), "{big}");
+        assert_eq!(
+            parse_record_bytes_within(&packed, source, text_len).unwrap(),
+            games
+        );
+    }
 }

@@ -7,6 +7,7 @@ use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use crate::layout;
+use crate::selfplay::record::is_record_file;
 use crate::store::RunStore;
 use crate::util::write_atomic;
 
@@ -26,7 +27,7 @@ fn wanted(key: &str) -> Option<bool> {
         return Some(true);
     }
     let checkpoint_file = layout::parse_checkpoint_key(key).map(|(_, file)| file);
-    let once = key.ends_with(".jsonl")
+    let once = is_record_file(Path::new(key))
         || checkpoint_file
             .is_some_and(|f| layout::MODEL_FILES.contains(&f) || f == layout::STATE_FILE);
     once.then_some(false)
@@ -99,6 +100,9 @@ mod tests {
             .put("games/w-1/00000001.jsonl", b"{}\n".to_vec())
             .unwrap();
         store
+            .put("games/w-1/00000002.jsonl.gz", vec![0x1f, 0x8b])
+            .unwrap();
+        store
             .put("checkpoints/step-00000001/optimizer.safetensors", vec![1])
             .unwrap();
         store
@@ -106,8 +110,9 @@ mod tests {
             .unwrap();
         let local = root.join("local");
         std::fs::create_dir_all(&local).unwrap();
-        assert_eq!(refresh(&store, &local).unwrap(), 3);
+        assert_eq!(refresh(&store, &local).unwrap(), 4);
         assert!(local.join("games/w-1/00000001.jsonl").is_file());
+        assert!(local.join("games/w-1/00000002.jsonl.gz").is_file());
         assert!(!local
             .join("checkpoints/step-00000001/optimizer.safetensors")
             .exists());

@@ -12,7 +12,7 @@ use super::words::result_words;
 use crate::game::turns::push_step_text;
 use crate::game::{GameState, Side};
 use crate::layout;
-use crate::selfplay::record::{parse_records, GameRecord};
+use crate::selfplay::record::{is_record_file, parse_record_bytes_within, GameRecord};
 use crate::with_game;
 
 /// Why a run-directory request failed.
@@ -76,7 +76,7 @@ impl RunRoot {
         Ok(real)
     }
 
-    fn read(&self, rel: &str) -> Result<String, RunError> {
+    fn read_bytes(&self, rel: &str) -> Result<Vec<u8>, RunError> {
         let path = self.resolve(rel)?;
         let meta = std::fs::metadata(&path).map_err(|e| RunError::Unreadable(e.to_string()))?;
         if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
@@ -84,7 +84,12 @@ impl RunRoot {
                 "'{rel}' is not a file of at most {MAX_FILE_BYTES} bytes"
             )));
         }
-        std::fs::read_to_string(&path).map_err(|e| RunError::Unreadable(format!("'{rel}': {e}")))
+        std::fs::read(&path).map_err(|e| RunError::Unreadable(format!("'{rel}': {e}")))
+    }
+
+    fn read(&self, rel: &str) -> Result<String, RunError> {
+        String::from_utf8(self.read_bytes(rel)?)
+            .map_err(|_| RunError::Unreadable(format!("'{rel}' is not text (UTF-8)")))
     }
 
     fn rel(&self, path: &Path) -> String {
@@ -114,7 +119,7 @@ impl RunRoot {
         runs
     }
 
-    /// Game record files (`*.jsonl` but metrics) under `run`, newest first.
+    /// Game record files (`*.jsonl` but metrics, and `*.jsonl.gz`) under `run`, newest first.
     pub fn game_files(&self, run: &str) -> Result<Vec<GameFile>, RunError> {
         let dir = self.resolve(run)?;
         let mut files = Vec::new();
@@ -153,13 +158,15 @@ impl RunRoot {
     }
 
     fn records(&self, file: &str) -> Result<Vec<GameRecord>, RunError> {
-        if !file.ends_with(".jsonl") {
+        if !is_record_file(Path::new(file)) {
             return Err(RunError::Unreadable(format!(
-                "'{file}' is not a game record file (*.jsonl)"
+                "'{file}' is not a game record file (*.jsonl or *.jsonl.gz)"
             )));
         }
-        let text = self.read(file)?;
-        parse_records(&text, Path::new(file)).map_err(|e| RunError::Unreadable(e.to_string()))
+        let bytes = self.read_bytes(file)?;
+        // Compressed games may expand to what a plain file may hold.
+        parse_record_bytes_within(&bytes, Path::new(file), MAX_FILE_BYTES)
+            .map_err(|e| RunError::Unreadable(e.to_string()))
     }
 
     /// Game `index` of `file` (the last one when `None`) as a replay.
@@ -270,7 +277,7 @@ fn collect_jsonl(dir: &Path, depth: usize, out: &mut Vec<(PathBuf, u64)>) {
         let Ok(meta) = entry.metadata() else { continue };
         if meta.is_dir() && depth > 0 {
             collect_jsonl(&path, depth - 1, out);
-        } else if meta.is_file() && path.extension().is_some_and(|e| e == "jsonl") {
+        } else if meta.is_file() && is_record_file(&path) {
             let modified = meta
                 .modified()
                 .ok()

@@ -13,7 +13,7 @@ use crate::game::GameKind;
 use crate::layout::{resolve_model, run_dir_of_weights, GAMES, WEIGHTS_FILE};
 use crate::net::encode::Encode;
 use crate::net::model::Model;
-use crate::selfplay::record::read_records;
+use crate::selfplay::record::{is_record_file, read_records};
 use crate::with_game;
 
 /// Arguments of `checkers-zero average`.
@@ -152,7 +152,7 @@ fn collect_records(dir: &Path, out: &mut Vec<(std::time::SystemTime, PathBuf)>) 
         let path = entry?.path();
         if path.is_dir() {
             collect_records(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "jsonl") {
+        } else if is_record_file(&path) {
             out.push((std::fs::metadata(&path)?.modified()?, path));
         }
     }

@@ -159,7 +159,7 @@ impl<S: Encode> Learner<S> {
         json!({
             "type": "train", "step": step,
             "iteration": step / self.config.train.steps_per_iteration,
-            "elapsed_s": self.state.elapsed_s,
+            "elapsed_s": self.state.elapsed_s, "cpu_s": self.state.cpu_s,
             "policy_loss": losses.policy_loss, "value_loss": losses.value_loss,
             "moves_left_loss": losses.moves_left_loss,
             "total_loss": losses.total_loss, "policy_entropy": losses.policy_entropy,

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use crate::distributed::DistError;
 use crate::game::Side;
-use crate::layout::{parse_shard_key, shard_key, GAMES};
+use crate::layout::{parse_shard_key, GAMES};
 use crate::net::encode::Encode;
-use crate::selfplay::record::{parse_records, GameRecord};
+use crate::selfplay::record::{parse_record_bytes, GameRecord};
 use crate::store::RunStore;
 use crate::train::learner::Learner;
 
@@ -153,25 +153,22 @@ impl Intake {
         let mut tally = IntakeTally::default();
         let mut stopped = BTreeSet::new();
         for chunk in new.chunks(SHARDS_PER_FETCH) {
-            let keys: Vec<String> = chunk.iter().map(|(s, n)| shard_key(s, *n)).collect();
-            for ((session, seq), (key, bytes)) in
-                chunk.iter().zip(keys.iter().zip(store.get_many(&keys)?))
-            {
-                if stopped.contains(session) {
+            let keys: Vec<String> = chunk.iter().map(|s| s.key.clone()).collect();
+            for (shard, bytes) in chunk.iter().zip(store.get_many(&keys)?) {
+                if stopped.contains(&shard.session) {
                     continue;
                 }
                 let Some(bytes) = bytes else {
                     // Listed but gone (deleted by hand): this session stops here for now.
-                    stopped.insert(session.clone());
+                    stopped.insert(shard.session.clone());
                     continue;
                 };
-                tally.merge(&ingest_shard(
-                    learner,
-                    key,
-                    &String::from_utf8_lossy(&bytes),
-                ));
-                learner.state.consumed.insert(session.clone(), seq + 1);
-                self.pending.push(key.clone());
+                tally.merge(&ingest_shard(learner, &shard.key, &bytes));
+                learner
+                    .state
+                    .consumed
+                    .insert(shard.session.clone(), shard.seq + 1);
+                self.pending.push(shard.key.clone());
             }
         }
         self.total.merge(&tally);
@@ -179,20 +176,37 @@ impl Intake {
     }
 }
 
-/// The shards among `keys` (a listing of the games folder) not taken in yet by the counts
-/// `consumed`: each session's next ones, in order, up to the first gap.
-fn new_shards(keys: &[String], consumed: &BTreeMap<String, u64>) -> Vec<(String, u64)> {
-    let mut available: BTreeMap<&str, BTreeSet<u64>> = BTreeMap::new();
+/// A listed shard: its session, number and key.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Shard {
+    pub session: String,
+    pub seq: u64,
+    pub key: String,
+}
+
+/// The shards among `keys` (a listing of the games folder), by session and number.
+pub(super) fn listed_shards(keys: &[String]) -> BTreeMap<&str, BTreeMap<u64, &str>> {
+    let mut listed: BTreeMap<&str, BTreeMap<u64, &str>> = BTreeMap::new();
     for key in keys {
         if let Some((session, seq)) = parse_shard_key(key) {
-            available.entry(session).or_default().insert(seq);
+            listed.entry(session).or_default().insert(seq, key);
         }
     }
+    listed
+}
+
+/// The shards among `keys` not taken in yet by the counts `consumed`: each session's next
+/// ones, in order, up to the first gap.
+fn new_shards(keys: &[String], consumed: &BTreeMap<String, u64>) -> Vec<Shard> {
     let mut new = Vec::new();
-    for (session, seqs) in available {
+    for (session, seqs) in listed_shards(keys) {
         let mut next = consumed.get(session).copied().unwrap_or(0);
-        while seqs.contains(&next) {
-            new.push((session.to_string(), next));
+        while let Some(key) = seqs.get(&next) {
+            new.push(Shard {
+                session: session.to_string(),
+                seq: next,
+                key: key.to_string(),
+            });
             next += 1;
         }
     }
@@ -204,9 +218,9 @@ fn new_shards(keys: &[String], consumed: &BTreeMap<String, u64>) -> Vec<(String,
 pub(super) fn ingest_shard<S: Encode>(
     learner: &mut Learner<S>,
     key: &str,
-    text: &str,
+    bytes: &[u8],
 ) -> IntakeTally {
-    let mut tally = match parse_records(text, Path::new(key)) {
+    let mut tally = match parse_record_bytes(bytes, Path::new(key)) {
         Ok(games) => {
             let mut tally = IntakeTally::default();
             for game in &games {
@@ -237,17 +251,33 @@ pub(super) fn searched_steps(game: &GameRecord) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout::shard_key;
 
     #[test]
     fn new_shards_follow_each_session_up_to_its_first_gap() {
-        let keys: Vec<String> = [("a", 0), ("a", 1), ("a", 3), ("b", 2), ("b", 1)]
+        let keys: Vec<String> = [("a", 0), ("a", 1), ("a", 3), ("a", 5), ("b", 2), ("b", 1)]
             .iter()
             .map(|(s, n)| shard_key(s, *n))
             .chain(["games/readme.txt".to_string()])
+            // An older run's plain shard continues its session.
+            .chain(["games/a/00000002.jsonl".to_string()])
             .collect();
         let consumed = BTreeMap::from([("b".to_string(), 1)]);
-        let new = new_shards(&keys, &consumed);
-        let expected = [("a", 0), ("a", 1), ("b", 1), ("b", 2)].map(|(s, n)| (s.to_string(), n));
+        let new: Vec<(String, u64, String)> = new_shards(&keys, &consumed)
+            .into_iter()
+            .map(|s| (s.session, s.seq, s.key))
+            .collect();
+        let key = |s: &str, n| {
+            let plain = (s, n) == ("a", 2);
+            let key = shard_key(s, n);
+            (
+                s.to_string(),
+                n,
+                if plain { key.replace(".gz", "") } else { key },
+            )
+        };
+        let expected =
+            [("a", 0), ("a", 1), ("a", 2), ("a", 3), ("b", 1), ("b", 2)].map(|(s, n)| key(s, n));
         assert_eq!(new, expected.to_vec());
     }
 }

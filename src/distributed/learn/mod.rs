@@ -38,6 +38,7 @@ use crate::net::encode::Encode;
 use crate::store::RunStore;
 use crate::train::config::RunConfig;
 use crate::train::learner::Learner;
+use crate::util::process_cpu_seconds;
 use crate::with_game;
 use intake::Intake;
 use publish::{load_newest, Publisher};
@@ -170,6 +171,9 @@ pub struct LearnerRole<S: Encode> {
     start_step: u64,
     started: Instant,
     elapsed_base: f64,
+    /// The run's CPU seconds before this invocation, and this process's when it started.
+    cpu_base: f64,
+    cpu_started: f64,
 }
 
 impl<S: Encode> LearnerRole<S> {
@@ -199,6 +203,7 @@ impl<S: Encode> LearnerRole<S> {
         let mut role = LearnerRole {
             start_step: learner.state.step,
             elapsed_base: learner.state.elapsed_s,
+            cpu_base: learner.state.cpu_s,
             store,
             _work: work,
             learner,
@@ -208,6 +213,7 @@ impl<S: Encode> LearnerRole<S> {
             iteration: Iteration::new(),
             last_loss: None,
             started: Instant::now(),
+            cpu_started: process_cpu_seconds().unwrap_or(0.0),
         };
         if resumed {
             window::rebuild(&role.store, &mut role.learner)?;
@@ -307,6 +313,8 @@ impl<S: Encode> LearnerRole<S> {
     fn checkpoint(&mut self) -> Result<(), DistError> {
         let state = &mut self.learner.state;
         state.elapsed_s = self.elapsed_base + self.started.elapsed().as_secs_f64();
+        state.cpu_s =
+            self.cpu_base + process_cpu_seconds().map_or(0.0, |now| now - self.cpu_started);
         state.samples_seen = self.learner.samples_total;
         state.games_seen = self.learner.games_total;
         let pending = std::mem::take(&mut self.intake.pending);

@@ -3,14 +3,15 @@
 //! costs the window's size, not the run's length. The intake totals are restored once, from
 //! the checkpoint's counters, and the games re-read are not counted again.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::intake::{ingest_shard, searched_steps, SHARDS_PER_FETCH};
+use super::intake::{ingest_shard, listed_shards, searched_steps, SHARDS_PER_FETCH};
 use super::publish::intake_chain;
 use crate::distributed::DistError;
-use crate::layout::shard_key;
+use crate::layout::GAMES;
 use crate::net::encode::Encode;
-use crate::selfplay::record::{parse_records, GameRecord};
+use crate::selfplay::record::{parse_record_bytes, GameRecord};
 use crate::store::RunStore;
 use crate::train::learner::Learner;
 
@@ -27,11 +28,7 @@ pub(super) fn rebuild<S: Encode>(
     };
     let Some(chain) = chain else {
         // Without the chain or the counts: every shard, session by session, counted.
-        let keys: Vec<String> = state
-            .consumed
-            .iter()
-            .flat_map(|(session, n)| (0..*n).map(|seq| shard_key(session, seq)))
-            .collect();
+        let keys = consumed_shards(&store.list(GAMES)?, &state.consumed);
         return reingest(store, learner, &keys);
     };
     // Sized for the whole run from the start, so that re-reading evicts nothing early.
@@ -58,8 +55,10 @@ fn newest_games(
     for chunk in chain.rchunks(SHARDS_PER_FETCH).map(<[String]>::to_vec) {
         for (key, bytes) in chunk.iter().zip(store.get_many(&chunk)?).rev() {
             let Some(bytes) = bytes else { continue };
-            let games =
-                parse_records(&String::from_utf8_lossy(&bytes), Path::new(key)).unwrap_or_default();
+            let games = parse_record_bytes(&bytes, Path::new(key)).unwrap_or_else(|e| {
+                eprintln!("warning: skipping shard {key}: {e}");
+                Vec::new()
+            });
             samples += games.iter().map(searched_steps).sum::<u64>();
             newest.push((key.clone(), games));
             if samples >= capacity {
@@ -68,6 +67,24 @@ fn newest_games(
         }
     }
     Ok(newest)
+}
+
+/// The keys of the shards the counts `consumed` had taken in, among `listed` (a listing of
+/// the games folder), session by session; a shard missing from the listing is warned of.
+fn consumed_shards(listed: &[String], consumed: &BTreeMap<String, u64>) -> Vec<String> {
+    let shards = listed_shards(listed);
+    let mut keys = Vec::new();
+    for (session, n) in consumed {
+        for seq in 0..*n {
+            match shards.get(session.as_str()).and_then(|s| s.get(&seq)) {
+                Some(key) => keys.push(key.to_string()),
+                None => eprintln!(
+                    "warning: shard {seq} of session {session} was taken in before but is gone"
+                ),
+            }
+        }
+    }
+    keys
 }
 
 /// Takes the shards `keys` in again, in order, counting them.
@@ -80,11 +97,38 @@ fn reingest<S: Encode>(
         for (key, bytes) in chunk.iter().zip(store.get_many(chunk)?) {
             match bytes {
                 Some(bytes) => {
-                    ingest_shard(learner, key, &String::from_utf8_lossy(&bytes));
+                    ingest_shard(learner, key, &bytes);
                 }
                 None => eprintln!("warning: {key} was taken in before but is gone"),
             }
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::shard_key;
+
+    #[test]
+    fn consumed_shards_are_found_in_the_listing_whatever_their_format() {
+        let listed = vec![
+            shard_key("a", 0),
+            "games/a/00000002.jsonl".to_string(),
+            shard_key("a", 3),
+            shard_key("b", 0),
+            shard_key("b", 1),
+        ];
+        let consumed = BTreeMap::from([("a".to_string(), 3), ("b".to_string(), 1)]);
+        // Shard a/1 is gone (warned of); a/3 and b/1 were not taken in.
+        assert_eq!(
+            consumed_shards(&listed, &consumed),
+            [
+                shard_key("a", 0),
+                "games/a/00000002.jsonl".into(),
+                shard_key("b", 0)
+            ]
+        );
+    }
 }
