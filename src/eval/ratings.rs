@@ -113,6 +113,8 @@ pub struct Checkpoint {
     pub step: u64,
     /// Training wall time, seconds.
     pub elapsed_s: f64,
+    /// Training CPU time, seconds (0 where the run did not record it).
+    pub cpu_s: f64,
 }
 
 fn file_error(path: &Path, reason: impl ToString) -> EvalError {
@@ -145,6 +147,7 @@ pub fn list_checkpoints(run_dir: &Path) -> Result<Vec<Checkpoint>, EvalError> {
             dir: checkpoint.dir,
             step: state.step,
             elapsed_s: state.elapsed_s,
+            cpu_s: state.cpu_s,
         });
     }
     found.sort_by_key(|c| c.step);

@@ -183,6 +183,8 @@ pub fn select_checkpoints(all: &[Checkpoint], count: usize) -> Vec<Checkpoint> {
 pub struct Row {
     /// Training wall-clock of the checkpoint, minutes.
     pub minutes: f64,
+    /// Training CPU time of the checkpoint, minutes (0 where the run did not record it).
+    pub cpu_minutes: f64,
     /// Its training step.
     pub step: u64,
     /// Self-play games finished when it was written.
@@ -239,6 +241,7 @@ pub fn row_from_report(
     let side_count = sides.iter().map(|s| s.0 as usize + 1).max().unwrap_or(0);
     let mut row = Row {
         minutes: checkpoint.elapsed_s / 60.0,
+        cpu_minutes: checkpoint.cpu_s / 60.0,
         step: checkpoint.step,
         selfplay_games,
         rung: rung.to_string(),
@@ -284,18 +287,24 @@ fn wdl_cell(wdl: &Wdl) -> String {
 
 /// The table as markdown: one line per checkpoint and rung.
 pub fn markdown_table(rows: &[Row], sides: &[String]) -> String {
-    let mut out =
-        String::from("| minutes | step | self-play games | rung | games | score | Elo (95%)");
+    let mut out = String::from(
+        "| minutes | CPU minutes | step | self-play games | rung | games | score | Elo (95%)",
+    );
     for side in sides {
         let _ = write!(out, " | as {side} W-D-L");
     }
-    out.push_str(" |\n|---:|---:|---:|---|---:|---:|---");
+    out.push_str(" |\n|---:|---:|---:|---:|---|---:|---:|---");
     out.push_str(&"|---".repeat(sides.len()));
     out.push_str("|\n");
     for r in rows {
+        let cpu = if r.cpu_minutes > 0.0 {
+            format!("{:.0}", r.cpu_minutes)
+        } else {
+            "-".to_string()
+        };
         let _ = write!(
             out,
-            "| {:.1} | {} | {} | {} | {} | {:.1}% | {} [{}, {}]",
+            "| {:.1} | {cpu} | {} | {} | {} | {} | {:.1}% | {} [{}, {}]",
             r.minutes,
             r.step,
             r.selfplay_games,
@@ -323,7 +332,7 @@ pub fn csv_table(rows: &[Row], sides: &[String]) -> String {
         let s = side.to_lowercase();
         let _ = write!(out, ",{s}_wins,{s}_draws,{s}_losses,{s}_score");
     }
-    out.push('\n');
+    out.push_str(",cpu_minutes\n");
     for r in rows {
         let _ = write!(
             out,
@@ -348,20 +357,23 @@ pub fn csv_table(rows: &[Row], sides: &[String]) -> String {
             };
             let _ = write!(out, ",{},{},{},{score:.4}", wdl.wins, wdl.draws, wdl.losses);
         }
-        out.push('\n');
+        let _ = writeln!(out, ",{:.3}", r.cpu_minutes);
     }
     out
 }
 
 /// The rows of a `ladder.csv` written by [`csv_table`] (with `sides` sides), so that a
-/// table kept in the docs can be drawn again (`bench-learning --replot`).
+/// table kept in the docs can be drawn again (`bench-learning --replot`); tables written
+/// before the CPU column read with CPU minutes 0.
 pub fn rows_from_csv(text: &str, sides: usize) -> Result<Vec<Row>, String> {
     let mut lines = text.lines();
     let header = lines.next().ok_or("an empty ladder table")?;
-    let width = 11 + 4 * sides;
-    if header.split(',').count() != width {
+    let width = header.split(',').count();
+    let without_cpu = 11 + 4 * sides;
+    if width != without_cpu && width != without_cpu + 1 {
         return Err(format!(
-            "the header has not {width} columns for {sides} sides"
+            "the header has neither {without_cpu} nor {} columns for {sides} sides",
+            without_cpu + 1
         ));
     }
     lines
@@ -373,7 +385,8 @@ pub fn rows_from_csv(text: &str, sides: usize) -> Result<Vec<Row>, String> {
         .collect()
 }
 
-/// One row of the table: `width` cells, the last `4 * sides` of them per side.
+/// One row of the table: `width` cells, `4 * sides` of them per side from the 12th, then
+/// the CPU minutes if `width` has room for them.
 fn row_from_csv_line(line: &str, sides: usize, width: usize) -> Result<Row, String> {
     let cells: Vec<&str> = line.split(',').collect();
     if cells.len() != width {
@@ -399,8 +412,14 @@ fn row_from_csv_line(line: &str, sides: usize, width: usize) -> Result<Row, Stri
         total.draws += wdl.draws;
         total.losses += wdl.losses;
     }
+    let cpu_minutes = if width > 11 + 4 * sides {
+        num(width - 1)?
+    } else {
+        0.0
+    };
     Ok(Row {
         minutes: num(0)?,
+        cpu_minutes,
         step: num(1)? as u64,
         selfplay_games: num(2)? as u64,
         rung: cells[3].to_string(),

@@ -7,6 +7,7 @@ fn checkpoint(step: u64, minutes: f64) -> Checkpoint {
         dir: PathBuf::from(format!("run/checkpoints/step-{step:08}")),
         step,
         elapsed_s: minutes * 60.0,
+        cpu_s: minutes * 120.0,
     }
 }
 
@@ -141,7 +142,7 @@ fn tables_have_a_line_per_row_and_a_column_per_side() {
     assert!(lines[0].contains("as Red W-D-L") && lines[0].contains("as Team W-D-L"));
     // Game 0 Red wins (checkpoint Red: win), game 1 Red wins (checkpoint Team: loss)...
     assert!(
-        lines[2].contains("| 2.0 | 100 | 5 | random | 4 | 50.0% |"),
+        lines[2].contains("| 2.0 | 4 | 100 | 5 | random | 4 | 50.0% |"),
         "{md}"
     );
     assert!(lines[2].contains("50% (1-0-1) | 50% (1-0-1) |"), "{md}");
@@ -156,6 +157,16 @@ fn tables_have_a_line_per_row_and_a_column_per_side() {
     let back = rows_from_csv(&csv, sides.len()).unwrap();
     assert_eq!(csv_table(&back, &sides), csv);
     assert_eq!(back[1].by_side, rows[1].by_side);
+    assert_eq!(back[1].cpu_minutes, 8.0);
+    // A table written before the CPU column still reads, with the CPU unknown ("-").
+    let old: String = csv
+        .lines()
+        .map(|l| l.rsplit_once(',').unwrap().0.to_string() + "\n")
+        .collect();
+    let old_rows = rows_from_csv(&old, sides.len()).unwrap();
+    assert_eq!(old_rows[1].cpu_minutes, 0.0);
+    assert_eq!(old_rows[1].by_side, rows[1].by_side);
+    assert!(markdown_table(&old_rows, &sides).contains("| 4.0 | - | 200 |"));
     assert!(rows_from_csv(&csv.replace("random", "random,x"), 2).is_err());
     assert!(rows_from_csv("minutes,step\n", 2).is_err());
     let panels = ladder_panels(&rows, &plan.ladder, "rematch");
