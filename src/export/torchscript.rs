@@ -129,6 +129,11 @@ impl ExportedModel {
         NetEvaluator::new(self.net.clone())
     }
 
+    /// The name of an agent searching this model with `visits` visits a step.
+    pub fn agent_label(&self, visits: u32) -> String {
+        format!("model:{}:visits={visits}", self.dir().display())
+    }
+
     /// Policy logits `[N, num_actions]` and W/D/L logits `[N, 3]` for planes
     /// `[N, planes, height, width]`.
     pub fn forward(&self, input: &Tensor) -> Result<(Tensor, Tensor), NetError> {
@@ -145,7 +150,7 @@ pub fn exported_agent<S: Encode>(
     seed: u64,
 ) -> Result<SearchAgent<NetEvaluator>, ExportError> {
     model.check_game::<S>()?;
-    let label = format!("model:{}:visits={}", model.dir().display(), search.visits);
+    let label = model.agent_label(search.visits);
     let budget = Budget::Count(search.visits);
     Ok(SearchAgent::new(
         label,

@@ -10,7 +10,7 @@ use tch::Device;
 use super::settings::MatchSettings;
 use crate::eval::spec::{AgentSpec, SpecError};
 use crate::eval::EvalError;
-use crate::export::torchscript::{exported_agent, ExportedModel};
+use crate::export::torchscript::ExportedModel;
 use crate::game::GameKind;
 use crate::layout::resolve_model;
 use crate::net::args::{announce, prepare, NetSettings};
@@ -28,17 +28,32 @@ pub(super) enum Player {
     Random,
     Uct(u32),
     AlphaBeta(Budget),
+    /// A net searched with MCTS, whichever backend runs the net.
     Net {
-        evaluator: usize,
+        net: NetSource,
         search: SearchConfig,
     },
     Policy {
         evaluator: usize,
     },
-    Exported {
-        model: Arc<ExportedModel>,
-        search: SearchConfig,
-    },
+}
+
+/// What runs a net agent's net.
+pub(super) enum NetSource {
+    /// The match's batcher with this index (a checkpoint's weights).
+    Batcher(usize),
+    /// An exported TorchScript model, its game checked when it was loaded.
+    Exported(Arc<ExportedModel>),
+}
+
+impl NetSource {
+    /// The agent's label and an evaluator over the net.
+    fn evaluator(&self, visits: u32, handles: &[BatcherHandle]) -> (String, NetEvaluator) {
+        match self {
+            NetSource::Batcher(i) => ("net".into(), NetEvaluator::new(handles[*i].clone())),
+            NetSource::Exported(model) => (model.agent_label(visits), model.evaluator()),
+        }
+    }
 }
 
 impl Player {
@@ -52,23 +67,20 @@ impl Player {
             Player::Uct(playouts) => Box::new(rollout_uct(playouts, seed)),
             Player::AlphaBeta(budget) => Box::new(AlphaBetaAgent::new(budget, seed)),
             Player::Net {
-                evaluator,
+                ref net,
                 ref search,
-            } => Box::new(SearchAgent::new(
-                "net",
-                NetEvaluator::new(handles[evaluator].clone()),
-                search.clone(),
-                Budget::Count(search.visits),
-                seed,
-            )),
+            } => {
+                let (label, evaluator) = net.evaluator(search.visits, handles);
+                let budget = Budget::Count(search.visits);
+                Box::new(SearchAgent::new(
+                    label,
+                    evaluator,
+                    search.clone(),
+                    budget,
+                    seed,
+                ))
+            }
             Player::Policy { evaluator } => Box::new(PolicyAgent::new(handles[evaluator].clone())),
-            Player::Exported {
-                ref model,
-                ref search,
-            } => Box::new(
-                exported_agent::<S>(Arc::clone(model), search.clone(), seed)
-                    .expect("the game was checked when the model was loaded"),
-            ),
         }
     }
 }
@@ -77,7 +89,7 @@ impl Player {
     /// The search settings a net or exported agent plays with.
     pub(super) fn search(&self) -> Option<SearchConfig> {
         match self {
-            Player::Net { search, .. } | Player::Exported { search, .. } => Some(search.clone()),
+            Player::Net { search, .. } => Some(search.clone()),
             _ => None,
         }
     }
@@ -192,8 +204,8 @@ fn player_for<S: Encode>(
                 .for_play()
                 .with(search)
                 .map_err(bad_search)?;
-            Player::Exported {
-                model: Arc::new(model),
+            Player::Net {
+                net: NetSource::Exported(Arc::new(model)),
                 search,
             }
         }
@@ -201,7 +213,7 @@ fn player_for<S: Encode>(
         (AgentSpec::Uct { playouts }, _) => Player::Uct(*playouts),
         (AgentSpec::AlphaBeta { budget }, _) => Player::AlphaBeta(*budget),
         (AgentSpec::Net { search: o, .. }, Some(evaluator)) => Player::Net {
-            evaluator,
+            net: NetSource::Batcher(evaluator),
             search: search.for_play().with(o).map_err(bad_search)?,
         },
         (AgentSpec::Policy { .. }, Some(evaluator)) => Player::Policy { evaluator },
