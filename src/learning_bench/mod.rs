@@ -362,6 +362,12 @@ pub fn csv_table(rows: &[Row], sides: &[String]) -> String {
     out
 }
 
+/// The columns of a `ladder.csv` with `sides` sides, before the CPU column (tables written
+/// before it end there).
+fn columns_without_cpu(sides: usize) -> usize {
+    11 + 4 * sides
+}
+
 /// The rows of a `ladder.csv` written by [`csv_table`] (with `sides` sides), so that a
 /// table kept in the docs can be drawn again (`bench-learning --replot`); tables written
 /// before the CPU column read with CPU minutes 0.
@@ -369,7 +375,7 @@ pub fn rows_from_csv(text: &str, sides: usize) -> Result<Vec<Row>, String> {
     let mut lines = text.lines();
     let header = lines.next().ok_or("an empty ladder table")?;
     let width = header.split(',').count();
-    let without_cpu = 11 + 4 * sides;
+    let without_cpu = columns_without_cpu(sides);
     if width != without_cpu && width != without_cpu + 1 {
         return Err(format!(
             "the header has neither {without_cpu} nor {} columns for {sides} sides",
@@ -412,7 +418,7 @@ fn row_from_csv_line(line: &str, sides: usize, width: usize) -> Result<Row, Stri
         total.draws += wdl.draws;
         total.losses += wdl.losses;
     }
-    let cpu_minutes = if width > 11 + 4 * sides {
+    let cpu_minutes = if width > columns_without_cpu(sides) {
         num(width - 1)?
     } else {
         0.0

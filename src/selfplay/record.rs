@@ -3,9 +3,10 @@
 //!
 //! A record file (`*.jsonl`) holds one game per line as a JSON object (format below);
 //! self-play's shards are the same lines gzip-compressed (`*.jsonl.gz`), and every reader
-//! takes either. Files are written whole and atomically, so a reader never sees half a game. A game is stored as
-//! its start position and the steps played; positions are rebuilt by replaying the steps
-//! through the rules core, so a record is small and cannot disagree with the rules.
+//! takes either. Files are written whole and atomically, so a reader never sees half a
+//! game. A game is stored as its start position and the steps played; positions are
+//! rebuilt by replaying the steps through the rules core, so a record is small and cannot
+//! disagree with the rules.
 //!
 //! ```text
 //! { "format_version": 1, "game": "rematch", "start": "<position notation>",

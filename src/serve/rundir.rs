@@ -123,7 +123,7 @@ impl RunRoot {
     pub fn game_files(&self, run: &str) -> Result<Vec<GameFile>, RunError> {
         let dir = self.resolve(run)?;
         let mut files = Vec::new();
-        collect_jsonl(&dir, LIST_DEPTH, &mut files);
+        collect_records(&dir, LIST_DEPTH, &mut files);
         let mut out: Vec<GameFile> = files
             .into_iter()
             .filter(|(p, _)| p.file_name().is_some_and(|n| n != layout::METRICS_FILE))
@@ -268,7 +268,7 @@ fn is_run(dir: &Path) -> bool {
     .any(|n| dir.join(n).exists())
 }
 
-fn collect_jsonl(dir: &Path, depth: usize, out: &mut Vec<(PathBuf, u64)>) {
+fn collect_records(dir: &Path, depth: usize, out: &mut Vec<(PathBuf, u64)>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -276,7 +276,7 @@ fn collect_jsonl(dir: &Path, depth: usize, out: &mut Vec<(PathBuf, u64)>) {
         let path = entry.path();
         let Ok(meta) = entry.metadata() else { continue };
         if meta.is_dir() && depth > 0 {
-            collect_jsonl(&path, depth - 1, out);
+            collect_records(&path, depth - 1, out);
         } else if meta.is_file() && is_record_file(&path) {
             let modified = meta
                 .modified()
