@@ -18,6 +18,12 @@ fn main() {
         );
     }
     println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib.display());
+    // Nothing in the binary calls libtorch_cuda directly, so the linker's --as-needed drops
+    // it and libtorch never registers its CUDA backend: `Cuda::is_available()` says false
+    // on a GPU machine. Keep it as a dependency whenever this libtorch has it.
+    if lib.join("libtorch_cuda.so").exists() {
+        println!("cargo:rustc-link-arg=-Wl,--no-as-needed,-ltorch_cuda,--as-needed");
+    }
     // The libtorch version, for the precision probe's cache key: `build-version` of a
     // libtorch download, or `version.py` of a Python torch package.
     let root = lib.parent().unwrap_or(&lib).to_path_buf();
