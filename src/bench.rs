@@ -3,7 +3,9 @@
 //! serves, for each libtorch thread count worth trying, then plays self-play for a few
 //! seconds with each evaluator layout worth trying at the precision `auto` picks, prints
 //! the tables with the CPU (model and flags) and GPU, recommends settings and can write them
-//! as a config snippet. Bounded by `--seconds`; a progress bar shows where it is.
+//! as a config snippet. With the net on a GPU it measures the CPU cores too: for small nets
+//! on many cores, self-play's net can be faster there. Bounded by `--seconds`; a progress
+//! bar shows where it is.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -14,6 +16,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::net::args::{NetArgs, NetSettings};
 use crate::net::batcher::BatcherConfig;
+use crate::net::device::DeviceChoice;
 use crate::net::encode::Encode;
 use crate::net::model::Model;
 use crate::net::precision::{
@@ -76,12 +79,33 @@ pub fn run_bench(args: &BenchArgs, out: &mut impl std::io::Write) -> Result<()> 
     }
     config.override_net(&args.net);
     let settings = config.net_settings();
-    let device = settings.device.resolve()?;
-    let report = with_game!(config.kind(), S => measure::<S>(&config, settings, args.seconds))?;
-    let layout = best_layout(&report);
-    write!(out, "{}", describe(&config, device, &report, &layout))?;
+    let devices = match settings.device.resolve()? {
+        gpu @ tch::Device::Cuda(_) => vec![gpu, tch::Device::Cpu],
+        other => vec![other],
+    };
+    let seconds = args.seconds / devices.len() as f64;
+    let mut reports = Vec::new();
+    for device in devices {
+        let settings = NetSettings {
+            device: DeviceChoice::of(device),
+            ..settings
+        };
+        let report = with_game!(config.kind(), S => measure::<S>(&config, settings, seconds))?;
+        write!(
+            out,
+            "{}",
+            describe(&config, device, &report, &best_layout(&report))
+        )?;
+        reports.push((device, report));
+    }
+    let (device, report) = &reports[fastest_device(&reports)];
+    let layout = best_layout(report);
+    if reports.len() > 1 {
+        writeln!(out, "\n{}", device_verdict(&reports, *device))?;
+    }
     if let Some(path) = &args.write {
-        let snippet = snippet(&report.choice, &layout, settings.precision);
+        let compared = (reports.len() > 1).then_some(*device);
+        let snippet = snippet(&report.choice, &layout, settings.precision, compared);
         crate::util::write_atomic(path, snippet.as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
         writeln!(out, "wrote {}", path.display())?;
@@ -195,6 +219,41 @@ fn play<S: Encode>(
     Ok(rate)
 }
 
+/// The most self-play positions per second one of `report`'s layouts played.
+fn best_rate(report: &BenchReport) -> f64 {
+    report
+        .selfplay
+        .iter()
+        .map(|r| r.positions_per_s)
+        .fold(0.0, f64::max)
+}
+
+/// Which of the devices measured played the most self-play positions per second (the
+/// first, the configured one, on a tie).
+pub fn fastest_device(reports: &[(tch::Device, BenchReport)]) -> usize {
+    let mut best = 0;
+    for (i, (_, report)) in reports.iter().enumerate().skip(1) {
+        if best_rate(report) > best_rate(&reports[best].1) {
+            best = i;
+        }
+    }
+    best
+}
+
+/// One line: where self-play's net plays fastest, with each device's best rate.
+fn device_verdict(reports: &[(tch::Device, BenchReport)], chosen: tch::Device) -> String {
+    let rates: Vec<String> = reports
+        .iter()
+        .map(|(d, r)| format!("{} {:.0}", DeviceChoice::of(*d), best_rate(r)))
+        .collect();
+    format!(
+        "self-play's net on: {} (best positions/s: {}); the learner is set apart by \
+         [train] device",
+        DeviceChoice::of(chosen),
+        rates.join(", ")
+    )
+}
+
 /// The layout with the most self-play positions per second (`auto`'s on a tie).
 pub fn best_layout(report: &BenchReport) -> Layout {
     let mut best = &report.selfplay[0];
@@ -275,12 +334,14 @@ pub fn describe(
     text
 }
 
-/// The recommendation as a config snippet (`[evaluator]` and `[selfplay]` keys). A choice
-/// with an fp32 band stays `auto` (no key expresses the band; the probe finds it again).
+/// The recommendation as a config snippet (`[evaluator]` and `[selfplay]` keys; `device`
+/// where devices were compared). A choice with an fp32 band stays `auto` (no key expresses
+/// the band; the probe finds it again).
 pub fn snippet(
     choice: &PrecisionChoice,
     layout: &Layout,
     given: crate::net::precision::Precision,
+    device: Option<tch::Device>,
 ) -> String {
     let precision = match choice.bf16_from {
         _ if given != crate::net::precision::Precision::Auto => given.to_string(),
@@ -289,9 +350,12 @@ pub fn snippet(
         Some(_) => "auto".into(),
     };
     let (cpu, flags) = cpu_identity();
+    let device = device.map_or(String::new(), |d| {
+        format!("device = \"{}\"\n", DeviceChoice::of(d))
+    });
     format!(
         "# From `checkers-zero bench` on {cpu} ({}), libtorch {}.\n\
-         [selfplay]\nworkers = {}\n\n[evaluator]\nprecision = \"{precision}\"\n\
+         [selfplay]\nworkers = {}\n\n[evaluator]\n{device}precision = \"{precision}\"\n\
          instances = {}\ntorch_threads = {}\n",
         relevant_flags(&flags),
         torch_version(),
@@ -299,4 +363,72 @@ pub fn snippet(
         layout.instances,
         layout.torch_threads
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::precision::Precision;
+
+    fn report(rates: &[f64]) -> BenchReport {
+        let layout = Layout {
+            workers: 2,
+            instances: 2,
+            torch_threads: 1,
+        };
+        BenchReport {
+            net: Vec::new(),
+            choice: PrecisionChoice::forced(Precision::Fp32, "test").unwrap(),
+            selfplay: rates
+                .iter()
+                .map(|&positions_per_s| LayoutRun {
+                    layout,
+                    positions_per_s,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_device_whose_best_layout_plays_most_is_chosen_the_configured_one_on_a_tie() {
+        let gpu = tch::Device::Cuda(0);
+        let cpu = tch::Device::Cpu;
+        // The GPU's best layout (3,540) against the CPU's (4,389): the CPU.
+        let measured = [
+            (gpu, report(&[3540.0, 2984.0])),
+            (cpu, report(&[685.0, 4389.0])),
+        ];
+        assert_eq!(fastest_device(&measured), 1);
+        let measured = [(gpu, report(&[5000.0])), (cpu, report(&[4389.0]))];
+        assert_eq!(fastest_device(&measured), 0);
+        let tie = [(gpu, report(&[100.0])), (cpu, report(&[100.0]))];
+        assert_eq!(fastest_device(&tie), 0);
+        let verdict = device_verdict(&measured, gpu);
+        assert!(
+            verdict.starts_with("self-play's net on: cuda:0"),
+            "{verdict}"
+        );
+        assert!(verdict.contains("cuda:0 5000, cpu 4389"), "{verdict}");
+    }
+
+    #[test]
+    fn the_snippet_names_the_device_only_where_devices_were_compared() {
+        let r = report(&[1.0]);
+        let layout = r.selfplay[0].layout;
+        let plain = snippet(&r.choice, &layout, Precision::Auto, None);
+        assert!(!plain.contains("device"), "{plain}");
+        let compared = snippet(&r.choice, &layout, Precision::Auto, Some(tch::Device::Cpu));
+        assert!(
+            compared.contains("[evaluator]\ndevice = \"cpu\"\n"),
+            "{compared}"
+        );
+        // The snippet is a config fragment the loader takes.
+        let config = format!("game = \"rematch\"\n{compared}");
+        let parsed = RunConfig::parse(&config, "snippet").unwrap();
+        assert_eq!(parsed.net_settings().device, DeviceChoice::Cpu);
+        assert_eq!(
+            DeviceChoice::of(tch::Device::Cuda(1)),
+            DeviceChoice::Cuda(1)
+        );
+    }
 }

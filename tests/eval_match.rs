@@ -371,7 +371,9 @@ fn ratings_play_what_is_missing_then_rate_and_plot() {
             &dir.join("model.safetensors"),
             Rematch::net_shape(GameKind::Rematch),
         );
-        let state = format!("{{\"step\": {step}, \"elapsed_s\": {elapsed}}}");
+        // The newer checkpoint records its CPU seconds; the older is from a run that did not.
+        let cpu = if step == 20 { ", \"cpu_s\": 144.0" } else { "" };
+        let state = format!("{{\"step\": {step}, \"elapsed_s\": {elapsed}{cpu}}}");
         std::fs::write(dir.join("state.json"), state).unwrap();
     }
     let mut metrics = String::new();
@@ -410,10 +412,17 @@ fn ratings_play_what_is_missing_then_rate_and_plot() {
     assert_eq!(names, ["step-00000010@2", "step-00000020@2", "random"]);
     assert_eq!(summary.players[1].step, Some(20));
     assert_eq!(summary.players[1].hours, Some(0.02));
+    assert_eq!(summary.players[1].cpu_hours, Some(0.04));
+    assert_eq!(summary.players[0].cpu_hours, None, "no cpu_s on record");
     assert_eq!(summary.players[2].elo.elo, 0.0);
     let csv = std::fs::read_to_string(run.join("ratings.csv")).unwrap();
     assert_eq!(csv.lines().count(), 4, "{csv}");
-    assert!(csv.starts_with("player,step,hours,games,elo,elo_low,elo_high\n"));
+    assert!(csv.starts_with("player,step,hours,games,elo,elo_low,elo_high,cpu_hours\n"));
+    assert!(
+        csv.lines().nth(1).unwrap().ends_with(','),
+        "no CPU hours: {csv}"
+    );
+    assert!(csv.lines().nth(2).unwrap().ends_with(",0.0400"), "{csv}");
     for png in ["ratings.png", "losses.png"] {
         let bytes = std::fs::read(run.join(png)).unwrap();
         assert!(bytes.len() > 1000 && &bytes[1..4] == b"PNG", "{png}");

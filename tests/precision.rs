@@ -368,7 +368,7 @@ fn bench_layouts_start_with_auto_and_its_snippet_is_a_config() {
             bf16_from,
             reason: String::new(),
         };
-        let text = snippet(&choice, &layout(3, 2, 1), Precision::Auto);
+        let text = snippet(&choice, &layout(3, 2, 1), Precision::Auto, None);
         let config = RunConfig::parse(&format!("game = \"rematch\"\n{text}"), "snippet").unwrap();
         assert_eq!(config.evaluator.precision, written.parse().unwrap());
         let settled = config.layout().unwrap();

@@ -670,3 +670,89 @@ fn forced_playouts_visit_every_root_step_and_are_pruned_from_the_target() {
         assert_eq!(run(&forced, false, hashed), run(&plain, false, hashed));
     }
 }
+
+/// The tree settings of the default search with the solver on, without root noise.
+fn solver_config() -> MctsConfig {
+    SearchConfig {
+        solver: true,
+        ..SearchConfig::default()
+    }
+    .mcts(false)
+}
+
+#[test]
+fn the_solver_proves_the_forced_wins_at_the_root() {
+    // The win-in-two positions of the tests above: with the solver the root is proven won
+    // for the side to move, the proven steps report their exact value, and the search
+    // stops asking the net about proven subtrees.
+    let cases = [
+        (GameKind::Hexdame, "white d7:W g3:w f8:r"),
+        (GameKind::Rematch, "white b3:RRRWW c2:OOW d5:OOWR quiet=1"),
+        (
+            GameKind::Eximo,
+            "black b1:b b2:b b7:w c5:b d2:b d7:w e1:b e4:b f2:b f3:b g1:b g3:b",
+        ),
+    ];
+    for (kind, position) in cases {
+        with_game!(kind, S => {
+            let state = S::from_notation(kind, position, RulesConfig::default()).unwrap();
+            let me = state.side_to_move().0 as usize;
+            let mut tree = Mcts::new(state.clone(), solver_config());
+            run_simulations(&mut [&mut tree], 3000);
+            let proven = tree.root_proven();
+            assert_eq!(proven.map(|v| v[me]), Some(1.0), "{position}: root {proven:?}");
+            assert_eq!(tree.root_value(), 1.0, "{position}");
+            let best = tree.root_children().into_iter().max_by_key(|c| c.visits).unwrap();
+            assert_eq!(best.q, 1.0, "{position}: the most visited step is the proven win");
+            // Without the solver the same budget proves nothing.
+            let mut plain = Mcts::new(state.clone(), tree_config(false));
+            run_simulations(&mut [&mut plain], 3000);
+            assert_eq!(plain.root_proven(), None, "{position}");
+            assert!(plain.root_value() < 1.0, "{position}");
+        });
+    }
+}
+
+/// A position between turns `turns_left` whole turns before the end of a random game
+/// (uniformly drawn steps, seeded by `seed`), where proofs are within reach.
+fn near_the_end<S: GameState>(kind: GameKind, seed: u64, turns_left: usize) -> S {
+    use rand::Rng;
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut state = S::start(kind, RulesConfig::default());
+    let mut boundaries = vec![state.clone()];
+    let mut steps = StepList::new();
+    while state.outcome().is_none() {
+        state.legal_steps(&mut steps);
+        state.apply_step(steps[rng.gen_range(0..steps.len())]);
+        if !state.turn_in_progress() && state.outcome().is_none() {
+            boundaries.push(state.clone());
+        }
+    }
+    let at = boundaries.len().saturating_sub(turns_left);
+    boundaries.swap_remove(at.min(boundaries.len() - 1))
+}
+
+#[test]
+fn solver_proofs_agree_with_the_exact_solver() {
+    use checkers_zero::search::solve::{solve_position, under_rules_alone};
+    for kind in [GameKind::Rematch, GameKind::Rematch3, GameKind::Eximo] {
+        with_game!(kind, S => {
+            let (mut proven, mut checked) = (0, 0);
+            for seed in 0..24 {
+                let position: S = near_the_end(kind, seed, 1 + seed as usize % 4);
+                let state = under_rules_alone(&position).unwrap();
+                let mut tree = Mcts::new(state.clone(), solver_config());
+                run_simulations(&mut [&mut tree], 1500);
+                let Some(values) = tree.root_proven() else { continue };
+                proven += 1;
+                let exact = solve_position(&state, 100_000).unwrap().position;
+                let Some(class) = exact.class() else { continue };
+                checked += 1;
+                let me = state.side_to_move().0 as usize;
+                assert_eq!(values[me], class as f32, "{kind}: {}", state.to_notation());
+                assert_eq!(values[me], -values[1 - me], "{kind}: one side's gain");
+            }
+            assert!(checked >= 6, "{kind}: {proven} of 24 roots proven, {checked} checked");
+        });
+    }
+}

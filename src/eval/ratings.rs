@@ -83,6 +83,8 @@ pub struct Rated {
     pub step: Option<u64>,
     /// Training hours (checkpoints).
     pub hours: Option<f64>,
+    /// Training CPU hours (checkpoints of runs that record `cpu_s`).
+    pub cpu_hours: Option<f64>,
     /// Results counted for it.
     pub games: f64,
     /// Elo relative to the anchor, with its 95% interval.
@@ -517,6 +519,10 @@ fn rate_players(
             name: names[i].clone(),
             step: checkpoints.get(i).map(|c| c.step),
             hours: checkpoints.get(i).map(|c| c.elapsed_s / 3600.0),
+            cpu_hours: checkpoints
+                .get(i)
+                .filter(|c| c.cpu_s > 0.0)
+                .map(|c| c.cpu_s / 3600.0),
             games: games[i],
             elo: ratings.players[position[&i]],
         })
@@ -585,28 +591,32 @@ fn csv_number(x: f64) -> String {
     }
 }
 
-/// `ratings.csv`: `player,step,hours,games,elo,elo_low,elo_high` (empty cells where a value
-/// does not apply).
+/// `ratings.csv`: `player,step,hours,games,elo,elo_low,elo_high,cpu_hours` (empty cells
+/// where a value does not apply; `cpu_hours` last, so readers of the older seven columns
+/// read it unchanged).
 pub fn ratings_csv(players: &[Rated]) -> String {
-    let mut out = String::from("player,step,hours,games,elo,elo_low,elo_high\n");
+    let mut out = String::from("player,step,hours,games,elo,elo_low,elo_high,cpu_hours\n");
+    let hours = |h: Option<f64>| h.map_or(String::new(), |h| format!("{h:.4}"));
     for p in players {
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{}",
             p.name,
             p.step.map_or(String::new(), |s| s.to_string()),
-            p.hours.map_or(String::new(), |h| format!("{h:.4}")),
+            hours(p.hours),
             p.games,
             csv_number(p.elo.elo),
             csv_number(p.elo.low),
-            csv_number(p.elo.high)
+            csv_number(p.elo.high),
+            hours(p.cpu_hours)
         );
     }
     out
 }
 
-/// Elo against step and against hours: the checkpoints as one line with interval bars,
-/// each anchor as a flat line.
+/// Elo against step, hours and (where the run recorded it) CPU hours, the measure of
+/// strength per CPU-hour that compares machines: the checkpoints as one line with interval
+/// bars, each anchor as a flat line.
 fn elo_panels(players: &[Rated], anchor: &str) -> Vec<Panel> {
     let axis = |x: &dyn Fn(&Rated) -> Option<f64>, x_label: &str| {
         let ckpts: Vec<&Rated> = players.iter().filter(|p| x(p).is_some()).collect();
@@ -625,7 +635,7 @@ fn elo_panels(players: &[Rated], anchor: &str) -> Vec<Panel> {
                 (lo.min(v), hi.max(v))
             });
         if span.0 <= span.1 {
-            for p in players.iter().filter(|p| x(p).is_none()) {
+            for p in players.iter().filter(|p| p.step.is_none()) {
                 series.push(Series {
                     label: p.name.clone(),
                     points: vec![(span.0, p.elo.elo), (span.1, p.elo.elo)],
@@ -640,10 +650,14 @@ fn elo_panels(players: &[Rated], anchor: &str) -> Vec<Panel> {
             series,
         }
     };
-    vec![
+    let mut panels = vec![
         axis(&|p: &Rated| p.step.map(|s| s as f64), "training step"),
         axis(&|p: &Rated| p.hours, "training hours"),
-    ]
+    ];
+    if players.iter().any(|p| p.cpu_hours.is_some()) {
+        panels.push(axis(&|p: &Rated| p.cpu_hours, "training CPU hours"));
+    }
+    panels
 }
 
 /// Panels of policy loss, value loss, total loss and policy entropy against step, from the
@@ -698,16 +712,18 @@ pub fn ratings_table(summary: &RatingsSummary) -> String {
         .unwrap_or(6)
         .max(6);
     let mut out = format!(
-        "{:<width$}  {:>9}  {:>7}  {:>6}  {:>20}\n",
-        "player", "step", "hours", "games", "Elo (95%)"
+        "{:<width$}  {:>9}  {:>7}  {:>7}  {:>6}  {:>20}\n",
+        "player", "step", "hours", "CPU h", "games", "Elo (95%)"
     );
+    let hours = |h: Option<f64>| h.map_or("-".into(), |h| format!("{h:.2}"));
     for p in &summary.players {
         let _ = writeln!(
             out,
-            "{:<width$}  {:>9}  {:>7}  {:>6}  {:>20}",
+            "{:<width$}  {:>9}  {:>7}  {:>7}  {:>6}  {:>20}",
             p.name,
             p.step.map_or("-".into(), |s| s.to_string()),
-            p.hours.map_or("-".into(), |h| format!("{h:.2}")),
+            hours(p.hours),
+            hours(p.cpu_hours),
             p.games,
             format!("{:+.0} [{:+.0}, {:+.0}]", p.elo.elo, p.elo.low, p.elo.high)
         );

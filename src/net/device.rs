@@ -66,6 +66,14 @@ impl<'de> Deserialize<'de> for DeviceChoice {
 }
 
 impl DeviceChoice {
+    /// The setting that names `device` itself (never `auto`).
+    pub fn of(device: Device) -> Self {
+        match device {
+            Device::Cuda(n) => DeviceChoice::Cuda(n),
+            _ => DeviceChoice::Cpu,
+        }
+    }
+
     /// The libtorch device; a CUDA device libtorch does not see is an error.
     pub fn resolve(self) -> Result<Device, NetError> {
         let gpus = if Cuda::is_available() {

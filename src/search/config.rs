@@ -73,6 +73,10 @@ pub struct SearchConfig {
     /// them (0: off; KataGo uses 2).
     #[serde(skip_serializing_if = "is_zero")]
     pub forced_playouts: f32,
+    /// Proven values climb the tree (MCTS-solver): a proven win is played, a proven loss
+    /// avoided, and a proven node costs no more net calls.
+    #[serde(skip_serializing_if = "is_false")]
+    pub solver: bool,
 }
 
 fn is_zero(x: &f32) -> bool {
@@ -102,6 +106,7 @@ impl Default for SearchConfig {
             q_rescale: false,
             gumbel_scale: 1.0,
             forced_playouts: 0.0,
+            solver: false,
         }
     }
 }
@@ -166,6 +171,7 @@ impl SearchConfig {
             fpu_reduction: self.fpu_reduction,
             dirichlet_alpha: if noise { self.dirichlet_alpha } else { 0.0 },
             dirichlet_fraction: if noise { self.dirichlet_fraction } else { 0.0 },
+            solver: self.solver,
         }
     }
 
@@ -207,7 +213,7 @@ impl SearchConfig {
         format!(
             "kind={} visits={} c_puct={} fpu_reduction={} considered={} c_visit={} \
              c_scale={} q_rescale={} gumbel_scale={} dirichlet_alpha={} \
-             dirichlet_fraction={} forced_playouts={}",
+             dirichlet_fraction={} forced_playouts={} solver={}",
             self.kind,
             self.visits,
             self.c_puct,
@@ -219,7 +225,8 @@ impl SearchConfig {
             self.gumbel_scale,
             self.dirichlet_alpha,
             self.dirichlet_fraction,
-            self.forced_playouts
+            self.forced_playouts,
+            self.solver
         )
     }
 
@@ -402,5 +409,18 @@ mod tests {
         assert!(toml::to_string(&puct)
             .unwrap()
             .contains("forced_playouts = 2"));
+    }
+
+    #[test]
+    fn the_solver_is_a_search_key_off_by_default_and_reaches_the_tree() {
+        let default = SearchConfig::default();
+        assert!(!default.solver && !default.mcts(false).solver);
+        assert!(!toml::to_string(&default).unwrap().contains("solver"));
+        let on = default
+            .with(&SearchOverrides::parse("solver=true").unwrap())
+            .unwrap();
+        assert!(on.solver && on.mcts(true).solver && on.for_play().solver);
+        assert!(on.describe().ends_with("solver=true"), "{}", on.describe());
+        assert!(SearchOverrides::parse("solver=maybe").is_err());
     }
 }

@@ -183,7 +183,9 @@ impl GumbelRoot {
         let value = policy.iter().zip(&completed).map(|(p, q)| p.1 * q).sum();
         // The step: the best remaining candidate by g + logits + σ(q̂) (the move choice of
         // visit counts when the schedule never started, as with a budget of one).
-        let best = if self.remaining.is_empty() {
+        let best = if let Some(win) = tree.proven_win_child() {
+            win // a proven win, even one the halving dropped before its proof
+        } else if self.remaining.is_empty() {
             most_visited(&children)?
         } else {
             *self.remaining.iter().max_by(|&&a, &&b| {

@@ -121,7 +121,9 @@ impl<S: GameState> RootSearch<S> for PuctRoot {
 
     fn finish(&self, tree: &Mcts<S>) -> Option<SearchResult> {
         let children = tree.root_children();
-        let best = &children[most_visited(&children)?];
+        let best = &children[tree
+            .proven_win_child()
+            .or_else(|| most_visited(&children))?];
         let visits: Vec<f32> = match self.forced {
             Some(forced) => pruned_visits(&children, forced),
             None => children.iter().map(|c| c.visits as f32).collect(),

@@ -17,6 +17,13 @@
 //! Expansion then adds the chain of one-child nodes and backs the value up through it; each
 //! node takes the value of the side that chose its step, so signs come out right whoever
 //! moves along the chain.
+//!
+//! **Proofs (`solver`).** With the solver on, exact values climb the tree as in an
+//! MCTS-solver (Winands et al. 2008; lc0's certainty propagation): a node is proven when a
+//! child proves a win for its side to move, or when every child is proven (it takes the best
+//! of them). Selection values a proven child by its exact value, stops at a proven node below
+//! the root and backs its exact value up without a net call, the root's children report
+//! exact values, and both roots play a proven win at the root whatever the visit counts.
 
 use rand::Rng;
 use rand_distr::{Distribution, Gamma};
@@ -37,6 +44,8 @@ pub struct MctsConfig {
     pub dirichlet_alpha: f32,
     /// Share of the root prior replaced by noise.
     pub dirichlet_fraction: f32,
+    /// Propagate proven values up the tree (MCTS-solver).
+    pub solver: bool,
 }
 
 const NO_CHILDREN: u32 = u32::MAX;
@@ -62,6 +71,8 @@ struct Node {
     side: Side,
     /// Exact values for both sides if the position is terminal.
     terminal: Option<[f32; 2]>,
+    /// Exact values for both sides once proven from the children (solver only).
+    proven: Option<[f32; 2]>,
     /// The net's value of this position for `side` (set when a net evaluation expands it;
     /// NaN for terminal nodes and the single-step nodes walked through).
     net_value: f32,
@@ -79,8 +90,14 @@ impl Node {
             num_children: 0,
             side: Side(0),
             terminal: None,
+            proven: None,
             net_value: f32::NAN,
         }
+    }
+
+    /// The exact values of a terminal or proven position.
+    fn exact(&self) -> Option<[f32; 2]> {
+        self.terminal.or(self.proven)
     }
 
     fn q(&self) -> f32 {
@@ -109,7 +126,8 @@ pub struct Leaf<S> {
     forced: Vec<(Action, Side)>,
     /// The leaf's position (past any forced steps): never one with a single legal step.
     pub state: S,
-    /// True when the position is terminal: no evaluation is needed.
+    /// True when the value is known without the net (a terminal position, or one the
+    /// solver proved): no evaluation is needed.
     pub terminal: bool,
 }
 
@@ -171,7 +189,7 @@ impl<S: GameState> Mcts<S> {
     /// The root's mean value for the side to move at the root.
     pub fn root_value(&self) -> f32 {
         let root = &self.nodes[0];
-        if let Some(t) = root.terminal {
+        if let Some(t) = root.exact() {
             return t[self.root_state.side_to_move().0 as usize];
         }
         self.value_for(0, self.root_state.side_to_move())
@@ -210,7 +228,9 @@ impl<S: GameState> Mcts<S> {
         }
         loop {
             let node = &self.nodes[at];
-            if node.terminal.is_some() {
+            // A proven node below the root is a leaf of known value; the root's children are
+            // still searched, to choose among them.
+            if node.terminal.is_some() || (at != 0 && node.proven.is_some()) {
                 return Leaf {
                     path,
                     forced: Vec::new(),
@@ -249,12 +269,20 @@ impl<S: GameState> Mcts<S> {
         } else {
             0.0
         };
-        let fpu = parent_q - self.config.fpu_reduction * visited_mass.sqrt();
+        let mut fpu = parent_q - self.config.fpu_reduction * visited_mass.sqrt();
+        if self.config.solver {
+            // Below a proven loss's -1, unvisited steps would wait behind proven losses.
+            fpu = fpu.max(-1.0);
+        }
         let mut best = node.first_child as usize;
         let mut best_score = f32::NEG_INFINITY;
         for c in node.children() {
             let child = &self.nodes[c];
-            let q = if child.visits > 0 { child.q() } else { fpu };
+            let q = match child.proven {
+                Some(exact) => exact[child.chooser.0 as usize],
+                None if child.visits > 0 => child.q(),
+                None => fpu,
+            };
             let u = self.config.c_puct * child.prior * sqrt_n / (1.0 + child.visits as f32);
             if q + u > best_score {
                 best_score = q + u;
@@ -293,7 +321,7 @@ impl<S: GameState> Mcts<S> {
         let values: [f32; 2] = if let Some(t) = terminal_values(&leaf.state) {
             self.nodes[at].terminal = Some(t);
             t
-        } else if let Some(t) = self.nodes[at].terminal {
+        } else if let Some(t) = self.nodes[at].exact() {
             t
         } else {
             let eval = eval.expect("a non-terminal leaf needs an evaluation");
@@ -312,6 +340,60 @@ impl<S: GameState> Mcts<S> {
             node.visits += 1;
             node.value_sum += values[node.chooser.0 as usize];
         }
+        if self.config.solver {
+            self.propagate_proofs(&leaf.path);
+        }
+    }
+
+    /// Proves what the leaf's value settles along `path`, from the leaf up, stopping at the
+    /// first node that stays unproven (nothing above it changes).
+    fn propagate_proofs(&mut self, path: &[u32]) {
+        for &n in path.iter().rev() {
+            let at = n as usize;
+            if self.nodes[at].exact().is_some() {
+                continue;
+            }
+            match self.proof_from_children(at) {
+                Some(values) => self.nodes[at].proven = Some(values),
+                None => return,
+            }
+        }
+    }
+
+    /// The exact values of node `at` if its children prove them: a child that wins for the
+    /// side to move, or the best of its children when every one is proven.
+    fn proof_from_children(&self, at: usize) -> Option<[f32; 2]> {
+        let node = &self.nodes[at];
+        let side = node.side.0 as usize;
+        let (mut best, mut all_proven) = (None::<[f32; 2]>, true);
+        for c in node.children() {
+            match self.nodes[c].exact() {
+                Some(exact) if exact[side] >= 1.0 => return Some(exact),
+                Some(exact) if best.is_none_or(|b| exact[side] > b[side]) => best = Some(exact),
+                Some(_) => {}
+                None => all_proven = false,
+            }
+        }
+        best.filter(|_| all_proven)
+    }
+
+    /// The root's exact values for both sides (by [`Side`] index) once the solver has
+    /// proven it, or the game's result at a terminal root.
+    pub fn root_proven(&self) -> Option<[f32; 2]> {
+        self.nodes[0].exact()
+    }
+
+    /// With the solver on, a root child proven to win for the side to move (an index into
+    /// [`Mcts::root_children`]): the step to play whatever the visit counts say, since a
+    /// proof can come after another step gathered the visits.
+    pub fn proven_win_child(&self) -> Option<usize> {
+        if !self.config.solver {
+            return None;
+        }
+        let root = &self.nodes[0];
+        let side = self.root_state.side_to_move().0 as usize;
+        root.children()
+            .position(|c| self.nodes[c].exact().is_some_and(|v| v[side] >= 1.0))
     }
 
     fn expand(&mut self, at: usize, state: &S, priors: &[f32]) {
@@ -361,7 +443,8 @@ impl<S: GameState> Mcts<S> {
                     action: n.action,
                     prior: n.prior,
                     visits: n.visits,
-                    q: n.q(),
+                    // A proven step reports its exact value, whatever its mean says.
+                    q: n.proven.map_or(n.q(), |exact| exact[n.chooser.0 as usize]),
                 }
             })
             .collect()
