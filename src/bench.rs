@@ -221,11 +221,7 @@ fn play<S: Encode>(
 
 /// The most self-play positions per second one of `report`'s layouts played.
 fn best_rate(report: &BenchReport) -> f64 {
-    report
-        .selfplay
-        .iter()
-        .map(|r| r.positions_per_s)
-        .fold(0.0, f64::max)
+    best_run(report).positions_per_s
 }
 
 /// Which of the devices measured played the most self-play positions per second (the
@@ -256,13 +252,18 @@ fn device_verdict(reports: &[(tch::Device, BenchReport)], chosen: tch::Device) -
 
 /// The layout with the most self-play positions per second (`auto`'s on a tie).
 pub fn best_layout(report: &BenchReport) -> Layout {
+    best_run(report).layout
+}
+
+/// The run with the most self-play positions per second (the first, `auto`'s, on a tie).
+fn best_run(report: &BenchReport) -> &LayoutRun {
     let mut best = &report.selfplay[0];
     for run in &report.selfplay[1..] {
         if run.positions_per_s > best.positions_per_s {
             best = run;
         }
     }
-    best.layout
+    best
 }
 
 /// The tables and the recommendation, for people.
