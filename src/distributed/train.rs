@@ -328,12 +328,13 @@ fn joined<T>(
 fn rates_between(before: &PlayCounters, after: &PlayCounters, seconds: f64) -> SelfPlayRates {
     let (b, a) = (&before.evaluator, &after.evaluator);
     let positions = a.positions.saturating_sub(b.positions);
-    let busy = a.busy_nanos.saturating_sub(b.busy_nanos) / a.instances.max(1) as u64;
+    let busy = a.busy_nanos.saturating_sub(b.busy_nanos) as f64;
+    let alive = a.instance_nanos.saturating_sub(b.instance_nanos).max(1) as f64;
     SelfPlayRates {
         positions_per_s: after.positions.saturating_sub(before.positions) as f64 / seconds,
         net_positions_per_s: positions as f64 / seconds,
         net_mean_batch: positions as f64 / a.batches.saturating_sub(b.batches).max(1) as f64,
-        net_busy: busy as f64 / 1e9 / seconds,
+        net_busy: busy / alive,
         searches: after.searches.since(&before.searches),
     }
 }
@@ -354,5 +355,34 @@ fn evaluate(
             None if stopping => return Ok(()),
             None => std::thread::sleep(Duration::from_secs_f64(LOCAL.evaluator_poll)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::selfplay::pool::BatcherTotals;
+
+    fn counters(busy_s: f64, alive_s: f64, positions: u64) -> PlayCounters {
+        PlayCounters {
+            positions,
+            evaluator: BatcherTotals {
+                instance_nanos: (alive_s * 1e9) as u64,
+                positions,
+                batches: positions / 50,
+                busy_nanos: (busy_s * 1e9) as u64,
+            },
+            ..PlayCounters::default()
+        }
+    }
+
+    #[test]
+    fn net_busy_is_a_share_of_the_evaluators_lifetime_when_pools_overlap() {
+        // Over 10 s a draining pool's evaluator ran beside the current one's: 20
+        // instance-seconds, 16 of them in forward passes.
+        let rates = rates_between(&counters(5.0, 10.0, 0), &counters(21.0, 30.0, 5_000), 10.0);
+        assert!((rates.net_busy - 0.8).abs() < 1e-9, "{}", rates.net_busy);
+        assert!((rates.net_mean_batch - 50.0).abs() < 1e-9);
+        assert!((rates.positions_per_s - 500.0).abs() < 1e-9);
     }
 }

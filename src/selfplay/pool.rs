@@ -8,6 +8,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
+use std::time::Instant;
 
 use super::config::NewWeights;
 use super::record::GameRecord;
@@ -29,6 +30,8 @@ pub struct SelfPlayPool {
     exited: usize,
     /// The first error a worker stopped with.
     failure: Option<NetError>,
+    /// When the evaluators started (their lifetime is the denominator of "busy").
+    started: Instant,
     _threads: rayon::ThreadPool,
 }
 
@@ -70,6 +73,7 @@ impl SelfPlayPool {
             });
         }
         Ok(SelfPlayPool {
+            started: Instant::now(),
             evaluators,
             counters,
             games,
@@ -149,8 +153,9 @@ impl SelfPlayPool {
 
     /// The evaluators' counters, summed over instances.
     pub fn evaluator_totals(&self) -> BatcherTotals {
+        let lifetime = self.started.elapsed().as_nanos() as u64;
         let mut totals = BatcherTotals {
-            instances: self.evaluators.len(),
+            instance_nanos: lifetime * self.evaluators.len() as u64,
             ..BatcherTotals::default()
         };
         for evaluator in &self.evaluators {
@@ -180,19 +185,21 @@ impl SelfPlayPool {
 /// The evaluators' work so far, summed over instances.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BatcherTotals {
-    /// Batcher instances.
-    pub instances: usize,
+    /// Nanoseconds the evaluators have existed, summed over instances (a draining pool's
+    /// evaluators run beside the current pool's, so this is more than instances x wall).
+    pub instance_nanos: u64,
     /// Positions evaluated.
     pub positions: u64,
     /// Forward passes.
     pub batches: u64,
-    /// Nanoseconds the nets were busy (summed: up to `instances` times the wall time).
+    /// Nanoseconds the nets were busy (summed over instances: up to `instance_nanos`).
     pub busy_nanos: u64,
 }
 
 impl BatcherTotals {
-    /// Adds `other`'s work (positions, batches, busy time) to this.
+    /// Adds `other`'s work (positions, batches, busy time, lifetime) to this.
     pub fn add(&mut self, other: &BatcherTotals) {
+        self.instance_nanos += other.instance_nanos;
         self.positions += other.positions;
         self.batches += other.batches;
         self.busy_nanos += other.busy_nanos;
@@ -363,10 +370,9 @@ impl RollingPool {
         self.retired.1 + self.pools().map(SelfPlayPool::samples_made).sum::<u64>()
     }
 
-    /// Batcher work of every pool so far (`instances`: the current pool's).
+    /// Batcher work of every pool so far.
     pub fn evaluator_totals(&self) -> BatcherTotals {
         let mut totals = self.retired.2;
-        totals.instances = self.instances;
         for pool in self.pools() {
             totals.add(&pool.evaluator_totals());
         }
