@@ -121,7 +121,7 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64) {
         (
             s.positions,
             s.batches,
-            s.busy_nanos / s.instances as u64,
+            (s.busy_nanos, s.instance_nanos),
             p.steps_played(),
             p.samples_made(),
         )
@@ -140,7 +140,7 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64) {
     let net_positions = (after.0 - before.0) as f64;
     let mean_batch = net_positions / (after.1 - before.1).max(1) as f64;
     let net_rate = net_positions / wall;
-    let busy = (after.2 - before.2) as f64 / 1e9 / wall;
+    let busy = (after.2 .0 - before.2 .0) as f64 / (after.2 .1 - before.2 .1).max(1) as f64;
     let steps_rate = (after.3 - before.3) as f64 / wall;
     println!(
         "  self-play: {steps_rate:.0} positions/s (steps played), {:.0} training samples/s, {:.1} games/s",
