@@ -756,3 +756,62 @@ fn solver_proofs_agree_with_the_exact_solver() {
         });
     }
 }
+
+#[test]
+fn rollouts_mix_random_playouts_into_the_leaf_values() {
+    // A uniform evaluator values every leaf at 0, so without playouts only terminal leaves
+    // move the root's value. With λ = 1 the leaves take the playouts' mean instead: the root
+    // values move, stay in [-1, 1], and the search repeats itself exactly; λ = 0 is the
+    // search without playouts.
+    type S = checkers_zero::game::rematch::Rematch;
+    let with = |rollouts: u32, rollout_weight: f32| {
+        SearchConfig {
+            rollouts,
+            rollout_weight,
+            ..SearchConfig::default()
+        }
+        .mcts(false)
+    };
+    let positions: Vec<S> = random_positions(GameKind::Rematch, 12, 17);
+    let mut moved = 0;
+    for p in positions.iter().filter(|p| !p.turn_in_progress()) {
+        let mut trees: Vec<Mcts<S>> = [with(0, 0.5), with(8, 0.0), with(8, 1.0), with(8, 1.0)]
+            .into_iter()
+            .map(|config| Mcts::new(p.clone(), config))
+            .collect();
+        for tree in &mut trees {
+            run_simulations(&mut [tree], 64);
+        }
+        let values: Vec<f32> = trees.iter().map(|t| t.root_value()).collect();
+        let [off, none, mixed, again] = values[..] else {
+            unreachable!("four trees")
+        };
+        assert_eq!(off, none, "λ = 0 is the search without playouts");
+        assert_eq!(trees[0].root_children(), trees[1].root_children());
+        assert_eq!(mixed, again, "the playouts are seeded by the position");
+        assert_eq!(trees[2].root_children(), trees[3].root_children());
+        assert!((-1.0..=1.0).contains(&mixed), "{mixed}");
+        moved += usize::from(mixed != off);
+    }
+    assert!(moved >= 5, "the playouts moved {moved} root values");
+}
+
+#[test]
+fn rollout_settings_are_checked_and_reach_the_tree() {
+    let default = SearchConfig::default();
+    assert_eq!(default.mcts(false).rollouts, 0);
+    assert!(!toml::to_string(&default).unwrap().contains("rollout"));
+    let overrides =
+        checkers_zero::search::config::SearchOverrides::parse("rollouts=4,rollout_weight=0.25")
+            .unwrap();
+    let on = default.with(&overrides).unwrap();
+    assert_eq!(
+        (on.mcts(false).rollouts, on.mcts(false).rollout_weight),
+        (4, 0.25)
+    );
+    assert_eq!(on.for_play().rollouts, 4, "play keeps them");
+    for text in ["rollouts=65", "rollout_weight=1.5", "rollouts=-1"] {
+        let e = checkers_zero::search::config::SearchOverrides::parse(text).unwrap_err();
+        assert!(e.to_string().contains("rollout"), "{text}: {e}");
+    }
+}

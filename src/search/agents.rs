@@ -6,12 +6,13 @@ use std::time::Instant;
 
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 
 use super::config::{SearchConfig, SearchKind};
+use super::rollout::random_playout;
 use super::run::search_step;
 pub use super::run::Budget;
-use super::tree::{terminal_values, Evaluate, LeafEval, Mcts, UniformEvaluator};
+use super::tree::{Evaluate, LeafEval, Mcts, UniformEvaluator};
 use crate::game::{Action, GameState, Side, StepList};
 use crate::net::batcher::BatcherHandle;
 use crate::net::encode::Encode;
@@ -77,16 +78,7 @@ impl RolloutEvaluator {
 
     /// Plays random steps from `state` to the end; the result for each side in [-1, 1].
     pub fn playout<S: GameState>(&mut self, state: &S) -> [f32; 2] {
-        let mut state = state.clone();
-        let mut steps = StepList::new();
-        loop {
-            if let Some(values) = terminal_values(&state) {
-                return values;
-            }
-            state.legal_steps(&mut steps);
-            let step = steps[self.rng.gen_range(0..steps.len())];
-            state.apply_step(step);
-        }
+        random_playout(state, &mut self.rng)
     }
 }
 

@@ -77,6 +77,21 @@ pub struct SearchConfig {
     /// avoided, and a proven node costs no more net calls.
     #[serde(skip_serializing_if = "is_false")]
     pub solver: bool,
+    /// Random playouts run from every leaf the net evaluates, their mean result mixed into
+    /// the net's value (AlphaGo's mixed leaf evaluation; 0: off, the net's value alone).
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub rollouts: u32,
+    /// With `rollouts`: the playouts' share λ of the leaf value, (1 − λ) · net + λ · mean.
+    #[serde(skip_serializing_if = "is_half")]
+    pub rollout_weight: f32,
+}
+
+fn is_zero_u32(x: &u32) -> bool {
+    *x == 0
+}
+
+fn is_half(x: &f32) -> bool {
+    *x == 0.5
 }
 
 fn is_zero(x: &f32) -> bool {
@@ -107,6 +122,8 @@ impl Default for SearchConfig {
             gumbel_scale: 1.0,
             forced_playouts: 0.0,
             solver: false,
+            rollouts: 0,
+            rollout_weight: 0.5,
         }
     }
 }
@@ -125,7 +142,7 @@ impl SearchConfig {
     /// Checks every value's range; `prefix` (e.g. `search.`) is put before the key named.
     pub fn check(&self, prefix: &str) -> Result<(), SearchConfigError> {
         let unit = |v: f32| (0.0..=1.0).contains(&v);
-        let checks: [(&str, bool, &str); 10] = [
+        let checks: [(&str, bool, &str); 12] = [
             (
                 "visits",
                 (1..=1_000_000).contains(&self.visits),
@@ -153,6 +170,12 @@ impl SearchConfig {
                     || (self.forced_playouts > 0.0 && self.kind == SearchKind::Puct),
                 "must be >= 0, and 0 unless kind = \"puct\"",
             ),
+            ("rollouts", self.rollouts <= 64, "must be 0..=64"),
+            (
+                "rollout_weight",
+                unit(self.rollout_weight),
+                "must be in [0, 1]",
+            ),
         ];
         match checks.into_iter().find(|(_, ok, _)| !ok) {
             Some((key, _, message)) => Err(SearchConfigError {
@@ -172,6 +195,8 @@ impl SearchConfig {
             dirichlet_alpha: if noise { self.dirichlet_alpha } else { 0.0 },
             dirichlet_fraction: if noise { self.dirichlet_fraction } else { 0.0 },
             solver: self.solver,
+            rollouts: self.rollouts,
+            rollout_weight: self.rollout_weight,
         }
     }
 
@@ -213,7 +238,8 @@ impl SearchConfig {
         format!(
             "kind={} visits={} c_puct={} fpu_reduction={} considered={} c_visit={} \
              c_scale={} q_rescale={} gumbel_scale={} dirichlet_alpha={} \
-             dirichlet_fraction={} forced_playouts={} solver={}",
+             dirichlet_fraction={} forced_playouts={} solver={} rollouts={} \
+             rollout_weight={}",
             self.kind,
             self.visits,
             self.c_puct,
@@ -226,7 +252,9 @@ impl SearchConfig {
             self.dirichlet_alpha,
             self.dirichlet_fraction,
             self.forced_playouts,
-            self.solver
+            self.solver,
+            self.rollouts,
+            self.rollout_weight
         )
     }
 
@@ -420,7 +448,7 @@ mod tests {
             .with(&SearchOverrides::parse("solver=true").unwrap())
             .unwrap();
         assert!(on.solver && on.mcts(true).solver && on.for_play().solver);
-        assert!(on.describe().ends_with("solver=true"), "{}", on.describe());
+        assert!(on.describe().contains(" solver=true "), "{}", on.describe());
         assert!(SearchOverrides::parse("solver=maybe").is_err());
     }
 }

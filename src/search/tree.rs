@@ -25,9 +25,12 @@
 //! the root and backs its exact value up without a net call, the root's children report
 //! exact values, and both roots play a proven win at the root whatever the visit counts.
 
-use rand::Rng;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Gamma};
 
+use super::rollout::playout_mean;
+pub use super::rollout::terminal_values;
 use crate::game::{Action, GameState, Side, StepList};
 pub use crate::net::net_eval::{Evaluate, LeafEval, UniformEvaluator};
 
@@ -46,6 +49,10 @@ pub struct MctsConfig {
     pub dirichlet_fraction: f32,
     /// Propagate proven values up the tree (MCTS-solver).
     pub solver: bool,
+    /// Random playouts from each net-evaluated leaf, mixed into its value (0: none).
+    pub rollouts: u32,
+    /// The playouts' share of the leaf value.
+    pub rollout_weight: f32,
 }
 
 const NO_CHILDREN: u32 = u32::MAX;
@@ -73,8 +80,9 @@ struct Node {
     terminal: Option<[f32; 2]>,
     /// Exact values for both sides once proven from the children (solver only).
     proven: Option<[f32; 2]>,
-    /// The net's value of this position for `side` (set when a net evaluation expands it;
-    /// NaN for terminal nodes and the single-step nodes walked through).
+    /// The leaf evaluation's value of this position for `side`: the net's, mixed with
+    /// playouts under `rollouts` (set when a net evaluation expands it; NaN for terminal
+    /// nodes and the single-step nodes walked through).
     net_value: f32,
 }
 
@@ -151,13 +159,6 @@ pub struct Mcts<S: GameState> {
     nodes: Vec<Node>,
     root_state: S,
     scratch: StepList,
-}
-
-/// The value of an outcome for each side, in [-1, 1].
-pub fn terminal_values<S: GameState>(state: &S) -> Option<[f32; 2]> {
-    state
-        .outcome()
-        .map(|o| [0, 1].map(|s| 2.0 * o.score(Side(s)) - 1.0))
 }
 
 impl<S: GameState> Mcts<S> {
@@ -326,13 +327,14 @@ impl<S: GameState> Mcts<S> {
         } else {
             let eval = eval.expect("a non-terminal leaf needs an evaluation");
             let side = leaf.state.side_to_move();
+            let value = self.leaf_value(&leaf.state, eval.value);
             if self.nodes[at].first_child == NO_CHILDREN {
                 self.expand(at, &leaf.state, &eval.priors);
-                self.nodes[at].net_value = eval.value;
+                self.nodes[at].net_value = value;
             }
             let mut v = [0.0; 2];
-            v[side.0 as usize] = eval.value;
-            v[side.opponent().0 as usize] = -eval.value;
+            v[side.0 as usize] = value;
+            v[side.opponent().0 as usize] = -value;
             v
         };
         for &n in &leaf.path {
@@ -343,6 +345,19 @@ impl<S: GameState> Mcts<S> {
         if self.config.solver {
             self.propagate_proofs(&leaf.path);
         }
+    }
+
+    /// The value of a net-evaluated leaf for its side to move: the net's `net` value, mixed
+    /// with the mean of `rollouts` random playouts when they are on. The playouts' seed comes
+    /// from the position and the tree's size, so a search is repeatable.
+    fn leaf_value(&self, state: &S, net: f32) -> f32 {
+        let (playouts, weight) = (self.config.rollouts, self.config.rollout_weight);
+        if playouts == 0 {
+            return net;
+        }
+        let seed = state.position_hash() ^ (self.nodes.len() as u64).rotate_left(32);
+        let mean = playout_mean(state, playouts, &mut StdRng::seed_from_u64(seed));
+        (1.0 - weight) * net + weight * mean
     }
 
     /// Proves what the leaf's value settles along `path`, from the leaf up, stopping at the
