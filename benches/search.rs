@@ -1,6 +1,8 @@
 //! Search cost per simulation with a free evaluator (uniform priors, value 0): simulations
 //! per second on one core, the overhead the search adds to every net evaluation.
-//! With `--net`, also net+MCTS throughput through the batched evaluator (bf16).
+//! Also random playouts per second (the `uct:N` agent's leaf value; `search.rollouts` runs
+//! that many per net-evaluated leaf). With `--net`, also net+MCTS throughput through the
+//! batched evaluator (bf16).
 //! `cargo bench --bench search [-- --net]`
 use std::time::Instant;
 
@@ -13,7 +15,9 @@ use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::{Model, NetConfig};
 use checkers_zero::net::net_eval::Evaluate;
 use checkers_zero::net::net_eval::NetEvaluator;
+use checkers_zero::net::precision::{cpu_identity, relevant_flags};
 use checkers_zero::search::config::{SearchConfig, SearchKind};
+use checkers_zero::search::rollout::random_playout;
 use checkers_zero::search::run::{run_searches, start_search};
 use checkers_zero::search::tree::{Mcts, UniformEvaluator};
 use checkers_zero::with_game;
@@ -59,6 +63,31 @@ fn run_simulations<S: GameState, E: Evaluate<S>>(
         .collect();
     let mut rng = StdRng::seed_from_u64(0);
     run_searches(trees, &mut roots, evaluator, &mut rng).unwrap();
+}
+
+/// Random playouts on one core from the roots of [`trees`]: what one `search.rollouts`
+/// playout adds to a net-evaluated leaf.
+fn playouts<S: GameState>(kind: GameKind) {
+    let roots: Vec<S> = trees::<S>(kind, 64, 2)
+        .iter()
+        .map(|t| t.root_state().clone())
+        .collect();
+    let (per_root, mut rng) = (16, StdRng::seed_from_u64(3));
+    let start = Instant::now();
+    for root in &roots {
+        for _ in 0..per_root {
+            std::hint::black_box(random_playout(root, &mut rng));
+        }
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let total = (roots.len() * per_root) as f64;
+    println!(
+        "playout {:<8} {} positions x {per_root}: {:>9.0} random playouts/s on one core ({:.1} us each)",
+        kind.name(),
+        roots.len(),
+        total / seconds,
+        1e6 * seconds / total
+    );
 }
 
 /// Net+MCTS: `workers` threads each searching `per_worker` trees in lockstep, their leaves
@@ -111,6 +140,8 @@ fn net_mcts<S: Encode>(kind: GameKind, workers: usize, per_worker: usize, simula
 fn main() {
     checkers_zero::net::init_torch_runtime();
     let with_net = std::env::args().any(|a| a == "--net");
+    let (cpu, flags) = cpu_identity();
+    println!("cpu: {cpu}; flags: {}", relevant_flags(&flags));
     let simulations = 800;
     for kind in GameKind::ALL {
         with_game!(kind, S => {
@@ -129,6 +160,7 @@ fn main() {
                 total / seconds,
                 1e6 * seconds / total
             );
+            playouts::<S>(kind);
         });
     }
     if !with_net {
