@@ -9,7 +9,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
 use super::config::{SearchConfig, SearchKind};
-use super::rollout::random_playout;
+use super::rollout::playout_mean;
 use super::run::search_step;
 pub use super::run::Budget;
 use super::tree::{Evaluate, LeafEval, Mcts, UniformEvaluator};
@@ -75,18 +75,13 @@ impl RolloutEvaluator {
             rng: StdRng::seed_from_u64(seed),
         }
     }
-
-    /// Plays random steps from `state` to the end; the result for each side in [-1, 1].
-    pub fn playout<S: GameState>(&mut self, state: &S) -> [f32; 2] {
-        random_playout(state, &mut self.rng)
-    }
 }
 
 impl<S: GameState> Evaluate<S> for RolloutEvaluator {
     fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError> {
         let mut evals = UniformEvaluator.evaluate(states)?;
         for (eval, state) in evals.iter_mut().zip(states) {
-            eval.value = self.playout(*state)[state.side_to_move().0 as usize];
+            eval.value = playout_mean(*state, 1, &mut self.rng);
         }
         Ok(evals)
     }
