@@ -25,8 +25,8 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tch::Device;
 
-/// `count` trees at positions 0..40 plies into random games.
-fn trees<S: GameState>(kind: GameKind, count: usize, seed: u64) -> Vec<Mcts<S>> {
+/// `count` positions 0..40 plies into random games.
+fn positions<S: GameState>(kind: GameKind, count: usize, seed: u64) -> Vec<S> {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut steps = StepList::new();
     (0..count)
@@ -42,8 +42,16 @@ fn trees<S: GameState>(kind: GameKind, count: usize, seed: u64) -> Vec<Mcts<S>> 
             if s.outcome().is_some() {
                 s = S::start(kind, RulesConfig::default());
             }
-            Mcts::new(s, SearchConfig::default().mcts(false))
+            s
         })
+        .collect()
+}
+
+/// A fresh tree at each of [`positions`].
+fn trees<S: GameState>(kind: GameKind, count: usize, seed: u64) -> Vec<Mcts<S>> {
+    positions(kind, count, seed)
+        .into_iter()
+        .map(|s| Mcts::new(s, SearchConfig::default().mcts(false)))
         .collect()
 }
 
@@ -65,13 +73,10 @@ fn run_simulations<S: GameState, E: Evaluate<S>>(
     run_searches(trees, &mut roots, evaluator, &mut rng).unwrap();
 }
 
-/// Random playouts on one core from the roots of [`trees`]: what one `search.rollouts`
-/// playout adds to a net-evaluated leaf.
+/// Random playouts on one core from [`positions`]: what one `search.rollouts` playout adds
+/// to a net-evaluated leaf.
 fn playouts<S: GameState>(kind: GameKind) {
-    let roots: Vec<S> = trees::<S>(kind, 64, 2)
-        .iter()
-        .map(|t| t.root_state().clone())
-        .collect();
+    let roots: Vec<S> = positions(kind, 64, 2);
     let (per_root, mut rng) = (16, StdRng::seed_from_u64(3));
     let start = Instant::now();
     for root in &roots {
