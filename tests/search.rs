@@ -815,3 +815,51 @@ fn rollout_settings_are_checked_and_reach_the_tree() {
         assert!(e.to_string().contains("rollout"), "{text}: {e}");
     }
 }
+
+/// `search.root_policy_temperature` (KataGo): in self-play the root's priors are raised to
+/// 1/T once per search, with Gumbel and PUCT roots alike; agents' searches keep them.
+#[test]
+fn the_root_policy_temperature_flattens_self_plays_root_priors_only() {
+    use checkers_zero::search::run::start_search;
+    let state =
+        checkers_zero::game::rematch::Rematch::start(GameKind::Rematch, RulesConfig::default());
+    let priors = |config: &SearchConfig, self_play: bool| -> Vec<f32> {
+        let mut tree = Mcts::new(state.clone(), config.mcts(self_play));
+        let mut roots = vec![start_search(config, &tree, 16, self_play)];
+        let mut rng = StdRng::seed_from_u64(5);
+        run_searches(
+            &mut [&mut tree],
+            &mut roots,
+            &mut SkewedEvaluator { hashed: false },
+            &mut rng,
+        )
+        .unwrap();
+        tree.root_children().iter().map(|c| c.prior).collect()
+    };
+    for kind in [SearchKind::Gumbel, SearchKind::Puct] {
+        let config = SearchConfig {
+            kind,
+            dirichlet_alpha: 0.0,
+            root_policy_temperature: 2.0,
+            ..SearchConfig::default()
+        };
+        let plain = priors(&config, false);
+        assert!((plain[0] - 0.97).abs() < 1e-6, "{kind}: {plain:?}");
+        // 0.97 and 0.03 / (n - 1) each to the power 1/2, normalised.
+        let n = plain.len();
+        let (high, low) = (0.97f32.sqrt(), (0.03 / (n - 1) as f32).sqrt());
+        let total = high + (n - 1) as f32 * low;
+        let tempered = priors(&config, true);
+        assert!(
+            (tempered[0] - high / total).abs() < 1e-5,
+            "{kind}: {tempered:?}"
+        );
+        assert!(
+            (tempered[1] - low / total).abs() < 1e-5,
+            "{kind}: {tempered:?}"
+        );
+        assert!((tempered.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        // Play never tempers.
+        assert_eq!(config.for_play().root_policy_temperature, 1.0);
+    }
+}

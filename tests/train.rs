@@ -144,6 +144,17 @@ fn tiny_run_trains_stops_and_resumes_from_the_same_step() {
             .map(|k| m[*k].as_u64().unwrap())
             .sum::<u64>();
         assert_eq!(games, decided, "{m}");
+        // The diversity of the newest games and of the window rides along.
+        let d = &m["diversity"];
+        let openings: Vec<f64> = ["openings_2", "openings_4", "openings_6", "openings_8"]
+            .iter()
+            .map(|k| d[*k].as_f64().unwrap())
+            .collect();
+        assert!(openings.windows(2).all(|w| w[0] <= w[1]), "{d}");
+        assert!(openings[3] <= 1000.0 && openings[0] > 0.0, "{d}");
+        let repeated = d["repeated_samples"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&repeated), "{d}");
+        assert!(d["games"].as_u64().unwrap() >= games, "{d}");
     }
     let selfplay = learner_metrics(&run, "selfplay");
     assert_eq!(selfplay.len(), 3, "{selfplay:?}");

@@ -57,6 +57,7 @@ fn random_game<S: GameState>(kind: GameKind, seed: u64) -> GameRecord {
             value: Some(0.0),
             target,
             surprise: None,
+            proven: None,
         });
         state.apply_step(action);
     }

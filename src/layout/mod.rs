@@ -71,6 +71,8 @@ pub const BENCH: &str = "bench";
 pub const BENCH_PLAN_FILE: &str = "plan.json";
 /// The benchmark's ladder tables and plot, in [`BENCH`].
 pub const LADDER_FILES: [&str; 3] = ["ladder.md", "ladder.csv", "ladder.png"];
+/// Self-play's diversity over the benchmark's run, table and plot, in [`BENCH`].
+pub const DIVERSITY_FILES: [&str; 2] = ["diversity.csv", "diversity.png"];
 /// A match directory's report (`match --out DIR`, and each benchmark match).
 pub const MATCH_REPORT_FILE: &str = "result.json";
 /// A match directory's games.

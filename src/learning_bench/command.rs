@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
+use super::diversity::{self, write_diversity};
 use super::{
     ladder_panels, match_dir, row_from_report, select_checkpoints, side_names, write_tables,
     BenchPlan, Row, DEFAULT_LADDER, PLAN_VERSION,
@@ -24,6 +25,7 @@ use crate::eval::plot::render_png;
 use crate::eval::ratings::{list_checkpoints, Checkpoint};
 use crate::game::GameKind;
 use crate::layout;
+use crate::selfplay::diversity::DiversityReport;
 use crate::train::config::RunConfig;
 use crate::train::metrics::MetricsLog;
 use crate::util::write_atomic;
@@ -108,6 +110,9 @@ pub fn run_bench(args: &BenchArgs, out: &mut impl Write) -> Result<()> {
     let exe = std::env::current_exe().context("finding the checkers-zero binary")?;
     let config = bench_dir.join(layout::CONFIG);
     train_phase(&exe, &plan, &run_dir, &config, &stop, out)?;
+    for file in write_diversity(&run_dir, &bench_dir, &plan.game)? {
+        writeln!(out, "wrote {}", file.display())?;
+    }
     let rows = rate_phase(&exe, &plan, &run_dir, args.parallel, &stop, out)?;
     let files = write_tables(&bench_dir, &plan, &rows)?;
     let kind = plan.kind().map_err(anyhow::Error::msg)?;
@@ -139,6 +144,14 @@ fn replot(dir: &Path, game: &str, out: &mut impl Write) -> Result<()> {
     let path = dir.join(layout::LADDER_FILES[2]);
     write_atomic(&path, &png).with_context(|| format!("writing {}", path.display()))?;
     writeln!(out, "wrote {}", path.display())?;
+    let [csv, png] = layout::DIVERSITY_FILES.map(|name| dir.join(name));
+    if let Ok(text) = std::fs::read_to_string(&csv) {
+        let rows = diversity::rows_from_csv(&text)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", csv.display()))?;
+        write_atomic(&png, &diversity::diversity_png(&rows, game)?)
+            .with_context(|| format!("writing {}", png.display()))?;
+        writeln!(out, "wrote {}", png.display())?;
+    }
     Ok(())
 }
 
@@ -439,6 +452,7 @@ fn rate_phase(
         jobs.len(),
         plan.games
     )?;
+    print_diversity(run_dir, &chosen, out)?;
     let mut timer = Eta::new(
         jobs.iter()
             .zip(&done)
@@ -552,6 +566,33 @@ fn selfplay_games(run_dir: &Path, checkpoint: &Checkpoint) -> u64 {
         .max();
     from_metrics
         .unwrap_or_else(|| layout::read_state(&checkpoint.dir).map_or(0, |state| state.games_seen))
+}
+
+/// One line per chosen checkpoint with self-play's diversity at its step (where recorded).
+fn print_diversity(run_dir: &Path, chosen: &[Checkpoint], out: &mut impl Write) -> Result<()> {
+    for checkpoint in chosen {
+        if let Some(diversity) = selfplay_diversity(run_dir, checkpoint) {
+            writeln!(
+                out,
+                "[bench] step {} self-play: {diversity}",
+                checkpoint.step
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Self-play's diversity at `checkpoint`'s step: the last `intake` metrics line's at or
+/// before it (`None` in runs written before it was recorded).
+fn selfplay_diversity(run_dir: &Path, checkpoint: &Checkpoint) -> Option<DiversityReport> {
+    MetricsLog::read(&run_dir.join(layout::LEARNER_METRICS))
+        .ok()?
+        .into_iter()
+        .rev()
+        .filter(|m| {
+            m["type"] == "intake" && m["step"].as_u64().is_some_and(|s| s <= checkpoint.step)
+        })
+        .find_map(|m| serde_json::from_value(m["diversity"].clone()).ok())
 }
 
 /// Time left of the rating: seconds per match of each rung as measured so far (the mean of

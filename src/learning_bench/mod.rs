@@ -8,11 +8,13 @@
 //! RUN/bench/plan.json                     the settings of the benchmark (kept for --resume)
 //! RUN/bench/matches/step-00000400/uct-1000/result.json   one match (written by `match`)
 //! RUN/bench/ladder.md  ladder.csv  ladder.png             the table and the plot
+//! RUN/bench/diversity.csv  diversity.png                  self-play's diversity by step
 //! ```
 //! A match counts as done once its `result.json` holds the games, agents, seed and ply cap
 //! the plan asks for; anything else is played (again).
 
 pub mod command;
+pub mod diversity;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -487,6 +489,16 @@ pub fn ladder_panels(rows: &[Row], ladder: &[String], game: &str) -> Vec<Panel> 
     ]
 }
 
+/// Writes `bytes` to `dir/name` atomically; returns the path.
+pub fn save_in(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, EvalError> {
+    let path = dir.join(name);
+    write_atomic(&path, bytes).map_err(|e| EvalError::File {
+        path: path.clone(),
+        reason: e.to_string(),
+    })?;
+    Ok(path)
+}
+
 /// Writes `ladder.md`, `ladder.csv` and (once a row exists) `ladder.png` into `bench_dir`,
 /// each atomically. Returns the files written.
 pub fn write_tables(
@@ -496,14 +508,7 @@ pub fn write_tables(
 ) -> Result<Vec<PathBuf>, EvalError> {
     let kind = plan.kind().map_err(EvalError::Settings)?;
     let sides = side_names(kind);
-    let save = |name: &str, bytes: &[u8]| -> Result<PathBuf, EvalError> {
-        let path = bench_dir.join(name);
-        write_atomic(&path, bytes).map_err(|e| EvalError::File {
-            path: path.clone(),
-            reason: e.to_string(),
-        })?;
-        Ok(path)
-    };
+    let save = |name: &str, bytes: &[u8]| save_in(bench_dir, name, bytes);
     let arm = if plan.overrides.is_empty() {
         String::new()
     } else {

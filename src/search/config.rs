@@ -84,6 +84,11 @@ pub struct SearchConfig {
     /// With `rollouts`: the playouts' share λ of the leaf value, (1 − λ) · net + λ · mean.
     #[serde(skip_serializing_if = "is_half")]
     pub rollout_weight: f32,
+    /// Self-play: KataGo's root policy temperature, the root's priors raised to 1/T (and
+    /// normalised) at the start of every self-play search, T > 1 flattening them (1: off).
+    /// Agents never temper.
+    #[serde(skip_serializing_if = "is_one")]
+    pub root_policy_temperature: f32,
 }
 
 fn is_zero_u32(x: &u32) -> bool {
@@ -124,6 +129,7 @@ impl Default for SearchConfig {
             solver: false,
             rollouts: 0,
             rollout_weight: 0.5,
+            root_policy_temperature: 1.0,
         }
     }
 }
@@ -142,7 +148,7 @@ impl SearchConfig {
     /// Checks every value's range; `prefix` (e.g. `search.`) is put before the key named.
     pub fn check(&self, prefix: &str) -> Result<(), SearchConfigError> {
         let unit = |v: f32| (0.0..=1.0).contains(&v);
-        let checks: [(&str, bool, &str); 12] = [
+        let checks: [(&str, bool, &str); 13] = [
             (
                 "visits",
                 (1..=1_000_000).contains(&self.visits),
@@ -172,6 +178,11 @@ impl SearchConfig {
             ),
             ("rollouts", self.rollouts <= 64, "must be 0..=64"),
             (
+                "root_policy_temperature",
+                (0.1..=10.0).contains(&self.root_policy_temperature),
+                "must be in [0.1, 10]",
+            ),
+            (
                 "rollout_weight",
                 unit(self.rollout_weight),
                 "must be in [0, 1]",
@@ -197,6 +208,11 @@ impl SearchConfig {
             solver: self.solver,
             rollouts: self.rollouts,
             rollout_weight: self.rollout_weight,
+            root_policy_temperature: if noise {
+                self.root_policy_temperature
+            } else {
+                1.0
+            },
         }
     }
 
@@ -229,6 +245,7 @@ impl SearchConfig {
             gumbel_scale: 0.0,
             dirichlet_fraction: 0.0,
             forced_playouts: 0.0,
+            root_policy_temperature: 1.0,
             ..self.clone()
         }
     }
@@ -239,7 +256,7 @@ impl SearchConfig {
             "kind={} visits={} c_puct={} fpu_reduction={} considered={} c_visit={} \
              c_scale={} q_rescale={} gumbel_scale={} dirichlet_alpha={} \
              dirichlet_fraction={} forced_playouts={} solver={} rollouts={} \
-             rollout_weight={}",
+             rollout_weight={} root_policy_temperature={}",
             self.kind,
             self.visits,
             self.c_puct,
@@ -254,7 +271,8 @@ impl SearchConfig {
             self.forced_playouts,
             self.solver,
             self.rollouts,
-            self.rollout_weight
+            self.rollout_weight,
+            self.root_policy_temperature
         )
     }
 

@@ -97,7 +97,7 @@ impl GumbelRoot {
     /// `Some(None)` asks for the root itself to be evaluated.
     fn schedule<S: GameState>(
         &mut self,
-        tree: &Mcts<S>,
+        tree: &mut Mcts<S>,
         rng: &mut impl Rng,
     ) -> Option<Option<usize>> {
         if self.used >= self.budget {
@@ -107,6 +107,7 @@ impl GumbelRoot {
             return Some(None);
         }
         if self.remaining.is_empty() {
+            tree.temper_root_priors();
             self.start(tree, rng);
             if self.remaining.is_empty() {
                 return None; // terminal root

@@ -15,6 +15,8 @@ use crate::game::GameState;
 pub struct PuctRoot {
     target: u32,
     noise: bool,
+    /// The root's priors were tempered (once per search, `root_policy_temperature`).
+    tempered: bool,
     forced: Option<ForcedPlayouts>,
 }
 
@@ -42,6 +44,7 @@ impl PuctRoot {
         PuctRoot {
             target,
             noise,
+            tempered: false,
             forced: None,
         }
     }
@@ -104,6 +107,10 @@ pub fn pruned_visits(children: &[ChildStats], forced: ForcedPlayouts) -> Vec<f32
 
 impl<S: GameState> RootSearch<S> for PuctRoot {
     fn next(&mut self, tree: &mut Mcts<S>, mut rng: &mut dyn RngCore) -> Option<Option<usize>> {
+        if !self.tempered && tree.root_expanded() {
+            tree.temper_root_priors();
+            self.tempered = true;
+        }
         if self.noise && tree.root_expanded() {
             tree.add_root_noise(&mut rng);
             self.noise = false;

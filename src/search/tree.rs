@@ -53,6 +53,8 @@ pub struct MctsConfig {
     pub rollouts: u32,
     /// The playouts' share of the leaf value.
     pub rollout_weight: f32,
+    /// The root's priors are raised to 1/T at a search's start (1: unchanged).
+    pub root_policy_temperature: f32,
 }
 
 const NO_CHILDREN: u32 = u32::MAX;
@@ -445,6 +447,24 @@ impl<S: GameState> Mcts<S> {
         for (c, n) in range.zip(noise) {
             let prior = &mut self.nodes[c].prior;
             *prior = (1.0 - frac) * *prior + frac * n / total;
+        }
+    }
+
+    /// Raises the root's priors to 1/T (`root_policy_temperature`) and normalises them; call
+    /// once per search, when the root is expanded. Nothing at T = 1.
+    pub fn temper_root_priors(&mut self) {
+        let t = self.config.root_policy_temperature;
+        let range = self.nodes[0].children();
+        if t == 1.0 || range.len() < 2 {
+            return;
+        }
+        let tempered: Vec<f32> = range
+            .clone()
+            .map(|c| self.nodes[c].prior.max(1e-12).powf(1.0 / t))
+            .collect();
+        let total: f32 = tempered.iter().sum();
+        for (c, p) in range.zip(tempered) {
+            self.nodes[c].prior = p / total;
         }
     }
 

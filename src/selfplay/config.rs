@@ -16,6 +16,9 @@ pub enum GumbelPlay {
     /// The sequential-halving winner once `gumbel_sample_turns` turns are played (sampled
     /// from π′ before).
     Winner,
+    /// Sampled from the root's visit counts (under the temperature) for the first
+    /// `gumbel_sample_turns` turns, the sequential-halving winner after.
+    Visits,
 }
 
 /// The `[search]` keys that used to live in `[selfplay]`, with their new names.
@@ -59,10 +62,12 @@ pub struct SelfPlayConfig {
     pub fast_visits: u32,
     /// Share of steps searched in full.
     pub full_search_share: f32,
-    /// Gumbel: `sample` (from π′ with the temperature) or `winner` (the sequential-halving
-    /// winner after the opening turns).
+    /// Gumbel: `sample` (from π′ with the temperature), `winner` (the sequential-halving
+    /// winner after the opening turns) or `visits` (the opening turns sampled from visit
+    /// counts, the winner after).
     pub gumbel_play: GumbelPlay,
-    /// Gumbel with `winner`: whole turns at the start of a game still sampled from π′.
+    /// Gumbel with `winner` or `visits`: whole turns at the start of a game still sampled
+    /// (from π′, or from the visit counts).
     pub gumbel_sample_turns: u32,
     /// Temperature of the step choice at the first turn.
     pub temperature_start: f32,
@@ -98,6 +103,10 @@ pub struct SelfPlayConfig {
     pub reanalyse_share: f32,
     /// How many of the newest games (of this process) reanalysis draws from.
     pub reanalyse_games: usize,
+    /// Proven value targets: after a game, the exact solver tries its last searched
+    /// positions with this many nodes each, and a proven one's class replaces the game's
+    /// result as its value target ([`super::proven`]; 0: off).
+    pub proven_nodes: u64,
 }
 
 impl SelfPlayConfig {
@@ -149,6 +158,7 @@ impl Default for SelfPlayConfig {
             new_weights: NewWeights::BetweenGames,
             reanalyse_share: 0.0,
             reanalyse_games: 1000,
+            proven_nodes: 0,
         }
     }
 }

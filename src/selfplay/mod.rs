@@ -2,7 +2,9 @@
 //! and the game records they write.
 
 pub mod config;
+pub mod diversity;
 pub mod pool;
+pub mod proven;
 pub mod reanalyse;
 pub mod record;
 pub mod resign;

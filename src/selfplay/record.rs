@@ -15,7 +15,9 @@
 //!   "steps": [ { "action": 12, "value": 0.08, "target": [[12, 0.71], [40, 0.29]] },
 //!              { "action": 40 } , ... ],          // value: search's root value for the
 //!                                                 // side to move; target: the policy
-//!                                                 // target (full searches only)
+//!                                                 // target (full searches only);
+//!                                                 // "proven": 1 | 0 | -1 where the
+//!                                                 // solver proved the position
 //!   "winner": 0 | 1 | null, "reason": "NoPieces", "resigned": true,
 //!   "played_through": false, "would_resign": [null, 31],
 //!   "reanalysed": true }                           // only on reanalyses
@@ -58,6 +60,11 @@ pub struct StepRecord {
     /// in nats (positions searched in full; for `train.policy_surprise_weight`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub surprise: Option<f32>,
+    /// The exact solver's class of the position for the side to move (1 win, 0 draw, -1
+    /// loss), when `selfplay.proven_nodes` proved it after the game: the sample's value
+    /// target instead of the game's result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proven: Option<i8>,
 }
 
 impl StepRecord {
@@ -68,6 +75,7 @@ impl StepRecord {
             value: None,
             target: Vec::new(),
             surprise: None,
+            proven: None,
         }
     }
 }

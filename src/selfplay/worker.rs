@@ -14,6 +14,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use super::config::{GumbelPlay, SearchKind, SelfPlayConfig};
+use super::proven::label_proven;
 use super::reanalyse::{RecentGames, Replay};
 use super::record::{GameRecord, StepRecord};
 use super::resign::{ResignCalibrator, ResignWindow};
@@ -274,8 +275,14 @@ struct Games<'a, S: GameState> {
 
 impl<S: GameState> Games<'_, S> {
     /// Hands a finished game on; false when no one receives games any more.
-    fn finish(&mut self, slot: Slot<S>) -> bool {
+    fn finish(&mut self, mut slot: Slot<S>) -> bool {
         self.in_flight = (self.in_flight + 1).min(self.settings.selfplay.games_in_flight);
+        let nodes = self.settings.selfplay.proven_nodes;
+        if nodes > 0 && slot.replay.is_none() {
+            if let Err(e) = label_proven::<S>(&mut slot.record, nodes) {
+                eprintln!("warning: proven targets of game {}: {e}", slot.record.index);
+            }
+        }
         self.settings.calibrate(&slot.record, &slot.resign);
         if self.settings.selfplay.reanalyse_share > 0.0 {
             let mut recent = self
@@ -423,6 +430,7 @@ fn searched_step_record<S: GameState>(
         value: Some(result.value),
         surprise: full.then(|| policy_surprise(&result.policy, &slot.tree.root_children())),
         target: if full { result.policy } else { Vec::new() },
+        proven: None,
     }
 }
 
@@ -482,7 +490,8 @@ fn next_reanalysed_leaf<S: GameState>(
 
 /// The step self-play plays after a search: sampled from the policy target under the
 /// temperature schedule, or the search's own pick (at temperature 0, or a Gumbel search
-/// with `gumbel_play = "winner"` past the opening turns).
+/// with `gumbel_play = "winner"` or `"visits"` past the opening turns); with `"visits"`,
+/// the opening turns sample from the root's visit counts instead of the target.
 fn played_step<S: GameState>(
     slot: &mut Slot<S>,
     settings: &WorkerSettings,
@@ -490,14 +499,26 @@ fn played_step<S: GameState>(
 ) -> Action {
     let sp = &settings.selfplay;
     let t = temperature(sp, slot.turns);
-    let winner = settings.search.kind == SearchKind::Gumbel
-        && sp.gumbel_play == GumbelPlay::Winner
-        && slot.turns >= sp.gumbel_sample_turns;
-    if t <= 0.01 || winner {
+    let gumbel = settings.search.kind == SearchKind::Gumbel;
+    let opening = slot.turns < sp.gumbel_sample_turns;
+    let play = if gumbel {
+        sp.gumbel_play
+    } else {
+        GumbelPlay::Sample
+    };
+    if t <= 0.01 || (play != GumbelPlay::Sample && !opening) {
         return result.action;
     }
-    let weights: Vec<f32> = result.policy.iter().map(|p| p.1).collect();
-    result.policy[sample_with_temperature(&weights, t, &mut slot.rng)].0
+    let (actions, weights): (Vec<Action>, Vec<f32>) = if play == GumbelPlay::Visits {
+        let children = slot.tree.root_children();
+        children.iter().map(|c| (c.action, c.visits as f32)).unzip()
+    } else {
+        result.policy.iter().copied().unzip()
+    };
+    if weights.iter().all(|&w| w <= 0.0) {
+        return result.action;
+    }
+    actions[sample_with_temperature(&weights, t, &mut slot.rng)]
 }
 
 fn new_slot<S: GameState>(settings: &WorkerSettings, counters: &SharedCounters) -> Slot<S> {
@@ -640,6 +661,7 @@ mod tests {
             (GumbelPlay::Sample, opening + 5, 9),
             (GumbelPlay::Winner, opening.saturating_sub(1), 9),
             (GumbelPlay::Winner, opening, 7),
+            (GumbelPlay::Visits, opening, 7),
         ] {
             settings.selfplay.gumbel_play = play;
             slot.turns = turns;
@@ -649,6 +671,54 @@ mod tests {
                 "{play:?} {turns}"
             );
         }
+    }
+
+    #[test]
+    fn gumbel_play_visits_samples_the_opening_from_the_visit_counts() {
+        use crate::search::run::{run_searches, start_search};
+        use crate::search::tree::UniformEvaluator;
+        let mut settings = WorkerSettings::new(
+            GameKind::Rematch,
+            RulesConfig::default(),
+            SelfPlayConfig::default(),
+            SearchConfig::default(),
+            1,
+        );
+        settings.selfplay.gumbel_play = GumbelPlay::Visits;
+        let counters = SharedCounters::default();
+        let mut slot: Slot<Rematch> = new_slot(&settings, &counters);
+        let mut roots = vec![start_search(&settings.search, &slot.tree, 32, true)];
+        let mut rng = StdRng::seed_from_u64(2);
+        run_searches(
+            &mut [&mut slot.tree],
+            &mut roots,
+            &mut UniformEvaluator,
+            &mut rng,
+        )
+        .unwrap();
+        let visited: Vec<Action> = slot
+            .tree
+            .root_children()
+            .iter()
+            .filter(|c| c.visits > 0)
+            .map(|c| c.action)
+            .collect();
+        // The target puts everything on a step that is not even legal: only the visit
+        // counts can give what is played in the opening.
+        let result = SearchResult {
+            action: 9_999,
+            policy: vec![(9_999, 1.0)],
+            value: 0.0,
+            visits: 32,
+        };
+        slot.turns = 0;
+        let played: std::collections::BTreeSet<Action> = (0..200)
+            .map(|_| played_step(&mut slot, &settings, &result))
+            .collect();
+        assert!(played.iter().all(|a| visited.contains(a)), "{played:?}");
+        assert!(played.len() > 1, "sampled, not always one step: {played:?}");
+        slot.turns = settings.selfplay.gumbel_sample_turns;
+        assert_eq!(played_step(&mut slot, &settings, &result), 9_999);
     }
 
     /// `opening_random_turns`: a game opens with 0..=N random whole turns, recorded as
@@ -724,6 +794,7 @@ mod tests {
             value: None,
             target: Vec::new(),
             surprise: None,
+            proven: None,
         });
         slot.full = false;
         for _ in 0..5 {

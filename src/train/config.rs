@@ -617,6 +617,11 @@ fn check_selfplay(s: &SelfPlayConfig) -> Check {
             s.opening_random_turns <= 1000,
             "must be 0..=1000",
         ),
+        (
+            "selfplay.proven_nodes",
+            s.proven_nodes <= 10_000_000,
+            "must be 0..=10000000",
+        ),
     ])
     .and_then(|_| check_resign(s))
 }

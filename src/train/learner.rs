@@ -14,10 +14,11 @@ use super::config::RunConfig;
 use super::error::TrainError;
 use super::optimizer::AdamW;
 use super::trainer::{train_step, StepStats};
-use super::window::{samples_of_game, ReplayWindow, Symmetries};
+use super::window::{samples_of_game, ReplayWindow, Sample, Symmetries};
 use crate::layout::record::TrainState;
 use crate::net::encode::Encode;
 use crate::net::model::Model;
+use crate::selfplay::diversity::{DiversityReport, GameDiversity, GameSummary};
 use crate::selfplay::record::GameRecord;
 use crate::util::game_seed;
 
@@ -40,6 +41,8 @@ pub struct Learner<S: Encode> {
     /// How far the run is through its budget (0..=1), when it has one: the learning
     /// rate's decay reads it.
     pub progress: Option<f64>,
+    /// The newest games' openings and results (the `diversity` metrics).
+    pub diversity: GameDiversity,
     symmetries: Symmetries,
     num_actions: usize,
     _game: PhantomData<S>,
@@ -82,6 +85,7 @@ impl<S: Encode> Learner<S> {
             samples_total: 0,
             games_total: 0,
             progress: None,
+            diversity: GameDiversity::default(),
             symmetries,
             num_actions,
             _game: PhantomData,
@@ -90,7 +94,7 @@ impl<S: Encode> Learner<S> {
 
     /// Adds a finished game's samples to the window; returns how many it gave.
     pub fn ingest(&mut self, record: &GameRecord) -> Result<usize, TrainError> {
-        let samples = samples_of_game::<S>(record)?;
+        let samples = self.take_game(record)?;
         let count = samples.len();
         self.samples_total += count as u64;
         // A reanalysis repeats a game already counted.
@@ -104,10 +108,25 @@ impl<S: Encode> Learner<S> {
     /// Adds the samples of a game taken in before a resume to the window, without counting
     /// it again (the restored totals count it); returns how many it gave.
     pub fn replay(&mut self, record: &GameRecord) -> Result<usize, TrainError> {
-        let samples = samples_of_game::<S>(record)?;
+        let samples = self.take_game(record)?;
         let count = samples.len();
         self.window.extend(samples);
         Ok(count)
+    }
+
+    /// A game's samples; a played game (not a reanalysis) also joins the diversity figures.
+    fn take_game(&mut self, record: &GameRecord) -> Result<Vec<Sample>, TrainError> {
+        let samples = samples_of_game::<S>(record)?;
+        if !record.reanalysed {
+            self.diversity.add(GameSummary::of::<S>(record)?);
+        }
+        Ok(samples)
+    }
+
+    /// The diversity figures of the newest games and of the window (`None` before the
+    /// first game).
+    pub fn diversity_report(&self) -> Option<DiversityReport> {
+        self.diversity.report(self.window.repeated_share())
     }
 
     /// Sets the intake totals after a resume that re-read only part of the games (the

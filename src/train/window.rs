@@ -13,6 +13,7 @@ use rand::Rng;
 use crate::game::Side;
 use crate::net::encode::Encode;
 use crate::net::model::MOVES_LEFT_UNIT;
+use crate::selfplay::diversity::KeyCounts;
 use crate::selfplay::record::{GameRecord, RecordError};
 
 /// One training position.
@@ -33,6 +34,8 @@ pub struct Sample {
     /// Steps left in the game from this position, this one included (the moves-left
     /// head's target).
     pub moves_left: u16,
+    /// The position's key (`future_key`, else `position_hash`): the window counts repeats.
+    pub key: u64,
 }
 
 /// The game's symmetries as plain functions, so that the window and trainer stay generic-free.
@@ -77,10 +80,11 @@ pub fn samples_of_game<S: Encode>(record: &GameRecord) -> Result<Vec<Sample>, Re
         state.encode(&mut input);
         state.legal_steps(&mut steps);
         let side: Side = state.side_to_move();
-        let result = match record.winner {
-            None => 1,
-            Some(w) if w == side.0 => 0,
-            Some(_) => 2,
+        let result = match (step.proven, record.winner) {
+            (Some(class), _) => (1 - class.clamp(-1, 1)) as u8,
+            (None, None) => 1,
+            (None, Some(w)) if w == side.0 => 0,
+            (None, Some(_)) => 2,
         };
         // A searched step always has a value; an old record without one falls back on z.
         let z = 1.0 - result as f32;
@@ -100,6 +104,7 @@ pub fn samples_of_game<S: Encode>(record: &GameRecord) -> Result<Vec<Sample>, Re
             q,
             surprise: step.surprise.map(|k| k.max(0.0)),
             moves_left: (left + 1).min(u16::MAX as usize) as u16,
+            key: state.future_key().unwrap_or_else(|| state.position_hash()),
         });
     })?;
     Ok(samples)
@@ -140,6 +145,8 @@ pub struct ReplayWindow {
     /// Sum and count of the recorded surprises held (their mean scales the weights).
     surprise_sum: f64,
     surprise_count: usize,
+    /// The samples' position keys (`repeated_samples` of the diversity metrics).
+    keys: KeyCounts,
 }
 
 /// A sample's surprise counts at most this many times the window's mean (so one freak
@@ -202,6 +209,7 @@ impl ReplayWindow {
                 self.surprise_sum += k as f64;
                 self.surprise_count += 1;
             }
+            self.keys.insert(sample.key);
             self.samples.push_back(sample);
         }
         self.trim();
@@ -209,11 +217,21 @@ impl ReplayWindow {
 
     fn trim(&mut self) {
         while self.samples.len() > self.capacity {
-            if let Some(k) = self.samples.pop_front().and_then(|s| s.surprise) {
+            let Some(sample) = self.samples.pop_front() else {
+                break;
+            };
+            self.keys.remove(sample.key);
+            if let Some(k) = sample.surprise {
                 self.surprise_sum -= k as f64;
                 self.surprise_count -= 1;
             }
         }
+    }
+
+    /// Share of the samples whose position occurs more than once in the window; `None`
+    /// when it is empty.
+    pub fn repeated_share(&self) -> Option<f64> {
+        self.keys.repeated_share()
     }
 
     /// A sample's draw weight relative to the largest possible one, in (0, 1].

@@ -448,7 +448,13 @@ pub async fn dashboard(page: &Page) {
         .await;
     assert_eq!(
         topics,
-        json!(["Losses", "Strength", "Throughput", "Self-play"])
+        json!([
+            "Losses",
+            "Strength",
+            "Throughput",
+            "Self-play",
+            "Self-play diversity"
+        ])
     );
     let titles = strings(&page.js("return [...document.querySelectorAll('#charts .chart')].map(s => s.dataset.title);").await);
     for needed in [
@@ -465,6 +471,11 @@ pub async fn dashboard(page: &Page) {
     }
     let series = page.js("return document.querySelector('.chart[data-title=\"Results by side\"]').dataset.series;").await;
     assert_eq!(series, json!("wins of Red|wins of Team|draws"));
+    let series = page.js("return document.querySelector('.chart[data-title=\"Distinct openings per 1,000 games\"]').dataset.series;").await;
+    assert_eq!(series, json!("2 turns|4 turns|6 turns|8 turns"));
+    let series = page.js("return document.querySelector('.chart[data-title=\"How games end (share)\"]').dataset.series;").await;
+    // No played-through game yet: false resignations have no value and no line.
+    assert_eq!(series, json!("draws|resigned"));
     // A constant learning rate (0.02) on an axis around its value, not -1..1.
     let axis = page.js("const y = document.querySelector('.chart[data-title=\"Learning rate\"]').chart.scales.y; return [y.min, y.max];").await;
     let (low, high) = (axis[0].as_f64().unwrap(), axis[1].as_f64().unwrap());

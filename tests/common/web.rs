@@ -52,6 +52,7 @@ fn random_game(seed: u64) -> GameRecord {
             value: Some(value),
             target: Vec::new(),
             surprise: None,
+            proven: None,
         });
         state.apply_step(action);
     }
@@ -81,7 +82,12 @@ pub fn tiny_run(run: &Path) {
         let selfplay = json!({"type": "selfplay", "step": step, "elapsed_s": 5.0 * (f + 1.0),
             "games": 12, "mean_game_steps": 60.0 + 5.0 * f, "wins_side0": 5 + i,
             "wins_side1": 6 - i, "draws": 1, "positions_per_s": 300.0 + 20.0 * f});
-        metrics.push_str(&format!("{train}\n{selfplay}\n"));
+        let intake = json!({"type": "intake", "step": step, "elapsed_s": 5.0 * (f + 1.0),
+            "diversity": {"games": 12 * (i + 1), "openings_2": 250.0, "openings_4": 500.0 - 50.0 * f,
+                "openings_6": 750.0, "openings_8": 900.0, "opening_entropy_4": 6.0 - f,
+                "duplicate_games": 0.0, "repeated_samples": 0.05, "draws": 0.08,
+                "resigned": 0.3, "false_resign": null}});
+        metrics.push_str(&format!("{train}\n{selfplay}\n{intake}\n"));
     }
     std::fs::write(run.join("metrics.jsonl"), metrics).unwrap();
     std::fs::write(

@@ -33,6 +33,8 @@ pub struct IntakeTally {
     pub reanalysed: u64,
     /// Of `samples`, those from reanalysed games.
     pub reanalysed_samples: u64,
+    /// Of `samples`, those whose value target the solver proved (`selfplay.proven_nodes`).
+    pub proven_samples: u64,
     /// Steps played in the games (searched or not).
     pub game_steps: u64,
     /// Wins of side 0 and side 1.
@@ -57,6 +59,7 @@ impl IntakeTally {
     /// Counts a game that gave `samples` training samples.
     fn add_game(&mut self, record: &GameRecord, samples: u64) {
         self.samples += samples;
+        self.proven_samples += record.steps.iter().filter(|s| s.proven.is_some()).count() as u64;
         if record.reanalysed {
             self.reanalysed += 1;
             self.reanalysed_samples += samples;
@@ -92,6 +95,7 @@ impl IntakeTally {
         self.samples += other.samples;
         self.reanalysed += other.reanalysed;
         self.reanalysed_samples += other.reanalysed_samples;
+        self.proven_samples += other.proven_samples;
         self.game_steps += other.game_steps;
         self.wins[0] += other.wins[0];
         self.wins[1] += other.wins[1];

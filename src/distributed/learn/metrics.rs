@@ -82,6 +82,7 @@ impl<S: Encode> LearnerRole<S> {
             "type": "intake", "step": state.step, "elapsed_s": state.elapsed_s,
             "shards": t.shards, "games": t.games, "samples": t.samples,
             "reanalysed_games": t.reanalysed, "reanalysed_samples": t.reanalysed_samples,
+            "proven_samples": t.proven_samples,
             "shards_per_s": t.shards as f64 / seconds, "games_per_s": t.games as f64 / seconds,
             "samples_per_s": t.samples as f64 / seconds,
             "games_total": self.learner.games_total, "samples_total": self.learner.samples_total,
@@ -96,6 +97,7 @@ impl<S: Encode> LearnerRole<S> {
             "resign_threshold_side0": t.resign_threshold[0],
             "resign_threshold_side1": t.resign_threshold[1],
             "sessions": state.consumed.len(), "rejected_shards": self.intake.total.rejected,
+            "diversity": self.learner.diversity_report(),
         })
     }
 }

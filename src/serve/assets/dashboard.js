@@ -18,11 +18,29 @@ const TOPICS = [
   ["Self-play", [["Results by side", ["wins_side0", "wins_side1", "draws"]],
     ["Mean game length (steps)", ["mean_game_steps"]], ["Games an iteration", ["games"]],
     ["Replay window (samples)", ["window"]]]],
+  ["Self-play diversity", [
+    ["Distinct openings per 1,000 games", ["diversity_openings_2", "diversity_openings_4", "diversity_openings_6", "diversity_openings_8"]],
+    ["4-turn opening entropy (effective openings)", ["diversity_opening_entropy_4"]],
+    ["Outcome entropy (bits)", ["diversity_outcome_entropy"]],
+    ["Repeats (share)", ["diversity_duplicate_games", "diversity_repeated_samples"]],
+    ["How games end (share)", ["diversity_draws", "diversity_resigned", "diversity_false_resign"]]]],
 ];
+
+// The learner's `diversity` object (of its intake lines) as flat `diversity_*` keys.
+function flatten(record) {
+  const d = record.diversity;
+  if (!d || typeof d !== "object") return record;
+  const flat = { ...record };
+  delete flat.diversity;
+  for (const [k, v] of Object.entries(d)) if (k !== "games") flat[`diversity_${k}`] = v;
+  return flat;
+}
 
 function label(key, sides) {
   const m = key.match(/^wins_side(\d)$/);
   if (m) return `wins of ${cap(sides[Number(m[1])] || `side ${m[1]}`)}`;
+  const d = key.match(/^diversity_(openings_(\d)|.*)$/);
+  if (d) return d[2] ? `${d[2]} turns` : d[1].replace(/_4$/, "").replace(/_/g, " ");
   return key.replace(/_per_s$/, " a second").replace(/_/g, " ");
 }
 
@@ -65,7 +83,8 @@ function facts(metrics, ratings) {
   return out.join(" ");
 }
 
-function drawCharts(metrics, ratings, sides) {
+function drawCharts(records, ratings, sides) {
+  const metrics = records.map(flatten);
   const charts = $("charts");
   charts.replaceChildren();
   const used = new Set();
