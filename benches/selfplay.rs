@@ -1,7 +1,9 @@
 //! Self-play and training throughput for a run config (default `configs/rematch.toml`):
 //! self-play positions/s, the net's throughput inside self-play as a ratio of the same net's
 //! standalone throughput at the same batch size and thread count, and training samples/s.
-//! `cargo bench --bench selfplay [-- CONFIG] [--seconds N]`
+//! `cargo bench --bench selfplay [-- CONFIG] [--seconds N] [--latency-ms L]`; with
+//! `--latency-ms` the net is replaced by the latency backend (each forward pass sleeps L ms
+//! and answers a uniform policy), which measures self-play's pipeline alone.
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -83,13 +85,14 @@ struct Settled {
     bf16: bool,
 }
 
-fn run<S: Encode>(config: &RunConfig, seconds: f64) {
+fn run<S: Encode>(config: &RunConfig, seconds: f64, latency: Option<Duration>) {
     let kind = config.kind();
     let shape = S::net_shape(kind);
     tch::manual_seed(config.seed as i64);
     let model = Model::new(shape.clone(), config.net_config(), Device::Cpu).unwrap();
     let flops = model.flops_per_position();
-    let (layout, evaluator, _) = config.selfplay_evaluator(&model).unwrap();
+    let (layout, mut evaluator, _) = config.selfplay_evaluator(&model).unwrap();
+    evaluator.latency = latency;
     let e = Settled {
         max_batch: evaluator.max_batch,
         instances: layout.instances,
@@ -113,6 +116,7 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64) {
         e.instances,
         0,
         0,
+        None,
     )
     .unwrap();
     std::thread::sleep(Duration::from_secs(2)); // warm-up
@@ -151,6 +155,13 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64) {
         "  net inside self-play: {net_rate:.0} positions/s, mean batch {mean_batch:.1}, busy {:.0}% of the time",
         100.0 * busy
     );
+    if let Some(latency) = latency {
+        println!(
+            "  self-play: {steps_rate:.0} positions/s (latency {} ms)",
+            latency.as_secs_f64() * 1000.0
+        );
+        return;
+    }
 
     // The same net alone, same precision, at the same batch size, with as many threads as
     // all the evaluator instances together (the cores they have).
@@ -219,6 +230,7 @@ fn main() {
     checkers_zero::net::init_torch_runtime();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut seconds = 20.0;
+    let mut latency = None;
     let mut path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/rematch.toml"));
     let mut i = 0;
     while i < args.len() {
@@ -227,11 +239,16 @@ fn main() {
                 seconds = args[i + 1].parse().expect("--seconds N");
                 i += 1;
             }
+            "--latency-ms" => {
+                let ms: f64 = args[i + 1].parse().expect("--latency-ms L");
+                latency = Some(Duration::from_secs_f64(ms / 1000.0));
+                i += 1;
+            }
             "--bench" => {}
             other => path = PathBuf::from(other),
         }
         i += 1;
     }
     let config = RunConfig::load(&path).unwrap_or_else(|e| panic!("{e}"));
-    with_game!(config.kind(), S => run::<S>(&config, seconds));
+    with_game!(config.kind(), S => run::<S>(&config, seconds, latency));
 }

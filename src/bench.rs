@@ -20,7 +20,7 @@ use crate::net::device::DeviceChoice;
 use crate::net::encode::Encode;
 use crate::net::model::Model;
 use crate::net::precision::{
-    choose, cpu_identity, probe_batches, probe_model, relevant_flags, torch_version,
+    choose, cpu_identity, probe_batches, probe_model, relevant_flags, torch_version, Precision,
     PrecisionChoice, ProbeTimings,
 };
 use crate::net::threads::{auto_layout, cores, Layout};
@@ -43,6 +43,11 @@ pub struct BenchArgs {
     /// Write the recommended settings to this file as a config snippet.
     #[arg(long)]
     pub write: Option<PathBuf>,
+    /// Measure self-play's pipeline alone: the net replaced by the latency backend, which
+    /// sleeps this many milliseconds per forward pass and answers a uniform policy and a
+    /// value of 0 (0: no wait). The last line is the best layout's rate.
+    #[arg(long, conflicts_with = "write")]
+    pub latency_ms: Option<f64>,
     #[command(flatten)]
     pub net: NetArgs,
 }
@@ -78,6 +83,12 @@ pub fn run_bench(args: &BenchArgs, out: &mut impl std::io::Write) -> Result<()> 
         anyhow::bail!("--seconds must be in (0, 3600]");
     }
     config.override_net(&args.net);
+    if let Some(ms) = args.latency_ms {
+        if !(0.0..=1000.0).contains(&ms) {
+            anyhow::bail!("--latency-ms must be in [0, 1000]");
+        }
+        return latency_bench(&config, ms, args.seconds, out);
+    }
     let settings = config.net_settings();
     let devices = match settings.device.resolve()? {
         gpu @ tch::Device::Cuda(_) => vec![gpu, tch::Device::Cpu],
@@ -98,11 +109,16 @@ pub fn run_bench(args: &BenchArgs, out: &mut impl std::io::Write) -> Result<()> 
         )?;
         reports.push((device, report));
     }
-    let (device, report) = &reports[fastest_device(&reports)];
+    let decision = if reports.len() > 1 {
+        let decision =
+            with_game!(config.kind(), S => settle_device::<S>(&config, &reports, seconds))?;
+        writeln!(out, "\n{}", decision.verdict())?;
+        decision
+    } else {
+        DeviceDecision::of(&[(reports[0].0, vec![best_rate(&reports[0].1)])])
+    };
+    let (device, report) = &reports[decision.chosen];
     let layout = best_layout(report);
-    if reports.len() > 1 {
-        writeln!(out, "\n{}", device_verdict(&reports, *device))?;
-    }
     if let Some(path) = &args.write {
         let compared = (reports.len() > 1).then_some(*device);
         let snippet = snippet(&report.choice, &layout, settings.precision, compared);
@@ -172,7 +188,7 @@ fn measure<S: Encode>(
             "self-play, {} worker(s), {} instance(s) x {} thread(s)",
             layout.workers, layout.instances, layout.torch_threads
         ));
-        let positions_per_s = play::<S>(config, &model, &choice, &layout, play_budget)?;
+        let positions_per_s = play::<S>(config, &model, &choice, &layout, play_budget, None)?;
         selfplay.push(LayoutRun {
             layout,
             positions_per_s,
@@ -187,19 +203,86 @@ fn measure<S: Encode>(
     })
 }
 
+/// `--latency-ms`: self-play through the latency backend with each layout worth trying on
+/// this machine's cores, printed as a table, then `self-play: N positions/s (latency L
+/// ms)` for the best layout.
+fn latency_bench(
+    config: &RunConfig,
+    ms: f64,
+    seconds: f64,
+    out: &mut impl std::io::Write,
+) -> Result<()> {
+    let latency = Duration::from_secs_f64(ms / 1000.0);
+    let runs = with_game!(config.kind(), S => latency_runs::<S>(config, latency, seconds))?;
+    let (cpu, flags) = cpu_identity();
+    writeln!(
+        out,
+        "machine: {cpu}, {} cores, flags: {}
+self-play through the latency backend ({ms} ms a \
+         forward pass, max_batch {}), {} games in flight per worker
+\
+         workers  instances  positions/s",
+        cores(),
+        relevant_flags(&flags),
+        config.evaluator.max_batch,
+        config.selfplay.games_in_flight
+    )?;
+    for run in &runs {
+        let l = run.layout;
+        writeln!(
+            out,
+            "{:>7} {:>10} {:>12.0}",
+            l.workers, l.instances, run.positions_per_s
+        )?;
+    }
+    let best = runs.iter().map(|r| r.positions_per_s).fold(0.0, f64::max);
+    writeln!(out, "self-play: {best:.0} positions/s (latency {ms} ms)")?;
+    Ok(())
+}
+
+/// Self-play positions per second of each candidate layout with the latency backend.
+fn latency_runs<S: Encode>(
+    config: &RunConfig,
+    latency: Duration,
+    seconds: f64,
+) -> Result<Vec<LayoutRun>> {
+    tch::manual_seed(config.seed as i64);
+    let model = Model::new(
+        S::net_shape(config.kind()),
+        config.net_config(),
+        tch::Device::Cpu,
+    )?;
+    let choice = PrecisionChoice::forced(Precision::Fp32, "the latency backend")
+        .context("fp32 is a forced precision")?;
+    let layouts = candidate_layouts(cores(), tch::Device::Cpu);
+    let budget = Duration::from_secs_f64(seconds / layouts.len() as f64);
+    layouts
+        .into_iter()
+        .map(|layout| {
+            let rate = play::<S>(config, &model, &choice, &layout, budget, Some(latency))?;
+            Ok(LayoutRun {
+                layout,
+                positions_per_s: rate,
+            })
+        })
+        .collect()
+}
+
 /// Self-play positions per second with `layout` for about `budget` (the first fifth warms
-/// up and is not counted).
+/// up and is not counted); with `latency`, through the latency backend instead of the net.
 fn play<S: Encode>(
     config: &RunConfig,
     model: &Model,
     choice: &PrecisionChoice,
     layout: &Layout,
     budget: Duration,
+    latency: Option<Duration>,
 ) -> Result<f64> {
     let evaluator = BatcherConfig {
         bf16: choice.bf16_from.is_some(),
         fp32_below: choice.bf16_from.unwrap_or(0),
         device: model.var_store().device(),
+        latency,
         ..config.evaluator_config(layout)
     };
     let pool = SelfPlayPool::start::<S>(
@@ -210,6 +293,7 @@ fn play<S: Encode>(
         layout.instances,
         0,
         0,
+        None,
     )?;
     std::thread::sleep(budget / 5);
     let (start_steps, started) = (pool.steps_played(), Instant::now());
@@ -224,30 +308,121 @@ fn best_rate(report: &BenchReport) -> f64 {
     best_run(report).positions_per_s
 }
 
-/// Which of the devices measured played the most self-play positions per second (the
-/// first, the configured one, on a tie).
-pub fn fastest_device(reports: &[(tch::Device, BenchReport)]) -> usize {
-    let mut best = 0;
-    for (i, (_, report)) in reports.iter().enumerate().skip(1) {
-        if best_rate(report) > best_rate(&reports[best].1) {
-            best = i;
-        }
-    }
-    best
+/// Repeated measurements of each device's best layout beyond the first.
+const DEVICE_REPEATS: usize = 3;
+
+/// Where self-play's net goes, from repeated measurements of each device's best layout.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceDecision {
+    /// Each device and its self-play positions/s, one per measurement.
+    pub samples: Vec<(tch::Device, Vec<f64>)>,
+    /// Index of the chosen device.
+    pub chosen: usize,
+    /// True when the devices' means differ by no more than the run-to-run spread: the
+    /// measurement cannot tell them apart, and the CPU is kept.
+    pub close: bool,
+    /// The largest spread (max − min) of one device's measurements.
+    pub spread: f64,
 }
 
-/// One line: where self-play's net plays fastest, with each device's best rate.
-fn device_verdict(reports: &[(tch::Device, BenchReport)], chosen: tch::Device) -> String {
-    let rates: Vec<String> = reports
+impl DeviceDecision {
+    /// The decision on `samples`: the device with the highest mean, unless the two best
+    /// means differ by no more than the largest spread, then the CPU (else the first).
+    pub fn of(samples: &[(tch::Device, Vec<f64>)]) -> DeviceDecision {
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+        let spread = samples
+            .iter()
+            .map(|(_, v)| {
+                let (lo, hi) = v
+                    .iter()
+                    .fold((f64::MAX, f64::MIN), |(l, h), &x| (l.min(x), h.max(x)));
+                if v.len() > 1 {
+                    hi - lo
+                } else {
+                    0.0
+                }
+            })
+            .fold(0.0, f64::max);
+        let mut order: Vec<usize> = (0..samples.len()).collect();
+        order.sort_by(|&a, &b| mean(&samples[b].1).total_cmp(&mean(&samples[a].1)));
+        let close =
+            order.len() > 1 && mean(&samples[order[0]].1) - mean(&samples[order[1]].1) <= spread;
+        let cpu = samples.iter().position(|(d, _)| *d == tch::Device::Cpu);
+        let chosen = match (close, cpu) {
+            (true, Some(cpu)) => cpu,
+            _ => order.first().copied().unwrap_or(0),
+        };
+        DeviceDecision {
+            samples: samples.to_vec(),
+            chosen,
+            close,
+            spread,
+        }
+    }
+
+    /// One line: where self-play's net goes, with each device's mean and the spread.
+    pub fn verdict(&self) -> String {
+        let rates: Vec<String> = self
+            .samples
+            .iter()
+            .map(|(d, v)| {
+                let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
+                format!("{} {mean:.0} over {} runs", DeviceChoice::of(*d), v.len())
+            })
+            .collect();
+        let why = if self.close {
+            format!(
+                "close: the means differ by no more than the run-to-run spread of {:.0}, so \
+                 the CPU is kept",
+                self.spread
+            )
+        } else {
+            format!(
+                "faster by more than the run-to-run spread of {:.0}",
+                self.spread
+            )
+        };
+        format!(
+            "self-play's net on: {} ({why}; mean positions/s: {}); the learner is set apart by \
+             [train] device",
+            DeviceChoice::of(self.samples[self.chosen].0),
+            rates.join(", ")
+        )
+    }
+}
+
+/// Measures each device's best layout again, in turn, until the devices' means differ by
+/// more than the run-to-run spread or [`DEVICE_REPEATS`] rounds are done.
+fn settle_device<S: Encode>(
+    config: &RunConfig,
+    reports: &[(tch::Device, BenchReport)],
+    seconds: f64,
+) -> Result<DeviceDecision> {
+    let mut samples: Vec<(tch::Device, Vec<f64>)> = reports
         .iter()
-        .map(|(d, r)| format!("{} {:.0}", DeviceChoice::of(*d), best_rate(r)))
+        .map(|(d, r)| (*d, vec![best_rate(r)]))
         .collect();
-    format!(
-        "self-play's net on: {} (best positions/s: {}); the learner is set apart by \
-         [train] device",
-        DeviceChoice::of(chosen),
-        rates.join(", ")
-    )
+    let budget = Duration::from_secs_f64((0.3 * seconds).max(2.0));
+    for _ in 0..DEVICE_REPEATS {
+        for ((device, report), (_, rates)) in reports.iter().zip(samples.iter_mut()) {
+            tch::manual_seed(config.seed as i64);
+            let model = Model::new(S::net_shape(config.kind()), config.net_config(), *device)?;
+            let layout = best_layout(report);
+            rates.push(play::<S>(
+                config,
+                &model,
+                &report.choice,
+                &layout,
+                budget,
+                None,
+            )?);
+        }
+        let decision = DeviceDecision::of(&samples);
+        if !decision.close {
+            return Ok(decision);
+        }
+    }
+    Ok(DeviceDecision::of(&samples))
 }
 
 /// The layout with the most self-play positions per second (`auto`'s on a tie).
@@ -391,25 +566,38 @@ mod tests {
     }
 
     #[test]
-    fn the_device_whose_best_layout_plays_most_is_chosen_the_configured_one_on_a_tie() {
+    fn a_device_is_chosen_only_when_it_is_faster_than_the_run_to_run_spread() {
         let gpu = tch::Device::Cuda(0);
         let cpu = tch::Device::Cpu;
-        // The GPU's best layout (3,540) against the CPU's (4,389): the CPU.
-        let measured = [
-            (gpu, report(&[3540.0, 2984.0])),
-            (cpu, report(&[685.0, 4389.0])),
-        ];
-        assert_eq!(fastest_device(&measured), 1);
-        let measured = [(gpu, report(&[5000.0])), (cpu, report(&[4389.0]))];
-        assert_eq!(fastest_device(&measured), 0);
-        let tie = [(gpu, report(&[100.0])), (cpu, report(&[100.0]))];
-        assert_eq!(fastest_device(&tie), 0);
-        let verdict = device_verdict(&measured, gpu);
+        // The first H100's figures: the CPU clearly faster.
+        let clear = DeviceDecision::of(&[(gpu, vec![3540.0, 3500.0]), (cpu, vec![4389.0, 4300.0])]);
+        assert_eq!((clear.chosen, clear.close), (1, false));
         assert!(
-            verdict.starts_with("self-play's net on: cuda:0"),
-            "{verdict}"
+            clear
+                .verdict()
+                .starts_with("self-play's net on: cpu (faster"),
+            "{}",
+            clear.verdict()
         );
-        assert!(verdict.contains("cuda:0 5000, cpu 4389"), "{verdict}");
+        // The re-check's: 2,423 against 2,237 once, then the other way round: too close to
+        // call, so the CPU is kept.
+        let close = DeviceDecision::of(&[(gpu, vec![2424.0, 2150.0]), (cpu, vec![2237.0, 2380.0])]);
+        assert!(close.close);
+        assert_eq!(close.chosen, 1);
+        assert!(close.verdict().contains("close"), "{}", close.verdict());
+        assert!(
+            close.verdict().contains("cuda:0 2287 over 2 runs"),
+            "{}",
+            close.verdict()
+        );
+        // A GPU well ahead is chosen.
+        let gpu_ahead =
+            DeviceDecision::of(&[(gpu, vec![9000.0, 9100.0]), (cpu, vec![4000.0, 4100.0])]);
+        assert_eq!((gpu_ahead.chosen, gpu_ahead.close), (0, false));
+        // One device: itself.
+        assert_eq!(DeviceDecision::of(&[(cpu, vec![100.0])]).chosen, 0);
+        // A layout report's best rate is its best layout's.
+        assert_eq!(best_rate(&report(&[685.0, 4389.0])), 4389.0);
     }
 
     #[test]

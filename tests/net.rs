@@ -545,3 +545,134 @@ fn the_moves_left_head_adds_one_output_and_leaves_the_others_alone() {
     assert!(!json.contains("moves_left"), "{json}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The latency backend (`bench --latency-ms`): every answer is a uniform policy over exactly
+/// the position's legal steps and an even W/D/L, and each forward pass of up to `max_batch`
+/// positions waits the latency.
+#[test]
+fn the_latency_backend_answers_every_legal_step_evenly_after_its_wait() {
+    use checkers_zero::game::rematch::Rematch;
+    use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
+    use checkers_zero::net::encode::Encode;
+    use checkers_zero::net::net_eval::NetEvaluator;
+    let kind = GameKind::Rematch;
+    let model = Model::new(Rematch::net_shape(kind), common::small_net(), Device::Cpu).unwrap();
+    let latency = Duration::from_millis(20);
+    let config = BatcherConfig {
+        max_batch: 4,
+        torch_threads: 1,
+        latency: Some(latency),
+        ..BatcherConfig::default()
+    };
+    let evaluator = Batcher::spawn(model, config);
+    // Positions along a game, with different numbers of legal steps.
+    let mut states = Vec::new();
+    let mut state = Rematch::start(kind, RulesConfig::default());
+    let mut steps = StepList::new();
+    while states.len() < 8 && state.outcome().is_none() {
+        states.push(state);
+        state.legal_steps(&mut steps);
+        state.apply_step(steps[states.len() % steps.len()]);
+    }
+    assert_eq!(states.len(), 8);
+    let net = NetEvaluator::new(evaluator.handle());
+    assert_eq!(net.info().runtime, "latency");
+    let refs: Vec<&Rematch> = states.iter().collect();
+    let started = Instant::now();
+    let answers = net.evaluate_states(&refs).unwrap();
+    assert!(
+        started.elapsed() >= latency * 2,
+        "8 positions at a max batch of 4: two waits, not {:?}",
+        started.elapsed()
+    );
+    for (state, answer) in states.iter().zip(&answers) {
+        state.legal_steps(&mut steps);
+        assert_eq!(answer.steps, steps);
+        let even = 1.0 / steps.len() as f32;
+        assert!(
+            answer.priors.iter().all(|&p| (p - even).abs() < 1e-6),
+            "{answer:?}"
+        );
+        assert!(answer.wdl.iter().all(|&x| (x - 1.0 / 3.0).abs() < 1e-6));
+    }
+}
+
+/// Several batches in flight (`search::run::pipeline` over a real batcher): each group of
+/// searches gets its own positions' answers back, whichever order the batches run in. The
+/// groups have different sizes, so a swapped reply would also leave a leaf unanswered.
+#[test]
+fn pipelined_groups_get_their_own_positions_answers() {
+    use checkers_zero::game::rematch::Rematch;
+    use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
+    use checkers_zero::net::encode::Encode;
+    use checkers_zero::net::net_eval::NetEvaluator;
+    use checkers_zero::search::config::SearchConfig;
+    use checkers_zero::search::run::{pipeline, Lockstep};
+    use checkers_zero::search::tree::{Evaluate, Leaf, LeafEval, Mcts};
+    use std::collections::HashMap;
+
+    struct Group {
+        states: Vec<Rematch>,
+        rounds: usize,
+        expected: Arc<HashMap<u64, f32>>,
+        checked: usize,
+    }
+
+    impl Lockstep<Rematch> for Group {
+        fn leaves(&mut self) -> Option<Vec<(usize, Leaf<Rematch>)>> {
+            if self.rounds == 0 {
+                return None;
+            }
+            self.rounds -= 1;
+            let config = SearchConfig::default().mcts(false);
+            let leaf = |s: &Rematch| Mcts::new(*s, config.clone()).select_leaf();
+            Some(self.states.iter().map(leaf).enumerate().collect())
+        }
+
+        fn backup(&mut self, i: usize, leaf: Leaf<Rematch>, eval: Option<&LeafEval>) {
+            let got = eval.expect("every leaf answered").value;
+            let want = self.expected[&leaf.state.position_hash()];
+            assert!((got - want).abs() < 1e-3, "leaf {i}: {got} for {want}");
+            self.checked += 1;
+        }
+    }
+
+    let kind = GameKind::Rematch;
+    tch::manual_seed(11);
+    let model = Model::new(Rematch::net_shape(kind), common::small_net(), Device::Cpu).unwrap();
+    // Positions along a game, each group a different stretch of it.
+    let mut states = Vec::new();
+    let mut state = Rematch::start(kind, RulesConfig::default());
+    let mut steps = StepList::new();
+    while states.len() < 8 && state.outcome().is_none() {
+        state.legal_steps(&mut steps);
+        state.apply_step(steps[(states.len() * 7) % steps.len()]);
+        if !state.turn_in_progress() && state.outcome().is_none() {
+            states.push(state);
+        }
+    }
+    assert_eq!(states.len(), 8);
+    let config = BatcherConfig {
+        max_batch: 16,
+        torch_threads: 1,
+        ..BatcherConfig::default()
+    };
+    let evaluator = Batcher::spawn(model, config);
+    let mut net = NetEvaluator::new(evaluator.handle());
+    let mut expected = HashMap::new();
+    for s in &states {
+        let leaf = Mcts::new(*s, SearchConfig::default().mcts(false)).select_leaf();
+        let value = net.evaluate(&[&leaf.state]).unwrap()[0].value;
+        expected.insert(leaf.state.position_hash(), value);
+    }
+    let expected = Arc::new(expected);
+    let group = |range: std::ops::Range<usize>| Group {
+        states: states[range].to_vec(),
+        rounds: 5,
+        expected: Arc::clone(&expected),
+        checked: 0,
+    };
+    let mut groups = vec![group(0..3), group(3..8)];
+    pipeline(&mut groups, &mut [&mut net]).unwrap();
+    assert_eq!((groups[0].checked, groups[1].checked), (15, 25));
+}

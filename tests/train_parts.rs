@@ -536,23 +536,24 @@ fn training_lowers_the_loss_and_the_optimizer_state_resumes_exactly() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-fn rolling_pool_switches_weights_between_games() {
+/// A rolling pool of two workers with 6 games each on a 1x8 ReMATCH net, with the
+/// `[selfplay]` keys `extra` added, and a maker of fresh models of that net.
+fn tiny_rolling_pool(
+    extra: &str,
+) -> (
+    checkers_zero::selfplay::pool::RollingPool,
+    impl Fn() -> Model,
+) {
     use checkers_zero::game::rematch::Rematch;
-    use checkers_zero::selfplay::pool::RollingPool;
-    use std::collections::BTreeSet;
-    use std::time::{Duration, Instant};
-
-    let config = RunConfig::parse(
+    let text = format!(
         "game = \"rematch\"\nseed = 9\n[net]\nblocks = 1\nchannels = 8\npolicy_channels = 4\n\
          value_hidden = 8\n[search]\nvisits = 4\n[selfplay]\nworkers = 2\ngames_in_flight = 6\n\
-         fast_visits = 2\nply_cap = 30\n[evaluator]\ninstances = 1\n",
-        "rolling",
-    )
-    .unwrap();
-    let shape = Rematch::net_shape(config.kind());
-    let model = || Model::new(shape.clone(), config.net_config(), Device::Cpu).unwrap();
-    let mut pool = RollingPool::start::<Rematch>(
+         fast_visits = 2\nply_cap = 30\n{extra}[evaluator]\ninstances = 1\n"
+    );
+    let config = RunConfig::parse(&text, "rolling").unwrap();
+    let (shape, net) = (Rematch::net_shape(config.kind()), config.net_config());
+    let model = move || Model::new(shape.clone(), net.clone(), Device::Cpu).unwrap();
+    let pool = checkers_zero::selfplay::pool::RollingPool::start::<Rematch>(
         config.worker_settings(),
         2,
         model(),
@@ -562,6 +563,67 @@ fn rolling_pool_switches_weights_between_games() {
         0,
     )
     .unwrap();
+    (pool, model)
+}
+
+/// `selfplay.opponent_share` (Polygames' tournament mode): games seat a checkpoint
+/// `opponent_lag` switches older on one side, whose steps make no training samples.
+#[test]
+fn an_earlier_checkpoint_plays_one_side_and_makes_no_samples() {
+    use checkers_zero::game::rematch::Rematch;
+    use checkers_zero::game::Side;
+    use std::time::{Duration, Instant};
+
+    let (mut pool, model) =
+        tiny_rolling_pool("full_search_share = 1.0\nopponent_share = 0.9\nopponent_lag = 1\n");
+    // Lag 1: after the switch to step 7 the opponent is the step-0 net.
+    pool.switch(model(), 7).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let mut games = Vec::new();
+    while games
+        .iter()
+        .filter(|g: &&GameRecord| g.model_step == 7)
+        .count()
+        < 12
+    {
+        assert!(Instant::now() < deadline, "self-play too slow");
+        games.extend(pool.finished_games().unwrap());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    games.extend(pool.stop());
+    let newer: Vec<&GameRecord> = games.iter().filter(|g| g.model_step == 7).collect();
+    let seated: Vec<&&GameRecord> = newer.iter().filter(|g| !g.agents.is_empty()).collect();
+    assert!(
+        seated.len() >= 6,
+        "most games seat the opponent: {}",
+        seated.len()
+    );
+    for game in seated {
+        let old = game
+            .agents
+            .iter()
+            .position(|a| a == "net@0")
+            .expect("the step-0 net");
+        assert_eq!(game.agents[1 - old], "net@7", "{:?}", game.agents);
+        let mut samples = 0;
+        game.replay::<Rematch>(|state, step| {
+            if !step.target.is_empty() {
+                samples += 1;
+                assert_ne!(state.side_to_move(), Side(old as u8), "the opponent's step");
+            }
+        })
+        .unwrap();
+        assert!(samples > 0 || game.steps.len() < 3);
+    }
+}
+
+#[test]
+fn rolling_pool_switches_weights_between_games() {
+    use checkers_zero::selfplay::pool::RollingPool;
+    use std::collections::BTreeSet;
+    use std::time::{Duration, Instant};
+
+    let (mut pool, model) = tiny_rolling_pool("");
     let mut games = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(60);
     let wait_for = |games: &mut Vec<GameRecord>,

@@ -7,6 +7,7 @@
 
 use std::borrow::Borrow;
 use std::fmt;
+use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
 
 use super::encode::Encode;
@@ -83,6 +84,36 @@ pub trait Backend: Send + Sync {
     fn info(&self) -> BackendInfo;
     /// Another handle on the same net, for another producer (the batcher counts producers).
     fn boxed_clone(&self) -> Box<dyn Backend>;
+    /// Sends the positions on their way and returns a receipt whose [`InFlight::wait`]
+    /// gives [`Backend::forward`]'s answer, so that the caller can work meanwhile (the
+    /// batcher). A backend that cannot overlap runs the forward pass here (the default).
+    fn submit(&self, input: Vec<f32>, positions: usize) -> Result<InFlight, NetError> {
+        Ok(InFlight::ready(self.forward(input, positions)))
+    }
+}
+
+/// Logits on their way back from a backend: [`Backend::submit`]'s receipt.
+#[derive(Debug)]
+pub struct InFlight(Receiver<Result<Logits, NetError>>);
+
+impl InFlight {
+    /// A receipt whose answer is already here.
+    pub fn ready(answer: Result<Logits, NetError>) -> InFlight {
+        let (sender, receiver) = mpsc::sync_channel(1);
+        // The receiver is alive: the send cannot fail.
+        let _ = sender.send(answer);
+        InFlight(receiver)
+    }
+
+    /// A receipt answered on `receiver`.
+    pub fn on(receiver: Receiver<Result<Logits, NetError>>) -> InFlight {
+        InFlight(receiver)
+    }
+
+    /// Waits for the logits (an error if the backend has gone).
+    pub fn wait(self) -> Result<Logits, NetError> {
+        self.0.recv().map_err(|_| NetError::EvaluatorGone)?
+    }
 }
 
 /// One position to evaluate: its encoded planes and the legal steps to keep in the policy.
@@ -124,9 +155,31 @@ pub fn evaluate(
     backend: &dyn Backend,
     requests: &[impl Borrow<Request>],
 ) -> Result<Vec<Evaluation>, NetError> {
-    evaluate_with(backend.shape(), requests, |input, positions| {
-        backend.forward(input, positions)
-    })
+    if requests.is_empty() {
+        return Ok(Vec::new());
+    }
+    let logits = submit(backend, requests)?.wait()?;
+    Ok(read_answers(&logits, requests, backend.shape().num_actions))
+}
+
+/// Checks and lays out `requests` (at least one) and sends them to `backend`; the
+/// receipt's logits go to [`read_answers`] with the same requests.
+pub fn submit(
+    backend: &dyn Backend,
+    requests: &[impl Borrow<Request>],
+) -> Result<InFlight, NetError> {
+    let input = lay_out(backend.shape(), requests)?;
+    backend.submit(input, requests.len())
+}
+
+/// The requests' inputs one after another, each checked against `shape`.
+fn lay_out(shape: IoShape, requests: &[impl Borrow<Request>]) -> Result<Vec<f32>, NetError> {
+    let mut input = Vec::with_capacity(shape.per_position * requests.len());
+    for request in requests {
+        check_request(request.borrow(), shape)?;
+        input.extend_from_slice(&request.borrow().input);
+    }
+    Ok(input)
 }
 
 /// Evaluates `requests` with `forward` (the logits of the laid-out input): what
@@ -139,11 +192,7 @@ pub fn evaluate_with(
     if requests.is_empty() {
         return Ok(Vec::new());
     }
-    let mut input = Vec::with_capacity(shape.per_position * requests.len());
-    for request in requests {
-        check_request(request.borrow(), shape)?;
-        input.extend_from_slice(&request.borrow().input);
-    }
+    let input = lay_out(shape, requests)?;
     let logits = forward(input, requests.len())?;
     Ok(read_answers(&logits, requests, shape.num_actions))
 }

@@ -29,7 +29,9 @@ use std::time::{Duration, Instant};
 
 use tch::{Kind, Tensor};
 
-use super::backend::{self, Backend, BackendInfo, Evaluation, IoShape, Logits, RawOutput, Request};
+use super::backend::{
+    self, Backend, BackendInfo, Evaluation, InFlight, IoShape, Logits, RawOutput, Request,
+};
 use super::in_place::InPlaceCheck;
 use super::model::Model;
 use super::precision::probe_batches;
@@ -58,6 +60,11 @@ pub struct BatcherConfig {
     /// The probe's bf16 speed over fp32 at each probe batch (empty: not probed); bands it
     /// settled by a wide margin are not checked.
     pub probe_speedups: Vec<f64>,
+    /// The latency backend, for measuring the pipeline without a net: each forward pass
+    /// (of up to `max_batch` positions) sleeps this long and answers all-zero logits, a
+    /// uniform policy over the legal steps and a value of 0, as a net that costs nothing
+    /// but its latency would (`None`: the net runs).
+    pub latency: Option<Duration>,
 }
 
 impl Default for BatcherConfig {
@@ -73,6 +80,7 @@ impl Default for BatcherConfig {
             device: tch::Device::Cpu,
             check_in_place: false,
             probe_speedups: Vec::new(),
+            latency: None,
         }
     }
 }
@@ -150,6 +158,11 @@ impl BatcherHandle {
 impl Backend for BatcherHandle {
     /// Sends the positions as one job and waits for the batch it joins.
     fn forward(&self, input: Vec<f32>, positions: usize) -> Result<Logits, NetError> {
+        self.submit(input, positions)?.wait()
+    }
+
+    /// Sends the positions as one job; the receipt is answered once its batch has run.
+    fn submit(&self, input: Vec<f32>, positions: usize) -> Result<InFlight, NetError> {
         let (reply, answer) = mpsc::sync_channel(1);
         let job = Job {
             input,
@@ -159,7 +172,7 @@ impl Backend for BatcherHandle {
         self.jobs
             .send(Message::Evaluate(job))
             .map_err(|_| NetError::EvaluatorGone)?;
-        answer.recv().map_err(|_| NetError::EvaluatorGone)?
+        Ok(InFlight::on(answer))
     }
 
     fn shape(&self) -> IoShape {
@@ -180,6 +193,10 @@ impl Backend for BatcherHandle {
 impl Backend for Batcher {
     fn forward(&self, input: Vec<f32>, positions: usize) -> Result<Logits, NetError> {
         self.handle.forward(input, positions)
+    }
+
+    fn submit(&self, input: Vec<f32>, positions: usize) -> Result<InFlight, NetError> {
+        self.handle.submit(input, positions)
     }
 
     fn shape(&self) -> IoShape {
@@ -208,7 +225,11 @@ fn batcher_info(config: &BatcherConfig) -> BackendInfo {
         _ => "cpu".to_string(),
     };
     BackendInfo {
-        runtime: "libtorch",
+        runtime: if config.latency.is_some() {
+            "latency"
+        } else {
+            "libtorch"
+        },
         device,
         precision,
         max_batch: Some(config.max_batch.max(1)),
@@ -437,7 +458,10 @@ fn serve(
             input.extend_from_slice(&job.input);
         }
         let started = Instant::now();
-        let result = forward_raw(|n| nets.for_batch(n), &input, queued, max_batch);
+        let result = match config.latency {
+            Some(latency) => Ok(latency_output(&nets, latency, queued, max_batch)),
+            None => forward_raw(|n| nets.for_batch(n), &input, queued, max_batch),
+        };
         let busy = started.elapsed();
         if queued <= max_batch {
             nets.record(queued, busy.as_secs_f64());
@@ -539,6 +563,17 @@ fn forward_raw<'a>(
         append_f32(&value, &mut raw.value)?;
     }
     Ok(raw)
+}
+
+/// The latency backend's answer to `positions` positions: a sleep of `latency` per forward
+/// pass of up to `max_batch` positions, then all-zero policy and W/D/L logits.
+fn latency_output(nets: &Nets, latency: Duration, positions: usize, max_batch: usize) -> RawOutput {
+    let num_actions = nets.for_batch(1).meta().shape.num_actions as usize;
+    std::thread::sleep(latency * positions.div_ceil(max_batch.max(1)) as u32);
+    RawOutput {
+        policy: vec![0.0; positions * num_actions],
+        value: vec![0.0; positions * 3],
+    }
 }
 
 /// Appends the values of `tensor` (any float kind) to `out` as f32.

@@ -3,7 +3,7 @@
 //! priors over legal steps and a value. The [`Evaluate`] trait is what the search asks of
 //! any evaluator.
 
-use super::backend::{self, Backend, BackendInfo, Request};
+use super::backend::{self, Backend, BackendInfo, InFlight, Request};
 use super::encode::Encode;
 use super::NetError;
 use crate::game::{GameState, StepList};
@@ -86,7 +86,67 @@ impl NetEvaluator {
 
 impl<S: Encode> Evaluate<S> for NetEvaluator {
     fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError> {
-        Ok(leaf_evals(self.evaluate_states(states)?))
+        self.submit(states)?.wait()
+    }
+
+    /// Encodes the positions and sends them as one job; the encoding back into priors and
+    /// values happens in [`Pending::wait`], on the caller's thread.
+    fn submit(&mut self, states: &[&S]) -> Result<Pending, NetError> {
+        if states.is_empty() {
+            return Ok(Pending::Ready(Vec::new()));
+        }
+        let mut steps = StepList::new();
+        let requests: Vec<Request> = states
+            .iter()
+            .map(|state| Request::for_state(*state, &mut steps))
+            .collect();
+        let logits = backend::submit(self.backend.as_ref(), &requests)?;
+        Ok(Pending::Sent {
+            requests,
+            num_actions: self.backend.shape().num_actions,
+            logits,
+        })
+    }
+}
+
+/// Evaluations on their way: what [`Evaluate::submit`] returns, redeemed by
+/// [`Pending::wait`].
+#[derive(Debug)]
+pub enum Pending {
+    /// Already answered.
+    Ready(Vec<LeafEval>),
+    /// Sent to a backend: the requests (their legal steps mask the policy) and the logits
+    /// to come.
+    Sent {
+        /// The positions' requests, in order.
+        requests: Vec<Request>,
+        /// The backend's policy size.
+        num_actions: usize,
+        /// The logits' receipt.
+        logits: InFlight,
+    },
+}
+
+impl Pending {
+    /// The evaluations, in the order of the states submitted (waiting for them if needed).
+    pub fn wait(self) -> Result<Vec<LeafEval>, NetError> {
+        match self {
+            Pending::Ready(evals) => Ok(evals),
+            Pending::Sent {
+                requests,
+                num_actions,
+                logits,
+            } => {
+                let logits = logits.wait()?;
+                Ok(backend::read_answers(&logits, &requests, num_actions)
+                    .into_iter()
+                    .map(|answer| LeafEval {
+                        priors: answer.policy,
+                        value: answer.wdl[0] - answer.wdl[2],
+                    })
+                    .collect())
+            }
+        }
     }
 }
 
@@ -117,6 +177,13 @@ pub trait Evaluate<S: GameState> {
     /// One evaluation per state, in order. States are never terminal. An error (the net
     /// failed, or its evaluator is gone) stops the search that asked.
     fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError>;
+
+    /// Starts evaluating `states`: [`Pending::wait`] gives what [`Evaluate::evaluate`]
+    /// would, and the caller may work meanwhile (several batches in flight). An evaluator
+    /// that cannot overlap its work with the caller's answers here (the default).
+    fn submit(&mut self, states: &[&S]) -> Result<Pending, NetError> {
+        Ok(Pending::Ready(self.evaluate(states)?))
+    }
 }
 
 /// Uniform priors and a value of 0: search driven by terminal positions alone.

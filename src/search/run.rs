@@ -4,6 +4,7 @@
 //! sends them to the net as one batch ([`lockstep`]); [`start_search`] turns the settings
 //! into a root search, [`search_step`] spends a [`Budget`] (visits or time) on one tree.
 
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use rand::RngCore;
@@ -14,6 +15,7 @@ use super::puct::PuctRoot;
 use super::root::{RootSearch, SearchResult};
 use super::tree::{Evaluate, Leaf, LeafEval, Mcts};
 use crate::game::GameState;
+use crate::net::net_eval::Pending;
 use crate::net::NetError;
 
 /// The budget of a searching agent.
@@ -36,6 +38,10 @@ pub trait Lockstep<S: GameState> {
     fn leaves(&mut self) -> Option<Vec<(usize, Leaf<S>)>>;
     /// Hands search `i` its leaf back with the net's evaluation (`None`: a terminal leaf).
     fn backup(&mut self, i: usize, leaf: Leaf<S>, eval: Option<&LeafEval>);
+    /// Which of [`lockstep_nets`]' evaluators takes search `i`'s leaves (0: the first).
+    fn net(&self, _i: usize) -> usize {
+        0
+    }
 }
 
 /// The search loop: every round, the leaves of all `searches` go to `evaluator` in one net
@@ -44,17 +50,97 @@ pub fn lockstep<S: GameState, E: Evaluate<S> + ?Sized>(
     searches: &mut impl Lockstep<S>,
     evaluator: &mut E,
 ) -> Result<(), NetError> {
-    while let Some(leaves) = searches.leaves() {
-        let states: Vec<&S> = leaves
-            .iter()
-            .filter(|(_, l)| !l.terminal)
-            .map(|(_, l)| &l.state)
-            .collect();
-        let mut evals = evaluator.evaluate(&states)?.into_iter();
-        for (i, leaf) in leaves {
-            let eval = if leaf.terminal { None } else { evals.next() };
-            searches.backup(i, leaf, eval.as_ref());
+    pipeline(std::slice::from_mut(searches), &mut [evaluator])
+}
+
+/// [`lockstep`] with several nets: every round, each evaluator gets the leaves of the
+/// searches [`Lockstep::net`] gives it, as one net call (the first evaluator every round,
+/// the others when they have leaves).
+pub fn lockstep_nets<S: GameState, E: Evaluate<S> + ?Sized>(
+    searches: &mut impl Lockstep<S>,
+    evaluators: &mut [&mut E],
+) -> Result<(), NetError> {
+    pipeline(std::slice::from_mut(searches), evaluators)
+}
+
+/// [`lockstep_nets`] over several groups of searches with a round of each in flight at
+/// once: while one group's leaves are being evaluated ([`Evaluate::submit`]), the next
+/// group's are chosen and sent, so the net's latency hides behind the search. Groups take
+/// their turns in order; with one group this is the plain lockstep.
+pub fn pipeline<S: GameState, E: Evaluate<S> + ?Sized, L: Lockstep<S>>(
+    groups: &mut [L],
+    evaluators: &mut [&mut E],
+) -> Result<(), NetError> {
+    let mut in_flight = VecDeque::with_capacity(groups.len());
+    for (g, group) in groups.iter_mut().enumerate() {
+        if let Some(leaves) = group.leaves() {
+            in_flight.push_back(send_round(&*group, g, leaves, evaluators)?);
         }
+    }
+    while let Some(round) = in_flight.pop_front() {
+        let g = round.group;
+        finish_round(&mut groups[g], round)?;
+        if let Some(leaves) = groups[g].leaves() {
+            in_flight.push_back(send_round(&groups[g], g, leaves, evaluators)?);
+        }
+    }
+    Ok(())
+}
+
+/// One group's round in flight: its leaves, the net each went to, and the answers to come.
+struct Round<S> {
+    group: usize,
+    leaves: Vec<(usize, Leaf<S>)>,
+    nets: Vec<usize>,
+    answers: Vec<Pending>,
+}
+
+/// Sends `leaves` of group `g` to their nets (the first net always, as one call each).
+fn send_round<S: GameState, E: Evaluate<S> + ?Sized>(
+    group: &impl Lockstep<S>,
+    g: usize,
+    leaves: Vec<(usize, Leaf<S>)>,
+    evaluators: &mut [&mut E],
+) -> Result<Round<S>, NetError> {
+    let last = evaluators.len().saturating_sub(1);
+    let nets: Vec<usize> = leaves
+        .iter()
+        .map(|(i, _)| group.net(*i).min(last))
+        .collect();
+    let mut answers = Vec::with_capacity(evaluators.len());
+    for (n, evaluator) in evaluators.iter_mut().enumerate() {
+        let mut states: Vec<&S> = Vec::new();
+        for ((_, leaf), &k) in leaves.iter().zip(&nets) {
+            if k == n && !leaf.terminal {
+                states.push(&leaf.state);
+            }
+        }
+        answers.push(if n == 0 || !states.is_empty() {
+            evaluator.submit(&states)?
+        } else {
+            Pending::Ready(Vec::new())
+        });
+    }
+    Ok(Round {
+        group: g,
+        leaves,
+        nets,
+        answers,
+    })
+}
+
+/// Waits for a round's answers and hands each leaf back to its search.
+fn finish_round<S: GameState>(
+    group: &mut impl Lockstep<S>,
+    round: Round<S>,
+) -> Result<(), NetError> {
+    let mut evals = Vec::with_capacity(round.answers.len());
+    for pending in round.answers {
+        evals.push(pending.wait()?.into_iter());
+    }
+    for ((i, leaf), n) in round.leaves.into_iter().zip(round.nets) {
+        let eval = if leaf.terminal { None } else { evals[n].next() };
+        group.backup(i, leaf, eval.as_ref());
     }
     Ok(())
 }
@@ -237,6 +323,78 @@ mod tests {
         fn evaluate(&mut self, _: &[&S]) -> Result<Vec<LeafEval>, NetError> {
             Err(NetError::Shape("broken net".into()))
         }
+    }
+
+    /// An evaluator that values every position at `value` and counts its calls.
+    struct Constant {
+        value: f32,
+        calls: usize,
+    }
+
+    impl<S: GameState> Evaluate<S> for Constant {
+        fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError> {
+            self.calls += 1;
+            let mut evals = crate::search::tree::UniformEvaluator.evaluate(states)?;
+            for eval in &mut evals {
+                eval.value = self.value;
+            }
+            Ok(evals)
+        }
+    }
+
+    /// Three searches of one round each, search `i` on net `i % 2`: what each got back.
+    struct Routed {
+        state: Rematch,
+        rounds: usize,
+        got: Vec<Option<f32>>,
+    }
+
+    impl Lockstep<Rematch> for Routed {
+        fn leaves(&mut self) -> Option<Vec<(usize, Leaf<Rematch>)>> {
+            if self.rounds == 0 {
+                return None;
+            }
+            self.rounds -= 1;
+            let tree = Mcts::new(self.state, SearchConfig::default().mcts(false));
+            Some((0..3).map(|i| (i, tree.select_leaf())).collect())
+        }
+
+        fn backup(&mut self, i: usize, _: Leaf<Rematch>, eval: Option<&LeafEval>) {
+            self.got[i] = eval.map(|e| e.value);
+        }
+
+        fn net(&self, i: usize) -> usize {
+            i % 2
+        }
+    }
+
+    #[test]
+    fn each_search_gets_the_answer_of_its_own_net() {
+        let mut searches = Routed {
+            state: Rematch::start(GameKind::Rematch, RulesConfig::default()),
+            rounds: 2,
+            got: vec![None; 3],
+        };
+        let mut first = Constant {
+            value: 0.5,
+            calls: 0,
+        };
+        let mut second = Constant {
+            value: -0.5,
+            calls: 0,
+        };
+        lockstep_nets(&mut searches, &mut [&mut first, &mut second]).unwrap();
+        assert_eq!(searches.got, vec![Some(0.5), Some(-0.5), Some(0.5)]);
+        assert_eq!((first.calls, second.calls), (2, 2));
+        // One net: every search asks it, once a round.
+        let mut searches = Routed {
+            got: vec![None; 3],
+            rounds: 1,
+            ..searches
+        };
+        lockstep(&mut searches, &mut first).unwrap();
+        assert_eq!(searches.got, vec![Some(0.5); 3]);
+        assert_eq!(first.calls, 3);
     }
 
     #[test]

@@ -53,6 +53,10 @@ pub struct SelfPlayConfig {
     pub workers: crate::net::threads::Count,
     /// Games each worker plays at once; their leaves go to the net as one batch.
     pub games_in_flight: usize,
+    /// Groups each worker splits its games into, each with a batch of its own in flight:
+    /// while one group's leaves are with the net, the worker searches the next group
+    /// (latency hiding; 1: one batch at a time, the plain lockstep).
+    pub groups: usize,
     /// Games each worker starts with while playing the step-0 net, one more for each game it
     /// finishes, up to `games_in_flight` (0: all at once). Fewer games at once finish
     /// sooner, so the first samples, and the first training step, come sooner.
@@ -107,6 +111,12 @@ pub struct SelfPlayConfig {
     /// positions with this many nodes each, and a proven one's class replaces the game's
     /// result as its value target ([`super::proven`]; 0: off).
     pub proven_nodes: u64,
+    /// Share of new games in which one side (drawn at random) is played by an earlier
+    /// checkpoint, `opponent_lag` checkpoints older than the current one (Polygames'
+    /// tournament mode); its steps make no training samples (0: off).
+    pub opponent_share: f32,
+    /// How many checkpoints back that opponent is (the oldest kept while fewer exist).
+    pub opponent_lag: usize,
 }
 
 impl SelfPlayConfig {
@@ -138,6 +148,7 @@ impl Default for SelfPlayConfig {
         SelfPlayConfig {
             workers: crate::net::threads::Count::Auto,
             games_in_flight: 128,
+            groups: 1,
             games_in_flight_start: 8,
             fast_visits: 16,
             full_search_share: 0.25,
@@ -159,6 +170,8 @@ impl Default for SelfPlayConfig {
             reanalyse_share: 0.0,
             reanalyse_games: 1000,
             proven_nodes: 0,
+            opponent_share: 0.0,
+            opponent_lag: 10,
         }
     }
 }

@@ -5,6 +5,7 @@
 //! leaves to instance `w % instances`. Which layout is fastest depends on the machine:
 //! `checkers-zero bench` measures it, and `auto` ([`crate::net::threads`]) picks one.
 
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
@@ -22,6 +23,8 @@ use crate::net::NetError;
 /// Running self-play: workers playing games through one batched evaluator.
 pub struct SelfPlayPool {
     evaluators: Vec<Batcher>,
+    /// The earlier checkpoint's net, when some games seat it (`selfplay.opponent_share`).
+    opponent: Option<Batcher>,
     counters: Arc<SharedCounters>,
     games: Receiver<GameRecord>,
     /// A worker's exit, with its error if the net failed.
@@ -37,16 +40,24 @@ pub struct SelfPlayPool {
 
 impl SelfPlayPool {
     /// Starts `workers` workers for game `S` with `model` behind `instances` evaluators;
-    /// game numbers start at `next_game`, records carry `model_step`.
+    /// game numbers start at `next_game`, records carry `model_step`. With `opponent` (an
+    /// earlier checkpoint's model and step) and `selfplay.opponent_share` > 0, that share of
+    /// the games seats it on one side, behind an evaluator of its own.
+    #[allow(clippy::too_many_arguments)]
     pub fn start<S: Encode>(
-        settings: WorkerSettings,
+        mut settings: WorkerSettings,
         workers: usize,
         model: Model,
         evaluator: BatcherConfig,
         instances: usize,
         next_game: u64,
         model_step: u64,
+        opponent: Option<(Model, u64)>,
     ) -> Result<SelfPlayPool, NetError> {
+        let opponent = opponent.filter(|_| settings.selfplay.opponent_share > 0.0);
+        settings.opponent = opponent.is_some();
+        let opponent_step = opponent.as_ref().map_or(0, |o| o.1);
+        let opponent = opponent.map(|(old, _)| Batcher::spawn(old, evaluator.clone()));
         let mut evaluators = Vec::new();
         for _ in 1..instances.max(1) {
             evaluators.push(Batcher::spawn(model.try_clone()?, evaluator.clone()));
@@ -55,6 +66,9 @@ impl SelfPlayPool {
         let counters = Arc::new(SharedCounters::default());
         counters.next_game.store(next_game, Ordering::Relaxed);
         counters.model_step.store(model_step, Ordering::Relaxed);
+        counters
+            .opponent_step
+            .store(opponent_step, Ordering::Relaxed);
         let (game_sender, games) = mpsc::channel();
         let (exit_sender, exits) = mpsc::channel::<Option<NetError>>();
         let threads = rayon::ThreadPoolBuilder::new()
@@ -64,17 +78,20 @@ impl SelfPlayPool {
             .map_err(|e| NetError::Shape(format!("cannot start self-play threads: {e}")))?;
         for w in 0..workers {
             let handle = evaluators[w % evaluators.len()].handle();
+            let old = opponent.as_ref().map(Batcher::handle);
             let (settings, counters) = (settings.clone(), Arc::clone(&counters));
             let (sender, exit) = (game_sender.clone(), exit_sender.clone());
             threads.spawn(move || {
                 let net = NetEvaluator::new(handle);
-                let result = run_worker::<S, _>(settings, net, counters, sender);
+                let old = old.map(NetEvaluator::new);
+                let result = run_worker::<S, _>(settings, net, old, counters, sender);
                 let _ = exit.send(result.err());
             });
         }
         Ok(SelfPlayPool {
             started: Instant::now(),
             evaluators,
+            opponent,
             counters,
             games,
             exits,
@@ -117,6 +134,15 @@ impl SelfPlayPool {
         }
         self.evaluators[0].replace_model(model)?;
         self.counters.model_step.store(step, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Hands the earlier checkpoint's seat new weights (of step `step`), when it has one.
+    pub fn replace_opponent(&self, model: Model, step: u64) -> Result<(), NetError> {
+        if let Some(opponent) = &self.opponent {
+            opponent.replace_model(model)?;
+            self.counters.opponent_step.store(step, Ordering::Relaxed);
+        }
         Ok(())
     }
 
@@ -175,7 +201,7 @@ impl SelfPlayPool {
             self.exited += 1;
         }
         let games = self.games.try_iter().collect();
-        for evaluator in self.evaluators.drain(..) {
+        for evaluator in self.evaluators.drain(..).chain(self.opponent.take()) {
             evaluator.shutdown();
         }
         games
@@ -206,6 +232,33 @@ impl BatcherTotals {
     }
 }
 
+/// Keeps a copy of `model` (of step `step`) among the newest `opponent_lag + 1` when some
+/// games seat an earlier checkpoint; nothing otherwise.
+fn remember(
+    history: &mut VecDeque<(Model, u64)>,
+    settings: &WorkerSettings,
+    model: &Model,
+    step: u64,
+) -> Result<(), NetError> {
+    let sp = &settings.selfplay;
+    if sp.opponent_share <= 0.0 {
+        return Ok(());
+    }
+    history.push_back((model.try_clone()?, step));
+    while history.len() > sp.opponent_lag + 1 {
+        history.pop_front();
+    }
+    Ok(())
+}
+
+/// A copy of the oldest checkpoint kept (the earlier checkpoint's seat), if any.
+fn oldest(history: &VecDeque<(Model, u64)>) -> Result<Option<(Model, u64)>, NetError> {
+    history
+        .front()
+        .map(|(model, step)| Ok((model.try_clone()?, *step)))
+        .transpose()
+}
+
 /// The signature of [`SelfPlayPool::start`] for one game type.
 type StartPool = fn(
     WorkerSettings,
@@ -215,6 +268,7 @@ type StartPool = fn(
     usize,
     u64,
     u64,
+    Option<(Model, u64)>,
 ) -> Result<SelfPlayPool, NetError>;
 
 /// Self-play that takes new weights between games: new games start with the new weights
@@ -235,6 +289,9 @@ pub struct RollingPool {
     retired_searches: SearchCounts,
     /// A switch waiting for the draining pool to finish.
     pending: Option<(Model, u64)>,
+    /// With `selfplay.opponent_share`: the newest `opponent_lag + 1` checkpoints handed to
+    /// self-play, oldest first; the oldest plays the earlier checkpoint's seat.
+    history: VecDeque<(Model, u64)>,
 }
 
 impl RollingPool {
@@ -249,6 +306,8 @@ impl RollingPool {
         model_step: u64,
     ) -> Result<RollingPool, NetError> {
         let start: StartPool = SelfPlayPool::start::<S>;
+        let mut history = VecDeque::new();
+        remember(&mut history, &settings, &model, model_step)?;
         let current = start(
             settings.clone(),
             workers,
@@ -257,6 +316,7 @@ impl RollingPool {
             instances,
             next_game,
             model_step,
+            oldest(&history)?,
         )?;
         Ok(RollingPool {
             start,
@@ -269,6 +329,7 @@ impl RollingPool {
             retired: (0, 0, BatcherTotals::default()),
             retired_searches: SearchCounts::default(),
             pending: None,
+            history,
         })
     }
 
@@ -277,6 +338,10 @@ impl RollingPool {
     /// replaces this one): at most two pools share the cores.
     pub fn switch(&mut self, model: Model, step: u64) -> Result<(), NetError> {
         if self.settings.selfplay.new_weights == NewWeights::AtOnce {
+            remember(&mut self.history, &self.settings, &model, step)?;
+            if let Some((old, old_step)) = oldest(&self.history)? {
+                self.current.replace_opponent(old, old_step)?;
+            }
             return self.current.replace_model(model, step);
         }
         if !self.draining.is_empty() {
@@ -288,6 +353,7 @@ impl RollingPool {
         // yet seen the drain fills its games once more).
         let in_flight = (self.workers * self.settings.selfplay.games_in_flight) as u64;
         let next_game = self.current.next_game() + in_flight;
+        remember(&mut self.history, &self.settings, &model, step)?;
         let fresh = (self.start)(
             self.settings.clone(),
             self.workers,
@@ -296,6 +362,7 @@ impl RollingPool {
             self.instances,
             next_game,
             step,
+            oldest(&self.history)?,
         )?;
         self.draining
             .push(std::mem::replace(&mut self.current, fresh));

@@ -18,11 +18,11 @@ use super::proven::label_proven;
 use super::reanalyse::{RecentGames, Replay};
 use super::record::{GameRecord, StepRecord};
 use super::resign::{ResignCalibrator, ResignWindow};
-use crate::game::{Action, GameKind, GameState, RulesConfig, StepList};
+use crate::game::{Action, GameKind, GameState, RulesConfig, Side, StepList};
 use crate::net::NetError;
 use crate::search::config::SearchConfig;
 use crate::search::root::{policy_surprise, RootSearch, SearchResult};
-use crate::search::run::{lockstep, start_search, Lockstep};
+use crate::search::run::{pipeline, start_search, Lockstep};
 use crate::search::sample::sample_with_temperature;
 use crate::search::tree::{Evaluate, Leaf, LeafEval, Mcts};
 use crate::util::game_seed;
@@ -45,6 +45,9 @@ pub struct WorkerSettings {
     pub resign: Arc<Mutex<ResignCalibrator>>,
     /// The newest finished games, which reanalysis draws from (shared like `resign`).
     pub recent: Arc<Mutex<RecentGames>>,
+    /// Whether the workers have an earlier checkpoint's net beside the current one
+    /// (`selfplay.opponent_share` of the games then seat it).
+    pub opponent: bool,
 }
 
 impl WorkerSettings {
@@ -71,6 +74,7 @@ impl WorkerSettings {
             seed,
             resign,
             recent,
+            opponent: false,
         }
     }
 
@@ -123,6 +127,8 @@ pub struct SharedCounters {
     pub next_game: AtomicU64,
     /// The training step of the weights self-play uses (recorded in each game).
     pub model_step: AtomicU64,
+    /// The training step of the earlier checkpoint that plays a seat of some games.
+    pub opponent_step: AtomicU64,
     /// Steps played (searched or forced) since the start of this process.
     pub steps_played: AtomicU64,
     /// Full searches finished (training samples made) since the start of this process.
@@ -223,6 +229,11 @@ struct Slot<S: GameState> {
     search: Option<Box<dyn RootSearch<S>>>,
     /// The game this slot reanalyses, if it replays one rather than playing a new one.
     replay: Option<Replay>,
+    /// The side an earlier checkpoint plays (`selfplay.opponent_share`), if any.
+    opponent: Option<Side>,
+    /// The net of the current search and of the tree's statistics: 0 the current one, 1
+    /// the earlier checkpoint.
+    net: usize,
 }
 
 /// The temperature of the step choice at whole turn `turn` (0-based): decays from
@@ -241,22 +252,30 @@ pub fn temperature(config: &SelfPlayConfig, turn: u32) -> f32 {
 /// search in the same round, so full and fast searches never leave the batch half empty.
 pub fn run_worker<S: GameState, E: Evaluate<S>>(
     settings: WorkerSettings,
-    mut net: E,
+    net: E,
+    opponent: Option<E>,
     counters: Arc<SharedCounters>,
     finished: Sender<GameRecord>,
 ) -> Result<(), NetError> {
-    let in_flight = settings
+    // `selfplay.groups` groups share the games, each with a batch of its own in flight.
+    let groups = settings.selfplay.groups.max(1);
+    let first = settings
         .selfplay
         .first_games_in_flight(counters.model_step.load(Ordering::Relaxed));
-    let mut games = Games {
-        settings: &settings,
-        counters: &counters,
-        finished: &finished,
-        slots: Vec::new(),
-        in_flight,
-        legal: StepList::new(),
-    };
-    match lockstep(&mut games, &mut net) {
+    let mut games: Vec<Games<S>> = (0..groups)
+        .map(|g| Games {
+            settings: &settings,
+            counters: &counters,
+            finished: &finished,
+            slots: Vec::new(),
+            in_flight: share_of(first, groups, g),
+            cap: share_of(settings.selfplay.games_in_flight, groups, g),
+            legal: StepList::new(),
+        })
+        .collect();
+    let mut nets: Vec<E> = std::iter::once(net).chain(opponent).collect();
+    let mut nets: Vec<&mut E> = nets.iter_mut().collect();
+    match pipeline(&mut games, &mut nets) {
         Err(NetError::EvaluatorGone) if counters.stop.load(Ordering::Relaxed) => Ok(()),
         result => result,
     }
@@ -268,15 +287,22 @@ struct Games<'a, S: GameState> {
     counters: &'a SharedCounters,
     finished: &'a Sender<GameRecord>,
     slots: Vec<Slot<S>>,
-    /// Games to keep in flight now (grows to `games_in_flight` as games finish).
+    /// Games to keep in flight now (grows to `cap` as games finish).
     in_flight: usize,
+    /// This group's share of `games_in_flight`.
+    cap: usize,
     legal: StepList,
+}
+
+/// Group `g`'s share of `total` games split over `groups` groups (at least one each).
+fn share_of(total: usize, groups: usize, g: usize) -> usize {
+    (total / groups + usize::from(g < total % groups)).max(1)
 }
 
 impl<S: GameState> Games<'_, S> {
     /// Hands a finished game on; false when no one receives games any more.
     fn finish(&mut self, mut slot: Slot<S>) -> bool {
-        self.in_flight = (self.in_flight + 1).min(self.settings.selfplay.games_in_flight);
+        self.in_flight = (self.in_flight + 1).min(self.cap);
         let nodes = self.settings.selfplay.proven_nodes;
         if nodes > 0 && slot.replay.is_none() {
             if let Err(e) = label_proven::<S>(&mut slot.record, nodes) {
@@ -344,6 +370,10 @@ impl<S: GameState> Lockstep<S> for Games<'_, S> {
             search.record();
         }
     }
+
+    fn net(&self, i: usize) -> usize {
+        self.slots[i].net
+    }
 }
 
 /// Plays the forced steps at the start of the game's next step; false when the game has
@@ -387,6 +417,7 @@ fn next_leaf<S: GameState>(
                 return None;
             }
             slot.full = slot.rng.gen::<f32>() < sp.full_search_share;
+            use_net_of_side(slot, settings);
             let budget = if slot.full {
                 settings.search.visits
             } else {
@@ -424,7 +455,8 @@ fn searched_step_record<S: GameState>(
     action: Action,
     result: SearchResult,
 ) -> StepRecord {
-    let full = slot.full;
+    // The earlier checkpoint's searches make no training samples.
+    let full = slot.full && slot.net == 0;
     StepRecord {
         action,
         value: Some(result.value),
@@ -549,6 +581,18 @@ fn new_slot<S: GameState>(settings: &WorkerSettings, counters: &SharedCounters) 
     record.played_through = settings.selfplay.resign_consecutive > 0
         && rng.gen::<f32>() < settings.selfplay.resign_playthrough;
     record.resign_thresholds = settings.resign_thresholds();
+    let opponent = opponent_side(settings, &mut rng);
+    if opponent.is_some() {
+        let step = |s: u8| {
+            let counter = if Some(Side(s)) == opponent {
+                &counters.opponent_step
+            } else {
+                &counters.model_step
+            };
+            format!("net@{}", counter.load(Ordering::Relaxed))
+        };
+        record.agents = vec![step(0), step(1)];
+    }
     let window = ResignWindow::new(settings.selfplay.resign_consecutive);
     Slot {
         tree: Mcts::new(state, settings.search.mcts(true)),
@@ -559,6 +603,30 @@ fn new_slot<S: GameState>(settings: &WorkerSettings, counters: &SharedCounters) 
         full: false,
         search: None,
         replay: None,
+        opponent,
+        net: 0,
+    }
+}
+
+/// The side an earlier checkpoint plays in a new game: drawn with probability
+/// `opponent_share` when the workers have that net (no draw otherwise, so that games
+/// without opponents are played exactly as before), then a side uniformly.
+fn opponent_side(settings: &WorkerSettings, rng: &mut StdRng) -> Option<Side> {
+    let share = settings.selfplay.opponent_share;
+    if !settings.opponent || share <= 0.0 || rng.gen::<f32>() >= share {
+        return None;
+    }
+    Some(Side(rng.gen_range(0..2)))
+}
+
+/// Points the slot's next search at the net of the side to move, starting a fresh tree
+/// when that is another net than the tree's statistics came from.
+fn use_net_of_side<S: GameState>(slot: &mut Slot<S>, settings: &WorkerSettings) {
+    let net = usize::from(slot.opponent == Some(slot.tree.root_state().side_to_move()));
+    if net != slot.net {
+        let state = slot.tree.root_state().clone();
+        slot.tree = Mcts::new(state, settings.search.mcts(true));
+        slot.net = net;
     }
 }
 
@@ -581,6 +649,8 @@ fn reanalysis_slot<S: GameState>(
         full: true,
         search: None,
         replay: Some(replay),
+        opponent: None,
+        net: 0,
     })
 }
 
@@ -859,9 +929,73 @@ mod tests {
         );
         let (sender, games) = std::sync::mpsc::channel();
         let counters = Arc::new(SharedCounters::default());
-        let error = run_worker::<Rematch, _>(settings, Broken, counters, sender).unwrap_err();
+        let error = run_worker::<Rematch, _>(settings, Broken, None, counters, sender).unwrap_err();
         assert!(matches!(error, NetError::Torch(_)), "{error}");
         assert!(games.try_recv().is_err(), "no game was finished");
+    }
+
+    /// A net that values each position by its hash (so answers tell positions apart) and
+    /// lets the worker drain after `rounds` calls.
+    struct Hashed {
+        rounds: usize,
+        counters: Arc<SharedCounters>,
+    }
+
+    impl<S: GameState> Evaluate<S> for Hashed {
+        fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError> {
+            self.rounds = self.rounds.saturating_sub(1);
+            if self.rounds == 0 {
+                self.counters.drain.store(true, Ordering::Relaxed);
+            }
+            let mut evals = crate::net::net_eval::UniformEvaluator.evaluate(states)?;
+            for (eval, state) in evals.iter_mut().zip(states) {
+                eval.value = (state.position_hash() % 2001) as f32 / 1000.0 - 1.0;
+            }
+            Ok(evals)
+        }
+    }
+
+    /// `selfplay.groups`: splitting a worker's games into groups with a batch each in
+    /// flight changes the order of the net's work, never a game.
+    #[test]
+    fn groups_in_flight_play_the_same_games_step_for_step() {
+        let play = |groups: usize| -> std::collections::BTreeMap<u64, GameRecord> {
+            let selfplay = SelfPlayConfig {
+                games_in_flight: 6,
+                games_in_flight_start: 0,
+                groups,
+                fast_visits: 4,
+                full_search_share: 0.5,
+                ..SelfPlayConfig::default()
+            };
+            let rules = RulesConfig {
+                ply_cap: 16,
+                ..RulesConfig::default()
+            };
+            let search = SearchConfig {
+                visits: 8,
+                ..SearchConfig::default()
+            };
+            let settings = WorkerSettings::new(GameKind::Rematch, rules, selfplay, search, 3);
+            let counters = Arc::new(SharedCounters::default());
+            let net = Hashed {
+                rounds: 150,
+                counters: Arc::clone(&counters),
+            };
+            let (sender, games) = std::sync::mpsc::channel();
+            run_worker::<Rematch, _>(settings, net, None, counters, sender).unwrap();
+            games.try_iter().map(|g| (g.index, g)).collect()
+        };
+        let (one, three) = (play(1), play(3));
+        let common: Vec<u64> = one
+            .keys()
+            .filter(|k| three.contains_key(k))
+            .copied()
+            .collect();
+        assert!(common.len() >= 6, "{} games in common", common.len());
+        for index in common {
+            assert_eq!(one[&index], three[&index], "game {index}");
+        }
     }
 
     /// A uniform net that records its batch sizes and stops the worker after `rounds`.
@@ -901,7 +1035,7 @@ mod tests {
             counters: Arc::clone(&counters),
         };
         let (sender, games) = std::sync::mpsc::channel();
-        run_worker::<Rematch, _>(settings, net, counters, sender).unwrap();
+        run_worker::<Rematch, _>(settings, net, None, counters, sender).unwrap();
         let sizes = sizes.lock().unwrap().clone();
         (sizes, games.try_iter().collect())
     }

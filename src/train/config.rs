@@ -618,9 +618,24 @@ fn check_selfplay(s: &SelfPlayConfig) -> Check {
             "must be 0..=1000",
         ),
         (
+            "selfplay.groups",
+            (1..=64).contains(&s.groups) && s.groups <= s.games_in_flight.max(1),
+            "must be 1..=64 and at most games_in_flight",
+        ),
+        (
             "selfplay.proven_nodes",
             s.proven_nodes <= 10_000_000,
             "must be 0..=10000000",
+        ),
+        (
+            "selfplay.opponent_share",
+            (0.0..=0.9).contains(&s.opponent_share),
+            "must be in [0, 0.9] (most games must train the current net)",
+        ),
+        (
+            "selfplay.opponent_lag",
+            (1..=1000).contains(&s.opponent_lag),
+            "must be 1..=1000",
         ),
     ])
     .and_then(|_| check_resign(s))
