@@ -267,7 +267,7 @@ fn run_directory_listings_and_replays() {
     let packed = get(addr, "/api/game?file=games/w-1/00000000.jsonl.gz&index=0").json;
     assert_eq!(packed["frames"], replay["frames"]);
     let metrics = get(addr, "/api/metrics").json;
-    assert_eq!(metrics["metrics"].as_array().unwrap().len(), 5);
+    assert_eq!(metrics["metrics"].as_array().unwrap().len(), 7);
     assert_eq!(metrics["ratings"].as_array().unwrap().len(), 3);
     assert_eq!(metrics["game"], json!("rematch"));
     let checkpoints = get(addr, "/api/checkpoints").json;
@@ -649,7 +649,7 @@ fn the_command_serves_a_store_and_refuses_bad_arguments() {
     let info = get(addr, "/api/info").json;
     let _ = child.kill();
     let _ = child.wait();
-    assert_eq!(metrics["metrics"].as_array().unwrap().len(), 5);
+    assert_eq!(metrics["metrics"].as_array().unwrap().len(), 7);
     assert_eq!(checkpoints["checkpoints"].as_array().unwrap().len(), 2);
     assert!(info["models"]["rematch"].is_string());
     assert!(!mirror

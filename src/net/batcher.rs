@@ -511,6 +511,18 @@ fn gather(
             Message::Replace(new_model) => return (queued, Some(new_model)),
         }
     }
+    // Jobs already queued join without a wait: a producer with several batches in flight
+    // (`selfplay.groups`) may have more than one queued, and one forward pass serves them.
+    while queued < max_batch {
+        match queue.try_recv() {
+            Ok(Message::Evaluate(job)) => {
+                queued += job.positions;
+                pending.push(job);
+            }
+            Ok(Message::Replace(new_model)) => return (queued, Some(new_model)),
+            Err(_) => break,
+        }
+    }
     (queued, None)
 }
 
