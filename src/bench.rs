@@ -217,10 +217,9 @@ fn latency_bench(
     let (cpu, flags) = cpu_identity();
     writeln!(
         out,
-        "machine: {cpu}, {} cores, flags: {}
-self-play through the latency backend ({ms} ms a \
-         forward pass, max_batch {}), {} games in flight per worker
-\
+        "machine: {cpu}, {} cores, flags: {}\n\
+         self-play through the latency backend ({ms} ms a forward pass, max_batch {}), \
+         {} games in flight per worker\n\
          workers  instances  positions/s",
         cores(),
         relevant_flags(&flags),
@@ -329,7 +328,6 @@ impl DeviceDecision {
     /// The decision on `samples`: the device with the highest mean, unless the two best
     /// means differ by no more than the largest spread, then the CPU (else the first).
     pub fn of(samples: &[(tch::Device, Vec<f64>)]) -> DeviceDecision {
-        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
         let spread = samples
             .iter()
             .map(|(_, v)| {
@@ -366,8 +364,12 @@ impl DeviceDecision {
             .samples
             .iter()
             .map(|(d, v)| {
-                let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
-                format!("{} {mean:.0} over {} runs", DeviceChoice::of(*d), v.len())
+                format!(
+                    "{} {:.0} over {} runs",
+                    DeviceChoice::of(*d),
+                    mean(v),
+                    v.len()
+                )
             })
             .collect();
         let why = if self.close {
@@ -389,6 +391,11 @@ impl DeviceDecision {
             rates.join(", ")
         )
     }
+}
+
+/// The mean of `rates` (0 for none).
+fn mean(rates: &[f64]) -> f64 {
+    rates.iter().sum::<f64>() / rates.len().max(1) as f64
 }
 
 /// Measures each device's best layout again, in turn, until the devices' means differ by

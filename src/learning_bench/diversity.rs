@@ -2,6 +2,7 @@
 //! iteration, against the training step, as `RUN/bench/diversity.csv` and `diversity.png`
 //! (written after training; `--replot` redraws the plot from the CSV).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -41,12 +42,13 @@ pub type DiversityRow = [Option<f64>; COLUMNS.len()];
 /// The rows of a learner's metrics: one per `intake` line that has a `diversity` object,
 /// with the losses of the `train` line of its step.
 pub fn diversity_rows(metrics: &[Value]) -> Vec<DiversityRow> {
-    let losses = |step: u64, key: &str| {
-        metrics
-            .iter()
-            .find(|m| m["type"] == "train" && m["step"].as_u64() == Some(step))
-            .and_then(|m| m[key].as_f64())
-    };
+    let train: HashMap<u64, &Value> = metrics
+        .iter()
+        .filter(|m| m["type"] == "train")
+        .filter_map(|m| Some((m["step"].as_u64()?, m)))
+        .rev()
+        .collect();
+    let losses = |step: u64, key: &str| train.get(&step).and_then(|m| m[key].as_f64());
     metrics
         .iter()
         .filter(|m| m["type"] == "intake" && m["diversity"].is_object())

@@ -150,17 +150,6 @@ impl Pending {
     }
 }
 
-/// Search's view of a net's answers: priors and the value W − L for the side to move.
-pub fn leaf_evals(answers: Vec<NetAnswer>) -> Vec<LeafEval> {
-    answers
-        .into_iter()
-        .map(|answer| LeafEval {
-            priors: answer.priors,
-            value: answer.wdl[0] - answer.wdl[2],
-        })
-        .collect()
-}
-
 /// An evaluation of one position: priors over its legal steps (in `legal_steps` order) and
 /// the value for the side to move in [-1, 1].
 #[derive(Clone, Debug, PartialEq)]

@@ -38,7 +38,7 @@ pub trait Lockstep<S: GameState> {
     fn leaves(&mut self) -> Option<Vec<(usize, Leaf<S>)>>;
     /// Hands search `i` its leaf back with the net's evaluation (`None`: a terminal leaf).
     fn backup(&mut self, i: usize, leaf: Leaf<S>, eval: Option<&LeafEval>);
-    /// Which of [`lockstep_nets`]' evaluators takes search `i`'s leaves (0: the first).
+    /// Which of [`pipeline`]'s evaluators takes search `i`'s leaves (0: the first).
     fn net(&self, _i: usize) -> usize {
         0
     }
@@ -53,20 +53,12 @@ pub fn lockstep<S: GameState, E: Evaluate<S> + ?Sized>(
     pipeline(std::slice::from_mut(searches), &mut [evaluator])
 }
 
-/// [`lockstep`] with several nets: every round, each evaluator gets the leaves of the
-/// searches [`Lockstep::net`] gives it, as one net call (the first evaluator every round,
-/// the others when they have leaves).
-pub fn lockstep_nets<S: GameState, E: Evaluate<S> + ?Sized>(
-    searches: &mut impl Lockstep<S>,
-    evaluators: &mut [&mut E],
-) -> Result<(), NetError> {
-    pipeline(std::slice::from_mut(searches), evaluators)
-}
-
-/// [`lockstep_nets`] over several groups of searches with a round of each in flight at
-/// once: while one group's leaves are being evaluated ([`Evaluate::submit`]), the next
-/// group's are chosen and sent, so the net's latency hides behind the search. Groups take
-/// their turns in order; with one group this is the plain lockstep.
+/// [`lockstep`] with several nets and several groups of searches: every round, each
+/// evaluator gets the leaves of the searches [`Lockstep::net`] gives it, as one net call
+/// (the first evaluator every round, the others when they have leaves), and a round of each
+/// group is in flight at once: while one group's leaves are being evaluated
+/// ([`Evaluate::submit`]), the next group's are chosen and sent. Groups take their turns in
+/// order; with one group and one net this is the plain lockstep.
 pub fn pipeline<S: GameState, E: Evaluate<S> + ?Sized, L: Lockstep<S>>(
     groups: &mut [L],
     evaluators: &mut [&mut E],
@@ -383,7 +375,11 @@ mod tests {
             value: -0.5,
             calls: 0,
         };
-        lockstep_nets(&mut searches, &mut [&mut first, &mut second]).unwrap();
+        pipeline(
+            std::slice::from_mut(&mut searches),
+            &mut [&mut first, &mut second],
+        )
+        .unwrap();
         assert_eq!(searches.got, vec![Some(0.5), Some(-0.5), Some(0.5)]);
         assert_eq!((first.calls, second.calls), (2, 2));
         // One net: every search asks it, once a round.

@@ -45,7 +45,7 @@ impl SelfPlayPool {
     /// the games seats it on one side, behind an evaluator of its own.
     #[allow(clippy::too_many_arguments)]
     pub fn start<S: Encode>(
-        mut settings: WorkerSettings,
+        settings: WorkerSettings,
         workers: usize,
         model: Model,
         evaluator: BatcherConfig,
@@ -55,7 +55,6 @@ impl SelfPlayPool {
         opponent: Option<(Model, u64)>,
     ) -> Result<SelfPlayPool, NetError> {
         let opponent = opponent.filter(|_| settings.selfplay.opponent_share > 0.0);
-        settings.opponent = opponent.is_some();
         let opponent_step = opponent.as_ref().map_or(0, |o| o.1);
         let opponent = opponent.map(|(old, _)| Batcher::spawn(old, evaluator.clone()));
         let mut evaluators = Vec::new();

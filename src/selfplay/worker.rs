@@ -45,8 +45,9 @@ pub struct WorkerSettings {
     pub resign: Arc<Mutex<ResignCalibrator>>,
     /// The newest finished games, which reanalysis draws from (shared like `resign`).
     pub recent: Arc<Mutex<RecentGames>>,
-    /// Whether the workers have an earlier checkpoint's net beside the current one
-    /// (`selfplay.opponent_share` of the games then seat it).
+    /// Whether the worker has an earlier checkpoint's net beside the current one
+    /// (`selfplay.opponent_share` of the games then seat it); [`run_worker`] sets it from
+    /// the evaluators it is given.
     pub opponent: bool,
 }
 
@@ -251,12 +252,13 @@ pub fn temperature(config: &SelfPlayConfig, turn: u32) -> f32 {
 /// to the net as one job. A game whose search is done plays its step and starts the next
 /// search in the same round, so full and fast searches never leave the batch half empty.
 pub fn run_worker<S: GameState, E: Evaluate<S>>(
-    settings: WorkerSettings,
+    mut settings: WorkerSettings,
     net: E,
     opponent: Option<E>,
     counters: Arc<SharedCounters>,
     finished: Sender<GameRecord>,
 ) -> Result<(), NetError> {
+    settings.opponent = opponent.is_some();
     // `selfplay.groups` groups share the games, each with a batch of its own in flight.
     let groups = settings.selfplay.groups.max(1);
     let first = settings
