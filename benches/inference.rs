@@ -6,12 +6,13 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use checkers_zero::config::net::NetConfig;
 use checkers_zero::game::{GameKind, RulesConfig, StepList};
 use checkers_zero::net::args::PROBE_BUDGET;
 use checkers_zero::net::backend::Request;
 use checkers_zero::net::batcher::{evaluate_batch, Batcher, BatcherConfig};
 use checkers_zero::net::encode::Encode;
-use checkers_zero::net::model::{Model, NetConfig};
+use checkers_zero::net::model::Model;
 use checkers_zero::net::precision::{choose, probe_batches, probe_model};
 use checkers_zero::with_game;
 use rand::rngs::StdRng;

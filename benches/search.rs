@@ -9,14 +9,16 @@ use std::time::Instant;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use checkers_zero::config::net::NetConfig;
+use checkers_zero::config::search::SearchConfig;
+use checkers_zero::config::search::SearchKind;
 use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
 use checkers_zero::net::batcher::{Batcher, BatcherConfig};
 use checkers_zero::net::encode::Encode;
-use checkers_zero::net::model::{Model, NetConfig};
+use checkers_zero::net::model::Model;
 use checkers_zero::net::net_eval::Evaluate;
 use checkers_zero::net::net_eval::NetEvaluator;
 use checkers_zero::net::precision::{cpu_identity, relevant_flags};
-use checkers_zero::search::config::{SearchConfig, SearchKind};
 use checkers_zero::search::rollout::random_playout;
 use checkers_zero::search::run::{run_searches, start_search};
 use checkers_zero::search::tree::{Mcts, UniformEvaluator};

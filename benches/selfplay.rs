@@ -7,16 +7,19 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use checkers_zero::config::RunConfig;
+use checkers_zero::net::args::settle_selfplay;
 use checkers_zero::net::backend::Request;
 use checkers_zero::net::batcher::evaluate_batch;
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::Model;
 use checkers_zero::selfplay::pool::SelfPlayPool;
 use checkers_zero::selfplay::record::GameRecord;
-use checkers_zero::train::config::RunConfig;
+use checkers_zero::selfplay::samples::samples_of_game;
+use checkers_zero::selfplay::worker::WorkerSettings;
 use checkers_zero::train::optimizer::AdamW;
-use checkers_zero::train::trainer::train_step;
-use checkers_zero::train::window::{samples_of_game, ReplayWindow, Symmetries};
+use checkers_zero::train::trainer::{train_step, LossWeights};
+use checkers_zero::train::window::{ReplayWindow, Symmetries};
 use checkers_zero::with_game;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -91,7 +94,7 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64, latency: Option<Duration>) {
     tch::manual_seed(config.seed as i64);
     let model = Model::new(shape.clone(), config.net_config(), Device::Cpu).unwrap();
     let flops = model.flops_per_position();
-    let (layout, mut evaluator, _) = config.selfplay_evaluator(&model).unwrap();
+    let (layout, mut evaluator, _) = settle_selfplay(config, &model).unwrap();
     evaluator.latency = latency;
     let e = Settled {
         max_batch: evaluator.max_batch,
@@ -109,7 +112,7 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64, latency: Option<Duration>) {
         e.max_batch, e.instances, e.torch_threads, if e.bf16 { "bf16" } else { "fp32" }
     );
     let mut pool = SelfPlayPool::start::<S>(
-        config.worker_settings(),
+        WorkerSettings::of(config),
         layout.workers,
         model.try_clone().unwrap(),
         evaluator,
@@ -121,7 +124,7 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64, latency: Option<Duration>) {
     .unwrap();
     std::thread::sleep(Duration::from_secs(2)); // warm-up
     let mark = |p: &SelfPlayPool| {
-        let s = p.evaluator_totals();
+        let s = p.batcher_totals();
         (
             s.positions,
             s.batches,
@@ -208,13 +211,13 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64, latency: Option<Duration>) {
     let mut rng = StdRng::seed_from_u64(1);
     for _ in 0..3 {
         let batch = window.batch(t.batch_size, actions, &symmetries, &mut rng);
-        train_step(&model, &mut optimizer, &batch, t.loss_weights());
+        train_step(&model, &mut optimizer, &batch, LossWeights::of(t));
     }
     let start = Instant::now();
     let mut steps = 0;
     while start.elapsed().as_secs_f64() < seconds / 2.0 {
         let batch = window.batch(t.batch_size, actions, &symmetries, &mut rng);
-        train_step(&model, &mut optimizer, &batch, t.loss_weights());
+        train_step(&model, &mut optimizer, &batch, LossWeights::of(t));
         steps += 1;
     }
     let rate = (steps * t.batch_size) as f64 / start.elapsed().as_secs_f64();

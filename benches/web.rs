@@ -8,11 +8,12 @@ use std::io::Cursor;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use checkers_zero::config::net::NetConfig;
 use checkers_zero::export::engine::run_engine;
 use checkers_zero::export::export_checkpoint;
 use checkers_zero::game::GameKind;
 use checkers_zero::net::encode::Encode;
-use checkers_zero::net::model::{Model, NetConfig};
+use checkers_zero::net::model::Model;
 use checkers_zero::serve::{serve_in_background, ServeConfig, ServeOptions};
 use tch::Device;
 

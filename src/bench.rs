@@ -14,18 +14,20 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::config::batching::DeviceChoice;
+use crate::config::batching::Precision;
+use crate::config::RunConfig;
 use crate::net::args::{NetArgs, NetSettings};
 use crate::net::batcher::BatcherConfig;
-use crate::net::device::DeviceChoice;
 use crate::net::encode::Encode;
 use crate::net::model::Model;
 use crate::net::precision::{
-    choose, cpu_identity, probe_batches, probe_model, relevant_flags, torch_version, Precision,
+    choose, cpu_identity, probe_batches, probe_model, relevant_flags, torch_version,
     PrecisionChoice, ProbeTimings,
 };
 use crate::net::threads::{auto_layout, cores, Layout};
 use crate::selfplay::pool::SelfPlayPool;
-use crate::train::config::RunConfig;
+use crate::selfplay::worker::WorkerSettings;
 use crate::with_game;
 
 /// Arguments of `checkers-zero bench`.
@@ -48,6 +50,9 @@ pub struct BenchArgs {
     /// value of 0 (0: no wait). The last line is the best layout's rate.
     #[arg(long, conflicts_with = "write")]
     pub latency_ms: Option<f64>,
+    /// A config key over the config (repeatable), e.g. `--set selfplay.groups=4`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
     #[command(flatten)]
     pub net: NetArgs,
 }
@@ -75,21 +80,23 @@ pub struct BenchReport {
 /// Runs `bench` and prints its tables; writes the snippet if asked.
 pub fn run_bench(args: &BenchArgs, out: &mut impl std::io::Write) -> Result<()> {
     let mut config = match (&args.config, &args.game) {
-        (Some(path), _) => RunConfig::load(path)?,
-        (None, Some(game)) => RunConfig::parse(&format!("game = \"{game}\""), "--game")?,
+        (Some(path), _) => RunConfig::load_with(path, &args.set)?,
+        (None, Some(game)) => {
+            RunConfig::parse_with(&format!("game = \"{game}\""), "--game", &args.set)?
+        }
         (None, None) => anyhow::bail!("give --config FILE or --game GAME"),
     };
     if !(args.seconds > 0.0 && args.seconds <= 3600.0) {
         anyhow::bail!("--seconds must be in (0, 3600]");
     }
-    config.override_net(&args.net);
+    args.net.apply_to(&mut config);
     if let Some(ms) = args.latency_ms {
         if !(0.0..=1000.0).contains(&ms) {
             anyhow::bail!("--latency-ms must be in [0, 1000]");
         }
         return latency_bench(&config, ms, args.seconds, out);
     }
-    let settings = config.net_settings();
+    let settings = NetSettings::of(&config.batching);
     let devices = match settings.device.resolve()? {
         gpu @ tch::Device::Cuda(_) => vec![gpu, tch::Device::Cpu],
         other => vec![other],
@@ -166,7 +173,7 @@ fn measure<S: Encode>(
             .progress_chars("=> "),
     );
     let net_budget = Duration::from_secs_f64(0.4 * seconds / threads.len() as f64);
-    let batches = probe_batches(config.evaluator.max_batch);
+    let batches = probe_batches(config.batching.max_batch);
     let mut net = Vec::new();
     for &t in &threads {
         bar.set_message(format!("net, {t} thread(s)"));
@@ -219,12 +226,14 @@ fn latency_bench(
         out,
         "machine: {cpu}, {} cores, flags: {}\n\
          self-play through the latency backend ({ms} ms a forward pass, max_batch {}), \
-         {} games in flight per worker\n\
+         {} games in flight per worker in {} groups, {} streams per instance\n\
          workers  instances  positions/s",
         cores(),
         relevant_flags(&flags),
-        config.evaluator.max_batch,
-        config.selfplay.games_in_flight
+        config.batching.max_batch,
+        config.selfplay.games_in_flight,
+        config.selfplay.groups,
+        config.batching.streams
     )?;
     for run in &runs {
         let l = run.layout;
@@ -282,10 +291,10 @@ fn play<S: Encode>(
         fp32_below: choice.bf16_from.unwrap_or(0),
         device: model.var_store().device(),
         latency,
-        ..config.evaluator_config(layout)
+        ..BatcherConfig::of(&config.batching, layout)
     };
     let pool = SelfPlayPool::start::<S>(
-        config.worker_settings(),
+        WorkerSettings::of(config),
         layout.workers,
         model.try_clone()?,
         evaluator,
@@ -517,17 +526,17 @@ pub fn describe(
     text
 }
 
-/// The recommendation as a config snippet (`[evaluator]` and `[selfplay]` keys; `device`
+/// The recommendation as a config snippet (`[batching]` and `[selfplay]` keys; `device`
 /// where devices were compared). A choice with an fp32 band stays `auto` (no key expresses
 /// the band; the probe finds it again).
 pub fn snippet(
     choice: &PrecisionChoice,
     layout: &Layout,
-    given: crate::net::precision::Precision,
+    given: Precision,
     device: Option<tch::Device>,
 ) -> String {
     let precision = match choice.bf16_from {
-        _ if given != crate::net::precision::Precision::Auto => given.to_string(),
+        _ if given != Precision::Auto => given.to_string(),
         None => "fp32".into(),
         Some(0 | 1) => "bf16".into(),
         Some(_) => "auto".into(),
@@ -538,7 +547,7 @@ pub fn snippet(
     });
     format!(
         "# From `checkers-zero bench` on {cpu} ({}), libtorch {}.\n\
-         [selfplay]\nworkers = {}\n\n[evaluator]\n{device}precision = \"{precision}\"\n\
+         [selfplay]\nworkers = {}\n\n[batching]\n{device}precision = \"{precision}\"\n\
          instances = {}\ntorch_threads = {}\n",
         relevant_flags(&flags),
         torch_version(),
@@ -551,7 +560,7 @@ pub fn snippet(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::precision::Precision;
+    use crate::config::batching::Precision;
 
     fn report(rates: &[f64]) -> BenchReport {
         let layout = Layout {
@@ -615,13 +624,13 @@ mod tests {
         assert!(!plain.contains("device"), "{plain}");
         let compared = snippet(&r.choice, &layout, Precision::Auto, Some(tch::Device::Cpu));
         assert!(
-            compared.contains("[evaluator]\ndevice = \"cpu\"\n"),
+            compared.contains("[batching]\ndevice = \"cpu\"\n"),
             "{compared}"
         );
         // The snippet is a config fragment the loader takes.
         let config = format!("game = \"rematch\"\n{compared}");
         let parsed = RunConfig::parse(&config, "snippet").unwrap();
-        assert_eq!(parsed.net_settings().device, DeviceChoice::Cpu);
+        assert_eq!(NetSettings::of(&parsed.batching).device, DeviceChoice::Cpu);
         assert_eq!(
             DeviceChoice::of(tch::Device::Cuda(1)),
             DeviceChoice::Cuda(1)

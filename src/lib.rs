@@ -4,7 +4,7 @@
 //! checkpoints → evaluation and export. The module map is `docs/architecture.md`.
 
 pub mod bench;
-pub mod cli;
+pub mod config;
 pub mod distributed;
 pub mod eval;
 pub mod export;
@@ -12,6 +12,7 @@ pub mod game;
 pub mod layout;
 pub mod learning_bench;
 pub mod net;
+pub mod rules_commands;
 pub mod search;
 pub mod selfplay;
 pub mod serve;

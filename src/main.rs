@@ -4,10 +4,10 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use checkers_zero::cli;
 use checkers_zero::export;
 use checkers_zero::game::GameKind;
 use checkers_zero::net::args::NetArgs;
+use checkers_zero::rules_commands;
 use checkers_zero::selfplay::record::{read_records, GameRecord};
 use checkers_zero::selfplay::show::show_game;
 use clap::{Parser, Subcommand};
@@ -69,7 +69,7 @@ enum Command {
     Probe(checkers_zero::eval::probe::command::ProbeArgs),
     /// Average checkpoints' weights (weight averaging over a run's last checkpoints), with
     /// batch norm re-estimated on the run's newest games (docs/learning.md).
-    Average(checkers_zero::train::average::AverageArgs),
+    Average(checkers_zero::export::average::AverageArgs),
     /// Train: self-play, the learner and the evaluator in one process, in a run directory
     /// that survives being stopped (the layout of a distributed run; docs/training.md).
     Train(checkers_zero::distributed::command::TrainArgs),
@@ -98,7 +98,7 @@ enum Command {
     /// The learning benchmark: train a game's config for MINUTES of wall-clock, then rate
     /// checkpoints spread over it against a fixed ladder; writes RUN/bench/ladder.md, .csv
     /// and .png. Resumable with --resume (see docs/learning.md).
-    BenchLearning(checkers_zero::learning_bench::command::BenchArgs),
+    BenchLearning(checkers_zero::learning_bench::command::LearningBenchArgs),
     /// Read game records (self-play and match games).
     Games {
         #[command(subcommand)]
@@ -224,11 +224,11 @@ fn run(cli: Cli) -> Result<()> {
             position,
         } => {
             let kind: GameKind = game.parse()?;
-            cli::perft(kind, position.as_deref(), depth, &mut out)?;
+            rules_commands::perft(kind, position.as_deref(), depth, &mut out)?;
         }
         Command::Moves { game, position } => {
             let kind: GameKind = game.parse()?;
-            for path in cli::moves(kind, position.as_deref())? {
+            for path in rules_commands::moves(kind, position.as_deref())? {
                 writeln!(out, "{path}")?;
             }
         }
@@ -238,7 +238,7 @@ fn run(cli: Cli) -> Result<()> {
             nodes,
         } => {
             let kind: GameKind = game.parse()?;
-            for line in cli::solve(kind, position.as_deref(), nodes)? {
+            for line in rules_commands::solve(kind, position.as_deref(), nodes)? {
                 writeln!(out, "{line}")?;
             }
         }
@@ -260,7 +260,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Openings(args) => checkers_zero::eval::command::run_openings(&args, &mut out)?,
         Command::Ratings(args) => checkers_zero::eval::command::run_ratings(&args, &mut out)?,
         Command::BenchLearning(args) => {
-            checkers_zero::learning_bench::command::run_bench(&args, &mut out)?
+            checkers_zero::learning_bench::command::run_learning_bench(&args, &mut out)?
         }
         Command::Games {
             command:
@@ -283,7 +283,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Serve(args) => checkers_zero::serve::command::run_serve(&args, &mut out)?,
         Command::Show { game, position } => {
             let kind: GameKind = game.parse()?;
-            write!(out, "{}", cli::show(kind, position.as_deref())?)?;
+            write!(out, "{}", rules_commands::show(kind, position.as_deref())?)?;
         }
     }
     Ok(())

@@ -105,10 +105,11 @@ fn bad_match_input_is_a_one_line_error() {
 /// otherwise, and `result.json` says which cap and where it came from.
 #[test]
 fn match_defaults_to_the_cap_the_model_was_trained_with() {
+    use checkers_zero::config::net::NetConfig;
     use checkers_zero::game::eximo::Eximo;
     use checkers_zero::game::{GameKind, RulesConfig};
     use checkers_zero::net::encode::Encode;
-    use checkers_zero::net::model::{Model, NetConfig};
+    use checkers_zero::net::model::Model;
 
     let dir = common::fresh_dir("cli-match-cap");
     let checkpoint = dir.join("step-00000010");

@@ -17,12 +17,13 @@
 //!   seat, every game ends by the ply cap.
 use std::collections::BTreeSet;
 
+use checkers_zero::config::net::NetConfig;
 use checkers_zero::game::turns::parse_turn;
 use checkers_zero::game::{Action, GameKind, GameState, RulesConfig, Seat, StepList};
 use checkers_zero::net::backend::Request;
 use checkers_zero::net::batcher::evaluate_batch;
 use checkers_zero::net::encode::{Encode, TURN_HORIZON};
-use checkers_zero::net::model::{Model, NetConfig};
+use checkers_zero::net::model::Model;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tch::{Kind, Tensor};

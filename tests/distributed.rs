@@ -10,13 +10,13 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use checkers_zero::config::RunConfig;
 use checkers_zero::distributed::learn::intake_chain;
-use checkers_zero::distributed::{read_pointer, read_record};
-use checkers_zero::layout::record::TrainState;
+use checkers_zero::distributed::{read_pointer, read_state_file};
+use checkers_zero::layout::state::TrainState;
 use checkers_zero::layout::{checkpoint_key, parse_shard_key, LATEST, PROMOTED, STATE_FILE};
 use checkers_zero::selfplay::record::{parse_record_bytes, GameRecord};
 use checkers_zero::store::RunStore;
-use checkers_zero::train::config::RunConfig;
 use common::{assert_clean_error, fresh_dir, run};
 
 const CONFIG: &str = r#"
@@ -35,7 +35,7 @@ games_in_flight = 8
 fast_visits = 4
 full_search_share = 0.5
 ply_cap = 40
-[evaluator]
+[batching]
 max_batch = 32
 instances = 1
 [train]
@@ -254,7 +254,7 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
     assert!(repeated.is_empty(), "taken in twice: {repeated:?}");
     assert_eq!(taken, all, "the chain must hold every shard");
     let state_key = checkpoint_key(latest, STATE_FILE);
-    let state: TrainState = read_record(&store, &state_key).unwrap().unwrap();
+    let state: TrainState = read_state_file(&store, &state_key).unwrap().unwrap();
     let counts: BTreeMap<String, u64> = sessions
         .iter()
         .map(|(s, keys)| (s.clone(), keys.len() as u64))

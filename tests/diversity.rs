@@ -5,7 +5,8 @@ use checkers_zero::game::rematch::Rematch;
 use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
 use checkers_zero::selfplay::diversity::{GameDiversity, GameSummary};
 use checkers_zero::selfplay::record::GameRecord;
-use checkers_zero::train::window::{samples_of_game, ReplayWindow, Sample};
+use checkers_zero::selfplay::samples::samples_of_game;
+use checkers_zero::train::window::{ReplayWindow, Sample};
 
 /// A ReMATCH game of whole turns, turn i playing the `choices[i]`-th legal first step
 /// (modulo their number) and then the first step while the turn goes on.

@@ -5,6 +5,9 @@ mod common;
 use common::fresh_dir;
 use std::path::Path;
 
+use checkers_zero::config::batching::DeviceChoice;
+use checkers_zero::config::batching::Precision;
+use checkers_zero::config::net::NetConfig;
 use checkers_zero::eval::arena::{
     play_match, read_report, seat_agents, seat_points, seat_sides, write_match, MatchReport,
     MatchSettings, REPORT_FORMAT_VERSION,
@@ -19,10 +22,8 @@ use checkers_zero::game::hexdame::HexDame;
 use checkers_zero::game::rematch::Rematch;
 use checkers_zero::game::{GameKind, RulesConfig, Side};
 use checkers_zero::net::args::NetSettings;
-use checkers_zero::net::device::DeviceChoice;
 use checkers_zero::net::encode::Encode;
-use checkers_zero::net::model::{Model, NetConfig};
-use checkers_zero::net::precision::Precision;
+use checkers_zero::net::model::Model;
 use checkers_zero::selfplay::record::read_records;
 use tch::Device;
 
@@ -244,6 +245,7 @@ fn tiny_rematch_checkpoint(dir: &Path) -> std::path::PathBuf {
         Rematch::net_shape(GameKind::Rematch),
     );
     std::fs::write(dir.join("checkpoints").join("latest"), "step-00000010").unwrap();
+    std::fs::write(dir.join("config.toml"), "game = \"rematch\"\n").unwrap();
     ckpt
 }
 

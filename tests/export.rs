@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
 
+use checkers_zero::config::search::SearchConfig;
+use checkers_zero::config::search::SearchKind;
+use checkers_zero::config::search::SearchOverrides;
 use checkers_zero::export::torchscript::{exported_agent, ExportedModel};
 use checkers_zero::export::{export_checkpoint, ExportError, ExportMeta};
 use checkers_zero::game::eximo::Eximo;
@@ -21,7 +24,6 @@ use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::Model;
 use checkers_zero::net::NetError;
 use checkers_zero::search::agents::Agent;
-use checkers_zero::search::config::{SearchConfig, SearchKind, SearchOverrides};
 use tch::{Device, Kind, Tensor};
 
 /// Largest difference allowed between two fp32 runs of the same net.
@@ -48,10 +50,14 @@ fn random_model<S: Encode>(kind: GameKind, seed: i64) -> Model {
 /// The ply cap the checkpoints of these tests record as their training rules.
 const TRAINED_CAP: u32 = 150;
 
-/// A training checkpoint directory as the trainer writes it (model files + state.json).
+/// A training checkpoint directory as the trainer writes it (model files + state.json), in
+/// a run that records its config (the game alone: the default search).
 fn write_checkpoint<S: Encode>(root: &Path, kind: GameKind, step: u64) -> PathBuf {
     let dir = root.join(format!("checkpoints/step-{step:08}"));
     std::fs::create_dir_all(&dir).unwrap();
+    if !root.join("config.toml").is_file() {
+        std::fs::write(root.join("config.toml"), format!("game = \"{}\"\n", kind.name())).unwrap();
+    }
     let mut model = random_model::<S>(kind, step as i64);
     model.set_rules(RulesConfig {
         ply_cap: TRAINED_CAP,

@@ -8,9 +8,10 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use checkers_zero::config::net::NetConfig;
 use checkers_zero::net::backend::{Backend, Evaluation, Request};
 use checkers_zero::net::batcher::{evaluate_batch, Batcher, BatcherConfig};
-use checkers_zero::net::model::{Model, NetConfig, NetShape};
+use checkers_zero::net::model::{Model, NetShape};
 use checkers_zero::net::NetError;
 use tch::Device;
 
@@ -602,11 +603,11 @@ fn the_latency_backend_answers_every_legal_step_evenly_after_its_wait() {
 /// groups have different sizes, so a swapped reply would also leave a leaf unanswered.
 #[test]
 fn pipelined_groups_get_their_own_positions_answers() {
+    use checkers_zero::config::search::SearchConfig;
     use checkers_zero::game::rematch::Rematch;
     use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
     use checkers_zero::net::encode::Encode;
     use checkers_zero::net::net_eval::NetEvaluator;
-    use checkers_zero::search::config::SearchConfig;
     use checkers_zero::search::run::{pipeline, Lockstep};
     use checkers_zero::search::tree::{Evaluate, Leaf, LeafEval, Mcts};
     use std::collections::HashMap;
@@ -675,4 +676,80 @@ fn pipelined_groups_get_their_own_positions_answers() {
     let mut groups = vec![group(0..3), group(3..8)];
     pipeline(&mut groups, &mut [&mut net]).unwrap();
     assert_eq!((groups[0].checked, groups[1].checked), (15, 25));
+}
+
+/// Several forward passes in flight (`streams`): every job of many producers is answered
+/// with its own positions' outputs, and new weights sent while batches are in flight lose
+/// no job: each is answered by the old weights or the new, and every job sent after the
+/// swap by the new.
+#[test]
+fn several_streams_answer_every_job_and_take_up_new_weights() {
+    use checkers_zero::net::backend::{read_answers, submit};
+    let shape = hex_shape();
+    tch::manual_seed(21);
+    let old = Model::new(shape.clone(), common::small_net(), Device::Cpu).unwrap();
+    tch::manual_seed(22);
+    let new = Model::new(shape.clone(), common::small_net(), Device::Cpu).unwrap();
+    let requests: Vec<Request> = (0..24).map(|i| request(i, &shape)).collect();
+    let refs: Vec<&Request> = requests.iter().collect();
+    let (want_old, want_new) = (
+        evaluate_batch(&old, &refs).unwrap(),
+        evaluate_batch(&new, &refs).unwrap(),
+    );
+    let config = BatcherConfig {
+        max_batch: 4,
+        max_wait: Duration::ZERO,
+        torch_threads: 1,
+        streams: 3,
+        ..BatcherConfig::default()
+    };
+    let batcher = Batcher::spawn(old.try_clone().unwrap(), config);
+    let num_actions = shape.num_actions as usize;
+    // Producers on their own threads, two positions a job, all in flight together.
+    std::thread::scope(|scope| {
+        for pair in requests.chunks(2).enumerate() {
+            let (i, jobs) = pair;
+            let handle = batcher.handle();
+            let want = &want_old[2 * i..2 * i + 2];
+            scope.spawn(move || {
+                let got = handle.evaluate(jobs.to_vec()).unwrap();
+                assert!(max_difference(&got, want) < 1e-5, "job {i}");
+            });
+        }
+    });
+    // A swap while jobs are in flight: each is answered, by the old weights or the new.
+    let handle = batcher.handle();
+    let in_flight: Vec<_> = requests
+        .chunks(2)
+        .map(|jobs| submit(&handle, jobs).unwrap())
+        .collect();
+    batcher.replace_model(new.try_clone().unwrap()).unwrap();
+    for (i, receipt) in in_flight.into_iter().enumerate() {
+        let got = read_answers(
+            &receipt.wait().unwrap(),
+            &requests[2 * i..2 * i + 2],
+            num_actions,
+        );
+        let (o, n) = (&want_old[2 * i..2 * i + 2], &want_new[2 * i..2 * i + 2]);
+        assert!(
+            max_difference(&got, o) < 1e-5 || max_difference(&got, n) < 1e-5,
+            "job {i} answered by neither net"
+        );
+    }
+    // Every job sent after the swap has reached every stream gets the new weights.
+    let after: Vec<_> = requests
+        .chunks(2)
+        .map(|jobs| submit(&handle, jobs).unwrap())
+        .collect();
+    let mut answered = Vec::new();
+    for (i, receipt) in after.into_iter().enumerate() {
+        answered.extend(read_answers(
+            &receipt.wait().unwrap(),
+            &requests[2 * i..2 * i + 2],
+            num_actions,
+        ));
+    }
+    assert!(max_difference(&answered, &want_new) < 1e-5);
+    drop(handle);
+    batcher.shutdown();
 }

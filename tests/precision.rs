@@ -10,17 +10,19 @@ use std::cell::Cell;
 use std::process::Command;
 use std::time::Duration;
 
+use checkers_zero::config::batching::Count;
+use checkers_zero::config::batching::DeviceChoice;
+use checkers_zero::config::batching::Precision;
+use checkers_zero::config::net::NetConfig;
+use checkers_zero::config::RunConfig;
 use checkers_zero::game::rematch::Rematch;
 use checkers_zero::net::args::{NetArgs, NetSettings};
-use checkers_zero::net::device::DeviceChoice;
 use checkers_zero::net::encode::Encode;
-use checkers_zero::net::model::{Model, NetConfig};
+use checkers_zero::net::model::Model;
 use checkers_zero::net::precision::{
-    choose, probe_batches, probe_model, probe_with, resolve, Precision, ProbeCache, ProbeKey,
-    ProbeTimings,
+    choose, probe_batches, probe_model, probe_with, resolve, ProbeCache, ProbeKey, ProbeTimings,
 };
-use checkers_zero::net::threads::{auto_layout, Count};
-use checkers_zero::train::config::RunConfig;
+use checkers_zero::net::threads::{auto_layout, Layout};
 
 /// Timings at batches 1, 4, 16, 64, 128 with bf16 taking `ratio[i]` of fp32's time.
 fn timings(ratio: [f64; 5]) -> ProbeTimings {
@@ -130,12 +132,12 @@ fn forced_precision_wins_without_probing() {
     assert_eq!(flags.over(config).precision, Precision::Fp32);
     assert_eq!(flags.over(config).device, DeviceChoice::Cpu);
     let mut run = RunConfig::parse(
-        "game = \"rematch\"\n[evaluator]\nprecision = \"bf16\"\n",
+        "game = \"rematch\"\n[batching]\nprecision = \"bf16\"\n",
         "t",
     )
     .unwrap();
-    run.override_net(&flags);
-    assert_eq!(run.net_settings().precision, Precision::Fp32);
+    flags.apply_to(&mut run);
+    assert_eq!(NetSettings::of(&run.batching).precision, Precision::Fp32);
 }
 
 #[test]
@@ -230,20 +232,19 @@ fn stale_and_corrupt_cache_entries_are_ignored_and_rewritten() {
 fn config_keys_take_auto_and_name_bad_values() {
     let parse = |extra: &str| RunConfig::parse(&format!("game = \"rematch\"\n{extra}"), "t.toml");
     let config = parse("").unwrap();
-    assert_eq!(config.evaluator.precision, Precision::Auto);
-    assert_eq!(config.evaluator.instances, Count::Auto);
+    assert_eq!(config.batching.precision, Precision::Auto);
+    assert_eq!(config.batching.instances, Count::Auto);
     assert_eq!(config.selfplay.workers, Count::Auto);
-    let fixed = parse("[selfplay]\nworkers = 3\n[evaluator]\ninstances = 2\ntorch_threads = 1\n")
-        .unwrap()
-        .layout()
-        .unwrap();
+    let fixed =
+        parse("[selfplay]\nworkers = 3\n[batching]\ninstances = 2\ntorch_threads = 1\n").unwrap();
+    let fixed = Layout::of(&fixed).unwrap();
     assert_eq!(
         (fixed.workers, fixed.instances, fixed.torch_threads),
         (3, 2, 1)
     );
-    let auto = config.layout().unwrap();
+    let auto = Layout::of(&config).unwrap();
     let cores = std::thread::available_parallelism().unwrap().get();
-    let rule = auto_layout(cores, config.evaluator.device.resolve().unwrap());
+    let rule = auto_layout(cores, config.batching.device.resolve().unwrap());
     assert_eq!(auto, rule);
     // The recorded config reads back the same.
     assert_eq!(
@@ -252,18 +253,18 @@ fn config_keys_take_auto_and_name_bad_values() {
     );
     // The older `bf16` key still loads, as a precision.
     let old = parse("[evaluator]\nbf16 = false\n").unwrap();
-    assert_eq!(old.net_settings().precision, Precision::Fp32);
+    assert_eq!(NetSettings::of(&old.batching).precision, Precision::Fp32);
     let error = |extra: &str| parse(extra).unwrap_err().to_string();
-    let bad = error("[evaluator]\nprecision = \"fp16\"\n");
+    let bad = error("[batching]\nprecision = \"fp16\"\n");
     assert!(bad.contains("precision") && bad.contains("fp32"), "{bad}");
-    let bad = error("[evaluator]\ndevice = \"tpu\"\n");
+    let bad = error("[batching]\ndevice = \"tpu\"\n");
     assert!(bad.contains("cuda:N"), "{bad}");
     let bad = error("[selfplay]\nworkers = \"many\"\n");
     assert!(bad.contains("workers") && bad.contains("auto"), "{bad}");
     let bad = error("[selfplay]\nworkers = 0\n");
     assert!(bad.contains("selfplay.workers"), "{bad}");
-    let bad = error("[evaluator]\nbf16 = true\nprecision = \"fp32\"\n");
-    assert!(bad.contains("evaluator.bf16"), "{bad}");
+    let bad = error("[batching]\nbf16 = true\nprecision = \"fp32\"\n");
+    assert!(bad.contains("batching.bf16"), "{bad}");
 }
 
 #[test]
@@ -370,8 +371,8 @@ fn bench_layouts_start_with_auto_and_its_snippet_is_a_config() {
         };
         let text = snippet(&choice, &layout(3, 2, 1), Precision::Auto, None);
         let config = RunConfig::parse(&format!("game = \"rematch\"\n{text}"), "snippet").unwrap();
-        assert_eq!(config.evaluator.precision, written.parse().unwrap());
-        let settled = config.layout().unwrap();
+        assert_eq!(config.batching.precision, written.parse().unwrap());
+        let settled = Layout::of(&config).unwrap();
         assert_eq!(settled, layout(3, 2, 1));
     }
 }
@@ -384,7 +385,7 @@ fn bench_prints_the_machine_and_tables_and_writes_a_config_snippet() {
         &config,
         "game = \"rematch\"\n[net]\nblocks = 1\nchannels = 8\npolicy_channels = 4\n\
          value_hidden = 8\n[selfplay]\ngames_in_flight = 4\nfast_visits = 2\n\
-         ply_cap = 20\n[search]\nvisits = 4\n[evaluator]\nmax_batch = 16\n",
+         ply_cap = 20\n[search]\nvisits = 4\n[batching]\nmax_batch = 16\n",
     )
     .unwrap();
     let snippet = dir.join("bench.toml");

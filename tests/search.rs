@@ -5,10 +5,11 @@
 
 mod common;
 
+use checkers_zero::config::search::SearchConfig;
+use checkers_zero::config::search::SearchKind;
 use checkers_zero::game::turns::distinct_turns;
 use checkers_zero::game::*;
 use checkers_zero::net::NetError;
-use checkers_zero::search::config::{SearchConfig, SearchKind};
 use checkers_zero::search::gumbel::GumbelRoot;
 use checkers_zero::search::puct::PuctRoot;
 use checkers_zero::search::root::RootSearch;
@@ -375,9 +376,10 @@ fn the_move_choice_takes_the_most_visited_with_ties_to_the_better_value() {
 
 #[test]
 fn net_agents_play_legal_steps_in_every_game() {
+    use checkers_zero::config::net::NetConfig;
     use checkers_zero::net::batcher::{Batcher, BatcherConfig};
     use checkers_zero::net::encode::Encode;
-    use checkers_zero::net::model::{Model, NetConfig};
+    use checkers_zero::net::model::Model;
     use checkers_zero::net::net_eval::NetEvaluator;
     use checkers_zero::search::agents::PolicyAgent;
     use checkers_zero::search::agents::SearchAgent;

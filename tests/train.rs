@@ -11,16 +11,21 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use checkers_zero::config::net::NetConfig;
+use checkers_zero::config::search::SearchKind;
+use checkers_zero::config::RunConfig;
 use checkers_zero::distributed::fork::{fork_run, ForkPoint};
 use checkers_zero::distributed::learn::LearnerRole;
 use checkers_zero::distributed::train::{train, TrainOptions};
 use checkers_zero::game::rematch::Rematch;
 use checkers_zero::layout::read_state;
-use checkers_zero::net::model::{Model, NetConfig};
+use checkers_zero::net::model::Model;
 use checkers_zero::selfplay::record::read_records;
 use checkers_zero::store::RunStore;
-use checkers_zero::train::config::RunConfig;
+use checkers_zero::net::encode::Encode;
+use checkers_zero::train::learner::Learner;
 use checkers_zero::train::metrics::MetricsLog;
+use checkers_zero::train::window::Sample;
 
 const TINY: &str = common::TINY_CONFIG;
 
@@ -326,12 +331,63 @@ fn periodic_evaluation_logs_results_and_gating_promotes() {
     for bad in [
         "[evaluation]\ngating = true\n",
         "[evaluation]\nevery = 1\ngate_score = 1.5\n",
-        "[evaluation]\nevery = 1\nanchors = [\"uct:x\"]\n",
     ] {
         let error = RunConfig::parse(&format!("game = \"rematch\"\n{bad}"), "t.toml").unwrap_err();
         assert!(error.to_string().contains("evaluation."), "{error}");
     }
+    // An anchor that is no agent is refused as the run starts, before its config is stored.
+    let text = format!("{TINY}\n[evaluation]\nevery = 1\nanchors = [\"uct:x\"]\n");
+    let bad = write_config(&dir, &text);
+    let refused = dir.join("bad-anchor");
+    let error = train(&TrainOptions {
+        config: Some(bad),
+        run_dir: Some(refused.clone()),
+        ..TrainOptions::default()
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(error.contains("evaluation.anchors[0]"), "{error}");
+    assert!(!refused.join("config.toml").exists());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_configs_of_older_runs_still_load() {
+    // docs/learning/*/config.toml were written by older versions: `[evaluator]` for
+    // `[batching]`, and some with search keys in `[selfplay]`.
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/learning");
+    let mut loaded = 0;
+    for entry in std::fs::read_dir(&docs).unwrap() {
+        let path = entry.unwrap().path().join("config.toml");
+        if !path.is_file() {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let config = RunConfig::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        if text.contains("[evaluator]") {
+            let old: toml::Table = toml::from_str(&text).unwrap();
+            let max_batch = old["evaluator"]
+                .get("max_batch")
+                .and_then(|v| v.as_integer());
+            if let Some(max_batch) = max_batch {
+                assert_eq!(
+                    config.batching.max_batch as i64,
+                    max_batch,
+                    "{}",
+                    path.display()
+                );
+            }
+        }
+        loaded += 1;
+    }
+    assert!(loaded >= 5, "only {loaded} old configs found");
+    // A search key in `[selfplay]`, as configs once had them, is read as its `[search]` key.
+    let old = RunConfig::parse(
+        "game = \"rematch\"\n[selfplay]\nfull_visits = 40\nsearch = \"puct\"\n",
+        "old.toml",
+    )
+    .unwrap();
+    assert_eq!((old.search.visits, old.search.kind), (40, SearchKind::Puct));
 }
 
 #[test]
@@ -339,18 +395,18 @@ fn config_errors_name_the_key() {
     let cases = [
         ("game = \"rematch\"\nbogus = 1\n", "bogus"),
         ("game = \"rematch\"\n[train]\nbatch_sise = 3\n", "batch_sise"),
-        ("game = \"rematch\"\n[selfplay]\nfull_visits = 8\n", "moved to [search] as `search.visits`"),
+        ("game = \"rematch\"\n[search]\nvisits = 8\n[selfplay]\nfull_visits = 8\n", "selfplay.full_visits"),
         ("game = \"rematch\"\n[search]\nvisits = 0\n", "search.visits"),
         ("game = \"rematch\"\n[search]\nc_scale = 0\n", "search.c_scale"),
         ("game = \"rematch\"\n[search]\nkind = \"alphabeta\"\n", "alphabeta"),
         ("game = \"rematch\"\n[selfplay]\ngumbel_play = \"best\"\n", "gumbel_play"),
         ("game = \"rematch\"\n[train]\nlearning_rate = -1.0\n", "train.learning_rate"),
-        ("game = \"rematch\"\n[selfplay]\nsearch = \"puct\"\n", "selfplay.search"),
+        ("game = \"rematch\"\n[selfplay]\nply_cap = 100001\n", "selfplay.ply_cap"),
         ("game = \"rematch\"\n[selfplay]\nnew_weights = \"sometimes\"\n", "new_weights"),
         ("game = \"chess\"\n", "game"),
         ("game = \"rematch\"\n[train]\nwindow_base = 10\nwindow_max = 5\n", "train.window_max"),
         ("game = \"rematch\"\n[net]\nblocks = 0\nchannels = 8\npolicy_channels = 4\nvalue_hidden = 4\n", "net.blocks"),
-        ("game = \"rematch\"\n[evaluator]\nmax_batch = \"big\"\n", "max_batch"),
+        ("game = \"rematch\"\n[batching]\nmax_batch = \"big\"\n", "max_batch"),
         ("game = \"rematch\"\n[train]\nvalue_q_mix = 1.5\n", "train.value_q_mix"),
         ("game = \"rematch\"\n[selfplay]\nopening_random_turns = 5000\n", "selfplay.opening_random_turns"),
         ("game = \"rematch\"\n[net]\nblocks = 2\nchannels = 8\npolicy_channels = 4\nvalue_hidden = 4\nglobal_pool = 1\n", "global_pool"),
@@ -772,6 +828,30 @@ fn a_fork_carries_window_and_optimizer_over_unchanged() {
         let error = fork_run(&point, &store, &config).unwrap_err().to_string();
         assert!(error.contains(needle), "{error}");
     }
+    // A fork with a lower replay ratio counts the ratio from the fork: the base trained
+    // more samples than 0.01 of its intake allows, and the arm steps once 0.01 of what it
+    // takes in from the fork on pays for a batch (32 samples: 3,200 new ones), instead of
+    // waiting until 0.01 of everything ever taken in covers what the base trained.
+    let config = RunConfig::parse_with(TINY, "tiny", &["train.replay_ratio=0.01".into()]).unwrap();
+    let checkpoint = latest_checkpoint(&base.join("checkpoints"));
+    let mut low = Learner::<Rematch>::new(config, Some(&checkpoint)).unwrap();
+    let (seen, games) = (low.state.samples_seen, low.state.games_seen);
+    low.restore_totals(seen, games);
+    assert!(low.state.samples_trained as f64 > 0.01 * (seen + 3_200) as f64);
+    let sample = Sample {
+        planes: vec![0.0; Rematch::PLANES * Rematch::HEIGHT * Rematch::WIDTH].into(),
+        legal: vec![0].into(),
+        target: vec![(0, 1.0)].into(),
+        result: 1,
+        q: 0.0,
+        surprise: None,
+        moves_left: 1,
+        key: 0,
+    };
+    low.ingest(vec![sample.clone(); 3_100], true);
+    assert!(!low.ready(), "a step before 0.01 of the new samples pays for it");
+    low.ingest(vec![sample; 200], true);
+    assert!(low.ready(), "the fork waits for intake to catch up with the base's");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

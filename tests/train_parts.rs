@@ -7,21 +7,24 @@ mod common;
 use common::fresh_dir;
 use std::process::Command;
 
+use checkers_zero::config::net::NetConfig;
+use checkers_zero::config::selfplay::SelfPlayConfig;
+use checkers_zero::config::RunConfig;
 use checkers_zero::distributed::learn::StepLimits;
 use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
+use checkers_zero::net::batcher::BatcherConfig;
 use checkers_zero::net::encode::Encode;
-use checkers_zero::net::model::{Model, NetConfig};
+use checkers_zero::net::model::Model;
+use checkers_zero::net::threads::Layout;
 use checkers_zero::search::sample::sample_with_temperature;
 use checkers_zero::selfplay::record::{
     read_records, records_to_gzip, write_records, GameRecord, StepRecord,
 };
-use checkers_zero::selfplay::worker::temperature;
-use checkers_zero::train::config::{RunConfig, SelfPlayConfig};
+use checkers_zero::selfplay::samples::samples_of_game;
+use checkers_zero::selfplay::worker::{temperature, WorkerSettings};
 use checkers_zero::train::optimizer::AdamW;
 use checkers_zero::train::trainer::{losses, train_step, LossWeights};
-use checkers_zero::train::window::{
-    samples_of_game, value_target, ReplayWindow, Symmetries, ILLEGAL_LOGIT,
-};
+use checkers_zero::train::window::{value_target, ReplayWindow, Symmetries, ILLEGAL_LOGIT};
 use checkers_zero::with_game;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -548,16 +551,16 @@ fn tiny_rolling_pool(
     let text = format!(
         "game = \"rematch\"\nseed = 9\n[net]\nblocks = 1\nchannels = 8\npolicy_channels = 4\n\
          value_hidden = 8\n[search]\nvisits = 4\n[selfplay]\nworkers = 2\ngames_in_flight = 6\n\
-         fast_visits = 2\nply_cap = 30\n{extra}[evaluator]\ninstances = 1\n"
+         fast_visits = 2\nply_cap = 30\n{extra}[batching]\ninstances = 1\n"
     );
     let config = RunConfig::parse(&text, "rolling").unwrap();
     let (shape, net) = (Rematch::net_shape(config.kind()), config.net_config());
     let model = move || Model::new(shape.clone(), net.clone(), Device::Cpu).unwrap();
     let pool = checkers_zero::selfplay::pool::RollingPool::start::<Rematch>(
-        config.worker_settings(),
+        WorkerSettings::of(&config),
         2,
         model(),
-        config.evaluator_config(&config.layout().unwrap()),
+        BatcherConfig::of(&config.batching, &Layout::of(&config).unwrap()),
         1,
         0,
         0,

@@ -65,7 +65,7 @@ fn legal_turns_are_those_of_the_moves_command() {
         let answer = post(addr, "/api/legal", &body);
         assert_eq!(answer.status, 200, "{}", answer.text);
         let kind: GameKind = game.parse().unwrap();
-        let expected = checkers_zero::cli::moves(kind, position).unwrap();
+        let expected = checkers_zero::rules_commands::moves(kind, position).unwrap();
         assert_eq!(
             strings(&answer.json["turns"]),
             expected,

@@ -7,6 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
+use checkers_zero::config::search::SearchConfig;
+use checkers_zero::config::search::SearchOverrides;
 use checkers_zero::eval::spec::AgentSpec;
 use checkers_zero::export::torchscript::ExportedModel;
 use checkers_zero::export::ExportError;
@@ -20,8 +22,8 @@ use checkers_zero::game::{
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::net_eval::NetEvaluator;
 use checkers_zero::search::agents::{rollout_uct, Agent, AlphaBetaAgent, Budget, RandomAgent};
-use checkers_zero::search::config::{SearchConfig, SearchOverrides};
 use checkers_zero::search::think::TurnSearch;
+use checkers_zero::with_game;
 
 pub use checkers_zero::game::GameKind as Kind;
 
@@ -72,26 +74,6 @@ macro_rules! on_state {
             AnyState::Rematch($s) => $body,
             AnyState::Hexdame($s) => $body,
             AnyState::Eximo($s) => $body,
-        }
-    };
-}
-
-/// Runs `$body` with `$S` bound to the state type of a game kind.
-macro_rules! on_kind {
-    ($kind:expr, $S:ident => $body:expr) => {
-        match $kind {
-            GameKind::Rematch | GameKind::Rematch3 => {
-                type $S = Rematch;
-                $body
-            }
-            GameKind::Hexdame => {
-                type $S = HexDame;
-                $body
-            }
-            GameKind::Eximo => {
-                type $S = Eximo;
-                $body
-            }
         }
     };
 }
@@ -160,7 +142,7 @@ pub struct EncodingInfo {
 
 /// The encoding facts of `kind`.
 pub fn encoding(kind: GameKind) -> EncodingInfo {
-    on_kind!(kind, S => {
+    with_game!(kind, S => {
         let shape = S::net_shape(kind);
         EncodingInfo {
             planes: S::PLANES,
@@ -199,7 +181,7 @@ pub fn transform_planes(kind: GameKind, sym: usize, planes: &[f32], out: &mut [f
             planes.len()
         )));
     }
-    on_kind!(kind, S => {
+    with_game!(kind, S => {
         for (p, o) in planes.chunks(size).zip(out.chunks_mut(size)) {
             S::transform_planes(sym, p, o);
         }
@@ -211,7 +193,7 @@ pub fn transform_planes(kind: GameKind, sym: usize, planes: &[f32], out: &mut [f
 pub fn action_permutation(kind: GameKind, sym: usize) -> Result<Vec<usize>> {
     check_symmetry(kind, sym)?;
     let n = encoding(kind).num_actions;
-    Ok(on_kind!(kind, S => (0..n).map(|i| S::transform_policy_index(sym, i)).collect()))
+    Ok(with_game!(kind, S => (0..n).map(|i| S::transform_policy_index(sym, i)).collect()))
 }
 
 /// The result of a finished game per seat: +1 win, 0 draw, -1 loss.
@@ -276,12 +258,12 @@ fn step_of<S: Encode>(state: &S, action: usize) -> Result<Action> {
 impl AnyState {
     /// The start position of `kind`.
     pub fn start(kind: GameKind) -> AnyState {
-        on_kind!(kind, S => S::start(kind, RulesConfig::default()).wrap())
+        with_game!(kind, S => S::start(kind, RulesConfig::default()).wrap())
     }
 
     /// A position in the project notation.
     pub fn from_notation(kind: GameKind, text: &str) -> Result<AnyState> {
-        Ok(on_kind!(kind, S => S::from_notation(kind, text, RulesConfig::default())?.wrap()))
+        Ok(with_game!(kind, S => S::from_notation(kind, text, RulesConfig::default())?.wrap()))
     }
 
     /// The game.
@@ -537,7 +519,7 @@ impl Brain {
     pub fn load(dir: &Path, overrides: &SearchOverrides) -> Result<Brain> {
         let model = ExportedModel::load(dir)?;
         let kind = model.meta().kind()?;
-        on_kind!(kind, S => model.check_game::<S>())?;
+        with_game!(kind, S => model.check_game::<S>())?;
         let config = model
             .meta()
             .search
@@ -721,7 +703,7 @@ pub fn random_playout_steps(kind: GameKind, games: usize, seed: u64, how: RustLo
         }
         return total;
     }
-    on_kind!(kind, S => {
+    with_game!(kind, S => {
         let mut steps = StepList::new();
         for _ in 0..games {
             let mut state = S::start(kind, RulesConfig::default());

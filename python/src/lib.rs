@@ -21,7 +21,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyInt, PyList, PyString};
 
 use bridge::{AnyState, Brain, BridgeError, Choice, Kind};
-use checkers_zero::search::config::SearchOverrides;
+use checkers_zero::config::search::SearchOverrides;
 
 impl From<BridgeError> for PyErr {
     fn from(error: BridgeError) -> PyErr {

@@ -9,19 +9,19 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::{
-    fetch_checkpoint, io_error, prune_cache, read_pointer, read_record, wait_for_config,
+    fetch_checkpoint, io_error, prune_cache, read_pointer, read_state_file, wait_for_config,
     write_pointer, DistError, StopFlag, StoredMetrics, WorkDir,
 };
-use crate::layout::record::{EvaluatorState, Record};
+use crate::config::evaluation::EvaluationConfig;
+use crate::config::RunConfig;
+use crate::eval::periodic::{EvaluationContext, EvaluationJob, EvaluationOutcome};
+use crate::layout::state::{EvaluatorState, StateFile};
 use crate::layout::{
     match_key, CHECKPOINTS, EVALUATOR_METRICS, EVALUATOR_STATE, LATEST, MATCHES, MODEL_FILES,
     PROMOTED,
 };
+use crate::net::args::NetSettings;
 use crate::store::RunStore;
-use crate::train::config::RunConfig;
-use crate::train::evaluation::{
-    EvaluationConfig, EvaluationContext, EvaluationJob, EvaluationOutcome,
-};
 
 /// What `evaluate` was asked to do.
 #[derive(Clone, Debug)]
@@ -38,7 +38,7 @@ pub struct EvaluateOptions {
     pub poll_seconds: f64,
     /// Local scratch directory (default: a temporary one, removed at exit).
     pub work_dir: Option<PathBuf>,
-    /// `--precision` and `--device` over the run's `[evaluator]` settings.
+    /// `--precision` and `--device` over the run's `[batching]` settings.
     pub net: crate::net::args::NetArgs,
 }
 
@@ -48,7 +48,7 @@ pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, DistError> {
     let stop = StopFlag::on_signals();
     let wait = Duration::from_secs_f64(options.wait_minutes.max(0.0) * 60.0);
     let mut config = wait_for_config(&store, wait, &stop)?;
-    config.override_net(&options.net);
+    options.net.apply_to(&mut config);
     let mut role = EvaluationRole::start(&store, &config, options.work_dir.as_deref())?;
     let started = Instant::now();
     let deadline = options
@@ -96,7 +96,7 @@ impl<'a> EvaluationRole<'a> {
         work_dir: Option<&Path>,
     ) -> Result<Self, DistError> {
         let work = WorkDir::new(work_dir, "evaluate")?;
-        let state: EvaluatorState = read_record(store, EVALUATOR_STATE)?.unwrap_or_default();
+        let state: EvaluatorState = read_state_file(store, EVALUATOR_STATE)?.unwrap_or_default();
         Ok(EvaluationRole {
             evaluation: config.evaluation.clone(),
             every_steps: config.evaluation.every.max(1) * config.train.steps_per_iteration,
@@ -106,7 +106,7 @@ impl<'a> EvaluationRole<'a> {
                 seed: config.seed,
                 run_dir: work.path().to_path_buf(),
                 search: config.search.clone(),
-                net: config.net_settings(),
+                net: NetSettings::of(&config.batching),
             },
             metrics: StoredMetrics::open(store, EVALUATOR_METRICS, work.path(), None)?,
             store,

@@ -15,14 +15,14 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use super::learn::intake_chain;
-use super::{read_pointer, read_record, write_pointer, DistError};
-use crate::layout::record::{ForkRecord, Record, TrainState};
+use super::{read_pointer, read_state_file, write_pointer, DistError};
+use crate::config::RunConfig;
+use crate::layout::state::{ForkState, StateFile, TrainState};
 use crate::layout::{
     checkpoint_key, held_checkpoints, parse_checkpoint_key, Held, CHECKPOINTS, CHECKPOINT_FILES,
     CONFIG, FORK, INTAKE_FILE, LATEST, LEARNER_METRICS, PROMOTED, STATE_FILE,
 };
 use crate::store::RunStore;
-use crate::train::config::RunConfig;
 
 /// Where a fork starts: a base run and one of its checkpoints (its newest without a step).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,7 +65,7 @@ pub fn fork_run(
     point: &ForkPoint,
     into: &RunStore,
     config: &RunConfig,
-) -> Result<ForkRecord, DistError> {
+) -> Result<ForkState, DistError> {
     let base_location = point
         .base
         .to_str()
@@ -82,7 +82,7 @@ pub fn fork_run(
     if config.evaluation.gating {
         write_pointer(into, PROMOTED, step)?;
     }
-    let record = ForkRecord {
+    let record = ForkState {
         base: base_location.to_string(),
         step,
         shards: chain.len() as u64,
@@ -200,7 +200,7 @@ fn copy_checkpoints(from: &RunStore, to: &RunStore, step: u64, seed: u64) -> Res
         .collect();
     copy_keys(from, to, &files)?;
     let key = checkpoint_key(step, STATE_FILE);
-    let mut state: TrainState = read_record(from, &key)?
+    let mut state: TrainState = read_state_file(from, &key)?
         .ok_or_else(|| DistError::Run(format!("{}/{key} is missing", from.location())))?;
     state.seed = seed;
     to.put(&key, state.to_json().into_bytes())?;

@@ -29,7 +29,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::layout::record::Record;
+use crate::config::ConfigError;
+use crate::config::RunConfig;
+use crate::layout::state::StateFile;
 use crate::layout::{
     checkpoint_dir_key, checkpoint_key, checkpoint_name, parse_checkpoint_name, CONFIG,
     METRICS_FILE,
@@ -38,7 +40,6 @@ use crate::net::NetError;
 use crate::selfplay::record::RecordError;
 use crate::store::{RunStore, StoreError};
 use crate::train::checkpoint::CheckpointError;
-use crate::train::config::{ConfigError, RunConfig};
 use crate::train::error::TrainError;
 use crate::train::metrics::MetricsLog;
 use crate::util::write_atomic;
@@ -49,9 +50,15 @@ pub enum DistError {
     /// The run location failed.
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// The training side failed: config, checkpoint, model, game records, local files.
+    /// The training side failed: config, checkpoint, model, local files.
     #[error(transparent)]
     Train(#[from] TrainError),
+    /// A game record could not be read.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    /// Self-play stopped by itself.
+    #[error("self-play stopped unexpectedly (its net's batcher failed)")]
+    SelfPlayStopped,
     /// The run cannot go on as asked.
     #[error("{0}")]
     Run(String),
@@ -67,7 +74,7 @@ macro_rules! via_train_error {
         }
     )*};
 }
-via_train_error!(ConfigError, CheckpointError, NetError, RecordError);
+via_train_error!(ConfigError, CheckpointError, NetError);
 
 pub(crate) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> DistError + '_ {
     move |source| {
@@ -98,7 +105,7 @@ pub fn write_pointer(store: &RunStore, key: &str, step: u64) -> Result<(), DistE
 }
 
 /// Reads the record `key` of `store` (`None` when it is not there).
-pub fn read_record<R: Record>(store: &RunStore, key: &str) -> Result<Option<R>, DistError> {
+pub fn read_state_file<R: StateFile>(store: &RunStore, key: &str) -> Result<Option<R>, DistError> {
     let Some(text) = store.get_text(key)? else {
         return Ok(None);
     };

@@ -18,17 +18,16 @@ use super::{
     fetch_checkpoint, prune_cache, read_pointer, unix_millis, wait_for, wait_for_config, DistError,
     StopFlag, WorkDir,
 };
-use crate::layout::record::{Record, WorkerStatus};
+use crate::config::RunConfig;
+use crate::layout::state::{StateFile, WorkerStatus};
 use crate::layout::{shard_key, worker_key, LATEST, MODEL_FILES, PROMOTED, WEIGHTS_FILE};
-use crate::net::args::NetArgs;
+use crate::net::args::{settle_selfplay, NetArgs};
 use crate::net::encode::Encode;
 use crate::net::model::{Model, NetShape};
 use crate::selfplay::pool::{BatcherTotals, RollingPool};
 use crate::selfplay::record::{records_to_gzip, GameRecord};
-use crate::selfplay::worker::SearchCounts;
+use crate::selfplay::worker::{SearchCounts, WorkerSettings};
 use crate::store::RunStore;
-use crate::train::config::RunConfig;
-use crate::train::error::TrainError;
 use crate::util::game_seed;
 use crate::with_game;
 
@@ -58,7 +57,7 @@ pub struct SelfPlayOptions {
     pub work_dir: Option<PathBuf>,
     /// Draw a progress bar.
     pub progress: bool,
-    /// `--precision` and `--device` over the run's `[evaluator]` settings.
+    /// `--precision` and `--device` over the run's `[batching]` settings.
     pub net: NetArgs,
 }
 
@@ -95,7 +94,7 @@ pub fn selfplay(options: &SelfPlayOptions) -> Result<SelfPlaySummary, DistError>
     let stop = StopFlag::on_signals();
     let wait = Duration::from_secs_f64(options.wait_minutes.max(0.0) * 60.0);
     let mut config = wait_for_config(&store, wait, &stop)?;
-    config.override_net(&options.net);
+    options.net.apply_to(&mut config);
     let session = new_session(&worker_id);
     let monitor = SelfPlayMonitor::default();
     with_game!(config.kind(), S => play::<S>(options, &store, &config, session, &stop, &monitor))
@@ -273,11 +272,11 @@ impl<'a> SelfPlayRole<'a> {
         let model = load_model(store, &work, &shape, model_step)?;
         // Game numbers (which seed the games) start at a point of the session's own.
         let first_game = game_seed(config.seed, fnv1a(&session)) << 24 >> 8;
-        let (layout, evaluator, precision) = config.selfplay_evaluator(&model)?;
+        let (layout, evaluator, precision) = settle_selfplay(config, &model)?;
         let precision = precision.metrics();
         monitor.set_precision(precision.clone());
         let pool = RollingPool::start::<S>(
-            config.worker_settings(),
+            WorkerSettings::of(config),
             layout.workers,
             model,
             evaluator,
@@ -330,7 +329,7 @@ impl<'a> SelfPlayRole<'a> {
                         continue;
                     }
                     if !self.pool.alive() {
-                        return Ok(Some(DistError::Train(TrainError::SelfPlayStopped)));
+                        return Ok(Some(DistError::SelfPlayStopped));
                     }
                     self.follow_pointer()?;
                 }
@@ -394,7 +393,7 @@ impl<'a> SelfPlayRole<'a> {
         monitor.set(PlayCounters {
             games: played,
             positions: self.pool.steps_played(),
-            evaluator: self.pool.evaluator_totals(),
+            evaluator: self.pool.batcher_totals(),
             model_step: self.pool.model_step(),
             searches: self.pool.search_counts(),
         });
@@ -416,7 +415,7 @@ impl<'a> SelfPlayRole<'a> {
     fn put_status(&self, done: bool) -> Result<(), DistError> {
         let seconds = self.seconds();
         let (pool, shards) = (&self.pool, &self.shards);
-        let evals = pool.evaluator_totals();
+        let evals = pool.batcher_totals();
         let status = WorkerStatus {
             session: self.session.clone(),
             games: shards.played(),

@@ -7,14 +7,14 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::{read_pointer, read_record, unix_millis, DistError};
-use crate::layout::record::{EvaluatorState, IntakeLink, TrainState, WorkerStatus};
+use super::{read_pointer, read_state_file, unix_millis, DistError};
+use crate::config::RunConfig;
+use crate::layout::state::{EvaluatorState, IntakeLink, TrainState, WorkerStatus};
 use crate::layout::{
     checkpoint_key, parse_shard_key, CONFIG, EVALUATOR_METRICS, EVALUATOR_STATE, GAMES,
     INTAKE_FILE, LATEST, PROMOTED, STATE_FILE, WORKERS,
 };
 use crate::store::RunStore;
-use crate::train::config::RunConfig;
 
 /// A worker session whose counters are older than this is reported as stopped.
 pub const ACTIVE_SECONDS: f64 = 120.0;
@@ -68,8 +68,9 @@ pub fn run_status(store: &RunStore) -> Result<RunStatus, DistError> {
     let latest = read_pointer(store, LATEST)?;
     let (checkpoint, checkpoint_age_s) = match latest {
         Some(step) => {
-            let state: Option<TrainState> = read_record(store, &checkpoint_key(step, STATE_FILE))?;
-            let age = read_record::<IntakeLink>(store, &checkpoint_key(step, INTAKE_FILE))?
+            let state: Option<TrainState> =
+                read_state_file(store, &checkpoint_key(step, STATE_FILE))?;
+            let age = read_state_file::<IntakeLink>(store, &checkpoint_key(step, INTAKE_FILE))?
                 .map(|link| link.published_unix_ms)
                 .filter(|&ms| ms > 0)
                 .map(|ms| (unix_millis() as f64 - ms as f64) / 1000.0);
@@ -92,7 +93,7 @@ pub fn run_status(store: &RunStore) -> Result<RunStatus, DistError> {
     let now = unix_millis() as f64;
     let mut sessions = Vec::new();
     for key in store.list(WORKERS)? {
-        let Some(w) = read_record::<WorkerStatus>(store, &key)? else {
+        let Some(w) = read_state_file::<WorkerStatus>(store, &key)? else {
             continue;
         };
         sessions.push(SessionStatus {
@@ -105,7 +106,7 @@ pub fn run_status(store: &RunStore) -> Result<RunStatus, DistError> {
         });
     }
     sessions.sort_by(|a, b| a.age_s.total_cmp(&b.age_s));
-    let evaluated = read_record::<EvaluatorState>(store, EVALUATOR_STATE)?;
+    let evaluated = read_state_file::<EvaluatorState>(store, EVALUATOR_STATE)?;
     let evaluation = match evaluated.and_then(|state| state.last_step) {
         Some(step) => {
             let lines: Vec<Value> = store

@@ -24,11 +24,11 @@ use super::learn::{
 };
 use super::selfplay::{new_session, play, PlayCounters, SelfPlayMonitor, SelfPlayOptions};
 use super::{DistError, StopFlag};
+use crate::config::RunConfig;
 use crate::game::GameKind;
 use crate::layout::{checkpoint_dir_key, CONFIG};
 use crate::net::encode::Encode;
 use crate::store::RunStore;
-use crate::train::config::RunConfig;
 use crate::with_game;
 
 /// What the `train` command was asked to do.
@@ -163,7 +163,7 @@ fn open_run(options: &TrainOptions) -> Result<(PathBuf, RunStore, RunConfig), Di
         (_, given) => given,
     };
     let mut config = run_config(&store, given, &options.net)?;
-    config.override_net(&options.net);
+    options.net.apply_to(&mut config);
     Ok((run_dir, store, config))
 }
 

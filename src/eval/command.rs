@@ -16,11 +16,11 @@ use super::openings::{
 };
 use super::spec::AgentSpec;
 use super::sprt::Sprt;
+use crate::config::search::SearchConfig;
 use crate::export::ExportMeta;
 use crate::game::{GameKind, RulesConfig};
 use crate::layout::resolve_model;
 use crate::net::model::Model;
-use crate::search::config::SearchConfig;
 
 /// Arguments of `checkers-zero match`.
 #[derive(Args, Debug, Clone)]

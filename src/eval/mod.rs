@@ -1,13 +1,14 @@
 //! Evaluation: matches between agents ([`arena`]), Elo estimates ([`elo`]), paired games
 //! ([`pairs`]), opening suites ([`openings`]), the sequential probability ratio test
-//! ([`sprt`]), and agent specs as written on the command line
-//! ([`spec`]).
+//! ([`sprt`]), agent specs as written on the command line ([`spec`]), and the periodic
+//! evaluation of new checkpoints during training ([`periodic`]).
 
 pub mod arena;
 pub mod command;
 pub mod elo;
 pub mod openings;
 pub mod pairs;
+pub mod periodic;
 pub mod plot;
 pub mod probe;
 pub mod ratings;
@@ -55,7 +56,7 @@ pub enum EvalError {
     Settings(String),
     /// A run's record (a checkpoint's state) that cannot be read.
     #[error(transparent)]
-    Record(#[from] crate::layout::record::RecordError),
+    State(#[from] crate::layout::state::StateError),
     /// A file could not be read or written.
     #[error("{path}: {reason}")]
     File {

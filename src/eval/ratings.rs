@@ -35,9 +35,10 @@ use super::openings::{OpeningRange, OpeningSuite};
 use super::plot::{render_png, Panel, Series};
 use super::spec::AgentSpec;
 use super::EvalError;
+use crate::config::search::SearchOverrides;
+use crate::config::RunConfig;
 use crate::game::{GameKind, RulesConfig};
 use crate::layout;
-use crate::search::config::{SearchConfig, SearchOverrides};
 use crate::selfplay::record::write_records;
 use crate::util::game_seed;
 use crate::util::write_atomic;
@@ -447,7 +448,9 @@ fn play_pair(
             .clone()
             .map(|suite| OpeningRange { suite, offset }),
         sprt: None,
-        search: SearchConfig::of_run(&options.run_dir).map_err(EvalError::Settings)?,
+        search: RunConfig::of_run(&options.run_dir)
+            .map_err(|e| EvalError::Settings(e.to_string()))?
+            .search,
         progress: options.progress,
         net: options.net,
     };

@@ -28,11 +28,12 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
+use crate::config::check::KeyError;
+#[cfg(doc)]
+use crate::config::search::SearchConfig;
+use crate::config::search::SearchOverrides;
 use crate::layout::is_export_dir;
 use crate::search::agents::Budget;
-#[cfg(doc)]
-use crate::search::config::SearchConfig;
-use crate::search::config::{SearchConfigError, SearchOverrides};
 
 /// An agent as named on the command line.
 #[derive(Clone, Debug, PartialEq)]
@@ -88,7 +89,7 @@ pub enum SpecError {
         /// The whole spec.
         spec: String,
         /// What is wrong.
-        source: SearchConfigError,
+        source: KeyError,
     },
     /// A number that is missing, malformed or out of range.
     #[error("agent '{spec}': {what} must be {range}, got '{found}'")]

@@ -14,6 +14,7 @@
 //! Both pick whole turns with [`crate::search::think::TurnSearch`]: MCTS over the turn's
 //! steps, steps with one legal choice applied without search.
 
+pub mod average;
 pub mod engine;
 pub mod play;
 pub mod torchscript;
@@ -23,12 +24,14 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use tch::Device;
 
+use crate::config::net::NetConfig;
+use crate::config::search::SearchConfig;
+use crate::config::RunConfig;
 use crate::game::{GameKind, NotationError, RulesConfig};
 use crate::layout::{resolve_model, ResolvedModel};
 use crate::net::encode::Encode;
-use crate::net::model::{Model, NetConfig, NetShape};
+use crate::net::model::{Model, NetShape};
 use crate::net::NetError;
-use crate::search::config::SearchConfig;
 use crate::util::write_atomic;
 use crate::with_game;
 
@@ -194,12 +197,15 @@ fn export_typed<S: Encode>(
     let module = torchscript::trace(&mut model)?;
     std::fs::create_dir_all(out).map_err(ExportError::io(out))?;
     torchscript::save_module(&module, &out.join(TORCHSCRIPT_FILE))?;
-    // RUN/checkpoints/step-N/model.safetensors: the run's recorded [search], if any.
-    let run_dir = source.weights.ancestors().nth(3).unwrap_or(Path::new(""));
-    let search = SearchConfig::of_run(run_dir).map_err(|reason| ExportError::Meta {
-        path: run_dir.join(crate::layout::CONFIG),
-        reason,
-    })?;
+    // RUN/checkpoints/step-N/model.safetensors: the run's recorded [search]; the
+    // defaults for a model outside a run.
+    let search = RunConfig::of_checkpoint(&source.weights)
+        .map_err(|e| ExportError::Meta {
+            path: source.weights.clone(),
+            reason: e.to_string(),
+        })?
+        .map(|run| run.search)
+        .unwrap_or_default();
     let meta = ExportMeta {
         format_version: EXPORT_FORMAT_VERSION,
         game: kind.name().to_string(),

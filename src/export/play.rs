@@ -13,11 +13,11 @@ use std::sync::Arc;
 
 use super::torchscript::ExportedModel;
 use super::ExportError;
+use crate::config::search::SearchConfig;
 use crate::game::turns::{distinct_turns, parse_turn};
 use crate::game::{GameKind, GameState, Outcome, RulesConfig, Seat};
 use crate::net::encode::Encode;
 use crate::search::agents::Budget;
-use crate::search::config::SearchConfig;
 use crate::search::think::TurnSearch;
 use crate::with_game;
 

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use tch::{CModule, Device, Kind, Tensor};
 
 use super::{ExportError, ExportMeta};
+use crate::config::search::SearchConfig;
 use crate::net::args::NetSettings;
 use crate::net::encode::Encode;
 use crate::net::model::{check_shape, Model};
@@ -19,7 +20,6 @@ use crate::net::net_eval::NetEvaluator;
 use crate::net::torchscript::TorchScriptNet;
 use crate::net::NetError;
 use crate::search::agents::{Budget, SearchAgent};
-use crate::search::config::SearchConfig;
 
 /// Traces `model` (fp32, inference mode) into a TorchScript module with a `forward`
 /// method. The model's variables are frozen first (traced weights become constants, which

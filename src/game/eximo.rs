@@ -585,10 +585,15 @@ fn jump_chain(sq: u8, rest: u64, opp: u64, out: &mut Vec<Child>) {
 /// (`u32::MAX` without cap); the node is not over. `depth >= 1`.
 fn perft_north(me: u64, opp: u64, depth: u32, cap_left: u32, buf: &mut Vec<Child>) -> u64 {
     let start = buf.len();
-    let mut total = 0u64;
-    let empty = !(me | opp);
     let child_cap = cap_left.saturating_sub(1);
-    let deeper = depth > 1 && child_cap > 0;
+    let node = PerftNode {
+        me,
+        opp,
+        depth,
+        child_cap,
+        deeper: depth > 1 && child_cap > 0,
+    };
+    let mut total = 0u64;
     let caps = capture_origins(me, opp);
     if caps != 0 {
         let mut o = caps;
@@ -598,56 +603,103 @@ fn perft_north(me: u64, opp: u64, depth: u32, cap_left: u32, buf: &mut Vec<Child
             capture_chain(sq, me ^ bit(sq), opp, buf);
         }
     } else {
+        total += node.plain_moves(buf) + node.friendly_jumps(buf);
+    }
+    // The children that can coincide (captures, jumps, promotions), deduped.
+    let n = dedup_from(buf, start);
+    if depth == 1 {
+        total += n as u64;
+    } else if node.deeper {
+        for i in start..start + n {
+            let (m2, o2) = buf[i];
+            total += perft_north(o2.swap_bytes(), m2.swap_bytes(), depth - 1, child_cap, buf);
+        }
+    }
+    buf.truncate(start);
+    total
+}
+
+/// A node of [`perft_north`]: the side to move's men and the opponent's (north frame), the
+/// depth left, the children's ply cap, and whether children are searched further.
+struct PerftNode {
+    me: u64,
+    opp: u64,
+    depth: u32,
+    child_cap: u32,
+    deeper: bool,
+}
+
+impl PerftNode {
+    /// The perft of the child where the side to move's men become `m2` (no capture).
+    fn child(&self, m2: u64, buf: &mut Vec<Child>) -> u64 {
+        perft_north(
+            self.opp.swap_bytes(),
+            m2.swap_bytes(),
+            self.depth - 1,
+            self.child_cap,
+            buf,
+        )
+    }
+
+    /// Plain moves: those that do not reach the far row are always distinct children,
+    /// counted (or searched) here; those onto the far row push one child set per man (the
+    /// square reached is gone) for deduplication.
+    fn plain_moves(&self, buf: &mut Vec<Child>) -> u64 {
+        let (me, opp) = (self.me, self.opp);
+        let empty = !(me | opp);
         let n_t = (me << 8) & empty;
         let ne_t = ((me & NOT_H) << 9) & empty;
         let nw_t = ((me & NOT_A) << 7) & empty;
-        // Plain moves that do not reach the far row: always distinct children.
-        if depth == 1 {
+        let mut total = 0u64;
+        if self.depth == 1 {
             total += ((n_t & !RANK_8).count_ones()
                 + (ne_t & !RANK_8).count_ones()
                 + (nw_t & !RANK_8).count_ones()) as u64;
-        } else if deeper {
+        } else if self.deeper {
             for (targets, delta) in [(n_t, 8u8), (ne_t, 9), (nw_t, 7)] {
                 let mut t = targets & !RANK_8;
                 while t != 0 {
                     let to = t.trailing_zeros() as u8;
                     t &= t - 1;
-                    let m2 = me ^ bit(to) ^ bit(to - delta);
-                    total +=
-                        perft_north(opp.swap_bytes(), m2.swap_bytes(), depth - 1, child_cap, buf);
+                    total += self.child(me ^ bit(to) ^ bit(to - delta), buf);
                 }
             }
         }
-        // Ordinary moves onto the far row: one child set per man (the square reached is gone).
         let mut promo = ((n_t & RANK_8) >> 8) | ((ne_t & RANK_8) >> 9) | ((nw_t & RANK_8) >> 7);
         while promo != 0 {
             let sq = promo.trailing_zeros() as u8;
             promo &= promo - 1;
             push_promotion(me ^ bit(sq), opp, buf);
         }
-        // Friendly jumps. A single jump that cannot go on and does not reach the far row
-        // is a distinct child: a chain of k jumps climbs exactly 2k ranks, so it differs
-        // from every other chain, from plain moves and from promotions (which change only
-        // the drop zone, ranks 1-2, besides removing the man). Longer chains are deduped.
+        total
+    }
+
+    /// Friendly jumps. A single jump that cannot go on and does not reach the far row is a
+    /// distinct child: a chain of k jumps climbs exactly 2k ranks, so it differs from every
+    /// other chain, from plain moves and from promotions (which change only the drop zone,
+    /// ranks 1-2, besides removing the man); those are counted (or searched) here. Longer
+    /// chains are pushed for deduplication.
+    fn friendly_jumps(&self, buf: &mut Vec<Child>) -> u64 {
+        let (me, opp) = (self.me, self.opp);
+        let empty = !(me | opp);
         // `goes_on`: cells from which a further jump is open (the jumper's old cell lies
         // two ranks below and changes nothing there).
         let goes_on = (me >> 8) & (empty >> 16)
             | NOT_GH & (me >> 9) & (empty >> 18)
             | NOT_AB & (me >> 7) & (empty >> 14);
+        let mut total = 0u64;
         for (shift, mask) in [(8u32, !0u64), (9, NOT_GH), (7, NOT_AB)] {
             let origins = me & mask & (me >> shift) & (empty >> (2 * shift));
             let lands = origins << (2 * shift);
             let single = lands & !goes_on & !RANK_8;
-            if depth == 1 {
+            if self.depth == 1 {
                 total += single.count_ones() as u64;
-            } else if deeper {
+            } else if self.deeper {
                 let mut t = single;
                 while t != 0 {
                     let to = t.trailing_zeros() as u8;
                     t &= t - 1;
-                    let m2 = me ^ bit(to) ^ bit(to - 2 * shift as u8);
-                    total +=
-                        perft_north(opp.swap_bytes(), m2.swap_bytes(), depth - 1, child_cap, buf);
+                    total += self.child(me ^ bit(to) ^ bit(to - 2 * shift as u8), buf);
                 }
             }
             let mut t = lands & (goes_on | RANK_8);
@@ -662,8 +714,12 @@ fn perft_north(me: u64, opp: u64, depth: u32, cap_left: u32, buf: &mut Vec<Child
                 }
             }
         }
+        total
     }
-    // Dedup the children that can coincide (captures, jumps, promotions).
+}
+
+/// Sorts and dedups the children pushed from `start` on; returns how many are left.
+fn dedup_from(buf: &mut Vec<Child>, start: usize) -> usize {
     let kids = &mut buf[start..];
     kids.sort_unstable();
     let mut n = 0;
@@ -674,16 +730,7 @@ fn perft_north(me: u64, opp: u64, depth: u32, cap_left: u32, buf: &mut Vec<Child
         }
     }
     buf.truncate(start + n);
-    if depth == 1 {
-        total += n as u64;
-    } else if deeper {
-        for i in start..start + n {
-            let (m2, o2) = buf[i];
-            total += perft_north(o2.swap_bytes(), m2.swap_bytes(), depth - 1, child_cap, buf);
-        }
-    }
-    buf.truncate(start);
-    total
+    n
 }
 
 impl GameState for Eximo {

@@ -765,26 +765,7 @@ impl GameState for HexDame {
                 })
             }
         };
-        for &(coord, contents) in &tokens.pieces {
-            let cell = cell_of(coord).ok_or(NotationError::OffBoard(coord))?;
-            let (colour, king) = match contents {
-                "w" => (WHITE, false),
-                "W" => (WHITE, true),
-                "r" => (RED, false),
-                "R" => (RED, true),
-                _ => {
-                    return Err(NotationError::BadContents {
-                        cell: coord,
-                        contents: contents.to_string(),
-                        reason: "expected one of w, r (men), W, R (kings)",
-                    })
-                }
-            };
-            s.pieces[colour] |= bit(cell);
-            if king {
-                s.kings |= bit(cell);
-            }
-        }
+        s.place_pieces(&tokens)?;
         for &(key, value) in &tokens.counters {
             match key {
                 "quiet" => s.quiet = parse_counter(key, value, MAX_QUIET)?,
@@ -796,56 +777,7 @@ impl GameState for HexDame {
                 }
             }
         }
-        // Positions the rules can never reach.
-        for colour in [WHITE, RED] {
-            let name = Self::seat_name(colour);
-            let n = s.pieces[colour].count_ones();
-            if n > MAX_PIECES {
-                return Err(NotationError::Impossible(format!(
-                    "{n} {name} pieces: each side starts with {MAX_PIECES} and never gains any"
-                )));
-            }
-            let men_on_back = s.pieces[colour] & !s.kings & T.promo[colour];
-            if men_on_back != 0 {
-                let c = coord_of(men_on_back.trailing_zeros() as u8);
-                return Err(NotationError::Impossible(format!(
-                    "{name} man on {c}, its own promotion row: a man ending a turn there is \
-                     crowned and it can never start there"
-                )));
-            }
-        }
-        let me = s.side as usize;
-        if s.pieces[0] | s.pieces[1] == 0 {
-            return Err(NotationError::Impossible(
-                "no pieces at all: a game ends as soon as one side has none".to_string(),
-            ));
-        }
-        if s.pieces[1 - me] == 0 {
-            return Err(NotationError::Impossible(format!(
-                "{} has no pieces but it is not its turn: only the side that just moved can \
-                 take the last piece, so the side to move is the one left without pieces",
-                Self::seat_name(1 - me)
-            )));
-        }
-        // quiet=N counts turns with neither capture nor man move: king moves only. The side
-        // that just moved made the last of them, the side to move the one before.
-        let has_king = |colour: usize| s.pieces[colour] & s.kings != 0;
-        if s.quiet >= 1 && !has_king(1 - me) {
-            return Err(NotationError::Impossible(format!(
-                "quiet={} says {}'s last turn was a king move, but {} has no king",
-                s.quiet,
-                Self::seat_name(1 - me),
-                Self::seat_name(1 - me)
-            )));
-        }
-        if s.quiet >= 2 && !has_king(me) {
-            return Err(NotationError::Impossible(format!(
-                "quiet={} says {}'s previous turn was a king move, but {} has no king",
-                s.quiet,
-                Self::seat_name(me),
-                Self::seat_name(me)
-            )));
-        }
+        s.check_reachable()?;
         s.hash = s.compute_hash();
         s.outcome = s.boundary_outcome();
         Ok(s)
@@ -1075,6 +1007,90 @@ impl GameState for HexDame {
             turns: self.turns,
         };
         p.run(&root, depth)
+    }
+}
+
+impl HexDame {
+    /// Puts the pieces of a position's tokens on the board.
+    fn place_pieces(&mut self, tokens: &PositionTokens) -> Result<(), NotationError> {
+        for &(coord, contents) in &tokens.pieces {
+            let cell = cell_of(coord).ok_or(NotationError::OffBoard(coord))?;
+            let (colour, king) = match contents {
+                "w" => (WHITE, false),
+                "W" => (WHITE, true),
+                "r" => (RED, false),
+                "R" => (RED, true),
+                _ => {
+                    return Err(NotationError::BadContents {
+                        cell: coord,
+                        contents: contents.to_string(),
+                        reason: "expected one of w, r (men), W, R (kings)",
+                    })
+                }
+            };
+            self.pieces[colour] |= bit(cell);
+            if king {
+                self.kings |= bit(cell);
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses positions the rules can never reach: too many pieces, a man on its own
+    /// promotion row, no pieces where the side to move must have some, a `quiet` count
+    /// of king moves by a side without a king.
+    fn check_reachable(&self) -> Result<(), NotationError> {
+        // Positions the rules can never reach.
+        for colour in [WHITE, RED] {
+            let name = Self::seat_name(colour);
+            let n = self.pieces[colour].count_ones();
+            if n > MAX_PIECES {
+                return Err(NotationError::Impossible(format!(
+                    "{n} {name} pieces: each side starts with {MAX_PIECES} and never gains any"
+                )));
+            }
+            let men_on_back = self.pieces[colour] & !self.kings & T.promo[colour];
+            if men_on_back != 0 {
+                let c = coord_of(men_on_back.trailing_zeros() as u8);
+                return Err(NotationError::Impossible(format!(
+                    "{name} man on {c}, its own promotion row: a man ending a turn there is \
+                     crowned and it can never start there"
+                )));
+            }
+        }
+        let me = self.side as usize;
+        if self.pieces[0] | self.pieces[1] == 0 {
+            return Err(NotationError::Impossible(
+                "no pieces at all: a game ends as soon as one side has none".to_string(),
+            ));
+        }
+        if self.pieces[1 - me] == 0 {
+            return Err(NotationError::Impossible(format!(
+                "{} has no pieces but it is not its turn: only the side that just moved can \
+                 take the last piece, so the side to move is the one left without pieces",
+                Self::seat_name(1 - me)
+            )));
+        }
+        // quiet=N counts turns with neither capture nor man move: king moves only. The side
+        // that just moved made the last of them, the side to move the one before.
+        let has_king = |colour: usize| self.pieces[colour] & self.kings != 0;
+        if self.quiet >= 1 && !has_king(1 - me) {
+            return Err(NotationError::Impossible(format!(
+                "quiet={} says {}'s last turn was a king move, but {} has no king",
+                self.quiet,
+                Self::seat_name(1 - me),
+                Self::seat_name(1 - me)
+            )));
+        }
+        if self.quiet >= 2 && !has_king(me) {
+            return Err(NotationError::Impossible(format!(
+                "quiet={} says {}'s previous turn was a king move, but {} has no king",
+                self.quiet,
+                Self::seat_name(me),
+                Self::seat_name(me)
+            )));
+        }
+        Ok(())
     }
 }
 

@@ -615,6 +615,8 @@ impl Rematch {
         None
     }
 
+    /// Perft by whole turns, with capture sequences deduped by their end boards (the
+    /// distinct children); checked against the generic perft in the tests.
     fn perft_fast(&self, depth: u32, scratch: &mut Vec<u64>) -> u64 {
         if depth == 0 {
             return 1;
@@ -634,55 +636,65 @@ impl Rematch {
                 n += 1;
             });
         }
-        let openings = &openings[..n];
-        let mut total = 0u64;
-        // Capture sequences: distinct end boards (by piece hash) are the distinct children.
-        if n > 0 {
-            if depth == 1 {
-                let mark = scratch.len();
-                for &(s, d, k) in openings {
-                    let mut next = *self;
-                    next.capture_dfs(s as usize, d as usize, k as usize, &mut |end| {
-                        scratch.push(end.piece_hash)
-                    });
-                }
-                let found = &mut scratch[mark..];
-                found.sort_unstable();
-                let mut unique = 0u64;
-                for i in 0..found.len() {
-                    if i == 0 || found[i] != found[i - 1] {
-                        unique += 1;
-                    }
-                }
-                scratch.truncate(mark);
-                total += unique;
-            } else {
-                let mut children: Vec<Rematch> = Vec::new();
-                for &(s, d, k) in openings {
-                    let mut next = *self;
-                    next.capture_dfs(s as usize, d as usize, k as usize, &mut |end| {
-                        let mut done = *end;
-                        done.finish_turn(true, false);
-                        children.push(done);
-                    });
-                }
-                children.sort_unstable_by_key(|c| c.piece_hash);
-                children.dedup_by_key(|c| c.piece_hash);
-                for c in &children {
-                    total += c.perft_fast(depth - 1, scratch);
+        let mut total = self.perft_captures(&openings[..n], depth, scratch);
+        if !forced {
+            total += self.perft_moves(own, depth, scratch);
+        }
+        total
+    }
+
+    /// [`Rematch::perft_fast`]'s capture turns from `openings`: distinct end boards (by
+    /// piece hash) are the distinct children.
+    fn perft_captures(&self, openings: &[(u8, u8, u8)], depth: u32, scratch: &mut Vec<u64>) -> u64 {
+        if openings.is_empty() {
+            return 0;
+        }
+        if depth == 1 {
+            let mark = scratch.len();
+            for &(s, d, k) in openings {
+                let mut next = *self;
+                next.capture_dfs(s as usize, d as usize, k as usize, &mut |end| {
+                    scratch.push(end.piece_hash)
+                });
+            }
+            let found = &mut scratch[mark..];
+            found.sort_unstable();
+            let mut unique = 0u64;
+            for i in 0..found.len() {
+                if i == 0 || found[i] != found[i - 1] {
+                    unique += 1;
                 }
             }
+            scratch.truncate(mark);
+            return unique;
         }
-        if forced {
-            return total;
+        let mut children: Vec<Rematch> = Vec::new();
+        for &(s, d, k) in openings {
+            let mut next = *self;
+            next.capture_dfs(s as usize, d as usize, k as usize, &mut |end| {
+                let mut done = *end;
+                done.finish_turn(true, false);
+                children.push(done);
+            });
         }
+        children.sort_unstable_by_key(|c| c.piece_hash);
+        children.dedup_by_key(|c| c.piece_hash);
+        children
+            .iter()
+            .map(|c| c.perft_fast(depth - 1, scratch))
+            .sum()
+    }
+
+    /// [`Rematch::perft_fast`]'s plain moves of the stacks `own` tops (one cell onto an
+    /// empty neighbour, always distinct children).
+    fn perft_moves(&self, own: u32, depth: u32, scratch: &mut Vec<u64>) -> u64 {
         let empty = ALL_CELLS & !self.occupied();
         if depth == 1 {
-            for s in bits(own) {
-                total += (NEIGHBOURS[s] & empty).count_ones() as u64;
-            }
-            return total;
+            return bits(own)
+                .map(|s| (NEIGHBOURS[s] & empty).count_ones() as u64)
+                .sum();
         }
+        let mut total = 0u64;
         for s in bits(own) {
             let targets = NEIGHBOURS[s] & empty;
             if targets == 0 {
@@ -787,111 +799,10 @@ impl GameState for Rematch {
             expected: "red, white or orange",
         })?;
         let mut state = Rematch::empty_state(kind, rules);
-        let mut counts = [0u32; 3];
-        for &(cell, contents) in &tokens.pieces {
-            let index = (0..CELLS)
-                .find(|&i| COORDS[i] == (cell.file, cell.rank))
-                .ok_or(NotationError::OffBoard(cell))?;
-            let bad = |reason| NotationError::BadContents {
-                cell,
-                contents: contents.to_string(),
-                reason,
-            };
-            if contents.len() > TOTAL_PIECES as usize {
-                return Err(bad(
-                    "a stack has at most 12 pieces (the whole set), written bottom to top in R W O",
-                ));
-            }
-            let mut s = 0u32;
-            for (level, ch) in contents.chars().enumerate() {
-                let colour = COLOUR_CHARS
-                    .iter()
-                    .position(|&c| c == ch)
-                    .ok_or_else(|| bad("expected a stack bottom to top in the letters R W O"))?;
-                s |= (colour as u32) << (2 * level);
-                counts[colour] += 1;
-            }
-            s |= (contents.len() as u32) << 24;
-            state.set_cell(index, s);
-        }
-        let mut team_counter: Option<u8> = None;
-        for &(key, value) in &tokens.counters {
-            match key {
-                "team" => {
-                    let c = match value {
-                        "white" => WHITE,
-                        "orange" => ORANGE,
-                        _ => {
-                            return Err(NotationError::BadCounter {
-                                key: key.to_string(),
-                                value: value.to_string(),
-                                reason: "expected white or orange",
-                            })
-                        }
-                    };
-                    team_counter = Some(c);
-                }
-                "quiet" => {
-                    state.quiet = parse_counter(key, value, 40)?;
-                }
-                _ => {
-                    return Err(NotationError::UnknownCounter {
-                        key: key.to_string(),
-                        known: "team, quiet",
-                    })
-                }
-            }
-        }
-        let total: u32 = counts.iter().sum();
-        if total != TOTAL_PIECES || counts.iter().any(|&n| n != 4) {
-            return Err(NotationError::Impossible(format!(
-                "ReMATCH always has its 12 pieces on the board, 4 of each colour (captured \
-                 pieces stay inside stacks); found {} red, {} white, {} orange",
-                counts[0], counts[1], counts[2]
-            )));
-        }
-        let red_tops = state.tops[RED as usize] != 0;
-        let team_tops = state.tops[WHITE as usize] | state.tops[ORANGE as usize] != 0;
-        if seat == RED {
-            if !team_tops {
-                return Err(NotationError::Impossible(
-                    "Red is to move but the Team tops no stack: the Team's own last turn \
-                     cannot have left it without stacks (the game ended when Red took the \
-                     last top)"
-                        .to_string(),
-                ));
-            }
-            state.colour = RED;
-            state.team_due = team_counter.unwrap_or(WHITE);
-        } else {
-            if !red_tops {
-                return Err(NotationError::Impossible(
-                    "the Team is to move but Red tops no stack: Red's own last turn cannot \
-                     have left it without stacks (the game ended when the Team took the \
-                     last top)"
-                        .to_string(),
-                ));
-            }
-            if let Some(c) = team_counter {
-                if c != seat {
-                    return Err(NotationError::BadCounter {
-                        key: "team".to_string(),
-                        value: COLOUR_NAMES[c as usize].to_string(),
-                        reason: "when the Team is to move, the seat token already names its \
-                                 colour; team= may only repeat it",
-                    });
-                }
-            }
-            state.colour = state.effective_team_colour(seat);
-            state.team_due = state.colour;
-        }
-        if state.quiet > 0 && (!red_tops || !team_tops) {
-            return Err(NotationError::Impossible(
-                "a side has just lost its last top, so the last turn was a capture: quiet must \
-                 be 0"
-                    .to_string(),
-            ));
-        }
+        let counts = state.place_stacks(&tokens)?;
+        let team_counter = state.read_counters(&tokens)?;
+        check_piece_counts(counts)?;
+        state.set_seat_to_move(seat, team_counter)?;
         state.outcome = state.end_check(true);
         Ok(state)
     }
@@ -1053,6 +964,137 @@ impl GameState for Rematch {
         let mut scratch = Vec::with_capacity(256);
         self.perft_fast(depth, &mut scratch)
     }
+}
+
+impl Rematch {
+    /// Puts the stacks of a position's tokens on the board; returns the pieces of each
+    /// colour.
+    fn place_stacks(&mut self, tokens: &PositionTokens) -> Result<[u32; 3], NotationError> {
+        let mut counts = [0u32; 3];
+        for &(cell, contents) in &tokens.pieces {
+            let index = (0..CELLS)
+                .find(|&i| COORDS[i] == (cell.file, cell.rank))
+                .ok_or(NotationError::OffBoard(cell))?;
+            let bad = |reason| NotationError::BadContents {
+                cell,
+                contents: contents.to_string(),
+                reason,
+            };
+            if contents.len() > TOTAL_PIECES as usize {
+                return Err(bad(
+                    "a stack has at most 12 pieces (the whole set), written bottom to top in R W O",
+                ));
+            }
+            let mut s = 0u32;
+            for (level, ch) in contents.chars().enumerate() {
+                let colour = COLOUR_CHARS
+                    .iter()
+                    .position(|&c| c == ch)
+                    .ok_or_else(|| bad("expected a stack bottom to top in the letters R W O"))?;
+                s |= (colour as u32) << (2 * level);
+                counts[colour] += 1;
+            }
+            s |= (contents.len() as u32) << 24;
+            self.set_cell(index, s);
+        }
+        Ok(counts)
+    }
+
+    /// Reads a position's counters: sets `quiet`, returns the `team` counter if given.
+    fn read_counters(&mut self, tokens: &PositionTokens) -> Result<Option<u8>, NotationError> {
+        let mut team_counter: Option<u8> = None;
+        for &(key, value) in &tokens.counters {
+            match key {
+                "team" => {
+                    let c = match value {
+                        "white" => WHITE,
+                        "orange" => ORANGE,
+                        _ => {
+                            return Err(NotationError::BadCounter {
+                                key: key.to_string(),
+                                value: value.to_string(),
+                                reason: "expected white or orange",
+                            })
+                        }
+                    };
+                    team_counter = Some(c);
+                }
+                "quiet" => {
+                    self.quiet = parse_counter(key, value, 40)?;
+                }
+                _ => {
+                    return Err(NotationError::UnknownCounter {
+                        key: key.to_string(),
+                        known: "team, quiet",
+                    })
+                }
+            }
+        }
+        Ok(team_counter)
+    }
+
+    /// Sets the colour to move and the Team's next colour from the seat token and the
+    /// `team` counter, refusing positions no game reaches.
+    fn set_seat_to_move(
+        &mut self,
+        seat: u8,
+        team_counter: Option<u8>,
+    ) -> Result<(), NotationError> {
+        let red_tops = self.tops[RED as usize] != 0;
+        let team_tops = self.tops[WHITE as usize] | self.tops[ORANGE as usize] != 0;
+        if seat == RED {
+            if !team_tops {
+                return Err(NotationError::Impossible(
+                    "Red is to move but the Team tops no stack: the Team's own last turn \
+                     cannot have left it without stacks (the game ended when Red took the \
+                     last top)"
+                        .to_string(),
+                ));
+            }
+            self.colour = RED;
+            self.team_due = team_counter.unwrap_or(WHITE);
+        } else {
+            if !red_tops {
+                return Err(NotationError::Impossible(
+                    "the Team is to move but Red tops no stack: Red's own last turn cannot \
+                     have left it without stacks (the game ended when the Team took the \
+                     last top)"
+                        .to_string(),
+                ));
+            }
+            if let Some(c) = team_counter.filter(|&c| c != seat) {
+                return Err(NotationError::BadCounter {
+                    key: "team".to_string(),
+                    value: COLOUR_NAMES[c as usize].to_string(),
+                    reason: "when the Team is to move, the seat token already names its \
+                             colour; team= may only repeat it",
+                });
+            }
+            self.colour = self.effective_team_colour(seat);
+            self.team_due = self.colour;
+        }
+        if self.quiet > 0 && (!red_tops || !team_tops) {
+            return Err(NotationError::Impossible(
+                "a side has just lost its last top, so the last turn was a capture: quiet must \
+                 be 0"
+                    .to_string(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// ReMATCH always has its 12 pieces on the board, 4 of each colour.
+fn check_piece_counts(counts: [u32; 3]) -> Result<(), NotationError> {
+    let total: u32 = counts.iter().sum();
+    if total != TOTAL_PIECES || counts.iter().any(|&n| n != 4) {
+        return Err(NotationError::Impossible(format!(
+            "ReMATCH always has its 12 pieces on the board, 4 of each colour (captured \
+             pieces stay inside stacks); found {} red, {} white, {} orange",
+            counts[0], counts[1], counts[2]
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

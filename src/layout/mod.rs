@@ -21,12 +21,12 @@
 //! ```
 //! Training, evaluation, export, serve and the distributed roles all read this one layout.
 
-pub mod record;
+pub mod state;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use record::{Record, RecordError, TrainState};
+use state::{StateError, StateFile, TrainState};
 
 /// The run's config.
 pub const CONFIG: &str = "config.toml";
@@ -224,7 +224,7 @@ pub struct CheckpointDir {
 
 impl CheckpointDir {
     /// Its counters (`state.json`).
-    pub fn state(&self) -> Result<TrainState, RecordError> {
+    pub fn state(&self) -> Result<TrainState, StateError> {
         read_state(&self.dir)
     }
 }
@@ -248,7 +248,7 @@ pub fn list_checkpoints(run_dir: &Path) -> std::io::Result<Vec<CheckpointDir>> {
 }
 
 /// Reads a checkpoint directory's counters (`state.json`).
-pub fn read_state(dir: &Path) -> Result<TrainState, RecordError> {
+pub fn read_state(dir: &Path) -> Result<TrainState, StateError> {
     TrainState::read(&dir.join(STATE_FILE))
 }
 
@@ -311,14 +311,13 @@ pub fn resolve_model(path: &Path) -> Result<ResolvedModel, String> {
 }
 
 /// The run directory a weights file belongs to, when it lies in a run's checkpoint
-/// directory (`RUN/checkpoints/step-N/model.safetensors`) and the run records its config.
+/// directory (`RUN/checkpoints/step-N/model.safetensors`).
 pub fn run_dir_of_weights(weights: &Path) -> Option<PathBuf> {
     let checkpoints = weights.parent()?.parent()?;
     if checkpoints.file_name()? != CHECKPOINTS {
         return None;
     }
-    let run = checkpoints.parent()?;
-    run.join(CONFIG).is_file().then(|| run.to_path_buf())
+    checkpoints.parent().map(Path::to_path_buf)
 }
 
 /// The `step` of a checkpoint directory's `state.json`, if it has a readable one.
@@ -443,9 +442,7 @@ mod tests {
             resolve_model(&ckpt.join("model.safetensors")).unwrap(),
             expected
         );
-        // The run of a checkpoint's weights: only once the run records its config.
-        assert_eq!(run_dir_of_weights(&expected.weights), None);
-        std::fs::write(root.join("config.toml"), b"").unwrap();
+        // The run of a checkpoint's weights (its config is read, or missed, by the caller).
         assert_eq!(run_dir_of_weights(&expected.weights), Some(root.clone()));
         assert_eq!(run_dir_of_weights(&root.join("model.safetensors")), None);
         assert!(resolve_model(&root.join("nope"))

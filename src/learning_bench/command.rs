@@ -19,6 +19,7 @@ use super::{
     ladder_panels, match_dir, row_from_report, select_checkpoints, side_names, write_tables,
     BenchPlan, Row, DEFAULT_LADDER, PLAN_VERSION,
 };
+use crate::config::RunConfig;
 use crate::eval::arena::{fmt_elo, read_report, seat_sides};
 use crate::eval::command::RatingOpenings;
 use crate::eval::plot::render_png;
@@ -26,7 +27,6 @@ use crate::eval::ratings::{list_checkpoints, Checkpoint};
 use crate::game::GameKind;
 use crate::layout;
 use crate::selfplay::diversity::DiversityReport;
-use crate::train::config::RunConfig;
 use crate::train::metrics::MetricsLog;
 use crate::util::write_atomic;
 
@@ -41,7 +41,7 @@ pub const DEFAULT_VISITS: u32 = 100;
 
 /// Arguments of `checkers-zero bench-learning`.
 #[derive(Args, Debug, Clone)]
-pub struct BenchArgs {
+pub struct LearningBenchArgs {
     /// Game: rematch, rematch3, hexdame or eximo.
     pub game: String,
     /// Training budget: minutes of training wall-clock, summed over `--resume` invocations.
@@ -94,7 +94,7 @@ pub struct BenchArgs {
 }
 
 /// Runs the benchmark: train for what is left of the budget, rate, write the tables.
-pub fn run_bench(args: &BenchArgs, out: &mut impl Write) -> Result<()> {
+pub fn run_learning_bench(args: &LearningBenchArgs, out: &mut impl Write) -> Result<()> {
     if let Some(dir) = &args.replot {
         return replot(dir, &args.game, out);
     }
@@ -157,7 +157,7 @@ fn replot(dir: &Path, game: &str, out: &mut impl Write) -> Result<()> {
 
 /// The plan: new (from the arguments and defaults) or, with `--resume`, the recorded one
 /// with the arguments given now replacing its values. Written to `plan.json`.
-fn prepare_plan(args: &BenchArgs, run_dir: &Path, bench_dir: &Path) -> Result<BenchPlan> {
+fn prepare_plan(args: &LearningBenchArgs, run_dir: &Path, bench_dir: &Path) -> Result<BenchPlan> {
     let plan_path = bench_dir.join(layout::BENCH_PLAN_FILE);
     let mut new_config = None;
     let mut plan = if args.resume {
@@ -236,7 +236,7 @@ fn prepare_plan(args: &BenchArgs, run_dir: &Path, bench_dir: &Path) -> Result<Be
 /// ones; a new plan without any takes the game's suite. The suite's path is made absolute
 /// (`match` runs in the run directory) and the suite checked; without `--games`, the games
 /// are rounded up to whole seat rotations.
-fn choose_openings(plan: &mut BenchPlan, args: &BenchArgs, kind: GameKind) -> Result<()> {
+fn choose_openings(plan: &mut BenchPlan, args: &LearningBenchArgs, kind: GameKind) -> Result<()> {
     let given = &args.openings;
     if !args.resume || given.openings.is_some() || given.random_openings {
         plan.openings = given.file(kind)?;
@@ -257,7 +257,7 @@ fn choose_openings(plan: &mut BenchPlan, args: &BenchArgs, kind: GameKind) -> Re
 
 /// The config trained: `--config` (default `configs/<game>.toml`) with the `--set`
 /// overrides, checked to be for the benchmarked game.
-fn bench_config(args: &BenchArgs) -> Result<RunConfig> {
+fn bench_config(args: &LearningBenchArgs) -> Result<RunConfig> {
     let path = args
         .config
         .clone()

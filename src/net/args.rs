@@ -9,12 +9,12 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::batcher::BatcherConfig;
-use super::device::DeviceChoice;
 use super::model::Model;
-use super::precision::{
-    probe_batches, probe_model, resolve, Precision, ProbeCache, ProbeKey, Resolved,
-};
+use super::precision::{probe_batches, probe_model, resolve, ProbeCache, ProbeKey, Resolved};
+use super::threads::Layout;
 use super::NetError;
+use crate::config::batching::{BatchingConfig, DeviceChoice, Precision};
+use crate::config::RunConfig;
 
 /// Longest time the precision probe spends timing the net.
 pub const PROBE_BUDGET: Duration = Duration::from_millis(1500);
@@ -41,7 +41,35 @@ pub struct NetArgs {
     pub device: Option<DeviceChoice>,
 }
 
+impl NetSettings {
+    /// The precision and device of a `[batching]` section (the older `bf16` key, when
+    /// given, sets the precision).
+    pub fn of(batching: &BatchingConfig) -> NetSettings {
+        NetSettings {
+            precision: match batching.bf16 {
+                Some(true) => Precision::Bf16,
+                Some(false) => Precision::Fp32,
+                None => batching.precision,
+            },
+            device: batching.device,
+        }
+    }
+}
+
 impl NetArgs {
+    /// Puts these flags over a run's config: `--precision` over self-play's, `--device`
+    /// over both self-play's and the trainer's device.
+    pub fn apply_to(&self, config: &mut RunConfig) {
+        if let Some(precision) = self.precision {
+            config.batching.precision = precision;
+            config.batching.bf16 = None;
+        }
+        if let Some(device) = self.device {
+            config.batching.device = device;
+            config.train.device = device;
+        }
+    }
+
     /// `settings` with the flags given here put over them.
     pub fn over(&self, settings: NetSettings) -> NetSettings {
         NetSettings {
@@ -56,7 +84,21 @@ impl NetArgs {
     }
 }
 
-/// The evaluator config that runs `model` under `settings`: `base` with the device and
+/// Self-play's layout and the batcher config that runs `model` on this machine under a
+/// run's config: `auto` counts, device and precision settled (the precision is printed
+/// once).
+pub fn settle_selfplay(
+    config: &RunConfig,
+    model: &Model,
+) -> Result<(Layout, BatcherConfig, Resolved), NetError> {
+    let layout = Layout::of(config)?;
+    let base = BatcherConfig::of(&config.batching, &layout);
+    let (batcher, precision) = prepare(model, NetSettings::of(&config.batching), base)?;
+    announce(&precision);
+    Ok((layout, batcher, precision))
+}
+
+/// The batcher config that runs `model` under `settings`: `base` with the device and
 /// the settled precision filled in, and how the precision was settled. The probe times the
 /// net at `base`'s batch sizes and threads on that device; a cached probe for the same
 /// machine, libtorch, net and threads is reused.

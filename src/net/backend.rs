@@ -112,7 +112,7 @@ impl InFlight {
 
     /// Waits for the logits (an error if the backend has gone).
     pub fn wait(self) -> Result<Logits, NetError> {
-        self.0.recv().map_err(|_| NetError::EvaluatorGone)?
+        self.0.recv().map_err(|_| NetError::BatcherGone)?
     }
 }
 

@@ -1,13 +1,14 @@
-//! The batcher: one thread owns the model and serves evaluation requests from any number of
-//! searches, running them through the net together. (The config's `[evaluator]` section
-//! sets it; the evaluation role and the periodic evaluation are `distributed::evaluate` and
-//! `train::evaluation`.)
+//! The batcher: it serves evaluation requests from any number of searches, running them
+//! through the net together. (The config's `[batching]` section sets it.)
 //!
-//! Producers send a *job* (one or many positions) and block on their own reply channel;
-//! the evaluator thread waits for the first job, then gathers more until `max_batch`
-//! positions are queued, every live producer handle has a job queued, or `max_wait` has
-//! passed, and runs them as one batch. Nobody holds a lock while waiting, so no interleaving
-//! of producers can deadlock.
+//! Producers send a *job* (one or many positions) and wait on their own reply channel (at
+//! once, or later: [`Backend::submit`]). The batcher's gathering thread waits for a free
+//! stream and the first job, then gathers more until `max_batch` positions are queued, every
+//! live producer handle has a job queued, or `max_wait` has passed, and hands them as one
+//! batch to that stream. Each of the `streams` stream threads owns a copy of the weights and
+//! runs its batches one after another, so up to `streams` forward passes are in flight at
+//! once (one: the plain loop, gather then run). Nobody holds a lock while waiting, so no
+//! interleaving of producers can deadlock.
 //!
 //! What it does to keep the net busy (`docs/benchmarks.md`, inference benchmark):
 //! - dispatching as soon as every live handle has a job queued (a self-play worker sends one
@@ -35,7 +36,9 @@ use super::backend::{
 use super::in_place::InPlaceCheck;
 use super::model::Model;
 use super::precision::probe_batches;
+use super::threads::Layout;
 use super::NetError;
+use crate::config::batching::BatchingConfig;
 
 /// How the evaluator batches and runs the net.
 #[derive(Clone, Debug, PartialEq)]
@@ -65,6 +68,10 @@ pub struct BatcherConfig {
     /// uniform policy over the legal steps and a value of 0, as a net that costs nothing
     /// but its latency would (`None`: the net runs).
     pub latency: Option<Duration>,
+    /// Forward passes in flight at once, each on a stream thread of its own with its own
+    /// copy of the weights: while one batch is in the net (or on its way back), the next is
+    /// gathered and launched (1: one at a time).
+    pub streams: usize,
 }
 
 impl Default for BatcherConfig {
@@ -81,6 +88,21 @@ impl Default for BatcherConfig {
             check_in_place: false,
             probe_speedups: Vec::new(),
             latency: None,
+            streams: 1,
+        }
+    }
+}
+
+impl BatcherConfig {
+    /// The settings of each self-play batcher instance under `[batching]` and `layout`,
+    /// before its precision is settled ([`crate::net::args::prepare`]).
+    pub fn of(batching: &BatchingConfig, layout: &Layout) -> BatcherConfig {
+        BatcherConfig {
+            max_batch: batching.max_batch,
+            max_wait: Duration::from_secs_f64(batching.max_wait_ms / 1000.0),
+            torch_threads: layout.torch_threads as i32,
+            streams: batching.streams,
+            ..BatcherConfig::default()
         }
     }
 }
@@ -103,7 +125,7 @@ struct Job {
     reply: SyncSender<Result<Logits, NetError>>,
 }
 
-/// What producers and the owner send to the evaluator thread.
+/// What producers and the owner send to the gathering thread.
 enum Message {
     /// Positions to evaluate.
     Evaluate(Job),
@@ -171,7 +193,7 @@ impl Backend for BatcherHandle {
         };
         self.jobs
             .send(Message::Evaluate(job))
-            .map_err(|_| NetError::EvaluatorGone)?;
+            .map_err(|_| NetError::BatcherGone)?;
         Ok(InFlight::on(answer))
     }
 
@@ -258,15 +280,9 @@ impl Batcher {
         let stats = Arc::new(BatcherStats::default());
         let thread_stats = Arc::clone(&stats);
         let thread = std::thread::Builder::new()
-            .name("evaluator".into())
-            .spawn(move || {
-                if config.torch_threads > 0 {
-                    tch::set_num_threads(config.torch_threads);
-                }
-                let nets = Nets::new(Box::new(model), &config);
-                serve(nets, &config, &queue, &thread_producers, &thread_stats);
-            })
-            .expect("spawning the evaluator thread");
+            .name("batcher".into())
+            .spawn(move || serve(model, &config, &queue, &thread_producers, &thread_stats))
+            .expect("spawning the batcher thread");
         Batcher {
             handle: BatcherHandle {
                 jobs,
@@ -296,7 +312,7 @@ impl Batcher {
         self.handle
             .jobs
             .send(Message::Replace(Box::new(model)))
-            .map_err(|_| NetError::EvaluatorGone)
+            .map_err(|_| NetError::BatcherGone)
     }
 
     /// The evaluator's counters.
@@ -430,54 +446,161 @@ impl Nets {
     }
 }
 
-/// The evaluator thread's loop: take a job, gather a batch, run it, answer; swap in new
-/// weights between batches.
+/// A gathered batch on its way to a stream: its jobs and their inputs, laid out.
+struct Work {
+    pending: Vec<Job>,
+    input: Vec<f32>,
+    queued: usize,
+}
+
+/// What the gathering thread sends a stream.
+enum StreamMessage {
+    /// A batch to run and answer.
+    Run(Work),
+    /// New weights, for every batch after those already sent.
+    Replace(Box<Model>),
+}
+
+/// The gathering thread's loop: wait for a free stream, take a job, gather a batch, hand it
+/// to that stream; send new weights to every stream between batches. Ends (after its
+/// streams) once every handle is gone.
 fn serve(
-    mut nets: Nets,
+    model: Model,
     config: &BatcherConfig,
     queue: &Receiver<Message>,
     producers: &AtomicUsize,
-    stats: &BatcherStats,
+    stats: &Arc<BatcherStats>,
 ) {
-    let _no_grad = tch::no_grad_guard();
-    let max_batch = config.max_batch.max(1);
+    let (free_sender, free) = mpsc::channel::<usize>();
+    let mut streams = Vec::new();
+    let mut threads = Vec::new();
+    for (id, model) in copies(model, config.streams.max(1)).into_iter().enumerate() {
+        let (sender, work) = mpsc::channel::<StreamMessage>();
+        let (config, free, stats) = (config.clone(), free_sender.clone(), Arc::clone(stats));
+        let thread = std::thread::Builder::new()
+            .name(format!("batcher-stream-{id}"))
+            .spawn(move || run_stream(id, model, &config, &work, &free, &stats))
+            .expect("spawning a batcher stream");
+        streams.push(sender);
+        threads.push(thread);
+    }
+    drop(free_sender);
     let mut pending: Vec<Job> = Vec::new();
-    let mut input: Vec<f32> = Vec::new();
-    while let Ok(first) = queue.recv() {
-        let first = match first {
-            Message::Evaluate(job) => job,
-            Message::Replace(new_model) => {
-                nets = nets.renew(new_model, config);
-                continue;
-            }
+    while let Ok(stream) = free.recv() {
+        let Some(first) = first_job(queue, &streams) else {
+            break;
         };
         pending.push(first);
         let (queued, replacement) = gather(&mut pending, config, queue, producers);
-        input.clear();
+        let mut input = Vec::with_capacity(pending.iter().map(|j| j.input.len()).sum());
         for job in &pending {
             input.extend_from_slice(&job.input);
         }
-        let started = Instant::now();
-        let result = match config.latency {
-            Some(latency) => Ok(latency_output(&nets, latency, queued, max_batch)),
-            None => forward_raw(|n| nets.for_batch(n), &input, queued, max_batch),
+        let work = Work {
+            pending: std::mem::take(&mut pending),
+            input,
+            queued,
         };
-        let busy = started.elapsed();
-        if queued <= max_batch {
-            nets.record(queued, busy.as_secs_f64());
+        if streams[stream].send(StreamMessage::Run(work)).is_err() {
+            break;
         }
-        stats
-            .busy_nanos
-            .fetch_add(busy.as_nanos() as u64, Ordering::Relaxed);
-        stats.positions.fetch_add(queued as u64, Ordering::Relaxed);
-        stats
-            .batches
-            .fetch_add(queued.div_ceil(max_batch) as u64, Ordering::Relaxed);
-        answer(&mut pending, result);
         if let Some(new_model) = replacement {
-            nets = nets.renew(new_model, config);
+            send_weights(&streams, *new_model);
         }
     }
+    drop(streams);
+    for thread in threads {
+        let _ = thread.join();
+    }
+}
+
+/// The next job; weights that come first go to every stream. `None` once every handle
+/// is gone.
+fn first_job(queue: &Receiver<Message>, streams: &[Sender<StreamMessage>]) -> Option<Job> {
+    loop {
+        match queue.recv().ok()? {
+            Message::Evaluate(job) => return Some(job),
+            Message::Replace(new_model) => send_weights(streams, *new_model),
+        }
+    }
+}
+
+/// `count` copies of `model` (the model itself among them); fewer, with a warning, when
+/// libtorch cannot copy it.
+fn copies(model: Model, count: usize) -> Vec<Model> {
+    let mut models = Vec::with_capacity(count);
+    for _ in 1..count {
+        match model.try_clone() {
+            Ok(copy) => models.push(copy),
+            Err(e) => {
+                eprintln!("warning: the batcher runs fewer streams: {e}");
+                break;
+            }
+        }
+    }
+    models.push(model);
+    models
+}
+
+/// Sends new weights to every stream (a copy each).
+fn send_weights(streams: &[Sender<StreamMessage>], model: Model) {
+    for (stream, model) in streams.iter().zip(copies(model, streams.len())) {
+        let _ = stream.send(StreamMessage::Replace(Box::new(model)));
+    }
+}
+
+/// A stream thread: runs the batches it is sent, one after another, on its own copy of the
+/// weights, and says when it is free again.
+fn run_stream(
+    id: usize,
+    model: Model,
+    config: &BatcherConfig,
+    work: &Receiver<StreamMessage>,
+    free: &Sender<usize>,
+    stats: &BatcherStats,
+) {
+    if config.torch_threads > 0 {
+        tch::set_num_threads(config.torch_threads);
+    }
+    let _no_grad = tch::no_grad_guard();
+    let mut nets = Nets::new(Box::new(model), config);
+    if free.send(id).is_err() {
+        return;
+    }
+    while let Ok(message) = work.recv() {
+        match message {
+            StreamMessage::Replace(new_model) => nets = nets.renew(new_model, config),
+            StreamMessage::Run(batch) => {
+                run_batch(&mut nets, config, batch, stats);
+                if free.send(id).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// Runs one gathered batch through the net (or the latency backend) and answers its jobs.
+fn run_batch(nets: &mut Nets, config: &BatcherConfig, mut work: Work, stats: &BatcherStats) {
+    let max_batch = config.max_batch.max(1);
+    let queued = work.queued;
+    let started = Instant::now();
+    let result = match config.latency {
+        Some(latency) => Ok(latency_output(nets, latency, queued, max_batch)),
+        None => forward_raw(|n| nets.for_batch(n), &work.input, queued, max_batch),
+    };
+    let busy = started.elapsed();
+    if queued <= max_batch {
+        nets.record(queued, busy.as_secs_f64());
+    }
+    stats
+        .busy_nanos
+        .fetch_add(busy.as_nanos() as u64, Ordering::Relaxed);
+    stats.positions.fetch_add(queued as u64, Ordering::Relaxed);
+    stats
+        .batches
+        .fetch_add(queued.div_ceil(max_batch) as u64, Ordering::Relaxed);
+    answer(&mut work.pending, result);
 }
 
 /// Adds jobs to `pending` (which holds the first) until the batch is full, nobody else can

@@ -87,9 +87,15 @@ pub enum NetError {
     /// A device that cannot be used here.
     #[error("{0}")]
     Device(String),
-    /// The evaluator thread has stopped.
-    #[error("the evaluator has shut down")]
-    EvaluatorGone,
+    /// The batcher thread has stopped.
+    #[error("the net's batcher has shut down")]
+    BatcherGone,
+    /// A thread the net's work needs could not start, or failed.
+    #[error("{0}")]
+    Thread(String),
+    /// A person stopped the search (not a failure of the net).
+    #[error("the search was stopped")]
+    Stopped,
 }
 
 impl NetError {
@@ -132,7 +138,9 @@ impl NetError {
             NetError::Shape(message) => NetError::Shape(message.clone()),
             NetError::Device(message) => NetError::Device(message.clone()),
             NetError::Torch(error) => NetError::Torch(tch::TchError::Torch(error.to_string())),
-            NetError::EvaluatorGone => NetError::EvaluatorGone,
+            NetError::BatcherGone => NetError::BatcherGone,
+            NetError::Thread(message) => NetError::Thread(message.clone()),
+            NetError::Stopped => NetError::Stopped,
         }
     }
 }

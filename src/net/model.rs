@@ -9,34 +9,11 @@ use tch::nn::{self, ModuleT};
 use tch::{Device, Kind, Tensor};
 
 use super::NetError;
+use crate::config::net::NetConfig;
 use crate::game::RulesConfig;
 
 /// Version of the on-disk model format (metadata layout and tensor names).
 pub const MODEL_FORMAT_VERSION: u32 = 1;
-
-/// The size of the tower and heads; chosen per run in the config.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NetConfig {
-    /// Residual blocks (two convolutions each).
-    pub blocks: usize,
-    /// Channels of the tower.
-    pub channels: i64,
-    /// Channels of the policy head's 1x1 convolution.
-    pub policy_channels: i64,
-    /// Hidden units of the value head.
-    pub value_hidden: i64,
-    /// Global pooling in the tower (KataGo's global pooling bias): each block adds to its
-    /// first convolution's output a per-channel bias computed from that output's mean and
-    /// max over the board. Off in models saved before it existed.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub global_pool: bool,
-    /// A moves-left head (lc0's): one linear unit on the value head's hidden layer that
-    /// predicts the steps left in the game, in units of [`MOVES_LEFT_UNIT`] steps. An
-    /// auxiliary training target only: search never reads it. Off in older models.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub moves_left: bool,
-}
 
 /// The moves-left head's unit: it predicts steps left divided by this.
 pub const MOVES_LEFT_UNIT: f32 = 20.0;
@@ -50,50 +27,6 @@ pub struct Outputs {
     pub value: Tensor,
     /// Predicted steps left in [`MOVES_LEFT_UNIT`]s, `[N]`, when the net has the head.
     pub moves_left: Option<Tensor>,
-}
-
-impl Default for NetConfig {
-    fn default() -> Self {
-        NetConfig {
-            blocks: 6,
-            channels: 64,
-            policy_channels: 32,
-            value_hidden: 128,
-            global_pool: false,
-            moves_left: false,
-        }
-    }
-}
-
-impl NetConfig {
-    /// The smallest useful net: one block of 8 channels. For tests and examples, where a
-    /// net must run fast, not play well.
-    ///
-    /// ```
-    /// use checkers_zero::net::model::NetConfig;
-    /// let net = NetConfig { channels: 16, ..NetConfig::tiny() };
-    /// assert_eq!((net.blocks, net.channels), (1, 16));
-    /// ```
-    pub fn tiny() -> NetConfig {
-        NetConfig {
-            blocks: 1,
-            channels: 8,
-            policy_channels: 4,
-            value_hidden: 8,
-            global_pool: false,
-            moves_left: false,
-        }
-    }
-
-    /// The standard size for a game (its `GameFacts`), what its committed config trains.
-    pub fn default_for(kind: crate::game::GameKind) -> NetConfig {
-        let facts = kind.facts();
-        NetConfig {
-            blocks: facts.default_blocks,
-            channels: facts.default_channels,
-            ..NetConfig::default()
-        }
-    }
 }
 
 /// What the net reads and writes, fixed by the game and its encoding.

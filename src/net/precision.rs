@@ -6,54 +6,15 @@
 //! starts skip the probe; `checkers-zero bench` shows the same timings as a table.
 
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use tch::{Device, Kind, Tensor};
 
-use super::model::{Model, NetConfig, NetShape};
+use super::model::{Model, NetShape};
 use super::NetError;
-
-/// The precision setting: measured (`auto`) or forced.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Precision {
-    /// Time both on this machine and this net, take the faster per batch band.
-    #[default]
-    Auto,
-    /// float32 at every batch.
-    Fp32,
-    /// bfloat16 weights and inputs at every batch (results read back as f32).
-    Bf16,
-}
-
-/// The values `--precision` and `evaluator.precision` accept.
-pub const PRECISION_VALUES: &str = "auto, fp32, bf16";
-
-impl FromStr for Precision {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        match text {
-            "auto" => Ok(Precision::Auto),
-            "fp32" => Ok(Precision::Fp32),
-            "bf16" => Ok(Precision::Bf16),
-            _ => Err(format!(
-                "unknown precision `{text}` (allowed: {PRECISION_VALUES})"
-            )),
-        }
-    }
-}
-
-impl std::fmt::Display for Precision {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Precision::Auto => "auto",
-            Precision::Fp32 => "fp32",
-            Precision::Bf16 => "bf16",
-        })
-    }
-}
+use crate::config::batching::Precision;
+use crate::config::net::NetConfig;
 
 /// Seconds per forward pass (best of the repetitions) at each probed batch size.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -219,7 +180,7 @@ pub fn probe_model(
                 })
             })
             .join()
-            .unwrap_or_else(|_| Err(NetError::Shape("the precision probe panicked".into())))
+            .unwrap_or_else(|_| Err(NetError::Thread("the precision probe panicked".into())))
     })
 }
 

@@ -12,9 +12,8 @@ use tch::{CModule, Device, Kind, Tensor};
 
 use super::args::NetSettings;
 use super::backend::{Backend, BackendInfo, IoShape, Logits, RawOutput};
-use super::device::DeviceChoice;
-use super::precision::Precision;
 use super::NetError;
+use crate::config::batching::{DeviceChoice, Precision};
 
 /// A loaded TorchScript net. Clones share the module.
 #[derive(Clone, Debug)]

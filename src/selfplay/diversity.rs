@@ -1,6 +1,6 @@
 //! Self-play diversity: how varied the newest games are (their openings, exact repeats and
-//! results). The learner keeps the newest [`DIVERSITY_GAMES`] games' summaries and writes
-//! [`GameDiversity::report`] as the `diversity` object of its `intake` metrics lines
+//! results). The learner role keeps the newest [`DIVERSITY_GAMES`] games' summaries and
+//! writes [`GameDiversity::report`] as the `diversity` object of its `intake` metrics lines
 //! (docs/training.md, "Self-play diversity"); the replay window adds `repeated_samples`.
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use serde::{Deserialize, Serialize};
 
 use super::record::{GameRecord, RecordError};
-use crate::game::{GameState, Side};
+use crate::game::{Action, GameState, Side};
 
 /// Games the diversity figures are computed over: the newest this many taken in
 /// (reanalyses, which repeat a game, not counted).
@@ -49,25 +49,42 @@ fn hash_text(text: &str) -> u64 {
         .fold(0xcbf2_9ce4_8422_2325, |h, b| mix(h, u64::from(b)))
 }
 
-impl GameSummary {
-    /// The summary of a finished game; fails if the record does not replay.
-    pub fn of<S: GameState>(record: &GameRecord) -> Result<GameSummary, RecordError> {
-        let mut hash = hash_text(&record.start);
-        let mut turns = 0;
-        let mut openings = [None; OPENING_TURNS.len()];
-        record.replay::<S>(|state, step| {
-            if !state.turn_in_progress() {
-                // This step starts turn `turns + 1`: the steps so far are `turns` whole turns.
-                if let Some(i) = OPENING_TURNS.iter().position(|&k| k == turns) {
-                    openings[i] = Some(hash);
-                }
-                turns += 1;
+/// A game's summary built step by step while its record is replayed (the learner's
+/// replay also encodes the samples: [`super::samples::take_game`]).
+#[derive(Clone, Debug)]
+pub struct SummaryBuilder {
+    hash: u64,
+    turns: usize,
+    openings: [Option<u64>; OPENING_TURNS.len()],
+}
+
+impl SummaryBuilder {
+    /// A builder for the game that starts at `record.start`.
+    pub fn new(record: &GameRecord) -> SummaryBuilder {
+        SummaryBuilder {
+            hash: hash_text(&record.start),
+            turns: 0,
+            openings: [None; OPENING_TURNS.len()],
+        }
+    }
+
+    /// Takes step `action`, played in `state`.
+    pub fn step<S: GameState>(&mut self, state: &S, action: Action) {
+        if !state.turn_in_progress() {
+            // This step starts turn `turns + 1`: the steps so far are `turns` whole turns.
+            if let Some(i) = OPENING_TURNS.iter().position(|&k| k == self.turns) {
+                self.openings[i] = Some(self.hash);
             }
-            hash = mix(hash, u64::from(step.action) + 1);
-        })?;
+            self.turns += 1;
+        }
+        self.hash = mix(self.hash, u64::from(action) + 1);
+    }
+
+    /// The summary, once every step of `record` is taken.
+    pub fn finish(self, record: &GameRecord) -> GameSummary {
         let mut summary = GameSummary {
-            openings: openings.map(|o| o.unwrap_or(hash)),
-            whole: hash,
+            openings: self.openings.map(|o| o.unwrap_or(self.hash)),
+            whole: self.hash,
             winner: record.winner,
             resigned: record.resigned,
             would_resign: 0,
@@ -81,7 +98,16 @@ impl GameSummary {
                 }
             }
         }
-        Ok(summary)
+        summary
+    }
+}
+
+impl GameSummary {
+    /// The summary of a finished game; fails if the record does not replay.
+    pub fn of<S: GameState>(record: &GameRecord) -> Result<GameSummary, RecordError> {
+        let mut builder = SummaryBuilder::new(record);
+        record.replay::<S>(|state, step| builder.step(state, step.action))?;
+        Ok(builder.finish(record))
     }
 }
 
@@ -243,72 +269,4 @@ fn entropy(counts: impl Iterator<Item = usize>, n: usize) -> f64 {
             -p * p.ln()
         })
         .sum()
-}
-
-/// Counts of keys in a sliding multiset, and how many of its members share their key
-/// with another: the replay window's `repeated_samples`.
-#[derive(Clone, Debug, Default)]
-pub struct KeyCounts {
-    counts: HashMap<u64, u32>,
-    members: usize,
-    repeated: usize,
-}
-
-impl KeyCounts {
-    /// Adds a member with `key`.
-    pub fn insert(&mut self, key: u64) {
-        let count = self.counts.entry(key).or_default();
-        *count += 1;
-        self.members += 1;
-        self.repeated += match *count {
-            1 => 0,
-            2 => 2,
-            _ => 1,
-        };
-    }
-
-    /// Removes a member with `key` (one that was inserted).
-    pub fn remove(&mut self, key: u64) {
-        let Some(count) = self.counts.get_mut(&key) else {
-            return;
-        };
-        *count -= 1;
-        self.members -= 1;
-        self.repeated -= match *count {
-            0 => 0,
-            1 => 2,
-            _ => 1,
-        };
-        if *count == 0 {
-            self.counts.remove(&key);
-        }
-    }
-
-    /// Share of members whose key another member shares; `None` when empty.
-    pub fn repeated_share(&self) -> Option<f64> {
-        (self.members > 0).then(|| self.repeated as f64 / self.members as f64)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn key_counts_track_members_sharing_a_key() {
-        let mut keys = KeyCounts::default();
-        assert_eq!(keys.repeated_share(), None);
-        for k in [1, 2, 2, 3, 3, 3] {
-            keys.insert(k);
-        }
-        assert_eq!(keys.repeated_share(), Some(5.0 / 6.0));
-        keys.remove(3);
-        keys.remove(2);
-        // 1, 2, 3, 3: two of four share a key.
-        assert_eq!(keys.repeated_share(), Some(0.5));
-        keys.remove(3);
-        assert_eq!(keys.repeated_share(), Some(0.0));
-        keys.remove(9);
-        assert_eq!(keys.repeated_share(), Some(0.0));
-    }
 }

@@ -1,12 +1,12 @@
 //! Self-play: workers that play many games at once through MCTS and the batched evaluator,
 //! and the game records they write.
 
-pub mod config;
 pub mod diversity;
 pub mod pool;
 pub mod proven;
 pub mod reanalyse;
 pub mod record;
 pub mod resign;
+pub mod samples;
 pub mod show;
 pub mod worker;

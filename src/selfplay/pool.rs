@@ -1,7 +1,7 @@
-//! Self-play as a service: evaluator threads and a rayon pool of workers, started
+//! Self-play as a service: batcher threads and a rayon pool of workers, started
 //! together, fed new weights while they run, and stopped keeping every finished game.
 //!
-//! With several evaluator instances (each owning a copy of the model), worker `w` sends its
+//! With several batcher instances (each owning a copy of the model), worker `w` sends its
 //! leaves to instance `w % instances`. Which layout is fastest depends on the machine:
 //! `checkers-zero bench` measures it, and `auto` ([`crate::net::threads`]) picks one.
 
@@ -11,18 +11,18 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::config::NewWeights;
 use super::record::GameRecord;
 use super::worker::{run_worker, SearchCounts, SharedCounters, WorkerSettings};
+use crate::config::selfplay::NewWeights;
 use crate::net::batcher::{Batcher, BatcherConfig};
 use crate::net::encode::Encode;
 use crate::net::model::Model;
 use crate::net::net_eval::NetEvaluator;
 use crate::net::NetError;
 
-/// Running self-play: workers playing games through one batched evaluator.
+/// Running self-play: workers playing games through batched inference.
 pub struct SelfPlayPool {
-    evaluators: Vec<Batcher>,
+    batchers: Vec<Batcher>,
     /// The earlier checkpoint's net, when some games seat it (`selfplay.opponent_share`).
     opponent: Option<Batcher>,
     counters: Arc<SharedCounters>,
@@ -33,22 +33,22 @@ pub struct SelfPlayPool {
     exited: usize,
     /// The first error a worker stopped with.
     failure: Option<NetError>,
-    /// When the evaluators started (their lifetime is the denominator of "busy").
+    /// When the batchers started (their lifetime is the denominator of "busy").
     started: Instant,
     _threads: rayon::ThreadPool,
 }
 
 impl SelfPlayPool {
-    /// Starts `workers` workers for game `S` with `model` behind `instances` evaluators;
+    /// Starts `workers` workers for game `S` with `model` behind `instances` batchers;
     /// game numbers start at `next_game`, records carry `model_step`. With `opponent` (an
     /// earlier checkpoint's model and step) and `selfplay.opponent_share` > 0, that share of
-    /// the games seats it on one side, behind an evaluator of its own.
+    /// the games seats it on one side, behind an batcher of its own.
     #[allow(clippy::too_many_arguments)]
     pub fn start<S: Encode>(
         settings: WorkerSettings,
         workers: usize,
         model: Model,
-        evaluator: BatcherConfig,
+        batcher: BatcherConfig,
         instances: usize,
         next_game: u64,
         model_step: u64,
@@ -56,12 +56,12 @@ impl SelfPlayPool {
     ) -> Result<SelfPlayPool, NetError> {
         let opponent = opponent.filter(|_| settings.selfplay.opponent_share > 0.0);
         let opponent_step = opponent.as_ref().map_or(0, |o| o.1);
-        let opponent = opponent.map(|(old, _)| Batcher::spawn(old, evaluator.clone()));
-        let mut evaluators = Vec::new();
+        let opponent = opponent.map(|(old, _)| Batcher::spawn(old, batcher.clone()));
+        let mut batchers = Vec::new();
         for _ in 1..instances.max(1) {
-            evaluators.push(Batcher::spawn(model.try_clone()?, evaluator.clone()));
+            batchers.push(Batcher::spawn(model.try_clone()?, batcher.clone()));
         }
-        evaluators.push(Batcher::spawn(model, evaluator));
+        batchers.push(Batcher::spawn(model, batcher));
         let counters = Arc::new(SharedCounters::default());
         counters.next_game.store(next_game, Ordering::Relaxed);
         counters.model_step.store(model_step, Ordering::Relaxed);
@@ -74,9 +74,9 @@ impl SelfPlayPool {
             .num_threads(workers)
             .thread_name(|i| format!("selfplay-{i}"))
             .build()
-            .map_err(|e| NetError::Shape(format!("cannot start self-play threads: {e}")))?;
+            .map_err(|e| NetError::Thread(format!("cannot start self-play threads: {e}")))?;
         for w in 0..workers {
-            let handle = evaluators[w % evaluators.len()].handle();
+            let handle = batchers[w % batchers.len()].handle();
             let old = opponent.as_ref().map(Batcher::handle);
             let (settings, counters) = (settings.clone(), Arc::clone(&counters));
             let (sender, exit) = (game_sender.clone(), exit_sender.clone());
@@ -89,7 +89,7 @@ impl SelfPlayPool {
         }
         Ok(SelfPlayPool {
             started: Instant::now(),
-            evaluators,
+            batchers,
             opponent,
             counters,
             games,
@@ -128,10 +128,10 @@ impl SelfPlayPool {
 
     /// Hands new weights (of training step `step`) to self-play.
     pub fn replace_model(&self, model: Model, step: u64) -> Result<(), NetError> {
-        for evaluator in &self.evaluators[1..] {
-            evaluator.replace_model(model.try_clone()?)?;
+        for batcher in &self.batchers[1..] {
+            batcher.replace_model(model.try_clone()?)?;
         }
-        self.evaluators[0].replace_model(model)?;
+        self.batchers[0].replace_model(model)?;
         self.counters.model_step.store(step, Ordering::Relaxed);
         Ok(())
     }
@@ -176,15 +176,15 @@ impl SelfPlayPool {
         SearchCounts::read(&self.counters)
     }
 
-    /// The evaluators' counters, summed over instances.
-    pub fn evaluator_totals(&self) -> BatcherTotals {
+    /// The batchers' counters, summed over instances.
+    pub fn batcher_totals(&self) -> BatcherTotals {
         let lifetime = self.started.elapsed().as_nanos() as u64;
         let mut totals = BatcherTotals {
-            instance_nanos: lifetime * self.evaluators.len() as u64,
+            instance_nanos: lifetime * self.batchers.len() as u64,
             ..BatcherTotals::default()
         };
-        for evaluator in &self.evaluators {
-            let stats = evaluator.stats();
+        for batcher in &self.batchers {
+            let stats = batcher.stats();
             totals.positions += stats.positions.load(Ordering::Relaxed);
             totals.batches += stats.batches.load(Ordering::Relaxed);
             totals.busy_nanos += stats.busy_nanos.load(Ordering::Relaxed);
@@ -200,18 +200,18 @@ impl SelfPlayPool {
             self.exited += 1;
         }
         let games = self.games.try_iter().collect();
-        for evaluator in self.evaluators.drain(..).chain(self.opponent.take()) {
-            evaluator.shutdown();
+        for batcher in self.batchers.drain(..).chain(self.opponent.take()) {
+            batcher.shutdown();
         }
         games
     }
 }
 
-/// The evaluators' work so far, summed over instances.
+/// The batchers' work so far, summed over instances.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BatcherTotals {
-    /// Nanoseconds the evaluators have existed, summed over instances (a draining pool's
-    /// evaluators run beside the current pool's, so this is more than instances x wall).
+    /// Nanoseconds the batchers have existed, summed over instances (a draining pool's
+    /// batchers run beside the current pool's, so this is more than instances x wall).
     pub instance_nanos: u64,
     /// Positions evaluated.
     pub positions: u64,
@@ -278,11 +278,11 @@ pub struct RollingPool {
     start: StartPool,
     settings: WorkerSettings,
     workers: usize,
-    evaluator: BatcherConfig,
+    batcher: BatcherConfig,
     instances: usize,
     current: SelfPlayPool,
     draining: Vec<SelfPlayPool>,
-    /// Counters of the pools that have stopped: steps, samples, evaluator work.
+    /// Counters of the pools that have stopped: steps, samples, batcher work.
     retired: (u64, u64, BatcherTotals),
     /// Search counts of the pools that have stopped.
     retired_searches: SearchCounts,
@@ -299,7 +299,7 @@ impl RollingPool {
         settings: WorkerSettings,
         workers: usize,
         model: Model,
-        evaluator: BatcherConfig,
+        batcher: BatcherConfig,
         instances: usize,
         next_game: u64,
         model_step: u64,
@@ -311,7 +311,7 @@ impl RollingPool {
             settings.clone(),
             workers,
             model,
-            evaluator.clone(),
+            batcher.clone(),
             instances,
             next_game,
             model_step,
@@ -321,7 +321,7 @@ impl RollingPool {
             start,
             settings,
             workers,
-            evaluator,
+            batcher,
             instances,
             current,
             draining: Vec::new(),
@@ -357,7 +357,7 @@ impl RollingPool {
             self.settings.clone(),
             self.workers,
             model,
-            self.evaluator.clone(),
+            self.batcher.clone(),
             self.instances,
             next_game,
             step,
@@ -381,7 +381,7 @@ impl RollingPool {
                 let pool = self.draining.swap_remove(i);
                 self.retired.0 += pool.steps_played();
                 self.retired.1 += pool.samples_made();
-                self.retired.2.add(&pool.evaluator_totals());
+                self.retired.2.add(&pool.batcher_totals());
                 self.retired_searches.add(&pool.search_counts());
                 games.extend(pool.stop());
             }
@@ -437,10 +437,10 @@ impl RollingPool {
     }
 
     /// Batcher work of every pool so far.
-    pub fn evaluator_totals(&self) -> BatcherTotals {
+    pub fn batcher_totals(&self) -> BatcherTotals {
         let mut totals = self.retired.2;
         for pool in self.pools() {
-            totals.add(&pool.evaluator_totals());
+            totals.add(&pool.batcher_totals());
         }
         totals
     }

@@ -69,14 +69,14 @@ impl RecentGames {
 
 /// A game being reanalysed: its source record, replayed step by step.
 #[derive(Clone, Debug)]
-pub struct Replay {
+pub struct Reanalysis {
     source: Arc<GameRecord>,
 }
 
-impl Replay {
+impl Reanalysis {
     /// The reanalysis of `source`.
-    pub fn new(source: Arc<GameRecord>) -> Replay {
-        Replay { source }
+    pub fn new(source: Arc<GameRecord>) -> Reanalysis {
+        Reanalysis { source }
     }
 
     /// The source game's start position.

@@ -16,6 +16,8 @@
 
 use std::collections::VecDeque;
 
+use crate::config::selfplay::SelfPlayConfig;
+
 /// How resignation works (from `[selfplay]`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResignSettings {
@@ -31,6 +33,20 @@ pub struct ResignSettings {
     pub min_samples: usize,
     /// Played-through games per side remembered for calibration.
     pub history: usize,
+}
+
+impl ResignSettings {
+    /// The resignation keys of `[selfplay]`.
+    pub fn of(s: &SelfPlayConfig) -> ResignSettings {
+        ResignSettings {
+            consecutive: s.resign_consecutive,
+            threshold: s.resign_threshold,
+            calibrate: s.resign_calibrate,
+            max_false_rate: s.resign_false_rate,
+            min_samples: s.resign_min_samples,
+            history: s.resign_history,
+        }
+    }
 }
 
 /// The lowest threshold calibration considers; below it a side does not resign.

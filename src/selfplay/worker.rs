@@ -13,14 +13,15 @@ use std::sync::{Arc, Mutex};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use super::config::{GumbelPlay, SearchKind, SelfPlayConfig};
 use super::proven::label_proven;
-use super::reanalyse::{RecentGames, Replay};
+use super::reanalyse::{Reanalysis, RecentGames};
 use super::record::{GameRecord, StepRecord};
-use super::resign::{ResignCalibrator, ResignWindow};
+use super::resign::{ResignCalibrator, ResignSettings, ResignWindow};
+use crate::config::search::{SearchConfig, SearchKind};
+use crate::config::selfplay::{GumbelPlay, SelfPlayConfig};
+use crate::config::RunConfig;
 use crate::game::{Action, GameKind, GameState, RulesConfig, Side, StepList};
 use crate::net::NetError;
-use crate::search::config::SearchConfig;
 use crate::search::root::{policy_surprise, RootSearch, SearchResult};
 use crate::search::run::{pipeline, start_search, Lockstep};
 use crate::search::sample::sample_with_temperature;
@@ -52,6 +53,17 @@ pub struct WorkerSettings {
 }
 
 impl WorkerSettings {
+    /// The settings of a run's self-play workers.
+    pub fn of(config: &RunConfig) -> WorkerSettings {
+        WorkerSettings::new(
+            config.kind(),
+            config.rules(),
+            config.selfplay.clone(),
+            config.search.clone(),
+            config.seed,
+        )
+    }
+
     /// Settings with a fresh resignation calibrator.
     pub fn new(
         kind: GameKind,
@@ -60,7 +72,9 @@ impl WorkerSettings {
         search: SearchConfig,
         seed: u64,
     ) -> WorkerSettings {
-        let resign = Arc::new(Mutex::new(ResignCalibrator::new(selfplay.resign())));
+        let resign = Arc::new(Mutex::new(ResignCalibrator::new(ResignSettings::of(
+            &selfplay,
+        ))));
         let held = if selfplay.reanalyse_share > 0.0 {
             selfplay.reanalyse_games
         } else {
@@ -87,7 +101,7 @@ impl WorkerSettings {
 
     /// A recent game to reanalyse instead of a new game, when the draw for the game
     /// numbered `index` says so and there is one.
-    fn reanalysis(&self, index: u64) -> Option<Replay> {
+    fn reanalysis(&self, index: u64) -> Option<Reanalysis> {
         let share = self.selfplay.reanalyse_share;
         if share <= 0.0 {
             return None;
@@ -98,7 +112,7 @@ impl WorkerSettings {
             return None;
         }
         let recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        recent.pick(&mut rng).map(Replay::new)
+        recent.pick(&mut rng).map(Reanalysis::new)
     }
 
     /// Takes in a finished game played through with resignation off.
@@ -229,7 +243,7 @@ struct Slot<S: GameState> {
     /// The search of the current step, if one is running.
     search: Option<Box<dyn RootSearch<S>>>,
     /// The game this slot reanalyses, if it replays one rather than playing a new one.
-    replay: Option<Replay>,
+    replay: Option<Reanalysis>,
     /// The side an earlier checkpoint plays (`selfplay.opponent_share`), if any.
     opponent: Option<Side>,
     /// The net of the current search and of the tree's statistics: 0 the current one, 1
@@ -278,7 +292,7 @@ pub fn run_worker<S: GameState, E: Evaluate<S>>(
     let mut nets: Vec<E> = std::iter::once(net).chain(opponent).collect();
     let mut nets: Vec<&mut E> = nets.iter_mut().collect();
     match pipeline(&mut games, &mut nets) {
-        Err(NetError::EvaluatorGone) if counters.stop.load(Ordering::Relaxed) => Ok(()),
+        Err(NetError::BatcherGone) if counters.stop.load(Ordering::Relaxed) => Ok(()),
         result => result,
     }
 }
@@ -637,7 +651,7 @@ fn use_net_of_side<S: GameState>(slot: &mut Slot<S>, settings: &WorkerSettings) 
 fn reanalysis_slot<S: GameState>(
     settings: &WorkerSettings,
     counters: &SharedCounters,
-    replay: Replay,
+    replay: Reanalysis,
     rng: StdRng,
 ) -> Option<Slot<S>> {
     let state: S = replay.start().ok()?;

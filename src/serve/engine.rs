@@ -12,6 +12,8 @@ use rand::SeedableRng;
 use serde::Serialize;
 use tch::Device;
 
+use crate::config::search::SearchConfig;
+use crate::config::RunConfig;
 use crate::export::torchscript::ExportedModel;
 use crate::game::turns::push_step_text;
 use crate::game::{GameKind, GameState};
@@ -23,7 +25,6 @@ use crate::net::model::Model;
 use crate::net::net_eval::NetEvaluator;
 use crate::net::NetError;
 use crate::search::agents::{Budget, RolloutEvaluator};
-use crate::search::config::SearchConfig;
 use crate::search::run::{search_in_chunks, start_search};
 use crate::search::solve::quick_proof;
 use crate::search::think::{principal_variation, TurnSearch};
@@ -72,8 +73,9 @@ impl LoadedModel {
             torch_threads: 1,
             ..BatcherConfig::default()
         };
-        let search = SearchConfig::of_checkpoint(&resolved.weights)
+        let search = RunConfig::of_checkpoint(&resolved.weights)
             .map_err(|e| fail(&format!("its run's search settings: {e}")))?
+            .map(|run| run.search)
             .unwrap_or_default();
         let source = match resolved.step {
             Some(step) => format!("checkpoint step {step}"),
@@ -152,7 +154,7 @@ impl Eval {
 impl<S: Encode> Evaluate<S> for Eval {
     fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError> {
         if self.stopped() {
-            return Err(NetError::Device("the search was stopped".into()));
+            return Err(NetError::Stopped);
         }
         match &mut self.source {
             EvalSource::Net(e) => e.evaluate(states),

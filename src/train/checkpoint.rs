@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use tch::Device;
 
 use super::optimizer::AdamW;
-use crate::layout::record::{Record, RecordError, TrainState};
+use crate::layout::state::{StateError, StateFile, TrainState};
 use crate::layout::{checkpoint_name, OPTIMIZER_FILE, STATE_FILE, WEIGHTS_FILE};
 use crate::net::model::{Model, NetShape};
 use crate::net::NetError;
@@ -37,7 +37,7 @@ pub enum CheckpointError {
     },
     /// `state.json` is unreadable, malformed or newer than this build.
     #[error(transparent)]
-    State(#[from] RecordError),
+    State(#[from] StateError),
     /// Weights or optimizer state failed to load or save.
     #[error(transparent)]
     Net(#[from] NetError),

@@ -1,12 +1,11 @@
-//! Everything that can stop a training run, as one error type shared by `train`, the
-//! learner and the distributed roles.
+//! Everything that can stop the learner, as one error type shared by `train`, the learner
+//! and the distributed roles (which add their own: `crate::distributed::DistError`).
 
 use std::path::PathBuf;
 
 use super::checkpoint::CheckpointError;
-use super::config::ConfigError;
+use crate::config::ConfigError;
 use crate::net::NetError;
-use crate::selfplay::record::RecordError;
 
 /// Everything that can stop a training run.
 #[derive(Debug, thiserror::Error)]
@@ -28,10 +27,4 @@ pub enum TrainError {
     /// A model problem.
     #[error(transparent)]
     Net(#[from] NetError),
-    /// A game record problem.
-    #[error(transparent)]
-    Record(#[from] RecordError),
-    /// Self-play stopped by itself.
-    #[error("self-play stopped unexpectedly (the evaluator failed)")]
-    SelfPlayStopped,
 }

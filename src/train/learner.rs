@@ -1,6 +1,7 @@
 //! The learner's core, shared by `train` (one machine) and `learn` (the distributed role):
-//! the model, its optimizer and counters, and the replay window, fed finished games and
-//! stepped whenever the replay ratio allows.
+//! the model, its optimizer and counters, and the replay window, fed training samples and
+//! stepped whenever the replay ratio allows. It knows nothing of games beyond their
+//! encoding: the samples come from [`crate::selfplay::samples`].
 
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
@@ -10,16 +11,14 @@ use rand::SeedableRng;
 use serde_json::{json, Value};
 
 use super::checkpoint::{load_checkpoint, write_checkpoint};
-use super::config::RunConfig;
 use super::error::TrainError;
 use super::optimizer::AdamW;
-use super::trainer::{train_step, StepStats};
-use super::window::{samples_of_game, ReplayWindow, Sample, Symmetries};
-use crate::layout::record::TrainState;
+use super::trainer::{train_step, LossWeights, StepStats};
+use super::window::{ReplayWindow, Sample, Symmetries};
+use crate::config::RunConfig;
+use crate::layout::state::TrainState;
 use crate::net::encode::Encode;
 use crate::net::model::Model;
-use crate::selfplay::diversity::{DiversityReport, GameDiversity, GameSummary};
-use crate::selfplay::record::GameRecord;
 use crate::util::game_seed;
 
 /// Model, optimizer, counters and replay window of a run of game `S`.
@@ -41,8 +40,9 @@ pub struct Learner<S: Encode> {
     /// How far the run is through its budget (0..=1), when it has one: the learning
     /// rate's decay reads it.
     pub progress: Option<f64>,
-    /// The newest games' openings and results (the `diversity` metrics).
-    pub diversity: GameDiversity,
+    /// Samples trained beyond what the replay ratio allowed when the counters were
+    /// restored: a fork or resume with a lower ratio counts its ratio from there on.
+    ratio_credit: f64,
     symmetries: Symmetries,
     num_actions: usize,
     _game: PhantomData<S>,
@@ -85,62 +85,45 @@ impl<S: Encode> Learner<S> {
             samples_total: 0,
             games_total: 0,
             progress: None,
-            diversity: GameDiversity::default(),
+            ratio_credit: 0.0,
             symmetries,
             num_actions,
             _game: PhantomData,
         })
     }
 
-    /// Adds a finished game's samples to the window; returns how many it gave.
-    pub fn ingest(&mut self, record: &GameRecord) -> Result<usize, TrainError> {
-        let samples = self.take_game(record)?;
-        let count = samples.len();
-        self.samples_total += count as u64;
-        // A reanalysis repeats a game already counted.
-        self.games_total += u64::from(!record.reanalysed);
+    /// Adds a finished game's samples to the window and counts them; `new_game` counts the
+    /// game too (false for a reanalysis, which repeats a game already counted).
+    pub fn ingest(&mut self, samples: Vec<Sample>, new_game: bool) {
+        self.samples_total += samples.len() as u64;
+        self.games_total += u64::from(new_game);
         self.window
             .set_capacity(self.config.window_size(self.samples_total));
         self.window.extend(samples);
-        Ok(count)
     }
 
-    /// Adds the samples of a game taken in before a resume to the window, without counting
-    /// it again (the restored totals count it); returns how many it gave.
-    pub fn replay(&mut self, record: &GameRecord) -> Result<usize, TrainError> {
-        let samples = self.take_game(record)?;
-        let count = samples.len();
+    /// Refills the window after a resume with the samples of a game taken in before it,
+    /// without counting them again (the restored totals count them).
+    pub fn refill(&mut self, samples: Vec<Sample>) {
         self.window.extend(samples);
-        Ok(count)
-    }
-
-    /// A game's samples; a played game (not a reanalysis) also joins the diversity figures.
-    fn take_game(&mut self, record: &GameRecord) -> Result<Vec<Sample>, TrainError> {
-        let samples = samples_of_game::<S>(record)?;
-        if !record.reanalysed {
-            self.diversity.add(GameSummary::of::<S>(record)?);
-        }
-        Ok(samples)
-    }
-
-    /// The diversity figures of the newest games and of the window (`None` before the
-    /// first game).
-    pub fn diversity_report(&self) -> Option<DiversityReport> {
-        self.diversity.report(self.window.repeated_share())
     }
 
     /// Sets the intake totals after a resume that re-read only part of the games (the
-    /// window is sized by all of them).
+    /// window is sized by all of them). Training already past what this config's replay
+    /// ratio allows (a fork with a lower ratio) is credited, so the ratio applies to the
+    /// samples taken in from here on instead of stalling until intake catches up.
     pub fn restore_totals(&mut self, samples: u64, games: u64) {
         self.samples_total = samples;
         self.games_total = games;
         self.window.set_capacity(self.config.window_size(samples));
+        let allowed = self.config.train.replay_ratio * samples as f64;
+        self.ratio_credit = (self.state.samples_trained as f64 - allowed).max(0.0);
     }
 
     /// True when the window is big enough and the replay ratio allows another step.
     pub fn ready(&self) -> bool {
         let t = &self.config.train;
-        let allowed = t.replay_ratio * self.samples_total as f64;
+        let allowed = t.replay_ratio * self.samples_total as f64 + self.ratio_credit;
         self.window.len() >= t.min_window
             && (self.state.samples_trained + t.batch_size as u64) as f64 <= allowed
     }
@@ -156,7 +139,7 @@ impl<S: Encode> Learner<S> {
             .window
             .batch(t.batch_size, self.num_actions, &self.symmetries, &mut rng);
         self.optimizer.learning_rate = t.learning_rate_at(self.state.step, self.progress);
-        let stats = train_step(&self.model, &mut self.optimizer, &batch, t.loss_weights());
+        let stats = train_step(&self.model, &mut self.optimizer, &batch, LossWeights::of(t));
         self.state.step += 1;
         self.state.samples_trained += t.batch_size as u64;
         stats

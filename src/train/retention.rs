@@ -6,30 +6,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::{Deserialize, Serialize};
-
+use crate::config::retention::RetentionConfig;
 use crate::layout::Held;
-
-/// How many checkpoints a run keeps, and of what.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RetentionConfig {
-    /// The newest checkpoints kept whole (0: every checkpoint is kept whole, nothing is
-    /// thinned).
-    pub keep_full: usize,
-    /// Older checkpoints whose weights are kept, at evenly spaced steps (step 0 always among
-    /// them while any is kept): the spacing doubles whenever more would be kept.
-    pub keep_weights: usize,
-}
-
-impl Default for RetentionConfig {
-    fn default() -> Self {
-        RetentionConfig {
-            keep_full: 2,
-            keep_weights: 12,
-        }
-    }
-}
 
 /// What a checkpoint is to keep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,25 +21,6 @@ pub enum Keep {
 }
 
 impl RetentionConfig {
-    /// The first key out of range and what is wrong with it.
-    pub fn check(&self) -> Option<(&'static str, &'static str)> {
-        [
-            (
-                "checkpoints.keep_full",
-                self.keep_full <= 1_000_000,
-                "must be 0..=1000000",
-            ),
-            (
-                "checkpoints.keep_weights",
-                self.keep_weights <= 1_000_000,
-                "must be 0..=1000000",
-            ),
-        ]
-        .into_iter()
-        .find(|(_, ok, _)| !ok)
-        .map(|(key, _, message)| (key, message))
-    }
-
     /// The changes to the whole checkpoints `held`: each one to thin, with what it keeps.
     /// Steps `every` apart are the grid the kept weights are thinned on; `protected` steps
     /// keep their weights whatever the spacing (the promoted checkpoint, those the evaluator

@@ -6,6 +6,7 @@ use tch::{Kind, Tensor};
 
 use super::optimizer::AdamW;
 use super::window::Batch;
+use crate::config::train::TrainConfig;
 use crate::net::model::Model;
 
 /// Losses and statistics of one step (or a mean over several).
@@ -54,6 +55,16 @@ pub struct LossWeights {
     pub value: f64,
     /// Of the moves-left loss (read only when the net has the head).
     pub moves_left: f64,
+}
+
+impl LossWeights {
+    /// The weights `[train]` sets.
+    pub fn of(t: &TrainConfig) -> LossWeights {
+        LossWeights {
+            value: t.value_loss_weight,
+            moves_left: t.moves_left_loss_weight,
+        }
+    }
 }
 
 /// The losses of `batch` under `model` (train mode: batch statistics in batch norm):

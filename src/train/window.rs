@@ -6,15 +6,12 @@
 //! the search's value there (mixed into the value target by `train.value_q_mix`), and the
 //! steps left in the game (the moves-left head's target).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use rand::Rng;
 
-use crate::game::Side;
 use crate::net::encode::Encode;
 use crate::net::model::MOVES_LEFT_UNIT;
-use crate::selfplay::diversity::KeyCounts;
-use crate::selfplay::record::{GameRecord, RecordError};
 
 /// One training position.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,51 +60,6 @@ impl Symmetries {
             policy_index: S::transform_policy_index,
         }
     }
-}
-
-/// The training samples of a finished game: its fully searched positions.
-pub fn samples_of_game<S: Encode>(record: &GameRecord) -> Result<Vec<Sample>, RecordError> {
-    let mut samples = Vec::new();
-    let mut steps = Vec::new();
-    let planes = S::PLANES * S::HEIGHT * S::WIDTH;
-    let mut left = record.steps.len();
-    record.replay::<S>(|state, step| {
-        left -= 1;
-        if step.target.is_empty() {
-            return;
-        }
-        let mut input = vec![0.0; planes];
-        state.encode(&mut input);
-        state.legal_steps(&mut steps);
-        let side: Side = state.side_to_move();
-        let result = match (step.proven, record.winner) {
-            (Some(class), _) => (1 - class.clamp(-1, 1)) as u8,
-            (None, None) => 1,
-            (None, Some(w)) if w == side.0 => 0,
-            (None, Some(_)) => 2,
-        };
-        // A searched step always has a value; an old record without one falls back on z.
-        let z = 1.0 - result as f32;
-        let q = step.value.map_or(z, |v| v.clamp(-1.0, 1.0));
-        samples.push(Sample {
-            planes: input.into_boxed_slice(),
-            legal: steps
-                .iter()
-                .map(|&a| state.policy_index(a) as u16)
-                .collect(),
-            target: step
-                .target
-                .iter()
-                .map(|&(a, p)| (state.policy_index(a) as u16, p))
-                .collect(),
-            result,
-            q,
-            surprise: step.surprise.map(|k| k.max(0.0)),
-            moves_left: (left + 1).min(u16::MAX as usize) as u16,
-            key: state.future_key().unwrap_or_else(|| state.position_hash()),
-        });
-    })?;
-    Ok(samples)
 }
 
 /// A training batch laid out for the net.
@@ -317,4 +269,72 @@ pub fn value_target(sample: &Sample, q_mix: f32) -> [f32; 3] {
     target[0] += q_mix * (1.0 + sample.q) / 2.0;
     target[2] += q_mix * (1.0 - sample.q) / 2.0;
     target
+}
+
+/// Counts of keys in a sliding multiset, and how many of its members share their key
+/// with another: the replay window's `repeated_samples`.
+#[derive(Clone, Debug, Default)]
+pub struct KeyCounts {
+    counts: HashMap<u64, u32>,
+    members: usize,
+    repeated: usize,
+}
+
+impl KeyCounts {
+    /// Adds a member with `key`.
+    pub fn insert(&mut self, key: u64) {
+        let count = self.counts.entry(key).or_default();
+        *count += 1;
+        self.members += 1;
+        self.repeated += match *count {
+            1 => 0,
+            2 => 2,
+            _ => 1,
+        };
+    }
+
+    /// Removes a member with `key` (one that was inserted).
+    pub fn remove(&mut self, key: u64) {
+        let Some(count) = self.counts.get_mut(&key) else {
+            return;
+        };
+        *count -= 1;
+        self.members -= 1;
+        self.repeated -= match *count {
+            0 => 0,
+            1 => 2,
+            _ => 1,
+        };
+        if *count == 0 {
+            self.counts.remove(&key);
+        }
+    }
+
+    /// Share of members whose key another member shares; `None` when empty.
+    pub fn repeated_share(&self) -> Option<f64> {
+        (self.members > 0).then(|| self.repeated as f64 / self.members as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_counts_track_members_sharing_a_key() {
+        let mut keys = KeyCounts::default();
+        assert_eq!(keys.repeated_share(), None);
+        for k in [1, 2, 2, 3, 3, 3] {
+            keys.insert(k);
+        }
+        assert_eq!(keys.repeated_share(), Some(5.0 / 6.0));
+        keys.remove(3);
+        keys.remove(2);
+        // 1, 2, 3, 3: two of four share a key.
+        assert_eq!(keys.repeated_share(), Some(0.5));
+        keys.remove(3);
+        assert_eq!(keys.repeated_share(), Some(0.0));
+        keys.remove(9);
+        assert_eq!(keys.repeated_share(), Some(0.0));
+    }
 }

@@ -299,7 +299,7 @@ async fn navigation_and_variation(page: &Page) {
     let game = page.history().await;
     let position = page.js("return window.__cz.position;").await;
     let position = position.as_str().unwrap();
-    let other = checkers_zero::cli::moves(GameKind::Rematch, Some(position))
+    let other = checkers_zero::rules_commands::moves(GameKind::Rematch, Some(position))
         .unwrap()
         .into_iter()
         .find(|t| json!(t) != game[1])

@@ -39,12 +39,12 @@ pub fn missing_tool_verdict(tool: &str, reason: &str, ci: bool) -> Option<String
 
 /// A net of two blocks of 16 channels: still small, but with more than one block to load,
 /// save and export.
-pub fn small_net() -> checkers_zero::net::model::NetConfig {
-    checkers_zero::net::model::NetConfig {
+pub fn small_net() -> checkers_zero::config::net::NetConfig {
+    checkers_zero::config::net::NetConfig {
         blocks: 2,
         channels: 16,
         value_hidden: 16,
-        ..checkers_zero::net::model::NetConfig::tiny()
+        ..checkers_zero::config::net::NetConfig::tiny()
     }
 }
 
@@ -127,7 +127,7 @@ games_in_flight = 16
 fast_visits = 4
 full_search_share = 0.5
 ply_cap = 40
-[evaluator]
+[batching]
 max_batch = 32
 [train]
 batch_size = 32

@@ -6,11 +6,12 @@ use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use checkers_zero::config::net::NetConfig;
 use checkers_zero::game::rematch::Rematch;
 use checkers_zero::game::turns::{distinct_turns, parse_turn, Turn};
 use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
 use checkers_zero::net::encode::Encode;
-use checkers_zero::net::model::{Model, NetConfig};
+use checkers_zero::net::model::Model;
 use checkers_zero::selfplay::record::{write_records, GameRecord, StepRecord};
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};

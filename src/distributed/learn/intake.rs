@@ -10,7 +10,9 @@ use crate::distributed::DistError;
 use crate::game::Side;
 use crate::layout::{parse_shard_key, GAMES};
 use crate::net::encode::Encode;
+use crate::selfplay::diversity::GameDiversity;
 use crate::selfplay::record::{parse_record_bytes, GameRecord};
+use crate::selfplay::samples::take_game;
 use crate::store::RunStore;
 use crate::train::learner::Learner;
 
@@ -121,6 +123,8 @@ pub(super) struct Intake {
     pub pending: Vec<String>,
     /// Everything this invocation took in.
     pub total: IntakeTally,
+    /// The newest games' openings and results (the `diversity` metrics).
+    pub diversity: GameDiversity,
     poll: Duration,
     last_list: Option<(Instant, Duration)>,
 }
@@ -131,6 +135,7 @@ impl Intake {
         Intake {
             pending: Vec::new(),
             total: IntakeTally::default(),
+            diversity: GameDiversity::default(),
             poll,
             last_list: None,
         }
@@ -167,7 +172,12 @@ impl Intake {
                     stopped.insert(shard.session.clone());
                     continue;
                 };
-                tally.merge(&ingest_shard(learner, &shard.key, &bytes));
+                tally.merge(&ingest_shard(
+                    learner,
+                    &mut self.diversity,
+                    &shard.key,
+                    &bytes,
+                ));
                 learner
                     .state
                     .consumed
@@ -217,10 +227,11 @@ fn new_shards(keys: &[String], consumed: &BTreeMap<String, u64>) -> Vec<Shard> {
     new
 }
 
-/// Adds a shard's games to the window and counts them, or (with a warning) counts a shard
-/// that cannot be used as rejected.
+/// Adds a shard's games to the window and the diversity figures and counts them, or (with
+/// a warning) counts a shard that cannot be used as rejected.
 pub(super) fn ingest_shard<S: Encode>(
     learner: &mut Learner<S>,
+    diversity: &mut GameDiversity,
     key: &str,
     bytes: &[u8],
 ) -> IntakeTally {
@@ -228,8 +239,14 @@ pub(super) fn ingest_shard<S: Encode>(
         Ok(games) => {
             let mut tally = IntakeTally::default();
             for game in &games {
-                match learner.ingest(game) {
-                    Ok(n) => tally.add_game(game, n as u64),
+                match take_game::<S>(game) {
+                    Ok(taken) => {
+                        tally.add_game(game, taken.samples.len() as u64);
+                        learner.ingest(taken.samples, taken.summary.is_some());
+                        if let Some(summary) = taken.summary {
+                            diversity.add(summary);
+                        }
+                    }
                     Err(e) => eprintln!("warning: skipping a game of shard {key}: {e}"),
                 }
             }

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::train::config::TrainConfig;
+use crate::config::train::TrainConfig;
 
 /// When the learner stops: a step target and a deadline, either optional.
 #[derive(Clone, Copy, Debug)]

@@ -97,7 +97,7 @@ impl<S: Encode> LearnerRole<S> {
             "resign_threshold_side0": t.resign_threshold[0],
             "resign_threshold_side1": t.resign_threshold[1],
             "sessions": state.consumed.len(), "rejected_shards": self.intake.total.rejected,
-            "diversity": self.learner.diversity_report(),
+            "diversity": self.intake.diversity.report(self.learner.window.repeated_share()),
         })
     }
 }

@@ -33,10 +33,12 @@ pub use publish::intake_chain;
 pub use step::{Iteration, Tick};
 
 use super::{write_pointer, DistError, StopFlag, StoredMetrics, WorkDir};
+use crate::config::RunConfig;
 use crate::layout::{CONFIG, LEARNER_METRICS, PROMOTED};
 use crate::net::encode::Encode;
 use crate::store::RunStore;
-use crate::train::config::RunConfig;
+use crate::config::ConfigError;
+use crate::eval::periodic::check_anchors;
 use crate::train::learner::Learner;
 use crate::util::process_cpu_seconds;
 use crate::with_game;
@@ -97,7 +99,7 @@ pub fn learn(options: &LearnOptions) -> Result<LearnSummary, DistError> {
     let store = RunStore::open(&options.store)?;
     let given = options.config.as_deref().map(RunConfig::load).transpose()?;
     let mut config = run_config(&store, given, &options.net)?;
-    config.override_net(&options.net);
+    options.net.apply_to(&mut config);
     with_game!(config.kind(), S => alone::<S>(options, store, config))
 }
 
@@ -126,8 +128,27 @@ fn alone<S: Encode>(
 }
 
 /// The stored config, or (new run) the given one with `net` over it, stored. A given config
-/// must match the stored one.
+/// must match the stored one, and the periodic evaluation's anchors must be agents.
 pub fn run_config(
+    store: &RunStore,
+    given: Option<RunConfig>,
+    net: &crate::net::args::NetArgs,
+) -> Result<RunConfig, DistError> {
+    let check = |config: &RunConfig| {
+        check_anchors(&config.evaluation).map_err(|error| ConfigError::Invalid {
+            path: format!("{}/{CONFIG}", store.location()),
+            error,
+        })
+    };
+    // A new run's config is checked before it is stored.
+    given.as_ref().map(check).transpose()?;
+    let config = stored_or_given(store, given, net)?;
+    check(&config)?;
+    Ok(config)
+}
+
+/// The stored config, or the given one stored.
+fn stored_or_given(
     store: &RunStore,
     given: Option<RunConfig>,
     net: &crate::net::args::NetArgs,
@@ -145,7 +166,7 @@ pub fn run_config(
             Ok(config)
         }
         (None, Some(mut config)) => {
-            config.override_net(net);
+            net.apply_to(&mut config);
             store.put(CONFIG, config.to_toml().into_bytes())?;
             Ok(config)
         }
@@ -216,7 +237,7 @@ impl<S: Encode> LearnerRole<S> {
             cpu_started: process_cpu_seconds().unwrap_or(0.0),
         };
         if resumed {
-            window::rebuild(&role.store, &mut role.learner)?;
+            window::rebuild(&role.store, &mut role.learner, &mut role.intake.diversity)?;
         } else {
             role.checkpoint()?;
             if role.learner.config.evaluation.gating {

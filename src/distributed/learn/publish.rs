@@ -6,18 +6,18 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::config::RunConfig;
 use crate::distributed::{
-    fetch_checkpoint, io_error, prune_cache, read_pointer, read_record, unix_millis, write_pointer,
-    DistError,
+    fetch_checkpoint, io_error, prune_cache, read_pointer, read_state_file, unix_millis,
+    write_pointer, DistError,
 };
-use crate::layout::record::{IntakeLink, Record};
+use crate::layout::state::{IntakeLink, StateFile};
 use crate::layout::{
     checkpoint_key, checkpoint_name, full_checkpoint_steps, CHECKPOINTS, CHECKPOINT_FILES,
     INTAKE_FILE, LATEST,
 };
 use crate::net::encode::Encode;
 use crate::store::RunStore;
-use crate::train::config::RunConfig;
 use crate::train::learner::Learner;
 
 /// Where the learner's checkpoints go, and the newest one's link.
@@ -178,7 +178,7 @@ fn resume_candidates(store: &RunStore) -> Result<Vec<u64>, DistError> {
 /// The link of the published checkpoint at `step`.
 fn read_link(store: &RunStore, step: u64) -> Result<IntakeLink, DistError> {
     let key = checkpoint_key(step, INTAKE_FILE);
-    read_record(store, &key)?
+    read_state_file(store, &key)?
         .ok_or_else(|| DistError::Run(format!("{}/{key}: missing", store.location())))
 }
 

@@ -4,14 +4,14 @@
 //! it then), the weights next (no listing of weights offers it then), the counters last. Intake links are never removed: resume and
 //! fork follow them back to the run's first checkpoint.
 
-use crate::distributed::{read_pointer, read_record, DistError};
-use crate::layout::record::EvaluatorState;
+use crate::config::RunConfig;
+use crate::distributed::{read_pointer, read_state_file, DistError};
+use crate::layout::state::EvaluatorState;
 use crate::layout::{
     checkpoint_key, held_checkpoints, CHECKPOINTS, EVALUATOR_STATE, MODEL_META_FILE,
     OPTIMIZER_FILE, PROMOTED, STATE_FILE, WEIGHTS_FILE,
 };
 use crate::store::RunStore;
-use crate::train::config::RunConfig;
 use crate::train::retention::Keep;
 
 /// Thins the run's older checkpoints as its `[checkpoints]` settings say; returns how many
@@ -50,7 +50,7 @@ struct Protected {
 
 impl Protected {
     fn read(store: &RunStore, config: &RunConfig) -> Result<Protected, DistError> {
-        let state: Option<EvaluatorState> = read_record(store, EVALUATOR_STATE)?;
+        let state: Option<EvaluatorState> = read_state_file(store, EVALUATOR_STATE)?;
         let on = config.evaluation.every > 0;
         let evaluated_from = match state {
             Some(state) => Some(state.last_step.unwrap_or(0)),

@@ -11,14 +11,18 @@ use super::publish::intake_chain;
 use crate::distributed::DistError;
 use crate::layout::GAMES;
 use crate::net::encode::Encode;
+use crate::selfplay::diversity::GameDiversity;
 use crate::selfplay::record::{parse_record_bytes, GameRecord};
+use crate::selfplay::samples::take_game;
 use crate::store::RunStore;
 use crate::train::learner::Learner;
 
-/// Rebuilds `learner`'s window after a resume from the checkpoint it loaded.
+/// Rebuilds `learner`'s window, and the diversity figures, after a resume from the
+/// checkpoint it loaded.
 pub(super) fn rebuild<S: Encode>(
     store: &RunStore,
     learner: &mut Learner<S>,
+    diversity: &mut GameDiversity,
 ) -> Result<(), DistError> {
     let state = learner.state.clone();
     let chain = if state.samples_seen > 0 {
@@ -29,15 +33,21 @@ pub(super) fn rebuild<S: Encode>(
     let Some(chain) = chain else {
         // Without the chain or the counts: every shard, session by session, counted.
         let keys = consumed_shards(&store.list(GAMES)?, &state.consumed);
-        return reingest(store, learner, &keys);
+        return reingest(store, learner, diversity, &keys);
     };
     // Sized for the whole run from the start, so that re-reading evicts nothing early.
     learner.restore_totals(state.samples_seen, state.games_seen);
     let capacity = learner.config.window_size(state.samples_seen) as u64;
     for (key, games) in newest_games(store, &chain, capacity)?.iter().rev() {
         for game in games {
-            if let Err(e) = learner.replay(game) {
-                eprintln!("warning: skipping a game of shard {key}: {e}");
+            match take_game::<S>(game) {
+                Ok(taken) => {
+                    learner.refill(taken.samples);
+                    if let Some(summary) = taken.summary {
+                        diversity.add(summary);
+                    }
+                }
+                Err(e) => eprintln!("warning: skipping a game of shard {key}: {e}"),
             }
         }
     }
@@ -91,13 +101,14 @@ fn consumed_shards(listed: &[String], consumed: &BTreeMap<String, u64>) -> Vec<S
 fn reingest<S: Encode>(
     store: &RunStore,
     learner: &mut Learner<S>,
+    diversity: &mut GameDiversity,
     keys: &[String],
 ) -> Result<(), DistError> {
     for chunk in keys.chunks(SHARDS_PER_FETCH) {
         for (key, bytes) in chunk.iter().zip(store.get_many(chunk)?) {
             match bytes {
                 Some(bytes) => {
-                    ingest_shard(learner, key, &bytes);
+                    ingest_shard(learner, diversity, key, &bytes);
                 }
                 None => eprintln!("warning: {key} was taken in before but is gone"),
             }

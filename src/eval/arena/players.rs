@@ -8,6 +8,8 @@ use std::sync::Arc;
 use tch::Device;
 
 use super::settings::MatchSettings;
+use crate::config::search::SearchConfig;
+use crate::config::RunConfig;
 use crate::eval::spec::{AgentSpec, SpecError};
 use crate::eval::EvalError;
 use crate::export::torchscript::ExportedModel;
@@ -21,7 +23,6 @@ use crate::net::net_eval::NetEvaluator;
 use crate::net::NetError;
 use crate::search::agents::PolicyAgent;
 use crate::search::agents::{rollout_uct, Agent, AlphaBetaAgent, Budget, RandomAgent, SearchAgent};
-use crate::search::config::SearchConfig;
 
 /// An agent ready to be built for a game: what it is and which evaluator it uses.
 pub(super) enum Player {
@@ -228,11 +229,11 @@ fn trained_search(
     weights: &Path,
     fallback: &SearchConfig,
 ) -> Result<SearchConfig, EvalError> {
-    let trained = SearchConfig::of_checkpoint(weights).map_err(|e| EvalError::NoModel {
+    let trained = RunConfig::of_checkpoint(weights).map_err(|e| EvalError::NoModel {
         spec: spec.to_string(),
         reason: format!("its run's search settings: {e}"),
     })?;
-    Ok(trained.unwrap_or_else(|| fallback.clone()))
+    Ok(trained.map_or_else(|| fallback.clone(), |run| run.search))
 }
 
 /// The libtorch threads each of `models` evaluators gets on this machine's cores.

@@ -8,12 +8,12 @@ use serde::{Deserialize, Serialize};
 
 use super::seats::{seat_agents, seat_points, seat_sides, side_score};
 use super::settings::MatchSettings;
+use crate::config::search::SearchConfig;
 use crate::eval::elo::{self, EloEstimate, PairGames, Wdl};
 use crate::eval::pairs::Pentanomial;
 use crate::eval::sprt::{Sprt, SprtDecision};
 use crate::eval::EvalError;
 use crate::game::{GameKind, Side};
-use crate::search::config::SearchConfig;
 use crate::selfplay::record::{write_records, GameRecord};
 
 /// Version of the report format; readers take this one and version 1 (no `suite`) and

@@ -1,10 +1,10 @@
 //! How a match is played: its settings.
 
+use crate::config::search::SearchConfig;
 use crate::eval::openings::OpeningRange;
 use crate::eval::sprt::Sprt;
 use crate::game::{GameKind, RulesConfig};
 use crate::net::args::NetSettings;
-use crate::search::config::SearchConfig;
 
 /// How a match is played.
 #[derive(Clone, Debug)]

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 use crate::game::turns::distinct_turns;
 use crate::game::{GameKind, GameState};
-use crate::search::solve::{under_rules_alone, Proven, RULES_ALONE};
+use crate::search::solve::{Proven, RULES_ALONE};
 use crate::with_game;
 
 /// The stage of the game a position comes from: the thirds of its game's turns.
@@ -382,12 +382,6 @@ impl ProbeSet {
             reason: e.to_string(),
         })
     }
-}
-
-/// The position under the rules alone, for a state taken from a game (its counters kept,
-/// its ply count and history dropped).
-pub fn probe_state<S: GameState>(state: &S) -> Result<S, ProbeError> {
-    under_rules_alone(state).map_err(|e| ProbeError::Settings(e.to_string()))
 }
 
 #[cfg(test)]

@@ -14,6 +14,8 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 
 use super::{LabelKind, ProbeError, ProbeSet};
+use crate::config::search::SearchConfig;
+use crate::config::RunConfig;
 use crate::eval::arena::spawn_batcher;
 use crate::game::turns::distinct_turns;
 use crate::game::{GameState, StepList};
@@ -23,7 +25,6 @@ use crate::net::batcher::BatcherConfig;
 use crate::net::encode::Encode;
 use crate::net::net_eval::{NetAnswer, NetEvaluator};
 use crate::net::NetError;
-use crate::search::config::SearchConfig;
 use crate::search::root::RootSearch;
 use crate::search::run::{run_searches, start_search};
 use crate::search::solve::Proven;
@@ -343,8 +344,9 @@ pub fn score_checkpoint(
     // resolve_model's errors name the path already.
     let resolved = resolve_model(path).map_err(ProbeError::Settings)?;
     // The checkpoint's own search as an agent plays it: no root noise of any kind.
-    let mut search = SearchConfig::of_checkpoint(&resolved.weights)
-        .map_err(model_error)?
+    let mut search = RunConfig::of_checkpoint(&resolved.weights)
+        .map_err(|e| model_error(e.to_string()))?
+        .map(|run| run.search)
         .unwrap_or_default()
         .for_play();
     search.visits = PROBE_VISITS;

@@ -5,11 +5,11 @@ use std::path::Path;
 use super::build::{agreed_turn, build_set, BuildOptions};
 use super::score::{score_set, ProbeNet, SeatScore};
 use super::*;
+use crate::config::search::SearchConfig;
 use crate::game::rematch::Rematch;
 use crate::game::{GameState, RulesConfig, StepList};
 use crate::net::net_eval::NetAnswer;
 use crate::net::NetError;
-use crate::search::config::SearchConfig;
 use crate::search::tree::{Evaluate, LeafEval, UniformEvaluator};
 use crate::selfplay::record::{write_records, GameRecord};
 

@@ -10,77 +10,29 @@
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 
-use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::eval::arena::{play_match, write_report, MatchSettings};
-use crate::eval::spec::AgentSpec;
+use super::arena::{play_match, write_report, MatchSettings};
+use super::spec::AgentSpec;
+use crate::config::check::{Check, KeyError};
+use crate::config::evaluation::EvaluationConfig;
+use crate::config::search::{SearchConfig, SearchOverrides};
 use crate::game::{GameKind, RulesConfig};
-use crate::search::config::{SearchConfig, SearchOverrides};
 use crate::selfplay::record::write_records;
 use crate::util::game_seed;
 
-/// The `[evaluation]` section of a run config.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct EvaluationConfig {
-    /// Evaluate every this many iterations (0: never).
-    pub every: u64,
-    /// Games per opponent (sides alternate).
-    pub games: u64,
-    /// Visits per step of the checkpoints' MCTS.
-    pub visits: u32,
-    /// Fixed opponents, as `match` agent specs (e.g. `random`, `uct:200`).
-    pub anchors: Vec<String>,
-    /// Games in flight at once.
-    pub parallel: usize,
-    /// Only hand a checkpoint to self-play if it beats the incumbent by `gate_score`.
-    pub gating: bool,
-    /// Score (0–1, draws ½) against the incumbent needed to be promoted.
-    pub gate_score: f64,
-}
-
-impl Default for EvaluationConfig {
-    fn default() -> Self {
-        EvaluationConfig {
-            every: 0,
-            games: 40,
-            visits: 64,
-            anchors: Vec::new(),
-            parallel: 8,
-            gating: false,
-            gate_score: 0.55,
+/// Checks the anchors of `[evaluation]` as agent specs, naming the first bad one
+/// (`evaluation.anchors[i]`); the rest of the section checks itself on load.
+pub fn check_anchors(config: &EvaluationConfig) -> Check {
+    for (i, anchor) in config.anchors.iter().enumerate() {
+        if let Err(e) = AgentSpec::parse(anchor) {
+            return Err(KeyError::new(
+                format!("evaluation.anchors[{i}]"),
+                e.to_string(),
+            ));
         }
     }
-}
-
-impl EvaluationConfig {
-    /// The first problem with the values, as (key, message).
-    pub fn check(&self) -> Option<(String, String)> {
-        let bad =
-            |key: &str, message: &str| Some((format!("evaluation.{key}"), message.to_string()));
-        if self.every > 0 && self.games == 0 {
-            return bad("games", "must be at least 1");
-        }
-        if self.visits < 2 {
-            return bad("visits", "must be at least 2");
-        }
-        if !(1..=256).contains(&self.parallel) {
-            return bad("parallel", "must be 1..=256");
-        }
-        if !(0.0..=1.0).contains(&self.gate_score) {
-            return bad("gate_score", "must be in [0, 1]");
-        }
-        if self.gating && self.every == 0 {
-            return bad("gating", "needs evaluation.every > 0");
-        }
-        for (i, anchor) in self.anchors.iter().enumerate() {
-            if let Err(e) = AgentSpec::parse(anchor) {
-                return Some((format!("evaluation.anchors[{i}]"), e.to_string()));
-            }
-        }
-        None
-    }
+    Ok(())
 }
 
 /// One opponent's result against the candidate.
@@ -120,7 +72,7 @@ pub struct EvaluationContext {
     pub run_dir: PathBuf,
     /// The run's search (the checkpoints search with it, `visits` from the evaluation's).
     pub search: SearchConfig,
-    /// Precision and device of the nets (the run's `[evaluator]` settings).
+    /// Precision and device of the nets (the run's `[batching]` settings).
     pub net: crate::net::args::NetSettings,
 }
 

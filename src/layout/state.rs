@@ -1,10 +1,10 @@
-//! The records a run keeps as JSON: beside its checkpoints the training counters
+//! The state files a run keeps as JSON: beside its checkpoints the training counters
 //! (`state.json`) and the intake link (`intake.json`), the roles' progress (each self-play
 //! session's `workers/<session>.json`, the evaluator's `evaluator/state.json`) and a forked
 //! run's `fork.json`.
-//! Each is a typed struct, written with a `version` and read here only: a file without one (written before records had
-//! versions) reads as version 0; a newer or malformed one is refused, with the reason in
-//! words.
+//! Each is a typed struct, written with a `version` and read here only: a file without one
+//! (written before state files had versions) reads as version 0; a newer or malformed one
+//! is refused, with the reason in words.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -13,12 +13,12 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The version of the records this build writes (and the newest it reads).
+/// The version of the state files this build writes (and the newest it reads).
 pub const RECORD_VERSION: u64 = 1;
 
-/// Why a record could not be read.
+/// Why a state file could not be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum RecordError {
+pub enum StateError {
     /// The file or object could not be read.
     #[error("{source_name}: cannot be read: {reason}")]
     Unreadable {
@@ -157,7 +157,7 @@ pub struct EvaluatorState {
 
 /// A forked run's record of where it came from (`fork.json`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ForkRecord {
+pub struct ForkState {
     /// The base run's directory, as given.
     pub base: String,
     /// The checkpoint's step.
@@ -168,8 +168,8 @@ pub struct ForkRecord {
     pub unix_ms: u64,
 }
 
-/// A record kept as versioned JSON.
-pub trait Record: Serialize + DeserializeOwned {
+/// A state file kept as versioned JSON.
+pub trait StateFile: Serialize + DeserializeOwned {
     /// What it is, in words ("checkpoint state").
     const WHAT: &'static str;
 
@@ -189,8 +189,8 @@ pub trait Record: Serialize + DeserializeOwned {
     }
 
     /// Parses the record from `text` (read from `source_name`, which errors name).
-    fn parse(text: &str, source_name: &str) -> Result<Self, RecordError> {
-        let malformed = |reason: String| RecordError::Malformed {
+    fn parse(text: &str, source_name: &str) -> Result<Self, StateError> {
+        let malformed = |reason: String| StateError::Malformed {
             source_name: source_name.to_string(),
             what: Self::WHAT,
             reason,
@@ -206,7 +206,7 @@ pub trait Record: Serialize + DeserializeOwned {
                 .ok_or_else(|| malformed(format!("version {v} is not a whole number")))?,
         };
         if found > RECORD_VERSION {
-            return Err(RecordError::Newer {
+            return Err(StateError::Newer {
                 source_name: source_name.to_string(),
                 what: Self::WHAT,
                 found,
@@ -216,9 +216,9 @@ pub trait Record: Serialize + DeserializeOwned {
     }
 
     /// Reads the record from the file `path`.
-    fn read(path: &Path) -> Result<Self, RecordError> {
+    fn read(path: &Path) -> Result<Self, StateError> {
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| RecordError::Unreadable {
+        let text = std::fs::read_to_string(path).map_err(|e| StateError::Unreadable {
             source_name: name.clone(),
             reason: e.to_string(),
         })?;
@@ -226,23 +226,23 @@ pub trait Record: Serialize + DeserializeOwned {
     }
 }
 
-impl Record for TrainState {
+impl StateFile for TrainState {
     const WHAT: &'static str = "checkpoint state";
 }
 
-impl Record for IntakeLink {
+impl StateFile for IntakeLink {
     const WHAT: &'static str = "checkpoint intake link";
 }
 
-impl Record for WorkerStatus {
+impl StateFile for WorkerStatus {
     const WHAT: &'static str = "self-play session status";
 }
 
-impl Record for EvaluatorState {
+impl StateFile for EvaluatorState {
     const WHAT: &'static str = "evaluator state";
 }
 
-impl Record for ForkRecord {
+impl StateFile for ForkState {
     const WHAT: &'static str = "fork record";
 }
 
@@ -294,8 +294,8 @@ mod tests {
         let old = EvaluatorState::parse(r#"{"last_step": null}"#, "e").unwrap();
         assert_eq!(old.last_step, None);
         let fork = r#"{"base": "runs/b", "step": 10, "shards": 4, "unix_ms": 1}"#;
-        let fork = ForkRecord::parse(fork, "f").unwrap();
-        assert_eq!(ForkRecord::parse(&fork.to_json(), "f").unwrap(), fork);
+        let fork = ForkState::parse(fork, "f").unwrap();
+        assert_eq!(ForkState::parse(&fork.to_json(), "f").unwrap(), fork);
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! Self-play settings (`[selfplay]` of a run config): what is particular to self-play on
-//! top of the search (`[search]`, [`crate::search::config::SearchConfig`]): playout cap
+//! top of the search (`[search]`, [`super::search::SearchConfig`]): playout cap
 //! randomization, the temperature schedule, how a Gumbel search's step is played,
-//! resignation and when new weights are taken up.
+//! resignation, opening diversity and when new weights are taken up.
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::search::config::SearchKind;
+use super::batching::Count;
+use super::check::{first_failure, Check};
 
 /// Which step a Gumbel self-play search plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,7 +51,7 @@ pub enum NewWeights {
 pub struct SelfPlayConfig {
     /// Self-play threads, each running `games_in_flight` games (`auto`: see
     /// [`crate::net::threads`]).
-    pub workers: crate::net::threads::Count,
+    pub workers: Count,
     /// Games each worker plays at once; their leaves go to the net as one batch.
     pub games_in_flight: usize,
     /// Groups each worker splits its games into, each with a batch of its own in flight:
@@ -82,7 +83,8 @@ pub struct SelfPlayConfig {
     /// Opening diversity: each game opens with a number of uniformly random whole turns
     /// drawn uniformly from 0 to this (0: none), unsearched and not training samples.
     pub opening_random_turns: u32,
-    /// Whole turns after which a game is adjudicated a draw (0: the rules' own cap).
+    /// Whole turns after which a game is adjudicated a draw (self-play needs a cap; in
+    /// older configs 0 meant the rules' default, 1000, and is read so).
     pub ply_cap: u32,
     /// A side resigns when the search's value for it stays below this (with calibration:
     /// the highest threshold calibration may pick)...
@@ -92,7 +94,7 @@ pub struct SelfPlayConfig {
     /// Share of games played through with resignation off, to measure false resignations.
     pub resign_playthrough: f32,
     /// Calibrate each side's threshold from the played-through games, and count only full
-    /// searches toward it ([`super::resign`]); false: the fixed threshold, every search.
+    /// searches toward it ([`crate::selfplay::resign`]); false: the fixed threshold, every search.
     pub resign_calibrate: bool,
     /// Calibration: the largest share of false resignations allowed.
     pub resign_false_rate: f32,
@@ -103,13 +105,13 @@ pub struct SelfPlayConfig {
     /// `between_games` or `at_once`.
     pub new_weights: NewWeights,
     /// Share of new game slots that reanalyse a recent game with the newest net instead of
-    /// playing a new one (MuZero Reanalyse; 0 = off). See [`super::reanalyse`].
+    /// playing a new one (MuZero Reanalyse; 0 = off). See [`crate::selfplay::reanalyse`].
     pub reanalyse_share: f32,
     /// How many of the newest games (of this process) reanalysis draws from.
     pub reanalyse_games: usize,
     /// Proven value targets: after a game, the exact solver tries its last searched
     /// positions with this many nodes each, and a proven one's class replaces the game's
-    /// result as its value target ([`super::proven`]; 0: off).
+    /// result as its value target ([`crate::selfplay::proven`]; 0: off).
     pub proven_nodes: u64,
     /// Share of new games in which one side (drawn at random) is played by an earlier
     /// checkpoint, `opponent_lag` checkpoints older than the current one (Polygames'
@@ -130,23 +132,104 @@ impl SelfPlayConfig {
         }
     }
 
-    /// The resignation settings.
-    pub fn resign(&self) -> super::resign::ResignSettings {
-        super::resign::ResignSettings {
-            consecutive: self.resign_consecutive,
-            threshold: self.resign_threshold,
-            calibrate: self.resign_calibrate,
-            max_false_rate: self.resign_false_rate,
-            min_samples: self.resign_min_samples,
-            history: self.resign_history,
-        }
+    /// Checks every value's range, naming the first bad key.
+    pub fn check(&self) -> Check {
+        let s = self;
+        first_failure(
+            "selfplay.",
+            &[
+                (
+                    "workers",
+                    s.workers.within(1..=64),
+                    "must be 1..=64 or \"auto\"",
+                ),
+                (
+                    "games_in_flight",
+                    (1..=4096).contains(&s.games_in_flight),
+                    "must be 1..=4096",
+                ),
+                (
+                    "games_in_flight_start",
+                    s.games_in_flight_start <= 4096,
+                    "must be 0..=4096",
+                ),
+                ("fast_visits", s.fast_visits >= 1, "must be at least 1"),
+                (
+                    "full_search_share",
+                    s.full_search_share > 0.0 && s.full_search_share <= 1.0,
+                    "must be in (0, 1]",
+                ),
+                (
+                    "reanalyse_share",
+                    (0.0..=0.9).contains(&s.reanalyse_share),
+                    "must be in [0, 0.9] (some slots must play new games)",
+                ),
+                (
+                    "reanalyse_games",
+                    (1..=1_000_000).contains(&s.reanalyse_games),
+                    "must be 1..=1000000",
+                ),
+            ],
+        )
+        .and_then(|_| check_play(s))
+        .and_then(|_| check_resign(s))
     }
+}
+
+/// The keys of `[selfplay]` that shape how steps are chosen and games open.
+fn check_play(s: &SelfPlayConfig) -> Check {
+    first_failure(
+        "selfplay.",
+        &[
+            (
+                "temperature_start",
+                s.temperature_start >= 0.0,
+                "must be >= 0",
+            ),
+            ("temperature_end", s.temperature_end >= 0.0, "must be >= 0"),
+            (
+                "temperature_halflife",
+                s.temperature_halflife > 0.0,
+                "must be positive",
+            ),
+            (
+                "ply_cap",
+                (1..=100_000).contains(&s.ply_cap),
+                "must be 1..=100000 (self-play needs a cap)",
+            ),
+            (
+                "opening_random_turns",
+                s.opening_random_turns <= 1000,
+                "must be 0..=1000",
+            ),
+            (
+                "groups",
+                (1..=64).contains(&s.groups) && s.groups <= s.games_in_flight.max(1),
+                "must be 1..=64 and at most games_in_flight",
+            ),
+            (
+                "proven_nodes",
+                s.proven_nodes <= 10_000_000,
+                "must be 0..=10000000",
+            ),
+            (
+                "opponent_share",
+                (0.0..=0.9).contains(&s.opponent_share),
+                "must be in [0, 0.9] (most games must train the current net)",
+            ),
+            (
+                "opponent_lag",
+                (1..=1000).contains(&s.opponent_lag),
+                "must be 1..=1000",
+            ),
+        ],
+    )
 }
 
 impl Default for SelfPlayConfig {
     fn default() -> Self {
         SelfPlayConfig {
-            workers: crate::net::threads::Count::Auto,
+            workers: Count::Auto,
             games_in_flight: 128,
             groups: 1,
             games_in_flight_start: 8,
@@ -174,4 +257,39 @@ impl Default for SelfPlayConfig {
             opponent_lag: 10,
         }
     }
+}
+
+/// The resignation keys of `[selfplay]`.
+fn check_resign(s: &SelfPlayConfig) -> Check {
+    let unit = |v: f32| (0.0..=1.0).contains(&v);
+    first_failure(
+        "selfplay.",
+        &[
+            (
+                "resign_threshold",
+                (-1.0..=1.0).contains(&s.resign_threshold),
+                "must be in [-1, 1]",
+            ),
+            (
+                "resign_playthrough",
+                unit(s.resign_playthrough),
+                "must be in [0, 1]",
+            ),
+            (
+                "resign_false_rate",
+                unit(s.resign_false_rate),
+                "must be in [0, 1]",
+            ),
+            (
+                "resign_min_samples",
+                s.resign_min_samples >= 1,
+                "must be at least 1",
+            ),
+            (
+                "resign_history",
+                s.resign_history >= s.resign_min_samples,
+                "must be at least selfplay.resign_min_samples",
+            ),
+        ],
+    )
 }
