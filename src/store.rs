@@ -3,8 +3,11 @@
 //!
 //! The roles of a distributed run (`learn`, `selfplay`, `evaluate`) share a run only through
 //! this: whole-object puts (atomic on every backend: a reader sees the old object or the new
-//! one, never part of one), gets, lists and deletes. No step needs a lock: every object has
-//! exactly one writer (see `crate::distributed`).
+//! one, never part of one), gets, lists and deletes. Two conditional puts guard what must not
+//! be written twice: [`RunStore::put_new`] writes only a name that does not exist yet, and
+//! [`RunStore::get_versioned`] with [`RunStore::put_if`] is a compare-and-swap (the leases of
+//! `crate::distributed::lease`). Remote stores do both natively (S3, GCS, Azure; not
+//! `http(s)://`); a local directory does them with a lock file beside the object.
 //!
 //! Credentials and endpoints come from the environment, as each backend's builder reads it
 //! (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT`,
@@ -17,7 +20,9 @@ use futures::TryStreamExt;
 use object_store::local::LocalFileSystem;
 use object_store::path::Path as StorePath;
 use object_store::prefix::PrefixStore;
-use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
+use object_store::{
+    ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, PutResult, UpdateVersion,
+};
 
 /// Errors of the run store.
 #[derive(Debug, thiserror::Error)]
@@ -40,7 +45,52 @@ pub enum StoreError {
         /// The backend's error.
         source: object_store::Error,
     },
+    /// [`RunStore::put_new`] found an object of that name.
+    #[error("{location}/{key} exists already, and a run's objects are never overwritten")]
+    Exists {
+        /// The run location.
+        location: String,
+        /// The object's key inside the run.
+        key: String,
+    },
 }
+
+/// An object's version as [`RunStore::get_versioned`] read it: what [`RunStore::put_if`]
+/// compares the stored object with. Only meaningful to the store that gave it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Version(Tag);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Tag {
+    /// A remote store's e-tag and version (S3 and Azure match the e-tag, GCS the generation).
+    Remote(UpdateVersion),
+    /// A local file's contents, by length and hash.
+    Local { len: u64, hash: u64 },
+}
+
+impl Version {
+    /// The version of a local object holding `bytes`.
+    fn local(bytes: &[u8]) -> Version {
+        use std::hash::Hasher;
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        hasher.write(bytes);
+        Version(Tag::Local {
+            len: bytes.len() as u64,
+            hash: hasher.finish(),
+        })
+    }
+
+    /// The version a remote store named.
+    fn remote(e_tag: Option<String>, version: Option<String>) -> Version {
+        Version(Tag::Remote(UpdateVersion { e_tag, version }))
+    }
+}
+
+/// [`RunStore::put_if`] wrote nothing: the object was not at the expected version (another
+/// writer changed, created or removed it since it was read).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the object changed since it was read")]
+pub struct Conflict;
 
 /// Requests [`RunStore::get_many`] keeps in flight.
 pub const CONCURRENT_GETS: usize = 16;
@@ -133,6 +183,121 @@ impl RunStore {
             .map_err(self.error(key))
     }
 
+    /// Writes the object `key` only if no object of that name exists; one that does is
+    /// [`StoreError::Exists`] and is left as it was. Of writers racing for one name, exactly
+    /// one succeeds (`PutMode::Create`: a hard link on a local directory, a conditional
+    /// request on S3, GCS and Azure; `http(s)://` stores refuse it).
+    pub fn put_new(&self, key: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
+        match self.put_mode(key, bytes, PutMode::Create) {
+            Ok(_) => Ok(()),
+            Err(object_store::Error::AlreadyExists { .. }) => Err(StoreError::Exists {
+                location: self.location.clone(),
+                key: key.to_string(),
+            }),
+            Err(e) => Err(self.error(key)(e)),
+        }
+    }
+
+    /// One put of `bytes` at `key` in `mode`.
+    fn put_mode(
+        &self,
+        key: &str,
+        bytes: Vec<u8>,
+        mode: PutMode,
+    ) -> Result<PutResult, object_store::Error> {
+        let path = StorePath::from(key);
+        let payload = PutPayload::from(bytes);
+        self.runtime
+            .block_on(self.store.put_opts(&path, payload, PutOptions::from(mode)))
+    }
+
+    /// The object `key` and its version, for a later [`RunStore::put_if`], or `None` if
+    /// there is none.
+    pub fn get_versioned(&self, key: &str) -> Result<Option<(Vec<u8>, Version)>, StoreError> {
+        let local = self.local.is_some();
+        self.runtime
+            .block_on(fetch_versioned(
+                Arc::clone(&self.store),
+                StorePath::from(key),
+                local,
+            ))
+            .map_err(self.error(key))
+    }
+
+    /// Compare-and-swap: writes the object `key` only if it is at version `expected` (`None`:
+    /// only if there is no such object), and returns the new version. Of writers racing from
+    /// one version, exactly one succeeds; the others get `Ok(Err(Conflict))` and write
+    /// nothing. Errors are the store's failures, never a lost race.
+    ///
+    /// Remote stores use `PutMode::Create` and `PutMode::Update` (S3's conditional writes,
+    /// GCS generations, Azure e-tags). `object_store`'s local directory has no
+    /// `PutMode::Update` (it answers `NotImplemented`), so a local directory takes a lock
+    /// file instead (`put_if_local`).
+    pub fn put_if(
+        &self,
+        key: &str,
+        bytes: Vec<u8>,
+        expected: Option<&Version>,
+    ) -> Result<Result<Version, Conflict>, StoreError> {
+        if let Some(dir) = self.local.as_deref() {
+            return self.put_if_local(dir, key, bytes, expected);
+        }
+        let mode = match expected {
+            None => PutMode::Create,
+            Some(Version(Tag::Remote(version))) => PutMode::Update(version.clone()),
+            Some(Version(Tag::Local { .. })) => return Ok(Err(Conflict)),
+        };
+        match self.put_mode(key, bytes, mode) {
+            Ok(done) => Ok(Ok(Version::remote(done.e_tag, done.version))),
+            Err(
+                object_store::Error::AlreadyExists { .. }
+                | object_store::Error::Precondition { .. }
+                | object_store::Error::NotFound { .. },
+            ) => Ok(Err(Conflict)),
+            Err(e) => Err(self.error(key)(e)),
+        }
+    }
+
+    /// [`RunStore::put_if`] on a local directory. A version is the file's contents (length
+    /// and hash), so a write that leaves them as they were is not a change. The read, compare
+    /// and write run under an exclusive lock (`flock`) on the file `KEY#0` beside the object,
+    /// which listings skip as they skip `object_store`'s own staging files; the write is
+    /// `object_store`'s staged file renamed over the object (or hard-linked, for a new one),
+    /// so readers never take the lock. The system drops the lock when its process dies, so a
+    /// killed writer never leaves a key locked. The guarantee holds among the processes that
+    /// write the key through `put_if` on this directory (and on a network filesystem only
+    /// where it supports `flock`); a plain [`RunStore::put`] or [`RunStore::delete`] of the
+    /// key bypasses it.
+    fn put_if_local(
+        &self,
+        dir: &Path,
+        key: &str,
+        bytes: Vec<u8>,
+        expected: Option<&Version>,
+    ) -> Result<Result<Version, Conflict>, StoreError> {
+        let lock_path = dir.join(format!("{key}#0"));
+        let _lock = lock_file(&lock_path).map_err(|e| {
+            self.error(key)(object_store::Error::Generic {
+                store: "run store",
+                source: format!("cannot lock {}: {e}", lock_path.display()).into(),
+            })
+        })?;
+        let current = self.get_versioned(key)?.map(|(_, version)| version);
+        if current.as_ref() != expected {
+            return Ok(Err(Conflict));
+        }
+        let version = Version::local(&bytes);
+        let mode = match expected {
+            None => PutMode::Create,
+            Some(_) => PutMode::Overwrite,
+        };
+        match self.put_mode(key, bytes, mode) {
+            Ok(_) => Ok(Ok(version)),
+            Err(object_store::Error::AlreadyExists { .. }) => Ok(Err(Conflict)),
+            Err(e) => Err(self.error(key)(e)),
+        }
+    }
+
     /// The object `key`, or `None` if there is none.
     pub fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
         self.runtime
@@ -214,6 +379,44 @@ async fn fetch(
         Err(object_store::Error::NotFound { .. }) => Ok(None),
         Err(e) => Err(e),
     }
+}
+
+/// The object at `path` and its version (a local store's: by its contents), or `None` if
+/// there is none.
+async fn fetch_versioned(
+    store: Arc<dyn ObjectStore>,
+    path: StorePath,
+    local: bool,
+) -> Result<Option<(Vec<u8>, Version)>, object_store::Error> {
+    let found = match store.get(&path).await {
+        Ok(found) => found,
+        Err(object_store::Error::NotFound { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let e_tag = found.meta.e_tag.clone();
+    let remote_version = found.meta.version.clone();
+    let bytes = found.bytes().await?.to_vec();
+    let version = if local {
+        Version::local(&bytes)
+    } else {
+        Version::remote(e_tag, remote_version)
+    };
+    Ok(Some((bytes, version)))
+}
+
+/// Opens (creating it and its folder if need be) and exclusively locks the file `path`,
+/// waiting for the lock. The lock lasts until the file is dropped, or its process dies.
+fn lock_file(path: &Path) -> std::io::Result<std::fs::File> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)?;
+    file.lock()?;
+    Ok(file)
 }
 
 fn local_store(path: &std::path::Path) -> Result<Arc<dyn ObjectStore>, String> {
@@ -350,6 +553,96 @@ mod tests {
             via_url.get("games/b/00000000.jsonl").unwrap().unwrap(),
             b"b"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn put_new_never_overwrites() {
+        let dir = temp_dir("put-new");
+        let store = RunStore::open(dir.to_str().unwrap()).unwrap();
+        let key = "checkpoints/step-00000001/state.json";
+        store.put_new(key, b"one".to_vec()).unwrap();
+        let error = store.put_new(key, b"two".to_vec()).unwrap_err();
+        assert!(matches!(error, StoreError::Exists { .. }), "{error}");
+        let words = error.to_string();
+        assert!(words.contains(key), "{words}");
+        assert!(words.contains("exists already"), "{words}");
+        assert!(words.contains("never overwritten"), "{words}");
+        assert_eq!(store.get(key).unwrap().unwrap(), b"one");
+        assert_eq!(store.list("checkpoints").unwrap(), [key]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn compare_and_swap_on_a_local_directory() {
+        let dir = temp_dir("cas");
+        let store = RunStore::open(dir.to_str().unwrap()).unwrap();
+        let key = "leases/learner.json";
+        assert_eq!(store.get_versioned(key).unwrap(), None);
+        let first = store.put_if(key, b"one".to_vec(), None).unwrap().unwrap();
+        assert_eq!(
+            store.put_if(key, b"other".to_vec(), None).unwrap(),
+            Err(Conflict)
+        );
+        let (bytes, read) = store.get_versioned(key).unwrap().unwrap();
+        assert_eq!(bytes, b"one");
+        assert_eq!(read, first);
+        let second = store
+            .put_if(key, b"two".to_vec(), Some(&read))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            store.put_if(key, b"stale".to_vec(), Some(&first)).unwrap(),
+            Err(Conflict)
+        );
+        assert_eq!(store.get(key).unwrap().unwrap(), b"two");
+        // The lock file beside the object is no object.
+        assert_eq!(store.list("leases").unwrap(), [key]);
+        store.delete(key).unwrap();
+        assert_eq!(
+            store.put_if(key, b"three".to_vec(), Some(&second)).unwrap(),
+            Err(Conflict)
+        );
+        assert_eq!(store.get(key).unwrap(), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn racing_compare_and_swaps_lose_no_update() {
+        let dir = temp_dir("cas-race");
+        let key = "counter";
+        let (threads, each) = (4, 20);
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                let dir = dir.clone();
+                std::thread::spawn(move || {
+                    // Each its own store, as separate processes would be.
+                    let store = RunStore::open(dir.to_str().unwrap()).unwrap();
+                    for _ in 0..each {
+                        loop {
+                            let current = store.get_versioned(key).unwrap();
+                            let (count, version) = match &current {
+                                Some((bytes, version)) => {
+                                    let text = String::from_utf8_lossy(bytes);
+                                    (text.parse::<u64>().unwrap(), Some(version))
+                                }
+                                None => (0, None),
+                            };
+                            let next = (count + 1).to_string().into_bytes();
+                            if store.put_if(key, next, version).unwrap().is_ok() {
+                                break;
+                            }
+                        }
+                    }
+                })
+            })
+            .collect();
+        for handle in handles {
+            handle.join().unwrap();
+        }
+        let store = RunStore::open(dir.to_str().unwrap()).unwrap();
+        let total = (threads * each).to_string();
+        assert_eq!(store.get_text(key).unwrap(), Some(total));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

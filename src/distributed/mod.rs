@@ -18,6 +18,7 @@ pub mod command;
 pub mod evaluate;
 pub mod fork;
 pub mod learn;
+pub mod lease;
 pub mod selfplay;
 pub mod status;
 pub mod train;
