@@ -56,7 +56,11 @@ fn write_checkpoint<S: Encode>(root: &Path, kind: GameKind, step: u64) -> PathBu
     let dir = root.join(format!("checkpoints/step-{step:08}"));
     std::fs::create_dir_all(&dir).unwrap();
     if !root.join("config.toml").is_file() {
-        std::fs::write(root.join("config.toml"), format!("game = \"{}\"\n", kind.name())).unwrap();
+        std::fs::write(
+            root.join("config.toml"),
+            format!("game = \"{}\"\n", kind.name()),
+        )
+        .unwrap();
     }
     let mut model = random_model::<S>(kind, step as i64);
     model.set_rules(RulesConfig {

@@ -19,10 +19,10 @@ use checkers_zero::distributed::learn::LearnerRole;
 use checkers_zero::distributed::train::{train, TrainOptions};
 use checkers_zero::game::rematch::Rematch;
 use checkers_zero::layout::read_state;
+use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::Model;
 use checkers_zero::selfplay::record::read_records;
 use checkers_zero::store::RunStore;
-use checkers_zero::net::encode::Encode;
 use checkers_zero::train::learner::Learner;
 use checkers_zero::train::metrics::MetricsLog;
 use checkers_zero::train::window::Sample;
@@ -849,9 +849,15 @@ fn a_fork_carries_window_and_optimizer_over_unchanged() {
         key: 0,
     };
     low.ingest(vec![sample.clone(); 3_100], true);
-    assert!(!low.ready(), "a step before 0.01 of the new samples pays for it");
+    assert!(
+        !low.ready(),
+        "a step before 0.01 of the new samples pays for it"
+    );
     low.ingest(vec![sample; 200], true);
-    assert!(low.ready(), "the fork waits for intake to catch up with the base's");
+    assert!(
+        low.ready(),
+        "the fork waits for intake to catch up with the base's"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

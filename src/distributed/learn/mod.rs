@@ -33,12 +33,12 @@ pub use publish::intake_chain;
 pub use step::{Iteration, Tick};
 
 use super::{write_pointer, DistError, StopFlag, StoredMetrics, WorkDir};
+use crate::config::ConfigError;
 use crate::config::RunConfig;
+use crate::eval::periodic::check_anchors;
 use crate::layout::{CONFIG, LEARNER_METRICS, PROMOTED};
 use crate::net::encode::Encode;
 use crate::store::RunStore;
-use crate::config::ConfigError;
-use crate::eval::periodic::check_anchors;
 use crate::train::learner::Learner;
 use crate::util::process_cpu_seconds;
 use crate::with_game;
