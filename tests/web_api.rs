@@ -330,7 +330,7 @@ fn bad_input_gets_a_clear_4xx() {
             "/api/analyse",
             json!({"game": "rematch", "visits": 5001}),
             400,
-            "at most 5,000 visits",
+            "at least 1 and at most 5,000; 5,001 were asked for",
         ),
         (
             "/api/play",
@@ -348,7 +348,7 @@ fn bad_input_gets_a_clear_4xx() {
             "/api/analysis",
             json!({"game": "rematch", "visits": -3}),
             400,
-            "bad request body",
+            "a whole number of visits",
         ),
         (
             "/api/entry",
@@ -373,6 +373,49 @@ fn bad_input_gets_a_clear_4xx() {
             error.contains(needle),
             "{path} {body}: '{error}' lacks '{needle}'"
         );
+    }
+    // Visits or seconds out of range, or not a whole number of visits, on every route that
+    // searches: 400, in words that name the range, never the JSON parser's text.
+    for path in ["/api/analysis", "/api/analyse", "/api/play"] {
+        for (asked, said) in [
+            (json!(-5), "-5"),
+            (json!(1.5), "1.5"),
+            (json!(0), "0"),
+            (json!(1_000_000_000), "1,000,000,000"),
+        ] {
+            let body = json!({"game": "rematch", "visits": asked});
+            let answer = post(addr, path, &body);
+            assert_eq!(answer.status, 400, "{path} {body}: {}", answer.text);
+            let error = answer.json["error"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{path} {body}: {}", answer.text));
+            assert_eq!(
+                error,
+                format!(
+                    "a search takes a whole number of visits, at least 1 and at most 5,000; \
+                     {said} were asked for"
+                ),
+                "{path} {body}"
+            );
+        }
+        for (asked, said) in [
+            (json!(-5), "-5"),
+            (json!(0), "0"),
+            (json!(1_000_000_000), "1,000,000,000"),
+            (json!("ten"), "\"ten\""),
+        ] {
+            let body = json!({"game": "rematch", "seconds": asked});
+            let answer = post(addr, path, &body);
+            assert_eq!(answer.status, 400, "{path} {body}: {}", answer.text);
+            let error = answer.json["error"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{path} {body}: {}", answer.text));
+            assert_eq!(
+                error,
+                format!("a search takes more than 0 and at most 20 seconds; {said} were asked for"),
+                "{path} {body}"
+            );
+        }
     }
     // A finished game: nothing more to play or analyse.
     let (position, paths) = common::web::short_game(GameKind::Hexdame, 1);

@@ -2,10 +2,14 @@
 //! and one browser for every check. Plays a whole short game by clicks in each game with the
 //! engine on, enters a multi-capture and an Eximo drop, sees an illegal click refused; the
 //! fixed bugs (a model strength over the limit, the engine after a change of game, a game
-//! number past the end of a file in Watch); the board (last move, eval bar, arrows, move list
-//! by round, keyboard, a variation, undo/redo, resign, export and import, stack badges,
-//! names, the colour due); Watch; the dashboard; the phone layout at 390 px; and no error in
-//! the browser's console. Screenshots go to `$CZ_WEB_SCREENSHOTS` when set (`docs/web`),
+//! number past the end of a file in Watch); the bugs of issue 47 (resign then a variation, a
+//! failed import that changes nothing, the rematch3 move list and export by round with a
+//! column per seat, engine visits refused in words, arrow labels side by side, keys whatever
+//! has the focus and F to flip, less polling in a hidden tab, the policy map); the board
+//! (last move, eval bar, arrows, move list by round, keyboard, a variation, undo/redo,
+//! resign, export and import, stack badges, names, the colour due); Watch; the dashboard;
+//! the phone layout at 390 px (Watch too, with a long file path); and no error in the
+//! browser's console. Screenshots go to `$CZ_WEB_SCREENSHOTS` when set (`docs/web`),
 //! else the test's temporary folder. Without chromium and chromedriver (`scripts/setup`
 //! installs them) the test prints SKIPPED, and fails under `CI=true`.
 
@@ -27,6 +31,8 @@ fn cannot_run(why: &str) {
 fn server() -> SocketAddr {
     let run = common::fresh_dir("web-browser");
     common::web::tiny_run(&run);
+    // The same games under a long path, as a distributed run's workers name their files.
+    common::web::long_named_games(&run);
     // A distributed run's learner folder is part of the run, not a run of its own.
     std::fs::create_dir_all(run.join("learner")).unwrap();
     std::fs::write(run.join("learner/metrics.jsonl"), "").unwrap();
@@ -67,6 +73,7 @@ fn the_page_in_a_real_browser() {
         checks::play_short_games(&page).await;
         checks::multi_capture_drop_and_refusal(&page).await;
         checks::bugs(&page).await;
+        checks::bugs_of_issue_47(&page).await;
         checks::board_features(&page).await;
         checks::readable_boards(&page).await;
         checks::watch(&page).await;

@@ -309,41 +309,77 @@ struct PlayRequest {
     position: Option<String>,
     /// The turn to play; without it the model (or search) chooses one.
     turn: Option<String>,
-    visits: Option<u32>,
-    /// Time for each searched step, in seconds (instead of visits).
-    seconds: Option<f64>,
+    /// Root visits for each searched step, as sent (checked by `visits`).
+    visits: Option<Value>,
+    /// Time for each searched step, in seconds (instead of visits), as sent (checked by
+    /// `seconds`).
+    seconds: Option<Value>,
 }
 
-fn visits(st: &ServeState, asked: Option<u32>) -> Result<u32, ApiError> {
+// A search's visits and seconds are taken from the body as any JSON value and checked here,
+// so that every value out of range or of the wrong kind (-5, 1.5, 0, 10^9, "many") is refused
+// in words that name the range, never in the JSON parser's words.
+
+/// The visits a search may make: the server's default when none are asked for, else a whole
+/// number from 1 to `max_visits`.
+fn visits(st: &ServeState, asked: Option<&Value>) -> Result<u32, ApiError> {
     let max = st.config.max_visits;
-    match asked {
-        None => Ok(st.config.default_visits),
-        Some(v) if (1..=max).contains(&v) => Ok(v),
-        Some(v) => Err(ApiError::bad(format!(
-            "a search takes at least 1 and at most {} visits; {} were asked for",
-            thousands(max as u64),
-            thousands(v as u64)
+    let Some(asked) = asked else {
+        return Ok(st.config.default_visits);
+    };
+    match asked.as_f64() {
+        Some(v) if v.fract() == 0.0 && (1.0..=f64::from(max)).contains(&v) => Ok(v as u32),
+        _ => Err(ApiError::bad(format!(
+            "a search takes a whole number of visits, at least 1 and at most {}; {} were \
+             asked for",
+            thousands(u64::from(max)),
+            asked_words(asked)
         ))),
     }
 }
 
-fn seconds(st: &ServeState, asked: Option<f64>) -> Result<Duration, ApiError> {
+/// The longest time a search may take: the server's limit when none is asked for, else more
+/// than 0 and at most `max_seconds`.
+fn seconds(st: &ServeState, asked: Option<&Value>) -> Result<Duration, ApiError> {
     let max = st.config.max_seconds;
-    match asked {
-        None => Ok(Duration::from_secs_f64(max)),
+    let Some(asked) = asked else {
+        return Ok(Duration::from_secs_f64(max));
+    };
+    match asked.as_f64() {
         Some(s) if s > 0.0 && s <= max => Ok(Duration::from_secs_f64(s)),
-        Some(s) => Err(ApiError::bad(format!(
-            "a search takes more than 0 and at most {max} seconds; {s} were asked for"
+        _ => Err(ApiError::bad(format!(
+            "a search takes more than 0 and at most {max} seconds; {} were asked for",
+            asked_words(asked)
         ))),
+    }
+}
+
+/// A value asked for, as an error quotes it: whole numbers with thousands separators
+/// (`1,000,000,000`, `-5`), other numbers as sent (`1.5`), anything else as JSON.
+fn asked_words(asked: &Value) -> String {
+    if let Some(n) = asked.as_u64() {
+        return thousands(n);
+    }
+    if let Some(n) = asked.as_i64() {
+        return format!("-{}", thousands(n.unsigned_abs()));
+    }
+    match asked.as_f64() {
+        Some(f) if f.abs() >= 1e15 => format!("{f:e}"),
+        Some(f) if f.fract() == 0.0 => {
+            let sign = if f < 0.0 { "-" } else { "" };
+            format!("{sign}{}", thousands(f.abs() as u64))
+        }
+        Some(f) => f.to_string(),
+        None => asked.to_string(),
     }
 }
 
 /// The model's budget for one searched step: visits, or seconds when asked for.
 fn play_budget(st: &ServeState, req: &PlayRequest) -> Result<Budget, ApiError> {
-    match (req.visits, req.seconds) {
+    match (&req.visits, &req.seconds) {
         (Some(_), Some(_)) => Err(ApiError::bad("give visits or seconds, not both")),
         (_, Some(s)) => Ok(Budget::Time(seconds(st, Some(s))?)),
-        (v, None) => Ok(Budget::Count(visits(st, v)?)),
+        (v, None) => Ok(Budget::Count(visits(st, v.as_ref())?)),
     }
 }
 
@@ -446,9 +482,11 @@ async fn entry(bytes: Result<Bytes, BytesRejection>) -> ApiResult {
 struct AnalyseRequest {
     game: String,
     position: Option<String>,
-    visits: Option<u32>,
-    /// Longest time to search, in seconds (at most the server's limit).
-    seconds: Option<f64>,
+    /// Root visits to reach, as sent (checked by `visits`).
+    visits: Option<Value>,
+    /// Longest time to search, in seconds (at most the server's limit), as sent (checked by
+    /// `seconds`).
+    seconds: Option<Value>,
 }
 
 type SearchJob = Box<dyn FnOnce(&Arc<AtomicBool>, &mut dyn FnMut(Snapshot)) + Send>;
@@ -461,8 +499,8 @@ fn prepare_analysis(
 ) -> Result<SearchJob, ApiError> {
     let kind = game_kind(&req.game)?;
     let budget = AnalysisBudget {
-        visits: visits(st, req.visits)?,
-        time: seconds(st, req.seconds)?,
+        visits: visits(st, req.visits.as_ref())?,
+        time: seconds(st, req.seconds.as_ref())?,
         chunk: st.config.snapshot_visits,
         progress,
     };

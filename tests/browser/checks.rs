@@ -1,6 +1,6 @@
 //! What the browser test checks, section by section (one page, one server).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use checkers_zero::game::turns::parse_turn;
 use checkers_zero::game::{GameKind, GameState, RulesConfig};
@@ -198,6 +198,458 @@ pub async fn bugs(page: &Page) {
     }
     page.click("#engine-on").await;
     page.no_console_errors("the bugs").await;
+}
+
+/// WebDriver's key codes for the keys the page answers.
+const LEFT: &str = "\u{E012}";
+const RIGHT: &str = "\u{E014}";
+const HOME: &str = "\u{E011}";
+const END: &str = "\u{E010}";
+
+/// The position at the cursor.
+async fn position(page: &Page) -> String {
+    let position = page.js("return window.__cz.position;").await;
+    position.as_str().unwrap().to_string()
+}
+
+/// Plays, by clicks at the cursor, the first legal turn that `moves` lists there: the turn.
+async fn play_first_turn(page: &Page, kind: GameKind) -> String {
+    let here = position(page).await;
+    let turn = checkers_zero::rules_commands::moves(kind, Some(here.as_str()))
+        .unwrap()
+        .remove(0);
+    let clicks = clicks_for(kind, &here, std::slice::from_ref(&turn)).remove(0);
+    page.click_cells(&clicks).await;
+    let history = page.history().await;
+    assert_eq!(
+        history.last(),
+        Some(&json!(turn)),
+        "{kind} from {here}: clicked {clicks:?}, played {history:?}"
+    );
+    turn
+}
+
+/// Ticks or unticks the Engine box by a click, unless it is so already.
+async fn set_engine(page: &Page, on: bool) {
+    let ticked = page
+        .js("return document.getElementById('engine-on').checked;")
+        .await;
+    if ticked != json!(on) {
+        page.click("#engine-on").await;
+    }
+}
+
+async fn analysis_done(page: &Page) {
+    page.wait(
+        "the analysis",
+        "document.getElementById('analysis-progress').textContent.includes('(done)')",
+    )
+    .await;
+}
+
+/// The bugs of issue 47, each seen fixed (bug 4, Watch on a phone, in `phone`; the server's
+/// side of bug 5 in tests/web_api.rs).
+pub async fn bugs_of_issue_47(page: &Page) {
+    set_engine(page, false).await;
+    resign_then_analyse(page).await;
+    failed_import_changes_nothing(page).await;
+    rematch3_move_list(page).await;
+    engine_visits_refused(page).await;
+    arrow_labels_apart(page).await;
+    keys_whatever_has_the_focus(page).await;
+    hidden_tab_polls_less(page).await;
+    heat_map(page).await;
+    page.no_console_errors("the bugs of issue 47").await;
+}
+
+/// Bug 1: a resignation ends the line it was made in. A variation played from an earlier
+/// position is not over; "Back to the game" brings the resignation back.
+async fn resign_then_analyse(page: &Page) {
+    page.setup("rematch", &["person", "person"], None).await;
+    let start = position(page).await;
+    let game = ["e4-e5".to_string(), "b1xe4".to_string()];
+    for clicks in clicks_for(GameKind::Rematch, &start, &game) {
+        page.click_cells(&clicks).await;
+    }
+    assert_eq!(page.history().await, vec![json!(game[0]), json!(game[1])]);
+    page.click("#resign").await;
+    let outcome = page.js("return window.__cz.outcome;").await;
+    assert!(
+        outcome.as_str().is_some_and(|o| o.contains("resigned")),
+        "{outcome}"
+    );
+    page.click("#nav-prev").await;
+    assert_eq!(cursor(page).await, json!(1));
+    let here = position(page).await;
+    let other = "a2-a3".to_string();
+    let clicks = clicks_for(GameKind::Rematch, &here, std::slice::from_ref(&other)).remove(0);
+    page.click_cells(&clicks).await;
+    assert_eq!(page.history().await, vec![json!(game[0]), json!(other)]);
+    let seen = page
+        .js(
+            "return [window.__cz.outcome, document.getElementById('status').textContent, \
+             !document.getElementById('variation').hidden, \
+             document.querySelectorAll('#board .cell.clickable').length, \
+             document.getElementById('resign').disabled];",
+        )
+        .await;
+    assert_eq!(seen[0], Value::Null, "the variation is not over: {seen}");
+    assert!(
+        !seen[1].as_str().unwrap().starts_with("Game over"),
+        "the status: {seen}"
+    );
+    assert_eq!(seen[2], json!(true), "the variation is marked: {seen}");
+    assert!(
+        seen[3].as_u64().unwrap() > 0,
+        "the Team's pieces can be clicked: {seen}"
+    );
+    assert_eq!(seen[4], json!(false), "Resign is offered: {seen}");
+    page.click("#back-to-game").await;
+    key(page, "End").await;
+    assert_eq!(page.history().await, vec![json!(game[0]), json!(game[1])]);
+    let outcome = page.js("return window.__cz.outcome;").await;
+    assert!(
+        outcome.as_str().is_some_and(|o| o.contains("resigned")),
+        "back in the game, the resignation: {outcome}"
+    );
+}
+
+/// Bug 2: an import that does not replay changes nothing: the game's turns, position,
+/// cursor, game menu and board stay, also once Flip has redrawn the board.
+async fn failed_import_changes_nothing(page: &Page) {
+    page.setup("rematch", &["person", "person"], None).await;
+    play_first_turn(page, GameKind::Rematch).await;
+    let state = "return [window.__cz.history, window.__cz.position, window.__cz.cursor, \
+                 document.getElementById('game').value, \
+                 document.querySelectorAll('#board .cell').length];";
+    let before = page.js(state).await;
+    assert_eq!(before[4], json!(19), "a ReMATCH board: {before}");
+    for (text, turn) in [
+        ("[Game \"rematch\"]\n1. d2-c2 b2-c3", "turn 2 (b2-c3)"),
+        ("[Game \"hexdame\"]\n1. zz-zz", "turn 1 (zz-zz)"),
+    ] {
+        page.set("game-text", text).await;
+        page.click("#import-game").await;
+        let needle = json!(turn);
+        page.wait(
+            "the refused import",
+            &format!("document.getElementById('message').textContent.includes({needle})"),
+        )
+        .await;
+        let message = page
+            .js("const m = document.getElementById('message'); return [m.className, m.textContent];")
+            .await;
+        assert_eq!(message[0], json!("refused"), "{text}: {message}");
+        assert!(
+            message[1].as_str().unwrap().contains("unchanged"),
+            "{text}: {message}"
+        );
+        assert_eq!(page.js(state).await, before, "{text}: the game stays");
+        page.click("#flip").await;
+        page.click("#flip").await;
+        assert_eq!(
+            page.js(state).await,
+            before,
+            "{text}: the game stays after Flip"
+        );
+    }
+    // The browser logs the server's refusals of the turns (422) as errors.
+    page.only_console_errors(
+        "a failed import",
+        &["the server responded with a status of 4"],
+    )
+    .await;
+}
+
+/// Bug 3: in rematch3 (turns White, Red, Orange, Red) a row of the move list is one turn of
+/// each side, each seat in its own column (White, Orange, Red); export numbers the turns the
+/// same way, and the exported game imports back.
+async fn rematch3_move_list(page: &Page) {
+    page.setup("rematch3", &["person"; 3], None).await;
+    let mut turns = Vec::new();
+    for _ in 0..4 {
+        turns.push(play_first_turn(page, GameKind::Rematch3).await);
+    }
+    let rows_script = "return [...document.querySelectorAll('#moves tr')].map(r => \
+                       [...r.cells].map(c => c.classList.contains('mv') ? \
+                       `${c.dataset.seat}:${c.textContent}` : \
+                       c.classList.contains('empty') ? '·' : c.textContent));";
+    let rows = page.js(rows_script).await;
+    let t = &turns;
+    assert_eq!(
+        rows,
+        json!([
+            [
+                "1.",
+                format!("white:{}", t[0]),
+                "·",
+                format!("red:{}", t[1])
+            ],
+            [
+                "2.",
+                "·",
+                format!("orange:{}", t[2]),
+                format!("red:{}", t[3])
+            ],
+        ]),
+        "a row per round, a column per seat"
+    );
+    let tooltips = page
+        .js(
+            "return [...document.querySelectorAll('#moves td.mv')].every(c => \
+             c.title.includes(c.textContent));",
+        )
+        .await;
+    assert_eq!(tooltips, json!(true), "each turn's seat on hover");
+    page.click("#export-game").await;
+    let text = page
+        .js("return document.getElementById('game-text').value;")
+        .await;
+    let text = text.as_str().unwrap().to_string();
+    let numbered = format!("1. {} {} 2. {} {}", t[0], t[1], t[2], t[3]);
+    assert!(text.contains(&numbered), "{numbered} not in {text}");
+    page.setup("rematch", &["person", "person"], None).await;
+    page.click("#import-game").await;
+    page.wait("the import", "window.__cz.history.length === 5")
+        .await;
+    assert_eq!(
+        page.history().await,
+        turns.iter().map(|t| json!(t)).collect::<Vec<_>>(),
+        "the exported game imported"
+    );
+    assert_eq!(
+        page.js("return document.getElementById('game').value;")
+            .await,
+        json!("rematch3")
+    );
+    assert_eq!(page.js(rows_script).await, rows, "the same move list");
+}
+
+/// Bug 5 (the page): visits that are not a whole number from 1 to the server's limit are
+/// refused in the engine's panel in words; the box keeps what was typed, nothing is sent and
+/// nothing drawn, and the refusal goes with the next analysis.
+async fn engine_visits_refused(page: &Page) {
+    page.setup("rematch", &["person", "person"], None).await;
+    page.set("engine-visits", "40").await;
+    set_engine(page, true).await;
+    analysis_done(page).await;
+    for bad in ["1000000000", "100001", "0", "", "-5", "1.5"] {
+        let sent = page.js("return window.__czSent();").await;
+        page.set("engine-visits", bad).await;
+        page.wait(
+            "the refusal",
+            "!document.getElementById('engine-message').hidden",
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        let seen = page
+            .js("const m = document.getElementById('engine-message'); \
+                 return [m.hidden, m.textContent, document.getElementById('engine-visits').value, \
+                 document.getElementById('message').textContent, \
+                 document.querySelectorAll('#board .arrow').length, window.__czSent()];")
+            .await;
+        let words = seen[1].as_str().unwrap();
+        assert!(
+            words.contains("a whole number from 1 to 100,000"),
+            "{bad:?}: {seen}"
+        );
+        assert!(
+            !words.contains("invalid value") && !words.contains("u32"),
+            "{bad:?}: {seen}"
+        );
+        assert_eq!(seen[2], json!(bad), "the box keeps {bad:?}: {seen}");
+        assert_eq!(seen[3], json!(""), "{bad:?}: no game message: {seen}");
+        assert_eq!(seen[4], json!(0), "{bad:?}: no arrows: {seen}");
+        assert_eq!(seen[5], sent, "{bad:?}: nothing sent: {seen}");
+    }
+    page.set("engine-visits", "40").await;
+    analysis_done(page).await;
+    let message = page
+        .js("const m = document.getElementById('engine-message'); return [m.hidden, m.textContent];")
+        .await;
+    assert_eq!(
+        message,
+        json!([true, ""]),
+        "the refusal goes with the next analysis"
+    );
+    set_engine(page, false).await;
+}
+
+/// Bug 7: the shares of two turns that land on the same cell are side by side, not on top
+/// of each other (drawn on a scratch board: d2-d3 and e3-d3, 35% each).
+async fn arrow_labels_apart(page: &Page) {
+    page.js(
+        "window.__scratch = null;
+         (async () => {
+           const r = await fetch('/api/new', {method: 'POST',
+             headers: {'content-type': 'application/json'}, body: JSON.stringify({game: 'rematch'})});
+           const v = await r.json();
+           const { drawBoard } = await import('/assets/board.js');
+           const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+           svg.id = 'scratch';
+           svg.setAttribute('class', 'board');
+           document.body.appendChild(svg);
+           drawBoard(svg, v.board, {arrows: [{turn: 'd2-d3', share: 0.35}, {turn: 'e3-d3', share: 0.35}]});
+           const labels = [...svg.querySelectorAll('.arrow-label[data-cell=\"d3\"]')];
+           window.__scratch = {texts: labels.map(t => t.textContent),
+             boxes: labels.map(t => { const b = t.getBBox(); return [b.x, b.y, b.width, b.height]; })};
+           svg.remove();
+         })().catch(e => { window.__scratch = {error: String(e)}; });",
+    )
+    .await;
+    page.wait("the scratch board", "window.__scratch !== null")
+        .await;
+    let seen = page.js("return window.__scratch;").await;
+    assert_eq!(seen["texts"], json!(["35%", "35%"]), "{seen}");
+    let boxes: Vec<Vec<f64>> = seen["boxes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            b.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect()
+        })
+        .collect();
+    let (a, b) = (&boxes[0], &boxes[1]);
+    assert!(a[2] > 0.0 && b[2] > 0.0, "labels drawn: {seen}");
+    let apart =
+        a[0] + a[2] <= b[0] || b[0] + b[2] <= a[0] || a[1] + a[3] <= b[1] || b[1] + b[3] <= a[1];
+    assert!(apart, "the two labels overlap: {seen}");
+}
+
+/// Bug 8: ←/→/Home/End and F (flip) work whatever has the focus (the Engine box just ticked,
+/// the game menu), but not in a text field; `__cz.flip` is the board's orientation.
+async fn keys_whatever_has_the_focus(page: &Page) {
+    page.setup("rematch", &["person", "person"], None).await;
+    play_first_turn(page, GameKind::Rematch).await;
+    play_first_turn(page, GameKind::Rematch).await;
+    set_engine(page, false).await;
+    page.set("engine-visits", "40").await;
+    page.click("#engine-on").await;
+    assert_eq!(
+        page.js("return document.activeElement.id;").await,
+        json!("engine-on"),
+        "the Engine box has the focus"
+    );
+    for (keys, to) in [(LEFT, 1), (HOME, 0), (RIGHT, 1), (END, 2)] {
+        page.press(keys).await;
+        assert_eq!(
+            cursor(page).await,
+            json!(to),
+            "{keys:?} from the Engine box"
+        );
+    }
+    let flip = "return window.__cz.flip;";
+    page.press("f").await;
+    assert_eq!(page.js(flip).await, json!(true), "F flips the board");
+    page.press("f").await;
+    assert_eq!(page.js(flip).await, json!(false), "F flips it back");
+    // In a text field the keys are the field's.
+    page.js("document.getElementById('position-text').focus();")
+        .await;
+    page.press(LEFT).await;
+    page.press("f").await;
+    assert_eq!(cursor(page).await, json!(2), "← in the position's text");
+    assert_eq!(
+        page.js(flip).await,
+        json!(false),
+        "F in the position's text"
+    );
+    page.js("document.getElementById('position-text').value = window.__cz.position;")
+        .await;
+    // A menu keeps its choice, and the keys still move.
+    key(page, "Home").await;
+    page.js("document.getElementById('game').focus();").await;
+    page.press(RIGHT).await;
+    assert_eq!(cursor(page).await, json!(1), "→ from the game menu");
+    assert_eq!(
+        page.js("return document.getElementById('game').value;")
+            .await,
+        json!("rematch"),
+        "the game menu keeps its choice"
+    );
+    set_engine(page, false).await;
+}
+
+/// Idle polling: while the page's tab is hidden the engine polls every 2 s, not every 0.3 s,
+/// and it polls at once when the tab is shown again.
+async fn hidden_tab_polls_less(page: &Page) {
+    page.setup("rematch", &["person", "person"], None).await;
+    page.set("engine-visits", "100000").await;
+    set_engine(page, true).await;
+    page.wait(
+        "the analysis under way",
+        "/^[0-9,]+ visits, /.test(document.getElementById('analysis-progress').textContent)",
+    )
+    .await;
+    let sent = page
+        .js("Object.defineProperty(document, 'visibilityState', \
+             {configurable: true, get: () => 'hidden'}); \
+             document.dispatchEvent(new Event('visibilitychange')); return window.__czSent();")
+        .await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let later = page.js("return window.__czSent();").await;
+    let polls = later.as_u64().unwrap() - sent.as_u64().unwrap();
+    assert!(polls <= 2, "{polls} polls in 3 s with the tab hidden");
+    let progress = page.text("analysis-progress").await;
+    assert!(
+        !progress.contains("(done)"),
+        "the analysis still runs: {progress}"
+    );
+    let shown = Instant::now();
+    let sent = page
+        .js("Object.defineProperty(document, 'visibilityState', \
+             {configurable: true, get: () => 'visible'}); const sent = window.__czSent(); \
+             document.dispatchEvent(new Event('visibilitychange')); return sent;")
+        .await
+        .as_u64()
+        .unwrap();
+    while page.js("return window.__czSent();").await.as_u64().unwrap() <= sent {
+        assert!(
+            shown.elapsed() < Duration::from_secs(1),
+            "no poll within 1 s of the tab being shown"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    eprintln!(
+        "measured: the engine polled {:.0} ms after the tab was shown",
+        shown.elapsed().as_secs_f64() * 1e3
+    );
+    page.js("delete document.visibilityState;").await;
+    set_engine(page, false).await;
+    page.set("engine-visits", "40").await;
+}
+
+/// The policy map: off by default; ticked, the analysis's priors shade cells of the board.
+async fn heat_map(page: &Page) {
+    page.setup("rematch", &["person", "person"], None).await;
+    page.set("engine-visits", "40").await;
+    set_engine(page, true).await;
+    analysis_done(page).await;
+    let heat =
+        "return [...document.querySelectorAll('#board circle.heat')].map(c => c.dataset.cell);";
+    assert_eq!(page.js(heat).await, json!([]), "off by default");
+    page.click("#engine-heat").await;
+    let cells = strings(&page.js(heat).await);
+    let board = strings(
+        &page
+            .js("return [...document.querySelectorAll('#board .cell')].map(c => c.dataset.cell);")
+            .await,
+    );
+    assert!(!cells.is_empty(), "the policy map is drawn");
+    for cell in &cells {
+        assert!(
+            board.contains(cell),
+            "{cell} of the policy map in {board:?}"
+        );
+    }
+    page.shot("policy-map").await;
+    page.click("#engine-heat").await;
+    assert_eq!(page.js(heat).await, json!([]), "unticked, gone");
+    set_engine(page, false).await;
 }
 
 /// Last move, eval bar and arrows, the move list by round, keyboard, a variation,
@@ -400,6 +852,14 @@ pub async fn watch(page: &Page) {
         .js("return document.querySelectorAll('#watch-moves td.mv').length;")
         .await;
     assert!(moves.as_u64().unwrap() > 2, "the move list");
+    // A column per seat, as in Play (issue 47, bug 3): every turn names its seat.
+    let seats = page
+        .js(
+            "return [...document.querySelectorAll('#watch-moves td.mv')].every(c => \
+             ['red', 'team'].includes(c.dataset.seat));",
+        )
+        .await;
+    assert_eq!(seats, json!(true), "Watch's turns carry their seats");
     // Game 999 of a file of two: said in words, the game shown stays.
     page.set("watch-index", "999").await;
     page.wait(
@@ -514,5 +974,36 @@ pub async fn phone(page: &Page) {
         "the board fills the width: {layout}"
     );
     page.shot("phone").await;
+    // Watch (issue 47, bug 4): a long file path does not widen the page; each file goes by
+    // the shortest name that tells it apart, its whole path on hover.
+    page.click("nav button[data-view=watch]").await;
+    page.wait("the replay", "document.getElementById('watch-info').textContent.includes('wins') || document.getElementById('watch-info').textContent.includes('Draw')").await;
+    let watch = page
+        .js("const f = document.getElementById('watch-file'); \
+             return [document.documentElement.scrollWidth, window.innerWidth, \
+             f.getBoundingClientRect().right, [...f.options].map(o => o.textContent), \
+             [...f.options].map(o => o.title)];")
+        .await;
+    let width = watch[1].as_f64().unwrap();
+    assert!(
+        watch[0].as_f64().unwrap() <= width,
+        "no sideways scroll in Watch: {watch}"
+    );
+    assert!(
+        watch[2].as_f64().unwrap() <= width,
+        "the file menu fits: {watch}"
+    );
+    let names = strings(&watch[3]);
+    assert!(
+        names.len() >= 2 && names.iter().all(|n| !n.contains('/')),
+        "short file names: {watch}"
+    );
+    assert!(
+        strings(&watch[4]).iter().any(|t| t
+            .ends_with("selfplay-worker-with-a-long-name-0001/games-2026-11-27T23-50-00.jsonl")),
+        "the whole path on hover: {watch}"
+    );
+    page.shot("phone-watch").await;
+    page.click("nav button[data-view=play]").await;
     page.client.set_window_size(1280, 860).await.unwrap();
 }

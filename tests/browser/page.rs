@@ -217,14 +217,40 @@ impl Page {
 
     /// Fails with the console's errors since the last look, if any.
     pub async fn no_console_errors(&self, during: &str) {
+        self.only_console_errors(during, &[]).await;
+    }
+
+    /// Fails with the console's errors since the last look but those whose message holds
+    /// one of `expected` (the browser logs each answer with an error status that a check
+    /// asked for on purpose: "the server responded with a status of 422").
+    pub async fn only_console_errors(&self, during: &str, expected: &[&str]) {
         let log = self.client.issue_cmd(BrowserLog).await.unwrap();
         let errors: Vec<&Value> = log
             .as_array()
-            .map(|a| a.iter().filter(|e| e["level"] == json!("SEVERE")).collect())
+            .map(|a| {
+                a.iter()
+                    .filter(|e| e["level"] == json!("SEVERE"))
+                    .filter(|e| {
+                        let message = e["message"].as_str().unwrap_or_default();
+                        !expected.iter().any(|x| message.contains(*x))
+                    })
+                    .collect()
+            })
             .unwrap_or_default();
         assert!(
             errors.is_empty(),
             "console errors during {during}: {errors:?}"
         );
+    }
+
+    /// Sends `keys` (WebDriver's key codes: "\u{E012}" is ←) to the element that has the
+    /// focus, as a person typing would, then waits for the page to settle.
+    pub async fn press(&self, keys: &str) {
+        let focused = self.client.active_element().await.unwrap();
+        focused
+            .send_keys(keys)
+            .await
+            .unwrap_or_else(|e| panic!("keys {keys:?}: {e}"));
+        self.wait("the keys", "true").await;
     }
 }

@@ -106,6 +106,16 @@ pub fn tiny_run(run: &Path) {
     .unwrap();
 }
 
+/// The two games of [`tiny_run`] again, under a long path such as a distributed run's
+/// workers write (Watch must still fit a phone's width): the path, relative to `run`.
+pub fn long_named_games(run: &Path) -> String {
+    let name = "games/selfplay-worker-with-a-long-name-0001/games-2026-11-27T23-50-00.jsonl";
+    let path = run.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    write_records(&path, &[random_game(1), random_game(2)]).unwrap();
+    name.to_string()
+}
+
 /// An HTTP answer: status and JSON body (`Value::Null` when the body is not JSON).
 pub struct Answer {
     pub status: u16,

@@ -79,17 +79,33 @@ function drawArrows(svg, at, arrows) {
   const defs = el("defs", {}, svg);
   const marker = el("marker", { id: `${svg.id}-head`, viewBox: "0 0 10 10", refX: 6, refY: 5, markerWidth: 3, markerHeight: 3, orient: "auto-start-reverse" }, defs);
   el("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "arrow-head" }, marker);
+  const landing = new Map();
   arrows.forEach((a, i) => {
-    const pts = pathCells(a.turn).map(n => at.get(n)).filter(Boolean);
-    if (pts.length < 2) return;
+    const cells = pathCells(a.turn).filter(n => at.has(n));
+    if (cells.length < 2) return;
+    const pts = cells.map(n => at.get(n));
     const width = 0.05 + 0.12 * a.share;
     el("polyline", {
       points: pts.map(p => `${p.x},${p.y}`).join(" "), class: `arrow arrow-${i}`, "stroke-width": width,
       "marker-end": `url(#${svg.id}-head)`, "data-turn": a.turn,
     }, svg);
-    // The share in the landing cell, below the arrow's head (the cell's name is at its top).
-    const q = pts[pts.length - 1];
-    const label = el("text", { x: q.x, y: q.y + 0.36, class: "arrow-label", "data-turn": a.turn }, svg);
+    const end = cells[cells.length - 1];
+    if (!landing.has(end)) landing.set(end, []);
+    landing.get(end).push({ a, i, q: pts[pts.length - 1] });
+  });
+  for (const [cell, labels] of landing) drawShares(svg, cell, labels);
+}
+
+// The shares in a landing cell, below the arrows' heads (the cell's name is at its top):
+// turns that land on the same cell get their labels side by side, smaller, each in its
+// arrow's colour, so that none covers another.
+function drawShares(svg, cell, labels) {
+  const n = labels.length, gap = 0.4;
+  labels.forEach(({ a, i, q }, k) => {
+    const label = el("text", {
+      x: q.x + (k - (n - 1) / 2) * gap, y: q.y + 0.36, class: `arrow-label arrow-label-${i}` + (n > 1 ? " shared" : ""),
+      "data-turn": a.turn, "data-cell": cell,
+    }, svg);
     label.textContent = `${Math.round(100 * a.share)}%`;
   });
 }
@@ -117,7 +133,7 @@ export function drawBoard(svg, board, opts = {}) {
   drawCells(svg, board, at, opts);
   for (const [cell, p] of Object.entries(opts.heat || {})) {
     const c = at.get(cell);
-    if (c) el("circle", { cx: c.x, cy: c.y, r: 0.45, class: "heat", "fill-opacity": Math.min(0.85, 0.1 + p * 1.5) }, svg);
+    if (c) el("circle", { cx: c.x, cy: c.y, r: 0.45, class: "heat", "data-cell": cell, "fill-opacity": Math.min(0.7, 0.08 + p * 1.2) }, svg);
   }
   for (const piece of opts.pieces || []) {
     const c = at.get(piece.cell);

@@ -2,7 +2,7 @@
 // (losses, strength, throughput, self-play), Elo with its 95% interval as a band, and the
 // checkpoints with their ratings. Records without a step (the precision choice) are told
 // in words, not drawn as a lone dot.
-import { $, guard, fillRuns } from "./util.js";
+import { $, guard, fillRuns, every } from "./util.js";
 import { lineChart, fmt } from "./charts.js";
 
 const cap = s => s ? s[0].toUpperCase() + s.slice(1) : "";
@@ -137,9 +137,10 @@ export function initDashboard(api, info) {
     if (!info.run_dir) { $("dash-updated").textContent = "Start the server with --run-dir to see a run."; return; }
     await fillRuns(api, $("dash-run"));
     await refresh();
-    if (!timer) timer = setInterval(guard(async () => {
-      if ($("view-dashboard").classList.contains("hidden")) { clearInterval(timer); timer = null; return; }
+    // Every 5 s while the page is in view, every 60 s while its tab is hidden.
+    if (!timer) timer = every(5000, 60000, guard(async () => {
+      if ($("view-dashboard").classList.contains("hidden")) { timer.stop(); timer = null; return; }
       await refresh();
-    }, "dash-updated"), 5000);
+    }, "dash-updated"));
   };
 }

@@ -1,16 +1,31 @@
 // The engine beside the board: a polled analysis of the position at the cursor, drawn as
 // an evaluation bar (win/draw/loss from the side to move or a fixed side), arrows for the
-// best turns with their visit shares, the engine's line (click a turn to play up to it)
-// and a table of the turns searched.
-import { $, guard } from "./util.js";
+// best turns with their visit shares, the policy as a heat map (optional), the engine's
+// line (click a turn to play up to it) and a table of the turns searched. Visits outside
+// the server's limits are refused in words, never changed quietly.
+import { $, guard, every } from "./util.js";
 
 const pct = x => `${Math.round(100 * x)}%`;
+const fmt = n => Number(n).toLocaleString("en-US");
+// Polls of a running analysis: 300 ms apart while the page is in view, 2 s while its tab is
+// hidden (the server stops an analysis nobody polled for 5 s).
+const POLL_MS = 300, HIDDEN_POLL_MS = 2000;
 
 export function createEngine(api, info, page) {
-  const E = { on: false, id: null, position: null, snap: null, timer: null, game: null };
+  const E = { on: false, id: null, position: null, snap: null, timer: null, game: null, error: null };
+
+  // The visits in the box, or why they cannot be used (in words, with the range allowed).
+  function visits() {
+    const box = $("engine-visits"), text = box.value.trim(), n = Number(text);
+    const range = `a whole number from 1 to ${fmt(info.limits.max_visits)}`;
+    if (box.validity && box.validity.badInput) return { error: `Engine: the visits must be ${range}, not text.` };
+    if (text === "") return { error: `Engine: give the visits to search, ${range}.` };
+    if (Number.isInteger(n) && n >= 1 && n <= info.limits.max_visits) return { visits: n };
+    return { error: `Engine: the visits must be ${range}; ${Number.isFinite(n) ? fmt(n) : text} is not.` };
+  }
 
   async function stop() {
-    clearInterval(E.timer); E.timer = null;
+    if (E.timer) { E.timer.stop(); E.timer = null; }
     if (E.id !== null) {
       const id = E.id; E.id = null;
       await api(`/api/analysis/${id}`, undefined, "DELETE").catch(() => {});
@@ -61,7 +76,13 @@ export function createEngine(api, info, page) {
     drawBar();
     const s = E.snap;
     $("engine-panel").hidden = !E.on;
-    if (!E.on || !s) { $("wdl").textContent = ""; $("pv").replaceChildren(); $("analysis-turns").tBodies[0].replaceChildren(); $("analysis-progress").textContent = !E.on ? "" : E.position ? "analysing…" : "the game is over: nothing to analyse"; return; }
+    $("engine-message").textContent = E.on && E.error || "";
+    $("engine-message").hidden = !(E.on && E.error);
+    if (!E.on || !s) {
+      $("wdl").textContent = ""; $("pv").replaceChildren(); $("analysis-turns").tBodies[0].replaceChildren();
+      $("analysis-progress").textContent = !E.on || E.error ? "" : E.position ? "analysing…" : "the game is over: nothing to analyse";
+      return;
+    }
     const b = bar();
     $("analysis-progress").textContent = `${s.visits.toLocaleString("en-US")} visits, ${(s.elapsed_ms / 1000).toFixed(1)} s` + (s.done ? " (done)" : "") + (s.error ? `; the search failed: ${s.error}` : "");
     $("wdl").textContent = (b ? `For ${b.who}: win ${pct(b.w)}, draw ${pct(b.d)}, loss ${pct(b.l)}` + (s.wdl ? " (the net)" : " (random playouts: no model)") : "") +
@@ -69,13 +90,22 @@ export function createEngine(api, info, page) {
     drawLine(s);
   }
 
+  // A failure of the analysis, shown in the engine's panel until the next analysis starts.
+  function failed(message) {
+    E.error = `Engine: ${message}`;
+    drawPanel();
+    page.render();
+  }
+
   async function poll() {
     if (E.id === null) return;
     const id = E.id;
-    const snap = await api(`/api/analysis/${id}`);
+    let snap;
+    try { snap = await api(`/api/analysis/${id}`); }
+    catch (err) { if (id === E.id) { await stop(); failed(err.message); } return; }
     if (id !== E.id) return;
     E.snap = snap;
-    if (snap.done) { clearInterval(E.timer); E.timer = null; E.id = null; }
+    if (snap.done) { E.timer.stop(); E.timer = null; E.id = null; }
     drawPanel();
     page.render();
   }
@@ -84,17 +114,29 @@ export function createEngine(api, info, page) {
   async function follow(game, position, over) {
     if (E.on && !over && position === E.position && game === E.game) return;
     await stop();
-    E.snap = null; E.position = position; E.game = game;
+    E.snap = null; E.position = position; E.game = game; E.error = null;
     if (!E.on || over) { E.position = null; drawPanel(); return; }
-    const visits = Math.min(info.limits.max_visits, Number($("engine-visits").value) || 2000);
-    const { id } = await api("/api/analysis", { game, position, visits });
-    if (E.position !== position) return;
+    const v = visits();
+    if (v.error) { E.error = v.error; drawPanel(); page.render(); return; }
+    let id;
+    try { ({ id } = await api("/api/analysis", { game, position, visits: v.visits })); }
+    catch (err) { if (E.position === position && E.game === game) failed(err.message); return; }
+    if (E.position !== position || E.game !== game) {
+      api(`/api/analysis/${id}`, undefined, "DELETE").catch(() => {});
+      return;
+    }
     E.id = id;
-    E.timer = setInterval(guard(poll), 300);
+    E.timer = every(POLL_MS, HIDDEN_POLL_MS, guard(poll));
     drawPanel();
   }
 
-  $("engine-on").onchange = () => { E.on = $("engine-on").checked; E.position = null; page.changed(); };
+  // A change of the engine's settings analyses the position again (or says what is wrong).
+  const restart = () => { E.on = $("engine-on").checked; E.position = null; page.changed(); };
+  $("engine-on").onchange = restart;
+  $("engine-visits").onchange = restart;
+  $("engine-visits").max = info.limits.max_visits;
+  $("engine-visits").step = 1;
+  $("engine-heat").onchange = () => page.render();
   $("eval-side").onchange = () => { drawPanel(); page.render(); };
   return {
     setOn(on) { E.on = on; E.position = null; },
@@ -104,6 +146,13 @@ export function createEngine(api, info, page) {
       const s = E.snap;
       if (!E.on || !s || position !== E.position || s.visits === 0) return [];
       return s.turns.slice(0, 3).map(t => ({ turn: t.turn, share: t.visits / s.visits })).filter(a => a.share > 0);
+    },
+    // The policy on the board ({cell: prior}: the root's step priors summed by landing
+    // cell), when the box "policy map" is ticked.
+    heat(position) {
+      const s = E.snap;
+      if (!E.on || !$("engine-heat").checked || !s || position !== E.position || !s.heat) return {};
+      return Object.fromEntries(s.heat);
     },
     sidesChanged(sides) {
       const sel = $("eval-side");

@@ -1,23 +1,26 @@
 // Play and analyse on one board, as lichess does: turns entered by clicks, the model at any
-// seat, the last move highlighted, the move list paired by round and clickable (a turn
-// played from an earlier position starts a variation), undo/redo, keyboard navigation,
-// resign, the strength in plain words, the engine (eval bar, arrows, its line), and games
-// exported and imported as text.
+// seat, the last move highlighted, the move list by round and clickable (a turn played from
+// an earlier position starts a variation), undo/redo, keyboard navigation and flip, resign,
+// the strength in plain words, the engine (eval bar, arrows, policy map, its line), and
+// games exported and imported as text.
 import { $, guard } from "./util.js";
 import { drawBoard, pathCells } from "./board.js";
 import { createEngine } from "./engine.js";
-import { exportGame, parseGame } from "./gametext.js";
+import { exportGame, parseGame, fillMoveList, roundTexts } from "./gametext.js";
 
 let api, info, engine;
+// line: [{view, turn, resigned?}]; a resignation belongs to the entry it was made at, so a
+// variation played from an earlier position is not over.
 const P = {
   game: "rematch", board: null, line: [], cursor: 0, redo: [], entry: null, flip: false,
-  seats: [], thinking: false, stalled: null, mainline: null, forkAt: 0, resigned: null, token: 0,
+  seats: [], thinking: false, stalled: null, mainline: null, forkAt: 0, token: 0,
 };
 const cur = () => P.line[P.cursor].view;
 const atEnd = () => P.cursor === P.line.length - 1;
 const cap = s => s ? s[0].toUpperCase() + s.slice(1) : "";
 const fmt = n => Number(n).toLocaleString("en-US");
-const outcome = () => (atEnd() && P.resigned) || cur().outcome;
+const resignation = () => atEnd() && P.line[P.cursor].resigned || null;
+const outcome = () => resignation() || cur().outcome;
 
 function message(text, refused = false) {
   $("message").textContent = text || "";
@@ -54,16 +57,43 @@ function strength() {
   return { error: `Strength: the model may search at least 1 and at most ${fmt(l.max_visits)} visits a move` };
 }
 
-async function newGame(position) {
-  P.game = $("game").value;
-  const view = await api("/api/new", position ? { game: P.game, position } : { game: P.game });
-  P.board = view.board;
-  P.line = [{ view, turn: null }];
-  Object.assign(P, { cursor: 0, redo: [], mainline: null, resigned: null, stalled: null, thinking: false });
+// Turns played one after the other from `position`, on the server only (the page is not
+// touched): their line entries. Fails naming the first turn that is not legal.
+async function replayTurns(game, position, turns) {
+  const out = [];
+  for (const [i, turn] of turns.entries()) {
+    let r;
+    try { r = await api("/api/play", { game, position, turn }); }
+    catch (err) { throw new Error(`turn ${i + 1} (${turn}): ${err.message}`); }
+    out.push({ view: r, turn: r.turn });
+    position = r.position;
+  }
+  return out;
+}
+
+// A whole game, from `start` (the start position when null), on the server only: its line.
+async function replay(game, start, turns) {
+  const view = await api("/api/new", start ? { game, position: start } : { game });
+  return [{ view, turn: null }, ...await replayTurns(game, view.position, turns)];
+}
+
+// Shows `line` (from `replay`) as the game on the board, the cursor at its start; what was
+// on the board before (a model's move under way included) is dropped.
+function setGame(game, line) {
+  $("game").value = game;
+  P.game = game;
+  P.board = line[0].view.board;
+  P.line = line;
+  Object.assign(P, { cursor: 0, redo: [], mainline: null, stalled: null, thinking: false });
   P.token++;
   seatControls();
   engine.sidesChanged(P.board.sides);
   message("");
+}
+
+async function newGame(position) {
+  const game = $("game").value;
+  setGame(game, await replay(game, position, []));
   await moved();
 }
 
@@ -81,22 +111,13 @@ async function moved() {
   await maybeModel();
 }
 
+// The turns of the line and the seat that made each.
+const lineTurns = () => P.line.slice(1).map(h => h.turn);
+const lineMovers = () => P.line.slice(0, -1).map(h => h.view.seat_index);
+
+// By round: one turn of each side a row, each seat in its own column (gametext.js).
 function moveList() {
-  const body = $("moves").tBodies[0];
-  body.replaceChildren();
-  const n = P.board.seats.length;
-  let row = null;
-  for (let i = 1; i < P.line.length; i++) {
-    if ((i - 1) % n === 0) {
-      row = body.insertRow();
-      row.insertCell().textContent = `${(i - 1) / n + 1}.`;
-    }
-    const td = row.insertCell();
-    td.textContent = P.line[i].turn;
-    td.className = "mv" + (i === P.cursor ? " current" : "");
-    td.dataset.index = i;
-    td.onclick = guard(() => goTo(i));
-  }
+  fillMoveList($("moves").tBodies[0], P.board, lineTurns(), lineMovers(), P.cursor, guard(goTo));
   const box = $("moves-box");
   const current = box.querySelector(".current");
   if (current) box.scrollTop = current.offsetTop - box.clientHeight / 2;
@@ -108,6 +129,7 @@ function render() {
     pieces: e ? e.pieces : v.pieces, flip: P.flip, onClick: guard(onCell),
     clickable: e ? e.clickable : [], targets: e ? e.targets : [], selected: e ? e.selected : null,
     paths: e ? e.paths : [], lastmove: pathCells(P.line[P.cursor].turn), arrows: engine.arrows(v.position),
+    heat: engine.heat(v.position),
   });
   const over = outcome();
   $("status").textContent = over ? `Game over. ${over}` :
@@ -120,7 +142,7 @@ function render() {
   $("resign").disabled = Boolean(over) || !atEnd() || !personToMove();
   window.__cz = {
     history: P.line.map(h => h.turn), cursor: P.cursor, position: v.position, outcome: over,
-    thinking: P.thinking, stalled: P.stalled,
+    thinking: P.thinking, stalled: P.stalled, flip: P.flip,
   };
 }
 
@@ -139,16 +161,20 @@ async function onCell(cell) {
 }
 
 // A turn played at the cursor: the next turn of the line, or the start of a variation.
-async function addTurn(view, turn) {
+function place(entry) {
   const next = P.line[P.cursor + 1];
-  if (next && next.view.position === view.position) { P.cursor++; await moved(); return; }
+  if (next && next.view.position === entry.view.position) { P.cursor++; return; }
   if (!atEnd()) {
     if (!P.mainline) { P.mainline = P.line.slice(); P.forkAt = P.cursor; }
     P.line = P.line.slice(0, P.cursor + 1);
   }
-  P.line.push({ view, turn });
+  P.line.push(entry);
   P.cursor = P.line.length - 1;
   P.redo = [];
+}
+
+async function addTurn(view, turn) {
+  place({ view, turn });
   await moved();
 }
 
@@ -163,6 +189,7 @@ async function maybeModel() {
   try {
     r = await api("/api/play", { game: P.game, position: v.position, ...s.budget });
   } catch (err) {
+    if (token !== P.token) return;
     P.thinking = false;
     P.stalled = err.message;
     message(`The model could not move: ${err.message}`, true);
@@ -185,10 +212,11 @@ async function goTo(i) {
 // Take back: to the last earlier position where a person moves; redo puts it back.
 async function undo() {
   if (P.line.length < 2) return;
-  P.token++; P.thinking = false; P.stalled = null; P.resigned = null;
+  P.token++; P.thinking = false; P.stalled = null;
   const taken = [];
   do taken.unshift(P.line.pop());
   while (P.line.length > 1 && P.seats[P.line[P.line.length - 1].view.seat_index] !== "person");
+  for (const h of taken) delete h.resigned;
   P.redo.push(taken);
   P.cursor = P.line.length - 1;
   message("");
@@ -204,9 +232,10 @@ async function redo() {
 }
 
 function resign() {
+  if (!atEnd() || outcome()) return;
   const v = cur();
   const sides = P.board.sides;
-  P.resigned = `${cap(sides[1 - v.side])} wins: ${cap(sides[v.side])} resigned`;
+  P.line[P.cursor].resigned = `${cap(sides[1 - v.side])} wins: ${cap(sides[v.side])} resigned`;
   P.entry = null;
   message("");
   render();
@@ -219,22 +248,14 @@ async function backToGame() {
   await moved();
 }
 
-// Turns played one after the other from the cursor (the engine's line, an imported game).
-async function playTurns(turns) {
-  for (const [i, turn] of turns.entries()) {
-    let r;
-    try { r = await api("/api/play", { game: P.game, position: cur().position, turn }); }
-    catch (err) { throw new Error(`turn ${i + 1} (${turn}): ${err.message}`); }
-    const next = P.line[P.cursor + 1];
-    if (next && next.view.position === r.position) { P.cursor++; continue; }
-    if (!atEnd()) {
-      if (!P.mainline) { P.mainline = P.line.slice(); P.forkAt = P.cursor; }
-      P.line = P.line.slice(0, P.cursor + 1);
-    }
-    P.line.push({ view: r, turn: r.turn });
-    P.cursor = P.line.length - 1;
-  }
-  P.redo = [];
+// The engine's line up to a turn, played from the cursor (a variation where it leaves the
+// line); nothing changes if the position moved on meanwhile.
+async function playLine(line) {
+  const token = P.token, from = P.cursor, game = P.game;
+  const entries = await replayTurns(game, cur().position, line);
+  if (token !== P.token || from !== P.cursor || game !== P.game) return;
+  for (const entry of entries) place(entry);
+  await moved();
 }
 
 function seatLabel(i) {
@@ -243,45 +264,69 @@ function seatLabel(i) {
 }
 
 function exportText() {
+  const last = P.line[P.line.length - 1];
   $("game-text").value = exportGame({
     game: P.game, seats: P.board.seats.map((name, i) => [cap(name), seatLabel(i)]),
-    result: P.line.length && (P.resigned || P.line[P.line.length - 1].view.outcome) || "unfinished",
+    result: last.resigned || last.view.outcome || "unfinished",
     date: new Date().toISOString().slice(0, 10), start: P.line[0].view.position,
-    turns: P.line.slice(1).map(h => h.turn),
+    rounds: roundTexts(P.board, lineTurns(), lineMovers()),
   });
   message("The game is in the text box below, in the project's notation.");
+}
+
+// A recorded game (imported, or opened from Watch) on this board, every seat a person, the
+// cursor at turn `at`. The whole game is replayed first: a game that does not replay is
+// refused and the game on the board stays as it was.
+async function loadGame(game, start, gameTurns, at, result) {
+  const line = await replay(game, start, gameTurns);
+  const end = line[line.length - 1];
+  if (result && /resigned/.test(result) && !end.view.outcome) end.resigned = result;
+  P.seats = ["person", "person", "person"];
+  setGame(game, line);
+  P.cursor = Math.max(0, Math.min(at, line.length - 1));
 }
 
 // An imported game: its game and start, every seat a person, replayed turn by turn.
 async function importText() {
   const g = parseGame($("game-text").value);
   if (!info.games.includes(g.game)) throw new Error(`Import: unknown game '${g.game}' (known: ${info.games.join(", ")})`);
-  $("game").value = g.game;
-  P.seats = ["person", "person", "person"];
-  await newGame(g.start);
-  await playTurns(g.turns);
+  try { await loadGame(g.game, g.start, g.turns, g.turns.length, g.tags.result); }
+  catch (err) { throw new Error(`Import: ${err.message.replace(/\.$/, "")}. The game on the board is unchanged.`); }
   message(`Imported ${g.turns.length} turns.`);
   await moved();
 }
 
 // Watch's "open in analysis": a recorded game on this board, every seat a person.
-export async function openGame(game, start, turns, at) {
-  $("game").value = game;
-  P.seats = ["person", "person", "person"];
-  await newGame(start);
-  await playTurns(turns);
-  P.cursor = Math.min(at, P.line.length - 1);
+export async function openGame(game, start, gameTurns, at, result) {
+  await loadGame(game, start, gameTurns, at, result);
   if (!$("engine-on").checked) { $("engine-on").checked = true; engine.setOn(true); }
   await moved();
 }
 
+// Keys that type: navigation keys are theirs while one of these has the focus.
+const TYPING = new Set(["text", "number", "search", "email", "url", "password", "tel",
+  "date", "time", "datetime-local", "month", "week", "range"]);
+function typing(el) {
+  if (!el || !el.tagName) return false;
+  if (el.isContentEditable || el.tagName === "TEXTAREA") return true;
+  return el.tagName === "INPUT" && TYPING.has((el.type || "text").toLowerCase());
+}
+
+// ←/→, Home/End and F (flip), whatever has the focus but a text field: a checkbox, a button
+// or a menu just used included (a menu then keeps its choice).
 function onKey(ev) {
   if ($("view-play").classList.contains("hidden")) return;
-  if (["INPUT", "SELECT", "TEXTAREA"].includes(ev.target.tagName)) return;
+  if (ev.ctrlKey || ev.altKey || ev.metaKey || typing(ev.target)) return;
+  if (ev.key === "f" || ev.key === "F") { ev.preventDefault(); flip(); return; }
   const to = { ArrowLeft: P.cursor - 1, ArrowRight: P.cursor + 1, Home: 0, End: P.line.length - 1 }[ev.key];
   if (to === undefined) return;
   ev.preventDefault();
   guard(goTo)(to);
+}
+
+function flip() {
+  P.flip = !P.flip;
+  render();
 }
 
 function wire() {
@@ -294,7 +339,7 @@ function wire() {
   for (const [id, to] of [["nav-first", () => 0], ["nav-prev", () => P.cursor - 1], ["nav-next", () => P.cursor + 1], ["nav-last", () => P.line.length - 1]]) {
     $(id).onclick = guard(() => goTo(to()));
   }
-  $("flip").onclick = () => { P.flip = !P.flip; render(); };
+  $("flip").onclick = flip;
   $("copy-position").onclick = () => { $("position-text").select(); navigator.clipboard?.writeText($("position-text").value).catch(() => {}); };
   $("load-position").onclick = guard(async () => { await newGame($("position-text").value.trim()); message("Position loaded."); });
   $("export-game").onclick = exportText;
@@ -309,7 +354,7 @@ export async function initPlay(apiFn, infoIn) {
   $("strength").value = info.limits.default_visits;
   $("strength-hint").textContent = `at most ${fmt(info.limits.max_visits)} visits or ${fmt(info.limits.max_seconds)} seconds a move`;
   engine = createEngine(api, info, {
-    render: () => render(), playLine: guard(async turns => { await playTurns(turns); await moved(); }),
+    render: () => render(), playLine: guard(playLine),
     side: () => cur().side, sides: () => P.board.sides,
     changed: () => { render(); engine.follow(P.game, cur().position, Boolean(outcome())); },
   });

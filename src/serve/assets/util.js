@@ -28,6 +28,24 @@ export function guard(fn, where = "message") {
   };
 }
 
+// Runs `job` every `ms` while the page is in view and every `hiddenMs` while its tab is
+// hidden (document.visibilityState), never two at once; a tab coming back into view runs it
+// at once. `stop()` ends it.
+export function every(ms, hiddenMs, job) {
+  let timer = null, stopped = false;
+  const next = () => {
+    if (!stopped) timer = setTimeout(run, document.visibilityState === "hidden" ? hiddenMs : ms);
+  };
+  const run = async () => { timer = null; try { await job(); } finally { next(); } };
+  const wake = () => {
+    if (document.visibilityState === "visible" && timer !== null) { clearTimeout(timer); run(); }
+  };
+  document.addEventListener("visibilitychange", wake);
+  next();
+  return {
+    stop() { stopped = true; clearTimeout(timer); timer = null; document.removeEventListener("visibilitychange", wake); },
+  };
+}
 
 // Fills a select with the served runs ("this run" for the served directory itself).
 export async function fillRuns(api, select) {

@@ -1,33 +1,50 @@
 // Watch (self-play games and recorded games as replays: a move list, autoplay, the value
 // graph with the current turn marked, "open in analysis") and Dashboard (a run's metrics
-// charted by topic, Elo with its interval, checkpoints), both refreshing while the run goes on.
-import { $, guard, fillRuns } from "./util.js";
+// charted by topic, Elo with its interval, checkpoints), both refreshing while the run goes on
+// (less often while the page's tab is hidden).
+import { $, guard, fillRuns, every } from "./util.js";
 import { drawBoard, pathCells } from "./board.js";
 import { lineChart } from "./charts.js";
+import { fillMoveList, replayMovers } from "./gametext.js";
 
 const cap = s => s ? s[0].toUpperCase() + s.slice(1) : "";
 
+// Short names for files: the fewest last parts of each path that tell it from the others
+// ("games/00000001.jsonl" -> "00000001.jsonl"; two "w1/games.jsonl" and "w2/games.jsonl").
+function shortNames(paths) {
+  const parts = paths.map(p => p.split("/"));
+  return parts.map(mine => {
+    for (let n = 1; n < mine.length; n++) {
+      const tail = mine.slice(-n).join("/");
+      if (parts.every(other => other === mine || other.slice(-n).join("/") !== tail)) return tail;
+    }
+    return mine.join("/");
+  });
+}
+
 export function initWatch(api, info, openInAnalysis) {
-  const W = { replay: null, board: null, timer: null, key: "", chart: null, auto: null, count: 0 };
+  const W = { replay: null, board: null, timer: null, key: "", chart: null, auto: null, count: 0, names: new Map() };
   const at = () => parseInt($("watch-slider").value, 10);
+  const shortName = file => W.names.get(file) || file;
   async function refreshFiles() {
     const { files } = await api(`/api/games?run=${encodeURIComponent($("watch-run").value)}`);
     const keep = $("watch-file").value;
+    const names = shortNames(files.map(f => f.path));
+    W.names = new Map(files.map((f, i) => [f.path, names[i]]));
     $("watch-file").replaceChildren();
-    for (const f of files) $("watch-file").add(new Option(f.path, f.path));
+    for (const f of files) {
+      const option = new Option(shortName(f.path), f.path);
+      option.title = f.path;
+      $("watch-file").add(option);
+    }
     if (!$("watch-live").checked && files.some(f => f.path === keep)) $("watch-file").value = keep;
+    $("watch-file").title = $("watch-file").value;
   }
+  // By round, each seat in its own column, as in Play (gametext.js).
   function moveList() {
-    const body = $("watch-moves").tBodies[0];
-    body.replaceChildren();
-    const n = W.board.seats.length;
-    let row = null;
-    W.replay.frames.slice(1).forEach((f, k) => {
-      if (k % n === 0) { row = body.insertRow(); row.insertCell().textContent = `${k / n + 1}.`; }
-      const td = row.insertCell();
-      td.textContent = f.turn; td.className = "mv"; td.dataset.index = k + 1;
-      td.onclick = () => { stopAuto(); $("watch-slider").value = k + 1; step(); };
-    });
+    const frames = W.replay.frames;
+    fillMoveList($("watch-moves").tBodies[0], W.board, frames.slice(1).map(f => f.turn),
+      replayMovers(W.board, frames), at(), i => { stopAuto(); $("watch-slider").value = i; step(); });
   }
   async function load() {
     const file = $("watch-file").value;
@@ -38,7 +55,7 @@ export function initWatch(api, info, openInAnalysis) {
       const { games } = await api(`/api/game?${q}&list=true`);
       const n = Number(idx);
       if (!Number.isInteger(n) || n < 0 || n >= games.length) {
-        $("watch-info").textContent = `${file} holds ${games.length} games: choose a game from 0 to ${games.length - 1}.`;
+        $("watch-info").textContent = `${shortName(file)} holds ${games.length} games: choose a game from 0 to ${games.length - 1}.`;
         return;
       }
       q += `&index=${n}`;
@@ -52,7 +69,8 @@ export function initWatch(api, info, openInAnalysis) {
     slider.max = replay.frames.length - 1;
     slider.value = live ? replay.frames.length - 1 : 0;
     const who = replay.agents.length ? `: ${replay.agents.join(" against ")}` : "";
-    $("watch-info").textContent = `${replay.game}, game ${replay.index} of ${file}${who}. ${replay.result}.`;
+    $("watch-info").textContent = `${replay.game}, game ${replay.index} of ${shortName(file)}${who}. ${replay.result}.`;
+    $("watch-info").title = file;
     const xs = replay.frames.map((f, i) => i);
     const values = replay.frames.map(f => f.value ?? null);
     W.chart = lineChart($("watch-values"), xs, [{ name: `value for ${cap(W.board.sides[0])}`, values }],
@@ -81,7 +99,7 @@ export function initWatch(api, info, openInAnalysis) {
     }, Number($("watch-speed").value));
   }
   async function tick() {
-    if ($("view-watch").classList.contains("hidden")) { clearInterval(W.timer); W.timer = null; stopAuto(); return; }
+    if ($("view-watch").classList.contains("hidden")) { W.timer.stop(); W.timer = null; stopAuto(); return; }
     if ($("watch-live").checked) { await refreshFiles(); await load(); }
   }
   const manual = () => { $("watch-live").checked = false; W.key = ""; return load(); };
@@ -90,21 +108,22 @@ export function initWatch(api, info, openInAnalysis) {
   $("watch-next").onclick = () => { stopAuto(); $("watch-slider").value = at() + 1; step(); };
   $("watch-autoplay").onclick = () => W.replay && autoplay();
   $("watch-speed").onchange = () => { if (W.auto) { stopAuto(); autoplay(); } };
-  $("watch-file").onchange = guard(manual, "watch-info");
+  $("watch-file").onchange = guard(() => { $("watch-file").title = $("watch-file").value; return manual(); }, "watch-info");
   $("watch-index").onchange = guard(manual, "watch-info");
   $("watch-run").onchange = guard(async () => { await refreshFiles(); W.key = ""; await load(); }, "watch-info");
   $("watch-open").onclick = () => {
     if (!W.replay) return;
     stopAuto();
     const f = W.replay.frames;
-    openInAnalysis(W.replay.game, f[0].position, f.slice(1).map(x => x.turn), at());
+    openInAnalysis(W.replay.game, f[0].position, f.slice(1).map(x => x.turn), at(), W.replay.result);
   };
   return async () => {
     if (!info.run_dir) { $("watch-info").textContent = "Start the server with --run-dir to watch games."; return; }
     await fillRuns(api, $("watch-run"));
     await refreshFiles();
     await load();
-    if (!W.timer) W.timer = setInterval(guard(tick, "watch-info"), 3000);
+    // The newest game every 3 s while the page is in view, every 30 s while its tab is hidden.
+    if (!W.timer) W.timer = every(3000, 30000, guard(tick, "watch-info"));
   };
 }
 
