@@ -364,11 +364,7 @@ fn bad_input_gets_a_clear_4xx() {
         ),
     ];
     for (path, body, status, needle) in cases {
-        let answer = post(addr, path, &body);
-        assert_eq!(answer.status, status, "{path} {body}: {}", answer.text);
-        let error = answer.json["error"]
-            .as_str()
-            .unwrap_or_else(|| panic!("{}", answer.text));
+        let error = common::web::post_refused(addr, path, &body, status);
         assert!(
             error.contains(needle),
             "{path} {body}: '{error}' lacks '{needle}'"
@@ -384,11 +380,7 @@ fn bad_input_gets_a_clear_4xx() {
             (json!(1_000_000_000), "1,000,000,000"),
         ] {
             let body = json!({"game": "rematch", "visits": asked});
-            let answer = post(addr, path, &body);
-            assert_eq!(answer.status, 400, "{path} {body}: {}", answer.text);
-            let error = answer.json["error"]
-                .as_str()
-                .unwrap_or_else(|| panic!("{path} {body}: {}", answer.text));
+            let error = common::web::post_refused(addr, path, &body, 400);
             assert_eq!(
                 error,
                 format!(
@@ -405,11 +397,7 @@ fn bad_input_gets_a_clear_4xx() {
             (json!("ten"), "\"ten\""),
         ] {
             let body = json!({"game": "rematch", "seconds": asked});
-            let answer = post(addr, path, &body);
-            assert_eq!(answer.status, 400, "{path} {body}: {}", answer.text);
-            let error = answer.json["error"]
-                .as_str()
-                .unwrap_or_else(|| panic!("{path} {body}: {}", answer.text));
+            let error = common::web::post_refused(addr, path, &body, 400);
             assert_eq!(
                 error,
                 format!("a search takes more than 0 and at most 20 seconds; {said} were asked for"),

@@ -180,6 +180,16 @@ pub fn post(addr: SocketAddr, path: &str, body: &Value) -> Answer {
     request(addr, "POST", path, Some(&body.to_string()))
 }
 
+/// POST `body` to `path`, expecting an error with `status`: the error's words.
+pub fn post_refused(addr: SocketAddr, path: &str, body: &Value, status: u16) -> String {
+    let answer = post(addr, path, body);
+    assert_eq!(answer.status, status, "{path} {body}: {}", answer.text);
+    answer.json["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{path} {body}: {}", answer.text))
+        .to_string()
+}
+
 /// GET `path`.
 pub fn get(addr: SocketAddr, path: &str) -> Answer {
     request(addr, "GET", path, None)

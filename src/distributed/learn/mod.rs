@@ -134,38 +134,28 @@ pub fn run_config(
     given: Option<RunConfig>,
     net: &crate::net::args::NetArgs,
 ) -> Result<RunConfig, DistError> {
+    let name = format!("{}/{CONFIG}", store.location());
     let check = |config: &RunConfig| {
         check_anchors(&config.evaluation).map_err(|error| ConfigError::Invalid {
-            path: format!("{}/{CONFIG}", store.location()),
+            path: name.clone(),
             error,
         })
     };
-    // A new run's config is checked before it is stored.
-    given.as_ref().map(check).transpose()?;
-    let config = stored_or_given(store, given, net)?;
-    check(&config)?;
-    Ok(config)
-}
-
-/// The stored config, or the given one stored.
-fn stored_or_given(
-    store: &RunStore,
-    given: Option<RunConfig>,
-    net: &crate::net::args::NetArgs,
-) -> Result<RunConfig, DistError> {
-    let stored = store.get_text(CONFIG)?;
-    match (stored, given) {
+    match (store.get_text(CONFIG)?, given) {
         (Some(text), given) => {
-            let config = RunConfig::parse(&text, &format!("{}/{CONFIG}", store.location()))?;
+            let config = RunConfig::parse(&text, &name)?;
             if given.is_some_and(|g| g != config) {
                 return Err(DistError::Run(format!(
                     "--config differs from the config the run at {} started with (drop --config to resume it)",
                     store.location()
                 )));
             }
+            check(&config)?;
             Ok(config)
         }
         (None, Some(mut config)) => {
+            // Checked before it is stored.
+            check(&config)?;
             net.apply_to(&mut config);
             store.put(CONFIG, config.to_toml().into_bytes())?;
             Ok(config)
