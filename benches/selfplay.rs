@@ -112,7 +112,7 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64, latency: Option<Duration>) {
         e.max_batch, e.instances, e.torch_threads, if e.bf16 { "bf16" } else { "fp32" }
     );
     let mut pool = SelfPlayPool::start::<S>(
-        WorkerSettings::of(config),
+        WorkerSettings::steady_state(config),
         layout.workers,
         model.try_clone().unwrap(),
         evaluator,

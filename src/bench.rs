@@ -294,7 +294,7 @@ fn play<S: Encode>(
         ..BatcherConfig::of(&config.batching, layout)
     };
     let pool = SelfPlayPool::start::<S>(
-        WorkerSettings::of(config),
+        WorkerSettings::steady_state(config),
         layout.workers,
         model.try_clone()?,
         evaluator,

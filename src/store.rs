@@ -55,6 +55,9 @@ pub enum StoreError {
     },
 }
 
+/// The folder of a local store's lock files ([`RunStore::put_if`]).
+const LOCKS: &str = ".locks";
+
 /// An object's version as [`RunStore::get_versioned`] read it: what [`RunStore::put_if`]
 /// compares the stored object with. Only meaningful to the store that gave it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -260,8 +263,9 @@ impl RunStore {
 
     /// [`RunStore::put_if`] on a local directory. A version is the file's contents (length
     /// and hash), so a write that leaves them as they were is not a change. The read, compare
-    /// and write run under an exclusive lock (`flock`) on the file `KEY#0` beside the object,
-    /// which listings skip as they skip `object_store`'s own staging files; the write is
+    /// and write run under an exclusive lock (`flock`) on the file `.locks/KEY#0` (apart from
+    /// the objects, so that a run's folders hold only objects; listings skip it, as they
+    /// skip `object_store`'s own staging files, for the `#`); the write is
     /// `object_store`'s staged file renamed over the object (or hard-linked, for a new one),
     /// so readers never take the lock. The system drops the lock when its process dies, so a
     /// killed writer never leaves a key locked. The guarantee holds among the processes that
@@ -275,7 +279,7 @@ impl RunStore {
         bytes: Vec<u8>,
         expected: Option<&Version>,
     ) -> Result<Result<Version, Conflict>, StoreError> {
-        let lock_path = dir.join(format!("{key}#0"));
+        let lock_path = dir.join(LOCKS).join(format!("{key}#0"));
         let _lock = lock_file(&lock_path).map_err(|e| {
             self.error(key)(object_store::Error::Generic {
                 store: "run store",

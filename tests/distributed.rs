@@ -7,125 +7,36 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::sync::LazyLock;
+use std::time::Duration;
 
 use checkers_zero::config::RunConfig;
 use checkers_zero::distributed::learn::intake_chain;
+use checkers_zero::distributed::lease::Lease;
 use checkers_zero::distributed::{read_pointer, read_state_file};
 use checkers_zero::layout::state::TrainState;
 use checkers_zero::layout::{checkpoint_key, parse_shard_key, LATEST, PROMOTED, STATE_FILE};
 use checkers_zero::selfplay::record::{parse_record_bytes, GameRecord};
 use checkers_zero::store::RunStore;
+use common::roles::{role, spawn, wait_until, DISTRIBUTED_RUN};
 use common::{assert_clean_error, fresh_dir, run};
 
-const CONFIG: &str = r#"
-game = "rematch"
-seed = 5
-[net]
-blocks = 1
-channels = 16
-policy_channels = 8
-value_hidden = 16
-[search]
-visits = 8
-[selfplay]
-workers = 1
-games_in_flight = 8
-fast_visits = 4
-full_search_share = 0.5
-ply_cap = 40
-[batching]
-max_batch = 32
-instances = 1
-[train]
-batch_size = 32
-steps_per_iteration = 5
-replay_ratio = 2.0
-min_window = 64
-window_base = 1000
-[evaluation]
+/// The tests' run: the shared small run, evaluated every iteration, short leases.
+static CONFIG: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "{DISTRIBUTED_RUN}{}",
+        r#"[evaluation]
 every = 1
 games = 2
 visits = 4
 anchors = ["random"]
 parallel = 2
-"#;
-
-/// A role process with its output in `dir/<name>.out` and `.err`.
-struct Role {
-    child: Child,
-    name: String,
-}
-
-fn spawn(dir: &Path, name: &str, args: &[&str], env: &[(String, String)]) -> Role {
-    let file = |ext: &str| std::fs::File::create(dir.join(format!("{name}.{ext}"))).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
-        .args(args)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(file("out"))
-        .stderr(file("err"))
-        .spawn()
-        .expect("binary runs");
-    Role {
-        child,
-        name: name.to_string(),
-    }
-}
-
-impl Role {
-    /// Waits for a clean exit (at most `timeout`); returns its standard output.
-    fn finish(mut self, dir: &Path, timeout: Duration) -> String {
-        let started = Instant::now();
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            if started.elapsed() > timeout {
-                let _ = self.child.kill();
-                panic!("{} did not finish in {timeout:?}", self.name);
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        let read = |ext: &str| {
-            std::fs::read_to_string(dir.join(format!("{}.{ext}", self.name))).unwrap_or_default()
-        };
-        assert!(status.success(), "{} failed: {}", self.name, read("err"));
-        assert!(!read("err").contains("panicked"), "{}", read("err"));
-        read("out")
-    }
-
-    /// SIGTERM, as Kubernetes stops a pod.
-    fn terminate(&self) {
-        let status = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-
-    /// SIGKILL: no chance to clean up.
-    fn kill(mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-    }
-}
-
-impl Drop for Role {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn wait_until(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !done() {
-        assert!(started.elapsed() < timeout, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
+[lease]
+seconds = 4.0
+renew_seconds = 1.0
+"#
+    )
+});
 
 /// The shard keys in the store, by session.
 fn shards_by_session(store: &RunStore) -> BTreeMap<String, Vec<String>> {
@@ -141,27 +52,6 @@ fn shards_by_session(store: &RunStore) -> BTreeMap<String, Vec<String>> {
 fn shard_games(store: &RunStore, key: &str) -> Vec<GameRecord> {
     let bytes = store.get(key).unwrap().unwrap();
     parse_record_bytes(&bytes, Path::new(key)).unwrap()
-}
-
-/// Starts role `command` (`learn`, `selfplay`, `evaluate`) on the store at `location`.
-fn role(
-    dir: &Path,
-    name: &str,
-    command: &str,
-    location: &str,
-    extra: &[&str],
-    env: &[(String, String)],
-) -> Role {
-    let mut args = vec![
-        command,
-        "--store",
-        location,
-        "--quiet",
-        "--poll-seconds",
-        "0.2",
-    ];
-    args.extend_from_slice(extra);
-    spawn(dir, name, &args, env)
 }
 
 /// Runs `checkers-zero evaluate --once` on `location`; returns its output.
@@ -186,7 +76,7 @@ fn latest_step(store: &RunStore) -> Option<u64> {
 /// and restarted; every shard must be taken in exactly once.
 fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
     let config = dir.join("config.toml");
-    std::fs::write(&config, CONFIG).unwrap();
+    std::fs::write(&config, CONFIG.as_str()).unwrap();
     let store = RunStore::open_with(location, env).unwrap();
     let config = config.to_str().unwrap();
     let learn = |name: &str, extra: &[&str]| role(dir, name, "learn", location, extra, env);
@@ -196,6 +86,18 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
         role(dir, name, "selfplay", location, &args, env)
     };
     let learner = learn("learn-1", &["--config", config]);
+    // A second learner on the run is refused in words while the first holds its lease.
+    wait_until("the learner's lease", Duration::from_secs(60), || {
+        !Lease::holders(&store).unwrap().is_empty()
+    });
+    let second = learn("learn-second", &["--config", config]).refused(dir, Duration::from_secs(60));
+    assert!(
+        second.contains("a learner on") && second.contains("holds this run until"),
+        "{second}"
+    );
+    let status = spawn(dir, "status-1", &["status", "--store", location], env)
+        .finish(dir, Duration::from_secs(60));
+    assert!(status.contains("lease: learner: "), "{status}");
     let worker1 = selfplay("worker-1", &["--worker-id", "w1"]);
     let worker2 = selfplay("worker-2", &["--worker-id", "w2", "--max-games", "40"]);
 
@@ -224,6 +126,23 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
     });
     learner.kill();
     let killed_at = latest_step(&store).unwrap();
+    // The killed learner's lease holds the run until it expires; then a new one takes over.
+    let early = learn("learn-early", &[]).refused(dir, Duration::from_secs(60));
+    assert!(early.contains("holds this run until"), "{early}");
+    wait_until(
+        "the killed learner's lease to expire",
+        Duration::from_secs(30),
+        || {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_millis() as u64;
+            Lease::holders(&store)
+                .unwrap()
+                .iter()
+                .all(|lease| lease.role != "learner" || lease.expired_at(now))
+        },
+    );
     let worker1 = selfplay("worker-1b", &["--worker-id", "w1", "--max-games", "12"]);
     let learner = learn("learn-2", &["--idle-exit", "4"]);
 
@@ -284,7 +203,7 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
     )
     .finish(dir, Duration::from_secs(120));
     let window: usize = number_after(&out, "window ", ';');
-    let capacity = RunConfig::parse(CONFIG, "test")
+    let capacity = RunConfig::parse(&CONFIG, "test")
         .unwrap()
         .window_size(state.samples_seen);
     assert!(state.samples_seen > 0);
@@ -299,6 +218,7 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
             all.len()
         ),
         "of 3 sessions".to_string(),
+        "leases: none held".to_string(),
     ] {
         assert!(status.contains(&expected), "{expected:?} not in {status}");
     }
@@ -417,7 +337,7 @@ fn with_gating_workers_follow_the_promoted_checkpoint_not_the_newest() {
 fn sigterm_lets_a_worker_finish_its_games_publish_them_and_exit() {
     let dir = fresh_dir("dist-sigterm");
     let config = dir.join("config.toml");
-    std::fs::write(&config, CONFIG).unwrap();
+    std::fs::write(&config, CONFIG.as_str()).unwrap();
     let store_dir = dir.join("store");
     let location = store_dir.to_str().unwrap();
     let config = config.to_str().unwrap();
@@ -509,7 +429,7 @@ fn role_commands_reject_bad_input_clearly() {
     );
     // A run exists: another config is refused.
     let config = dir.join("config.toml");
-    std::fs::write(&config, CONFIG).unwrap();
+    std::fs::write(&config, CONFIG.as_str()).unwrap();
     std::fs::create_dir_all(&store).unwrap();
     std::fs::write(
         store.join("config.toml"),
@@ -527,7 +447,7 @@ fn role_commands_reject_bad_input_clearly() {
         "differs from the config",
     );
     // A corrupt pointer is an error, not a panic.
-    std::fs::write(store.join("config.toml"), CONFIG).unwrap();
+    std::fs::write(store.join("config.toml"), CONFIG.as_str()).unwrap();
     std::fs::create_dir_all(store.join("checkpoints")).unwrap();
     std::fs::write(store.join("checkpoints/latest"), "garbage").unwrap();
     assert_clean_error(

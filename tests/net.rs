@@ -130,6 +130,15 @@ fn loading_a_model_of_another_game_or_shape_fails_clearly() {
             ..
         })
     ));
+    // A bare weights file without its metadata: both files named.
+    std::fs::remove_file(dir.join("model.json")).unwrap();
+    let err = Model::load(&path, &shape, Device::Cpu)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("model.json") && err.contains("model.safetensors") && err.contains("missing"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -140,7 +149,7 @@ fn missing_or_corrupted_files_are_errors_not_panics() {
     let path = dir.join("model.safetensors");
     assert!(matches!(
         Model::load(&path, &shape, Device::Cpu),
-        Err(NetError::Io { .. })
+        Err(NetError::Metadata { .. })
     ));
 
     Model::new(shape.clone(), common::small_net(), Device::Cpu)

@@ -15,7 +15,9 @@ use checkers_zero::config::net::NetConfig;
 use checkers_zero::config::search::SearchKind;
 use checkers_zero::config::RunConfig;
 use checkers_zero::distributed::fork::{fork_run, ForkPoint};
+use checkers_zero::distributed::keeper::LeaseKeeper;
 use checkers_zero::distributed::learn::LearnerRole;
+use checkers_zero::distributed::lease::Role;
 use checkers_zero::distributed::train::{train, TrainOptions};
 use checkers_zero::game::rematch::Rematch;
 use checkers_zero::layout::read_state;
@@ -757,7 +759,8 @@ fn scripts_train_says_a_missing_config_once_before_building() {
 fn resumed_learner(run: &Path) -> LearnerRole<Rematch> {
     let store = RunStore::open(run.to_str().unwrap()).unwrap();
     let config = RunConfig::load(&run.join("config.toml")).unwrap();
-    LearnerRole::<Rematch>::start(store, config, None, Duration::from_secs(1)).unwrap()
+    let lease = LeaseKeeper::acquire(store.location(), Role::Learner, &config.lease).unwrap();
+    LearnerRole::<Rematch>::start(store, config, None, Duration::from_secs(1), lease).unwrap()
 }
 
 /// Model and optimizer files a learner writes now (the training state aside).

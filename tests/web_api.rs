@@ -5,14 +5,14 @@
 
 mod common;
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use checkers_zero::game::GameKind;
 use checkers_zero::selfplay::record::{read_records, records_to_gzip};
 use checkers_zero::serve::{serve_in_background, ServeConfig, ServeOptions};
-use common::web::{get, position_with_turn, post, request, tiny_run};
+use common::web::{get, position_with_turn, post, request, request_typed, tiny_run};
 use serde_json::{json, Value};
 
 fn server(name: &str, config: ServeConfig) -> (SocketAddr, std::path::PathBuf) {
@@ -442,7 +442,23 @@ fn bad_input_gets_a_clear_4xx() {
     );
     let answer = request(addr, "POST", "/api/legal", Some(&huge));
     assert_eq!(answer.status, 413, "{}", answer.text);
-    assert!(answer.json["error"].is_string());
+    let words = answer.json["error"].as_str().unwrap_or_default();
+    assert!(
+        words.contains("larger than the limit of"),
+        "{}",
+        answer.text
+    );
+    // A body a page elsewhere could send across origins without asking is refused.
+    let legal = r#"{"game": "rematch"}"#;
+    let answer = request_typed(addr, "POST", "/api/legal", Some(legal), "text/plain");
+    assert_eq!(answer.status, 415, "{}", answer.text);
+    let words = answer.json["error"].as_str().unwrap_or_default();
+    assert!(
+        words.contains("content-type: application/json"),
+        "{}",
+        answer.text
+    );
+    assert_eq!(request(addr, "POST", "/api/legal", Some(legal)).status, 200);
     assert_eq!(get(addr, "/api/nothing").status, 404);
     assert_eq!(get(addr, "/api/game?file=games/none.jsonl").status, 404);
     assert_eq!(
@@ -554,6 +570,34 @@ fn thirty_two_concurrent_clients_complete() {
 }
 
 #[test]
+fn a_body_promised_but_never_sent_is_refused_in_time() {
+    let (addr, _) = server("web-slow-body", ServeConfig::default());
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    write!(
+        stream,
+        "POST /api/legal HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+         Content-Length: 100\r\n\r\n{{"
+    )
+    .unwrap();
+    let started = Instant::now();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(
+        answer.contains("did not arrive within 10 seconds"),
+        "{answer}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(40),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
 fn a_client_that_leaves_mid_analysis_does_not_hurt_the_server() {
     // One search at a time: the next analysis can only run once the abandoned one stopped.
     let config = ServeConfig {
@@ -656,11 +700,19 @@ fn the_command_serves_a_store_and_refuses_bad_arguments() {
     std::fs::rename(root.join("m"), store.join("learner/metrics.jsonl")).unwrap();
     let mirror = root.join("mirror");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--store"])
+        .args([
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--log",
+            "requests",
+            "--store",
+        ])
         .arg(&store)
         .arg("--run-dir")
         .arg(&mirror)
         .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let mut line = String::new();
@@ -679,7 +731,16 @@ fn the_command_serves_a_store_and_refuses_bad_arguments() {
     let checkpoints = get(addr, "/api/checkpoints").json;
     let info = get(addr, "/api/info").json;
     let _ = child.kill();
-    let _ = child.wait();
+    let output = child.wait_with_output().unwrap();
+    // `--log requests`: one line per request.
+    let log = String::from_utf8_lossy(&output.stderr);
+    for line in [
+        "GET /api/metrics 200 ",
+        "GET /api/checkpoints 200 ",
+        "GET /api/info 200 ",
+    ] {
+        assert!(log.contains(line), "{line:?} not in {log}");
+    }
     assert_eq!(metrics["metrics"].as_array().unwrap().len(), 7);
     assert_eq!(checkpoints["checkpoints"].as_array().unwrap().len(), 2);
     assert!(info["models"]["rematch"].is_string());

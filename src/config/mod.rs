@@ -10,6 +10,7 @@ pub mod batching;
 pub mod check;
 mod compat;
 pub mod evaluation;
+pub mod lease;
 pub mod net;
 pub mod retention;
 pub mod search;
@@ -23,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use self::batching::BatchingConfig;
 use self::check::KeyError;
 use self::evaluation::EvaluationConfig;
+use self::lease::LeaseConfig;
 use self::net::NetConfig;
 use self::retention::RetentionConfig;
 use self::search::SearchConfig;
@@ -107,6 +109,9 @@ pub struct RunConfig {
     /// Which checkpoints are kept, and of what.
     #[serde(default)]
     pub checkpoints: RetentionConfig,
+    /// The leases of a distributed run's learner and evaluator.
+    #[serde(default)]
+    pub lease: LeaseConfig,
 }
 
 fn default_seed() -> u64 {
@@ -147,6 +152,14 @@ impl RunConfig {
         run_dir_of_weights(weights)
             .map(|run| RunConfig::of_run(&run))
             .transpose()
+    }
+
+    /// The `[search]` a weights file was trained with: its run's, or the defaults for a
+    /// model outside a run.
+    pub fn search_of_checkpoint(weights: &Path) -> Result<SearchConfig, ConfigError> {
+        Ok(RunConfig::of_checkpoint(weights)?
+            .map(|run| run.search)
+            .unwrap_or_default())
     }
 
     /// Parses and checks config text; `name` labels errors.
@@ -213,7 +226,8 @@ impl RunConfig {
         self.batching.check()?;
         self.train.check()?;
         self.evaluation.check()?;
-        self.checkpoints.check()
+        self.checkpoints.check()?;
+        self.lease.check()
     }
 
     fn check_game_and_net(&self) -> Result<(), KeyError> {

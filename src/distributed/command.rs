@@ -100,22 +100,53 @@ pub fn run_train(args: &TrainArgs, out: &mut impl Write) -> Result<()> {
         summary.samples,
         summary.checkpoint.display()
     )?;
-    write!(out, "{}", next_commands(&summary.run_dir, summary.game))?;
+    let bin = invocation(std::env::var_os("PATH").as_deref());
+    write!(
+        out,
+        "{}",
+        next_commands(&summary.run_dir, summary.game, &bin)
+    )?;
     Ok(())
 }
 
 /// What to do with a run once `train` stops: export it, match it against a baseline,
-/// watch it on the web page, or train on.
-pub fn next_commands(run: &std::path::Path, game: crate::game::GameKind) -> String {
+/// watch it on the web page, or train on; each command starts with `bin`, the program as
+/// it can be run from here ([`invocation`]).
+pub fn next_commands(run: &std::path::Path, game: crate::game::GameKind, bin: &str) -> String {
     let run = run.display();
     let game = game.name();
     format!(
         "next:\n  \
-         checkers-zero match --game {game} --agent net:{run} --agent uct:1000 --openings openings/{game}.txt --games 200   # its strength against a baseline, seats swapped\n  \
-         checkers-zero serve --run-dir {run}   # play it, analyse with it and chart the run at http://127.0.0.1:8080\n  \
-         checkers-zero export --checkpoint {run} --out {run}/export   # a model for play, engine and Python\n  \
-         checkers-zero train --run-dir {run} --resume --minutes 30   # train on\n"
+         {bin} match --game {game} --agent net:{run} --agent uct:1000 --openings openings/{game}.txt --games 200   # its strength against a baseline, seats swapped\n  \
+         {bin} serve --run-dir {run}   # play it, analyse with it and chart the run at http://127.0.0.1:8080\n  \
+         {bin} export --checkpoint {run} --out {run}/export   # a model for play, engine and Python\n  \
+         {bin} train --run-dir {run} --resume --minutes 30   # train on\n"
     )
+}
+
+/// How to run this program from the current directory: `checkers-zero` when that name on
+/// `path` (the `PATH` variable) is this executable, else its path (relative to here when
+/// it lies below, as `target/release/checkers-zero` does).
+pub fn invocation(path: Option<&std::ffi::OsStr>) -> String {
+    let Ok(exe) = std::env::current_exe().and_then(|e| e.canonicalize()) else {
+        return "checkers-zero".into();
+    };
+    let on_path = path.into_iter().flat_map(std::env::split_paths).any(|dir| {
+        dir.join("checkers-zero")
+            .canonicalize()
+            .is_ok_and(|found| found == exe)
+    });
+    if on_path {
+        return "checkers-zero".into();
+    }
+    let here = std::env::current_dir().and_then(|d| d.canonicalize());
+    match here
+        .ok()
+        .and_then(|d| exe.strip_prefix(&d).ok().map(|p| p.to_path_buf()))
+    {
+        Some(relative) => relative.display().to_string(),
+        None => exe.display().to_string(),
+    }
 }
 
 /// Arguments of `checkers-zero learn`.
@@ -311,4 +342,38 @@ pub fn run_evaluate(args: &EvaluateArgs, out: &mut impl Write) -> Result<()> {
         }
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_commands_name_the_program_as_it_runs_from_here() {
+        let here = invocation(None);
+        assert_ne!(here, "checkers-zero");
+        assert!(std::path::Path::new(&here).is_file(), "{here}");
+        let dir = std::env::temp_dir().join(format!("cz-invocation-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let link = dir.join("checkers-zero");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(std::env::current_exe().unwrap(), &link).unwrap();
+        let path = std::env::join_paths(["/nonexistent".into(), dir.clone()]).unwrap();
+        assert_eq!(invocation(Some(&path)), "checkers-zero");
+        std::fs::remove_dir_all(&dir).unwrap();
+        let text = next_commands(
+            std::path::Path::new("runs/r"),
+            crate::game::GameKind::Rematch,
+            "target/release/checkers-zero",
+        );
+        let commands: Vec<&str> = text.lines().skip(1).collect();
+        assert_eq!(commands.len(), 4);
+        for line in commands {
+            assert!(
+                line.trim_start()
+                    .starts_with("target/release/checkers-zero "),
+                "{line}"
+            );
+        }
+    }
 }

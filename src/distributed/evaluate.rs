@@ -8,20 +8,24 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::backoff::{retry, PATIENCE};
+use super::keeper::LeaseKeeper;
+use super::lease::Role;
 use super::{
-    fetch_checkpoint, io_error, prune_cache, read_pointer, read_state_file, wait_for_config,
-    write_pointer, DistError, StopFlag, StoredMetrics, WorkDir,
+    advance_pointer, fetch_checkpoint, io_error, prune_cache, read_pointer, read_state_file,
+    wait_for_config, DistError, StopFlag, StoredMetrics, WorkDir,
 };
 use crate::config::evaluation::EvaluationConfig;
 use crate::config::RunConfig;
 use crate::eval::periodic::{EvaluationContext, EvaluationJob, EvaluationOutcome};
 use crate::layout::state::{EvaluatorState, StateFile};
 use crate::layout::{
-    match_key, CHECKPOINTS, EVALUATOR_METRICS, EVALUATOR_STATE, LATEST, MATCHES, MODEL_FILES,
-    PROMOTED,
+    match_key, CHECKPOINTS, CONFIG, EVALUATOR_METRICS, EVALUATOR_STATE, LATEST, MATCHES,
+    MODEL_FILES, PROMOTED,
 };
 use crate::net::args::NetSettings;
 use crate::store::RunStore;
+use crate::util::write_atomic;
 
 /// What `evaluate` was asked to do.
 #[derive(Clone, Debug)]
@@ -49,7 +53,8 @@ pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, DistError> {
     let wait = Duration::from_secs_f64(options.wait_minutes.max(0.0) * 60.0);
     let mut config = wait_for_config(&store, wait, &stop)?;
     options.net.apply_to(&mut config);
-    let mut role = EvaluationRole::start(&store, &config, options.work_dir.as_deref())?;
+    let lease = LeaseKeeper::acquire(&options.store, Role::Evaluator, &config.lease)?;
+    let mut role = EvaluationRole::start(&store, &config, options.work_dir.as_deref(), lease)?;
     let started = Instant::now();
     let deadline = options
         .max_minutes
@@ -76,6 +81,8 @@ pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, DistError> {
 /// with gating, moves `checkpoints/promoted`.
 pub struct EvaluationRole<'a> {
     store: &'a RunStore,
+    /// The evaluator's lease: the role writes the run only while it holds.
+    lease: LeaseKeeper,
     evaluation: EvaluationConfig,
     every_steps: u64,
     work: WorkDir,
@@ -89,13 +96,19 @@ pub struct EvaluationRole<'a> {
 
 impl<'a> EvaluationRole<'a> {
     /// The evaluator of the run at `store`, continuing from its saved state; local files go
-    /// to `work_dir` (default: a temporary directory).
+    /// to `work_dir` (default: a temporary directory). It writes the run only while it
+    /// holds `lease`.
     pub fn start(
         store: &'a RunStore,
         config: &RunConfig,
         work_dir: Option<&Path>,
+        lease: LeaseKeeper,
     ) -> Result<Self, DistError> {
         let work = WorkDir::new(work_dir, "evaluate")?;
+        // Fetched checkpoints sit under the work directory as in a run, and a checkpoint's
+        // agent reads its run's config there (on a local store they are read in place).
+        let config_path = work.path().join(CONFIG);
+        write_atomic(&config_path, config.to_toml().as_bytes()).map_err(io_error(&config_path))?;
         let state: EvaluatorState = read_state_file(store, EVALUATOR_STATE)?.unwrap_or_default();
         Ok(EvaluationRole {
             evaluation: config.evaluation.clone(),
@@ -110,6 +123,7 @@ impl<'a> EvaluationRole<'a> {
             },
             metrics: StoredMetrics::open(store, EVALUATOR_METRICS, work.path(), None)?,
             store,
+            lease,
             work,
             state,
             uploaded: BTreeSet::new(),
@@ -120,7 +134,10 @@ impl<'a> EvaluationRole<'a> {
     /// The newest checkpoint, if it is `every` iterations past the last one evaluated.
     pub fn due(&self) -> Result<Option<u64>, DistError> {
         let last = self.state.last_step.unwrap_or(0);
-        Ok(read_pointer(self.store, LATEST)?.filter(|latest| *latest >= last + self.every_steps))
+        let latest = retry("reading latest", PATIENCE, || {
+            read_pointer(self.store, LATEST)
+        })?;
+        Ok(latest.filter(|latest| *latest >= last + self.every_steps))
     }
 
     /// Plays the checkpoint at `candidate` against the incumbent (the previous one
@@ -129,16 +146,21 @@ impl<'a> EvaluationRole<'a> {
     pub fn evaluate(&mut self, candidate: u64) -> Result<String, DistError> {
         let store = self.store;
         let incumbent = if self.evaluation.gating {
-            read_pointer(store, PROMOTED)?
+            retry("reading promoted", PATIENCE, || {
+                read_pointer(store, PROMOTED)
+            })?
         } else {
             Some(self.state.last_step.unwrap_or(0))
         }
         .filter(|s| *s != candidate);
         let cache = self.work.path().join(CHECKPOINTS);
-        let candidate_dir = fetch_checkpoint(store, candidate, &MODEL_FILES, &cache)?;
-        let incumbent_dir = incumbent
-            .map(|s| fetch_checkpoint(store, s, &MODEL_FILES, &cache).map(|d| (s, d)))
-            .transpose()?;
+        let fetch = |step: u64| {
+            retry("fetching a checkpoint", PATIENCE, || {
+                fetch_checkpoint(store, step, &MODEL_FILES, &cache)
+            })
+        };
+        let candidate_dir = fetch(candidate)?;
+        let incumbent_dir = incumbent.map(|s| fetch(s).map(|d| (s, d))).transpose()?;
         let mut job = EvaluationJob::start(
             &self.evaluation,
             &self.context,
@@ -147,16 +169,26 @@ impl<'a> EvaluationRole<'a> {
             incumbent_dir.as_ref().map(|(s, d)| (*s, d.as_path())),
         );
         let outcome = EvaluationOutcome::of(&self.evaluation, candidate, job.wait());
-        upload_matches(store, self.work.path(), &mut self.uploaded)?;
+        self.lease.check()?;
+        let (work, uploaded) = (self.work.path(), &mut self.uploaded);
+        retry("uploading match records", PATIENCE, || {
+            upload_matches(store, work, uploaded)
+        })?;
         for line in &outcome.metrics {
             self.metrics.append(line)?;
         }
-        self.metrics.publish(store)?;
+        let metrics = &self.metrics;
+        retry("publishing metrics", PATIENCE, || metrics.publish(store))?;
         if outcome.promote {
-            write_pointer(store, PROMOTED, candidate)?;
+            retry("moving promoted", PATIENCE, || {
+                advance_pointer(store, PROMOTED, candidate)
+            })?;
         }
         self.state.last_step = Some(candidate);
-        store.put(EVALUATOR_STATE, self.state.to_json().into_bytes())?;
+        let state = self.state.to_json().into_bytes();
+        retry("saving the evaluator's state", PATIENCE, || {
+            Ok(store.put(EVALUATOR_STATE, state.clone())?)
+        })?;
         self.evaluated.push(candidate);
         let keep: Vec<u64> = [Some(candidate), incumbent].into_iter().flatten().collect();
         prune_cache(&cache, &keep);

@@ -14,9 +14,11 @@
 //! whose training was lost with the process. Pointers are written after what they point to.
 //! On a local store a checkpoint is written once, in the run, and read there in place.
 
+pub mod backoff;
 pub mod command;
 pub mod evaluate;
 pub mod fork;
+pub mod keeper;
 pub mod learn;
 pub mod lease;
 pub mod selfplay;
@@ -57,6 +59,9 @@ pub enum DistError {
     /// A game record could not be read.
     #[error(transparent)]
     Record(#[from] RecordError),
+    /// A singleton role's lease: held by another process, or lost.
+    #[error(transparent)]
+    Lease(#[from] lease::LeaseError),
     /// Self-play stopped by itself.
     #[error("self-play stopped unexpectedly (its net's batcher failed)")]
     SelfPlayStopped,
@@ -103,6 +108,36 @@ pub fn read_pointer(store: &RunStore, key: &str) -> Result<Option<u64>, DistErro
 /// Points `key` at the checkpoint of `step`.
 pub fn write_pointer(store: &RunStore, key: &str, step: u64) -> Result<(), DistError> {
     Ok(store.put(key, checkpoint_name(step).into_bytes())?)
+}
+
+/// Moves the pointer `key` forward to the checkpoint of `step`, by compare-and-swap: a
+/// pointer already past `step` means another process wrote the run, an error in words.
+/// (Moving it back, as a learner resuming from an older checkpoint does, is
+/// [`write_pointer`], under the learner's lease.)
+pub fn advance_pointer(store: &RunStore, key: &str, step: u64) -> Result<(), DistError> {
+    for _ in 0..5 {
+        let current = store.get_versioned(key)?;
+        let at = current
+            .as_ref()
+            .and_then(|(bytes, _)| parse_checkpoint_name(&String::from_utf8_lossy(bytes)));
+        if let Some(at) = at.filter(|at| *at > step) {
+            return Err(DistError::Run(format!(
+                "{}/{key} names step {at}, past this process's step {step}: another process writes this run, so this one stops",
+                store.location()
+            )));
+        }
+        let bytes = checkpoint_name(step).into_bytes();
+        if store
+            .put_if(key, bytes, current.as_ref().map(|(_, v)| v))?
+            .is_ok()
+        {
+            return Ok(());
+        }
+    }
+    Err(DistError::Run(format!(
+        "{}/{key}: other writers kept moving it; this process stops",
+        store.location()
+    )))
 }
 
 /// Reads the record `key` of `store` (`None` when it is not there).
@@ -356,7 +391,32 @@ pub fn unix_millis() -> u128 {
 
 #[cfg(test)]
 mod tests {
-    use super::WorkDir;
+    use super::{advance_pointer, read_pointer, write_pointer, WorkDir};
+    use crate::store::RunStore;
+
+    #[test]
+    fn a_pointer_moves_forward_only() {
+        let dir = std::env::temp_dir().join(format!("cz-pointer-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = RunStore::open(dir.to_str().unwrap()).unwrap();
+        advance_pointer(&store, "latest", 100).unwrap();
+        advance_pointer(&store, "latest", 100).unwrap();
+        advance_pointer(&store, "latest", 200).unwrap();
+        assert_eq!(read_pointer(&store, "latest").unwrap(), Some(200));
+        let error = advance_pointer(&store, "latest", 150)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("names step 200, past this process's step 150"),
+            "{error}"
+        );
+        assert_eq!(read_pointer(&store, "latest").unwrap(), Some(200));
+        // A resuming learner moves it back on purpose, and publishing goes on from there.
+        write_pointer(&store, "latest", 100).unwrap();
+        advance_pointer(&store, "latest", 150).unwrap();
+        assert_eq!(read_pointer(&store, "latest").unwrap(), Some(150));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn scratch_directories_started_together_differ() {

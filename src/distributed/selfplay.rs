@@ -14,6 +14,7 @@ use indicatif::ProgressBar;
 use rand::Rng;
 use tch::Device;
 
+use super::backoff::{retry, transient, Backoff};
 use super::{
     fetch_checkpoint, prune_cache, read_pointer, unix_millis, wait_for, wait_for_config, DistError,
     StopFlag, WorkDir,
@@ -27,7 +28,7 @@ use crate::net::model::{Model, NetShape};
 use crate::selfplay::pool::{BatcherTotals, RollingPool};
 use crate::selfplay::record::{records_to_gzip, GameRecord};
 use crate::selfplay::worker::{SearchCounts, WorkerSettings};
-use crate::store::RunStore;
+use crate::store::{RunStore, StoreError};
 use crate::util::game_seed;
 use crate::with_game;
 
@@ -77,6 +78,10 @@ pub struct SelfPlaySummary {
     /// The step of the checkpoint in use at the end.
     pub model_step: u64,
 }
+
+/// How long a stopping worker keeps trying to publish its last games while the store does
+/// not answer.
+const FINAL_PATIENCE: Duration = Duration::from_secs(60);
 
 /// Runs a self-play worker until its game or time limit or a stop signal.
 pub fn selfplay(options: &SelfPlayOptions) -> Result<SelfPlaySummary, DistError> {
@@ -199,13 +204,20 @@ impl ShardWriter {
         self.games + self.buffer.len() as u64
     }
 
-    /// Publishes the buffered games as the session's next shard (one put: whole or nothing).
+    /// Publishes the buffered games as the session's next shard: one put, whole or nothing,
+    /// and only under a new name (a shard that exists is never replaced).
     fn publish(&mut self, store: &RunStore, session: &str) -> Result<(), DistError> {
         if self.buffer.is_empty() {
             return Ok(());
         }
         let key = shard_key(session, self.shards);
-        store.put(&key, records_to_gzip(&self.buffer))?;
+        let bytes = records_to_gzip(&self.buffer);
+        match store.put_new(&key, bytes.clone()) {
+            Ok(()) => {}
+            // A retry of a put whose answer was lost: the shard there is this one.
+            Err(StoreError::Exists { .. }) if store.get(&key)?.as_deref() == Some(&bytes[..]) => {}
+            Err(error) => return Err(error.into()),
+        }
         self.shards += 1;
         self.games += self.buffer.len() as u64;
         self.buffer.clear();
@@ -246,6 +258,8 @@ struct SelfPlayRole<'a> {
     last_poll: Instant,
     /// The evaluator's precision choice (its metrics line), for the status.
     precision: serde_json::Value,
+    /// Retries of store requests that failed: play goes on, finished games wait.
+    outage: Backoff,
 }
 
 impl<'a> SelfPlayRole<'a> {
@@ -296,6 +310,7 @@ impl<'a> SelfPlayRole<'a> {
             pool,
             shards: ShardWriter::default(),
             started: Instant::now(),
+            outage: Backoff::default(),
             last_poll: Instant::now(),
             precision,
         })
@@ -347,30 +362,63 @@ impl<'a> SelfPlayRole<'a> {
     }
 
     /// Publishes the buffered games once there are enough of them or the first is old.
+    /// While the store does not answer, the games stay buffered and play goes on; the
+    /// next try comes on the backoff schedule.
     fn publish_when_due(&mut self) -> Result<(), DistError> {
         let shard_age = Duration::from_secs_f64(self.options.shard_seconds.max(0.0));
-        if self.shards.buffer.len() >= self.options.games_per_shard
+        let due = self.shards.buffer.len() >= self.options.games_per_shard
             || self
                 .shards
                 .first_at
-                .is_some_and(|t| t.elapsed() >= shard_age)
-        {
-            self.shards.publish(self.store, &self.session)?;
-            self.put_status(false)?;
+                .is_some_and(|t| t.elapsed() >= shard_age);
+        if !due || !self.outage.ready() {
+            return Ok(());
         }
-        Ok(())
+        let published = self
+            .shards
+            .publish(self.store, &self.session)
+            .and_then(|()| self.put_status(false));
+        self.ride_out(published)
+    }
+
+    /// A store request's result: a transient failure is counted and waited out on the
+    /// backoff schedule (said on stderr), anything else is returned.
+    fn ride_out(&mut self, result: Result<(), DistError>) -> Result<(), DistError> {
+        match result {
+            Ok(()) => {
+                self.outage.succeeded();
+                Ok(())
+            }
+            Err(error) if transient(&error) => {
+                let wait = self.outage.failed();
+                self.bar.suspend(|| {
+                    eprintln!(
+                        "warning: the store did not answer ({error}); {} games kept, next try in {:.1} s",
+                        self.shards.buffer.len(),
+                        wait.as_secs_f64()
+                    )
+                });
+                Ok(())
+            }
+            Err(error) => Err(error),
+        }
     }
 
     /// Every `poll_seconds`: takes up the checkpoint the pointer names, if it is new.
     fn follow_pointer(&mut self) -> Result<(), DistError> {
         let poll = Duration::from_secs_f64(self.options.poll_seconds.max(0.05));
-        if self.last_poll.elapsed() < poll {
+        if self.last_poll.elapsed() < poll || !self.outage.ready() {
             return Ok(());
         }
         self.last_poll = Instant::now();
-        if let Some(step) =
-            read_pointer(self.store, self.pointer)?.filter(|s| *s != self.model_step)
-        {
+        let pointer = read_pointer(self.store, self.pointer);
+        let Some(read) = pointer
+            .map(Some)
+            .or_else(|e| self.ride_out(Err(e)).map(|()| None))?
+        else {
+            return Ok(());
+        };
+        if let Some(step) = read.filter(|s| *s != self.model_step) {
             let model = match load_model(self.store, &self.work, &self.shape, step) {
                 Ok(model) => model,
                 Err(error) => {
@@ -398,8 +446,12 @@ impl<'a> SelfPlayRole<'a> {
             searches: self.pool.search_counts(),
         });
         self.bar.set_position(played);
+        let outage = match self.outage.failing() {
+            0 => String::new(),
+            n => format!(" | store not answering: {n} tries failed, games kept"),
+        };
         self.bar.set_message(format!(
-            "{played} games in {} shards | {:.0} positions/s | checkpoint {}",
+            "{played} games in {} shards | {:.0} positions/s | checkpoint {}{outage}",
             self.shards.shards,
             self.pool.steps_played() as f64 / self.seconds(),
             self.model_step
@@ -435,6 +487,7 @@ impl<'a> SelfPlayRole<'a> {
             done,
             updated_unix_ms: unix_millis() as u64,
             precision: self.precision.clone(),
+            store_retries: self.outage.total_failures,
         };
         let key = worker_key(&self.session);
         let bytes = status.to_json().into_bytes();
@@ -446,7 +499,9 @@ impl<'a> SelfPlayRole<'a> {
         let positions = self.pool.steps_played();
         let seconds = self.started.elapsed().as_secs_f64();
         self.shards.add(self.pool.finished_games()?);
-        self.put_status(true)?;
+        retry("writing the session's counters", FINAL_PATIENCE, || {
+            self.put_status(true)
+        })?;
         let SelfPlayRole {
             store,
             session,
@@ -457,7 +512,9 @@ impl<'a> SelfPlayRole<'a> {
             ..
         } = self;
         shards.add(pool.stop());
-        shards.publish(store, &session)?;
+        retry("publishing the last games", FINAL_PATIENCE, || {
+            shards.publish(store, &session)
+        })?;
         bar.finish_and_clear();
         if let Some(error) = failure {
             return Err(error);

@@ -7,6 +7,7 @@ use std::fmt;
 
 use serde_json::Value;
 
+use super::lease::Lease;
 use super::{read_pointer, read_state_file, unix_millis, DistError};
 use crate::config::RunConfig;
 use crate::layout::state::{EvaluatorState, IntakeLink, TrainState, WorkerStatus};
@@ -57,6 +58,8 @@ pub struct RunStatus {
     pub sessions: Vec<SessionStatus>,
     /// The evaluator's last evaluated step and its last metrics lines.
     pub evaluation: Option<(u64, Vec<Value>)>,
+    /// The singleton roles' leases, one line each (who holds the run, until when).
+    pub leases: Vec<String>,
 }
 
 /// Reads the status of the run at `store`.
@@ -120,6 +123,11 @@ pub fn run_status(store: &RunStore) -> Result<RunStatus, DistError> {
         }
         None => None,
     };
+    let now_ms = u64::try_from(unix_millis()).unwrap_or(u64::MAX);
+    let leases = Lease::holders(store)?
+        .iter()
+        .map(|lease| lease.describe(now_ms))
+        .collect();
     Ok(RunStatus {
         location: store.location().to_string(),
         game: format!("{}, seed {}", config.game, config.seed),
@@ -130,6 +138,7 @@ pub fn run_status(store: &RunStore) -> Result<RunStatus, DistError> {
         backlog,
         sessions,
         evaluation,
+        leases,
     })
 }
 
@@ -188,6 +197,12 @@ impl fmt::Display for RunStatus {
                 "  {:<40} {state:<7} {:>7} games {:>7.0} positions/s  checkpoint {:>6}  {:.0} s ago",
                 s.session, s.games, s.positions_per_s, s.model_step, s.age_s
             )?;
+        }
+        if self.leases.is_empty() {
+            writeln!(f, "leases: none held (no learner or evaluator running)")?;
+        }
+        for lease in &self.leases {
+            writeln!(f, "lease: {lease}")?;
         }
         match &self.evaluation {
             Some((step, lines)) => {

@@ -19,9 +19,11 @@ use serde_json::Value;
 
 use super::evaluate::EvaluationRole;
 use super::fork::{fork_run, ForkPoint};
+use super::keeper::{lease_settings, LeaseKeeper};
 use super::learn::{
     drive, run_config, Beside, LearnerRole, Printer, Progress, SelfPlayRates, StepLimits,
 };
+use super::lease::Role;
 use super::selfplay::{new_session, play, PlayCounters, SelfPlayMonitor, SelfPlayOptions};
 use super::{DistError, StopFlag};
 use crate::config::RunConfig;
@@ -106,9 +108,10 @@ const LOCAL: Local = Local {
 
 /// Runs (or resumes) a training run.
 pub fn train(options: &TrainOptions) -> Result<TrainSummary, DistError> {
-    let (run_dir, store, config) = open_run(options)?;
+    let (run_dir, store, config, lease) = open_run(options)?;
     let location = store.location().to_string();
-    let summary = with_game!(config.kind(), S => run::<S>(options, store, &location, &config))?;
+    let summary =
+        with_game!(config.kind(), S => run::<S>(options, (store, lease), &location, &config))?;
     Ok(TrainSummary {
         game: config.kind(),
         checkpoint: run_dir.join(checkpoint_dir_key(summary.final_step)),
@@ -122,8 +125,11 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, DistError> {
 
 /// Opens the run directory as a store and reads the config it runs with: a new run
 /// records the given config (a fork first copies its base's checkpoint), a resumed one must
-/// have one (and a given config must match).
-fn open_run(options: &TrainOptions) -> Result<(PathBuf, RunStore, RunConfig), DistError> {
+/// have one (and a given config must match). Takes the learner's lease first: a second
+/// process on the same run is refused before it writes anything.
+fn open_run(
+    options: &TrainOptions,
+) -> Result<(PathBuf, RunStore, RunConfig, LeaseKeeper), DistError> {
     let run_dir = match (&options.run_dir, options.resume) {
         (Some(dir), _) => dir.clone(),
         (None, true) => return Err(DistError::Run("--resume needs --run-dir".into())),
@@ -151,6 +157,8 @@ fn open_run(options: &TrainOptions) -> Result<(PathBuf, RunStore, RunConfig), Di
         .to_str()
         .ok_or_else(|| DistError::Run(format!("{}: not a UTF-8 path", run_dir.display())))?;
     let store = RunStore::open(location)?;
+    let settings = lease_settings(&store, given.as_ref())?;
+    let lease = LeaseKeeper::acquire(location, Role::Learner, &settings)?;
     let given = match (&options.fork, given) {
         (Some(point), Some(config)) if !recorded => {
             let record = fork_run(point, &store, &config)?;
@@ -164,7 +172,7 @@ fn open_run(options: &TrainOptions) -> Result<(PathBuf, RunStore, RunConfig), Di
     };
     let mut config = run_config(&store, given, &options.net)?;
     options.net.apply_to(&mut config);
-    Ok((run_dir, store, config))
+    Ok((run_dir, store, config, lease))
 }
 
 /// The config given to start a run: `--config`, else the fork's base config, with `--set`
@@ -207,7 +215,7 @@ fn default_run_dir(options: &TrainOptions) -> Result<PathBuf, DistError> {
 /// The three roles of game `S`, until a limit or a signal.
 fn run<S: Encode>(
     options: &TrainOptions,
-    store: RunStore,
+    (store, lease): (RunStore, LeaseKeeper),
     location: &str,
     config: &RunConfig,
 ) -> Result<super::learn::LearnSummary, DistError> {
@@ -216,7 +224,7 @@ fn run<S: Encode>(
     let target = options.iterations.filter(|i| *i > 0).map(|i| i * every);
     let limits = StepLimits::new(&config.train, target, options.minutes);
     let poll = Duration::from_secs_f64(LOCAL.learner_poll);
-    let mut learner = LearnerRole::<S>::start(store, config.clone(), None, poll)?;
+    let mut learner = LearnerRole::<S>::start(store, config.clone(), None, poll, lease)?;
     let mut progress = Progress::new(options.progress, options.log_every, limits, learner.step());
     let printer = progress.printer();
     let selfplay_options = selfplay_options();
@@ -347,7 +355,8 @@ fn evaluate(
     printer: &Printer,
 ) -> Result<(), DistError> {
     let store = RunStore::open(location)?;
-    let mut role = EvaluationRole::start(&store, config, None)?;
+    let lease = LeaseKeeper::acquire(location, Role::Evaluator, &config.lease)?;
+    let mut role = EvaluationRole::start(&store, config, None, lease)?;
     loop {
         let stopping = stop.raised();
         match role.due()? {

@@ -199,13 +199,11 @@ fn export_typed<S: Encode>(
     torchscript::save_module(&module, &out.join(TORCHSCRIPT_FILE))?;
     // RUN/checkpoints/step-N/model.safetensors: the run's recorded [search]; the
     // defaults for a model outside a run.
-    let search = RunConfig::of_checkpoint(&source.weights)
-        .map_err(|e| ExportError::Meta {
+    let search =
+        RunConfig::search_of_checkpoint(&source.weights).map_err(|e| ExportError::Meta {
             path: source.weights.clone(),
             reason: e.to_string(),
-        })?
-        .map(|run| run.search)
-        .unwrap_or_default();
+        })?;
     let meta = ExportMeta {
         format_version: EXPORT_FORMAT_VERSION,
         game: kind.name().to_string(),

@@ -144,6 +144,8 @@ pub struct WorkerStatus {
     pub updated_unix_ms: u64,
     /// Its evaluator's precision choice (that metrics line).
     pub precision: Value,
+    /// Store requests that failed and were tried again (outages ridden out).
+    pub store_retries: u64,
 }
 
 /// The evaluation role's progress (`evaluator/state.json`), so that a restart does not redo

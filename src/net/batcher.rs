@@ -689,13 +689,29 @@ fn forward_raw<'a>(
     for chunk in input.chunks(max_batch * per_position) {
         let batch = chunk.len() / per_position;
         let model = model_for(batch);
-        let x = Tensor::from_slice(chunk)
-            .reshape([batch as i64, shape.planes, shape.height, shape.width])
-            .to_device(model.var_store().device())
-            .to_kind(model.kind());
+        let device = model.var_store().device();
+        let x = Tensor::from_slice(chunk).reshape([
+            batch as i64,
+            shape.planes,
+            shape.height,
+            shape.width,
+        ]);
+        let x = x.to_device(device).to_kind(model.kind());
         let (policy, value) = model.forward_t(&x, false);
-        append_f32(&policy, &mut raw.policy)?;
-        append_f32(&value, &mut raw.value)?;
+        if device.is_cuda() {
+            // One copy back, not two: policy and W/D/L side by side.
+            let both = Tensor::f_cat(&[policy, value], 1)?;
+            let mut all = Vec::new();
+            append_f32(&both, &mut all)?;
+            let actions = shape.num_actions as usize;
+            for row in all.chunks(actions + 3) {
+                raw.policy.extend_from_slice(&row[..actions]);
+                raw.value.extend_from_slice(&row[actions..]);
+            }
+        } else {
+            append_f32(&policy, &mut raw.policy)?;
+            append_f32(&value, &mut raw.value)?;
+        }
     }
     Ok(raw)
 }

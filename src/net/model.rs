@@ -343,7 +343,17 @@ impl Model {
     /// Reads the metadata saved beside `path`.
     pub fn read_meta(path: &Path) -> Result<ModelMeta, NetError> {
         let meta_path = meta_path(path);
-        let text = std::fs::read_to_string(&meta_path).map_err(|e| NetError::io(&meta_path, e))?;
+        let text = std::fs::read_to_string(&meta_path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => NetError::Metadata {
+                path: meta_path.clone(),
+                reason: format!(
+                    "it is missing: the weights {} need their metadata file beside them, \
+                     named as they are with .json",
+                    path.display()
+                ),
+            },
+            _ => NetError::io(&meta_path, e),
+        })?;
         let meta: ModelMeta = serde_json::from_str(&text).map_err(|e| NetError::Metadata {
             path: meta_path.clone(),
             reason: e.to_string(),

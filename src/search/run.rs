@@ -211,7 +211,8 @@ pub fn search<S: GameState, E: Evaluate<S> + ?Sized>(
 
 /// One searched step of `tree` under `budget` (every agent's search). [`Budget::Count`]:
 /// PUCT runs until the root has that many visits (visits kept from an earlier step count),
-/// a Gumbel root runs that many simulations. [`Budget::Time`]: PUCT (sequential halving
+/// a Gumbel root runs that many simulations, ending early at `deadline` if one is given
+/// (after one simulation at least). [`Budget::Time`]: PUCT (sequential halving
 /// needs its budget in advance) in chunks of [`TIME_CHUNK`] simulations until `deadline`
 /// (the budget's time from now when `None`), at least one chunk. `None` when the root is
 /// terminal.
@@ -229,7 +230,17 @@ pub fn search_step<S: GameState, E: Evaluate<S> + ?Sized>(
                 SearchKind::Puct => n.saturating_sub(tree.root_visits()).max(1),
                 SearchKind::Gumbel => n.max(1),
             };
-            return search(tree, config, simulations, rng, evaluator);
+            let Some(deadline) = deadline else {
+                return search(tree, config, simulations, rng, evaluator);
+            };
+            let inner = start_search(config, tree, simulations, false);
+            let root: Box<dyn RootSearch<S>> = Box::new(Until {
+                inner,
+                deadline,
+                ran: false,
+            });
+            let found = run_searches(&mut [tree], &mut [root], evaluator, rng)?;
+            return Ok(found.into_iter().next().flatten());
         }
         Budget::Time(limit) => limit,
     };
@@ -245,6 +256,32 @@ pub fn search_step<S: GameState, E: Evaluate<S> + ?Sized>(
         if result.is_none() || spent {
             return Ok(result);
         }
+    }
+}
+
+/// A root search that also ends at `deadline` (after at least one simulation): a count
+/// budget bounded in time.
+struct Until<S> {
+    inner: Box<dyn RootSearch<S>>,
+    deadline: Instant,
+    ran: bool,
+}
+
+impl<S: GameState> RootSearch<S> for Until<S> {
+    fn next(&mut self, tree: &mut Mcts<S>, rng: &mut dyn RngCore) -> Option<Option<usize>> {
+        if self.ran && Instant::now() >= self.deadline {
+            return None;
+        }
+        self.inner.next(tree, rng)
+    }
+
+    fn record(&mut self) {
+        self.ran = true;
+        self.inner.record();
+    }
+
+    fn finish(&self, tree: &Mcts<S>) -> Option<SearchResult> {
+        self.inner.finish(tree)
     }
 }
 

@@ -2,7 +2,7 @@
 //! makes in a row. Steps with a single legal choice are applied without search; the tree is
 //! kept from one step of the turn to the next (tree reuse).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -67,13 +67,29 @@ impl<E> TurnSearch<E> {
     where
         E: Evaluate<S>,
     {
+        self.think_within(state, budget, None)
+    }
+
+    /// [`TurnSearch::think`], the whole turn ending by `bound` from now whatever the budget
+    /// (a search stopped by it plays the best turn found so far; at least one simulation
+    /// per searched step).
+    pub fn think_within<S: GameState>(
+        &mut self,
+        state: &S,
+        budget: Budget,
+        bound: Option<Duration>,
+    ) -> Result<Option<Thought<S>>, NetError>
+    where
+        E: Evaluate<S>,
+    {
         if state.outcome().is_some() {
             return Ok(None);
         }
         let mover = state.side_to_move();
+        let now = Instant::now();
         let deadline = match budget {
-            Budget::Time(limit) => Some(Instant::now() + limit),
-            Budget::Count(_) => None,
+            Budget::Time(limit) => Some(now + bound.map_or(limit, |b| b.min(limit))),
+            Budget::Count(_) => bound.map(|b| now + b),
         };
         let mut tree: Option<Mcts<S>> = None;
         let mut current = state.clone();

@@ -64,6 +64,15 @@ impl WorkerSettings {
         )
     }
 
+    /// The settings of a run's self-play as it runs once training has begun: every worker
+    /// starts with all its `games_in_flight` (the step-0 start-up ramp off), what benchmarks
+    /// measure.
+    pub fn steady_state(config: &RunConfig) -> WorkerSettings {
+        let mut settings = WorkerSettings::of(config);
+        settings.selfplay.games_in_flight_start = 0;
+        settings
+    }
+
     /// Settings with a fresh resignation calibrator.
     pub fn new(
         kind: GameKind,
@@ -1155,6 +1164,19 @@ mod tests {
                 source.replay::<Rematch>(|_, _| {}).unwrap().to_notation()
             );
         }
+    }
+
+    #[test]
+    fn steady_state_settings_start_the_step_0_net_with_every_game() {
+        let config = RunConfig::parse("game = \"rematch\"", "test").unwrap();
+        assert!(config.selfplay.first_games_in_flight(0) < config.selfplay.games_in_flight);
+        let steady = WorkerSettings::steady_state(&config);
+        assert_eq!(
+            steady.selfplay.first_games_in_flight(0),
+            config.selfplay.games_in_flight
+        );
+        let (sizes, _) = run_uniform(steady.selfplay, config.rules(), config.search, 0, 2);
+        assert_eq!(sizes[0], config.selfplay.games_in_flight, "{sizes:?}");
     }
 
     #[test]

@@ -23,6 +23,7 @@ use serde_json::{json, Value};
 use super::board::{board, pieces};
 use super::clicks::{click, EntryInput};
 use super::engine::{self, search_config, AnalysisBudget, Eval, Snapshot, StopOnDrop};
+use super::guard;
 use super::rundir::{RunError, RunRoot};
 use super::words::{mover_words, outcome_words, thousands};
 use super::ServeState;
@@ -79,6 +80,10 @@ type ApiResult = Result<Json<Value>, ApiError>;
 /// The router over `state`.
 pub fn router(state: Shared) -> Router {
     let limit = state.config.max_body_bytes;
+    let guard = guard::Guard {
+        limit,
+        log: state.config.log_requests,
+    };
     let routes = Router::new()
         .route("/", get(index))
         .route("/assets/{name}", get(asset))
@@ -106,6 +111,7 @@ pub fn router(state: Shared) -> Router {
     Router::new()
         .fallback_service(routes)
         .layer(axum::middleware::from_fn(json_errors))
+        .layer(axum::middleware::from_fn_with_state(guard, guard::guard))
 }
 
 /// Turns every error answer that is not JSON yet (a wrong method, a malformed path) into
@@ -416,7 +422,8 @@ async fn play(State(st): State<Shared>, bytes: Result<Bytes, BytesRejection>) ->
                 None => {
                     let model = st.models.get(&kind);
                     let eval = Eval::new(model, state.position_hash(), stop);
-                    engine::choose_turn(&state, eval, search_config(model), budget)
+                    let bound = Duration::from_secs_f64(st.config.max_seconds);
+                    engine::choose_turn(&state, eval, search_config(model), budget, bound)
                         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e))?
                         .1
                 }

@@ -32,14 +32,27 @@ pub struct ServeArgs {
     /// The server's limits as TOML (docs/web.md lists the keys).
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// What to log on stderr: `requests`, one line per request.
+    #[arg(long, value_enum)]
+    pub log: Option<LogWhat>,
+}
+
+/// What `serve --log` logs.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogWhat {
+    /// One line per request: method, path, status, milliseconds.
+    Requests,
 }
 
 /// Runs the server until the process is stopped; prints the address once it listens.
 pub fn run_serve(args: &ServeArgs, out: &mut impl Write) -> Result<()> {
-    let config = match &args.config {
+    let mut config = match &args.config {
         Some(path) => ServeConfig::read(path).map_err(anyhow::Error::msg)?,
         None => ServeConfig::default(),
     };
+    if args.log == Some(LogWhat::Requests) {
+        config.log_requests = true;
+    }
     let mut run_dir = args.run_dir.clone();
     if let Some(location) = &args.store {
         let dir = run_dir.get_or_insert_with(|| {

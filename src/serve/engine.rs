@@ -73,10 +73,8 @@ impl LoadedModel {
             torch_threads: 1,
             ..BatcherConfig::default()
         };
-        let search = RunConfig::of_checkpoint(&resolved.weights)
-            .map_err(|e| fail(&format!("its run's search settings: {e}")))?
-            .map(|run| run.search)
-            .unwrap_or_default();
+        let search = RunConfig::search_of_checkpoint(&resolved.weights)
+            .map_err(|e| fail(&format!("its run's search settings: {e}")))?;
         let source = match resolved.step {
             Some(step) => format!("checkpoint step {step}"),
             None => "checkpoint".into(),
@@ -163,16 +161,18 @@ impl<S: Encode> Evaluate<S> for Eval {
     }
 }
 
-/// A whole turn chosen by search within `budget` per searched step.
+/// A whole turn chosen by search within `budget` per searched step, and within `bound`
+/// for the whole turn (the best turn found by then).
 pub fn choose_turn<S: Encode>(
     state: &S,
     eval: Eval,
     config: SearchConfig,
     budget: Budget,
+    bound: Duration,
 ) -> Result<(String, S), String> {
     let mut search = TurnSearch::new(eval, config, 0);
     let thought = search
-        .think(state, budget)
+        .think_within(state, budget, Some(bound))
         .map_err(|error| format!("the model failed: {error}"))?
         .ok_or("the game is over")?;
     Ok((thought.path, thought.state))
@@ -401,12 +401,33 @@ mod tests {
     }
 
     #[test]
+    fn a_model_move_ends_at_its_time_bound_with_a_legal_turn() {
+        let state = Rematch::start(GameKind::Rematch, RulesConfig::default());
+        let eval = Eval::new(None, 1, Arc::new(AtomicBool::new(false)));
+        let config = SearchConfig::default().for_play();
+        let started = Instant::now();
+        let bound = Duration::from_millis(300);
+        let (turn, after) =
+            choose_turn(&state, eval, config, Budget::Count(10_000_000), bound).unwrap();
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(10), "{took:?} for a 0.3 s bound");
+        let legal = distinct_turns(&state);
+        assert!(
+            legal
+                .iter()
+                .any(|t| t.state.position_hash() == after.position_hash()),
+            "{turn} is not a legal turn"
+        );
+    }
+
+    #[test]
     fn a_stopped_request_ends_its_turn_search_at_the_next_evaluation() {
         let state = Rematch::start(GameKind::Rematch, RulesConfig::default());
         let stop = Arc::new(AtomicBool::new(true));
         let eval = Eval::new(None, 1, Arc::clone(&stop));
         let config = SearchConfig::default().for_play();
-        let answer = choose_turn(&state, eval, config, Budget::Count(10_000_000));
+        let bound = Duration::from_secs(60);
+        let answer = choose_turn(&state, eval, config, Budget::Count(10_000_000), bound);
         let Err(error) = answer else {
             panic!("a stopped search chooses nothing")
         };

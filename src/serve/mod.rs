@@ -6,7 +6,9 @@
 //! * [`api`]: the routes and their JSON; [`clicks`]: entering a turn by clicks;
 //!   [`board`]: boards and pieces as the page draws them; [`rundir`]: runs, games, metrics,
 //!   checkpoints and ratings read from the run directory; [`engine`]: models and search
-//!   (the only file that touches them); [`words`]: results, movers and limits in words.
+//!   (the only file that touches them); [`words`]: results, movers and limits in words;
+//!   [`guard`]: what every request passes first (JSON bodies only, read on time and within
+//!   the limit) and the request log.
 //!   The page itself is in `assets/` (ES modules; uPlot vendored in `assets/vendor/`).
 
 pub mod api;
@@ -14,6 +16,7 @@ pub mod board;
 pub mod clicks;
 pub mod command;
 pub mod engine;
+pub mod guard;
 pub mod mirror;
 pub mod rundir;
 pub mod words;
@@ -47,6 +50,9 @@ pub struct ServeConfig {
     pub snapshot_visits: u32,
     /// Analyses kept for polling (the oldest finished ones are dropped first).
     pub max_analyses: usize,
+    /// One line per request on stderr: method, path, status, milliseconds (`--log
+    /// requests`).
+    pub log_requests: bool,
 }
 
 impl Default for ServeConfig {
@@ -59,6 +65,7 @@ impl Default for ServeConfig {
             max_searches: 2,
             snapshot_visits: 50,
             max_analyses: 64,
+            log_requests: false,
         }
     }
 }

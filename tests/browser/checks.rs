@@ -933,9 +933,17 @@ pub async fn dashboard(page: &Page) {
     assert_eq!(series, json!("wins of Red|wins of Team|draws"));
     let series = page.js("return document.querySelector('.chart[data-title=\"Distinct openings per 1,000 games\"]').dataset.series;").await;
     assert_eq!(series, json!("2 turns|4 turns|6 turns|8 turns"));
-    let series = page.js("return document.querySelector('.chart[data-title=\"How games end (share)\"]').dataset.series;").await;
+    let series = page
+        .js("return document.querySelector('.chart[data-title=\"How games end\"]').dataset.series;")
+        .await;
     // No played-through game yet: false resignations have no value and no line.
     assert_eq!(series, json!("draws|resigned"));
+    // Axes say their units.
+    let units = page.js("return ['Losses', 'How games end'].map(t => { const c = document.querySelector(`.chart[data-title=\"${t}\"]`).chart; return [c.axes[0].label, c.axes[1].label]; });").await;
+    assert_eq!(
+        units,
+        json!([["training step", "nats"], ["training step", "share"]])
+    );
     // A constant learning rate (0.02) on an axis around its value, not -1..1.
     let axis = page.js("const y = document.querySelector('.chart[data-title=\"Learning rate\"]').chart.scales.y; return [y.min, y.max];").await;
     let (low, high) = (axis[0].as_f64().unwrap(), axis[1].as_f64().unwrap());

@@ -1,9 +1,11 @@
 //! Helpers shared by the tests: running the binary and checking that an error is one clear
 //! line with exit code 2, fresh temporary directories, a missing tool's skip or failure,
-//! (`positions`) random playout positions, and (`s3`) a local S3-compatible server.
+//! (`positions`) random playout positions, (`roles`) a distributed run's roles as child
+//! processes, and (`s3`) a local S3-compatible server.
 #![allow(dead_code)]
 
 pub mod positions;
+pub mod roles;
 pub mod s3;
 pub mod web;
 

@@ -40,13 +40,26 @@ impl S3Server {
         let base = super::fresh_dir(&format!("s3-{}", COUNT.fetch_add(1, Ordering::Relaxed)));
         let mut last_error = String::new();
         for _ in 0..START_ATTEMPTS {
-            match start_in(&binary, &base) {
+            match start_in(&binary, &base, None) {
                 Ok((child, port)) => return Ok(S3Server { child, port, base }),
                 Err(e) => last_error = e,
             }
         }
         let _ = std::fs::remove_dir_all(&base);
         Err(last_error)
+    }
+
+    /// Stops the server (a store outage); its data stays.
+    pub fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Starts it again after [`S3Server::stop`], on the same port and data.
+    pub fn restart(&mut self) -> Result<(), String> {
+        let (child, _) = start_in(&binary()?, &self.base, Some(self.port))?;
+        self.child = child;
+        Ok(())
     }
 
     /// The server's URL, `http://127.0.0.1:PORT`.
@@ -120,14 +133,24 @@ fn free_port() -> Result<u16, String> {
         .map_err(|e| e.to_string())
 }
 
-/// One attempt: spawns the server on a fresh port and waits until it accepts connections.
-fn start_in(binary: &Path, base: &Path) -> Result<(Child, u16), String> {
+/// One attempt: spawns the server on `port` (a fresh one, with an empty root, when `None`;
+/// else on the data there) and waits until it accepts connections.
+fn start_in(binary: &Path, base: &Path, port: Option<u16>) -> Result<(Child, u16), String> {
     let root = base.join("data");
-    let _ = std::fs::remove_dir_all(&root);
+    if port.is_none() {
+        let _ = std::fs::remove_dir_all(&root);
+    }
     std::fs::create_dir_all(&root).map_err(|e| format!("{}: {e}", root.display()))?;
     let log_path = base.join("server.log");
-    let log = std::fs::File::create(&log_path).map_err(|e| e.to_string())?;
-    let port = free_port()?;
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log_path)
+        .map_err(|e| e.to_string())?;
+    let port = match port {
+        Some(port) => port,
+        None => free_port()?,
+    };
     let mut child = Command::new(binary)
         .args(["--host", "127.0.0.1", "--port", &port.to_string()])
         .args(["--access-key", ACCESS_KEY, "--secret-key", SECRET_KEY])

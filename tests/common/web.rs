@@ -123,8 +123,19 @@ pub struct Answer {
     pub text: String,
 }
 
-/// Sends one request (`Connection: close`) and reads the whole answer.
+/// Sends one request (`Connection: close`, a JSON body) and reads the whole answer.
 pub fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> Answer {
+    request_typed(addr, method, path, body, "application/json")
+}
+
+/// [`request`] with the body's `content_type`.
+pub fn request_typed(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+    content_type: &str,
+) -> Answer {
     let mut stream = TcpStream::connect(addr).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(120)))
@@ -132,7 +143,7 @@ pub fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -
     let body = body.unwrap_or("");
     let head = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+         Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
         body.len()
     );
     stream.write_all(head.as_bytes()).unwrap();

@@ -32,6 +32,9 @@ pub use progress::{Printer, Progress, Snapshot};
 pub use publish::intake_chain;
 pub use step::{Iteration, Tick};
 
+use super::backoff::{retry, PATIENCE};
+use super::keeper::{lease_settings, LeaseKeeper};
+use super::lease::Role;
 use super::{write_pointer, DistError, StopFlag, StoredMetrics, WorkDir};
 use crate::config::ConfigError;
 use crate::config::RunConfig;
@@ -98,9 +101,12 @@ pub struct LearnSummary {
 pub fn learn(options: &LearnOptions) -> Result<LearnSummary, DistError> {
     let store = RunStore::open(&options.store)?;
     let given = options.config.as_deref().map(RunConfig::load).transpose()?;
+    // The lease comes first: a second learner writes nothing, not even a new run's config.
+    let settings = lease_settings(&store, given.as_ref())?;
+    let lease = LeaseKeeper::acquire(store.location(), Role::Learner, &settings)?;
     let mut config = run_config(&store, given, &options.net)?;
     options.net.apply_to(&mut config);
-    with_game!(config.kind(), S => alone::<S>(options, store, config))
+    with_game!(config.kind(), S => alone::<S>(options, store, config, lease))
 }
 
 /// The learner alone, driven by [`drive`].
@@ -108,11 +114,13 @@ fn alone<S: Encode>(
     options: &LearnOptions,
     store: RunStore,
     config: RunConfig,
+    lease: LeaseKeeper,
 ) -> Result<LearnSummary, DistError> {
     let stop = StopFlag::on_signals();
     let limits = StepLimits::new(&config.train, options.max_steps, options.max_minutes);
     let poll = Duration::from_secs_f64(options.poll_seconds.max(0.05));
-    let mut role = LearnerRole::<S>::start(store, config, options.work_dir.as_deref(), poll)?;
+    let work_dir = options.work_dir.as_deref();
+    let mut role = LearnerRole::<S>::start(store, config, work_dir, poll, lease)?;
     let mut progress = Progress::new(options.progress, options.log_every, limits, role.step());
     drive(
         &mut role,
@@ -170,6 +178,8 @@ pub fn run_config(
 /// The learner of a run: model, optimizer and window, fed from the store's shards.
 pub struct LearnerRole<S: Encode> {
     store: RunStore,
+    /// The learner's lease: the role writes the run only while it holds.
+    lease: LeaseKeeper,
     /// The scratch directory (the metrics log, a remote store's checkpoints), kept while
     /// the role lives.
     _work: WorkDir,
@@ -191,13 +201,16 @@ impl<S: Encode> LearnerRole<S> {
     /// Resumes from the newest checkpoint that loads (re-reading the shards it took in), or
     /// starts a fresh net and publishes it as step 0 (so that self-play can begin, and a
     /// stop before the first step leaves a checkpoint). Lists new shards at most every
-    /// `poll`; local files go to `work_dir` (default: a temporary directory).
+    /// `poll`; local files go to `work_dir` (default: a temporary directory). It writes the
+    /// run only while it holds `lease`.
     pub fn start(
         store: RunStore,
         config: RunConfig,
         work_dir: Option<&Path>,
         poll: Duration,
+        lease: LeaseKeeper,
     ) -> Result<Self, DistError> {
+        lease.check()?;
         let work = WorkDir::new(work_dir, "learn")?;
         let mut publisher = Publisher::new(&store, work.path());
         let newest = load_newest::<S>(&store, &config, publisher.cache())?;
@@ -216,6 +229,7 @@ impl<S: Encode> LearnerRole<S> {
             elapsed_base: learner.state.elapsed_s,
             cpu_base: learner.state.cpu_s,
             store,
+            lease,
             _work: work,
             learner,
             metrics,
@@ -277,7 +291,10 @@ impl<S: Encode> LearnerRole<S> {
     pub fn tick(&mut self) -> Result<Tick, DistError> {
         let mut tick = Tick::default();
         if self.intake.due() {
-            let tally = self.intake.take_in(&self.store, &mut self.learner)?;
+            let (intake, store, learner) = (&mut self.intake, &self.store, &mut self.learner);
+            let tally = retry("taking in shards", PATIENCE, || {
+                intake.take_in(store, learner)
+            })?;
             self.iteration.intake.merge(&tally);
             tick.shards = tally.shards;
         }
@@ -302,6 +319,7 @@ impl<S: Encode> LearnerRole<S> {
             self.checkpoint()?;
         }
         // The last iteration's report comes after its checkpoint: publish it too.
+        self.lease.check()?;
         self.metrics.publish(&self.store)
     }
 
@@ -322,6 +340,7 @@ impl<S: Encode> LearnerRole<S> {
     /// Writes and publishes a checkpoint of the current step with the shards taken in since
     /// the previous one, thins the older checkpoints, then publishes the metrics.
     fn checkpoint(&mut self) -> Result<(), DistError> {
+        self.lease.check()?;
         let state = &mut self.learner.state;
         state.elapsed_s = self.elapsed_base + self.started.elapsed().as_secs_f64();
         state.cpu_s =
@@ -331,7 +350,11 @@ impl<S: Encode> LearnerRole<S> {
         let pending = std::mem::take(&mut self.intake.pending);
         self.publisher
             .publish(&self.store, &self.learner, pending)?;
-        retention::prune(&self.store, &self.learner.config)?;
-        self.metrics.publish(&self.store)
+        let (store, config) = (&self.store, &self.learner.config);
+        retry("thinning old checkpoints", PATIENCE, || {
+            retention::prune(store, config)
+        })?;
+        let metrics = &self.metrics;
+        retry("publishing metrics", PATIENCE, || metrics.publish(store))
     }
 }

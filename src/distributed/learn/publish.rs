@@ -7,9 +7,10 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::RunConfig;
+use crate::distributed::backoff::{retry, PATIENCE};
 use crate::distributed::{
-    fetch_checkpoint, io_error, prune_cache, read_pointer, read_state_file, unix_millis,
-    write_pointer, DistError,
+    advance_pointer, fetch_checkpoint, io_error, prune_cache, read_pointer, read_state_file,
+    unix_millis, write_pointer, DistError,
 };
 use crate::layout::state::{IntakeLink, StateFile};
 use crate::layout::{
@@ -57,15 +58,22 @@ impl Publisher {
         let step = learner.state.step;
         let dir = learner.save_checkpoint(self.local.as_deref().unwrap_or(&self.cache))?;
         if self.local.is_none() {
-            upload(store, &dir, step)?;
+            retry("uploading a checkpoint", PATIENCE, || {
+                upload(store, &dir, step)
+            })?;
         }
-        let mut link = next_link(self.published.take(), step, pending);
+        let mut link = next_link(self.published.clone(), step, pending);
         link.published_unix_ms = unix_millis() as u64;
-        store.put(
-            &checkpoint_key(step, INTAKE_FILE),
+        let (key, bytes) = (
+            checkpoint_key(step, INTAKE_FILE),
             link.to_json().into_bytes(),
-        )?;
-        write_pointer(store, LATEST, step)?;
+        );
+        retry("publishing a checkpoint", PATIENCE, || {
+            Ok(store.put(&key, bytes.clone())?)
+        })?;
+        retry("moving latest", PATIENCE, || {
+            advance_pointer(store, LATEST, step)
+        })?;
         self.published = Some(link);
         if self.local.is_none() {
             prune_cache(&self.cache, &[step]);

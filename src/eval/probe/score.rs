@@ -344,10 +344,8 @@ pub fn score_checkpoint(
     // resolve_model's errors name the path already.
     let resolved = resolve_model(path).map_err(ProbeError::Settings)?;
     // The checkpoint's own search as an agent plays it: no root noise of any kind.
-    let mut search = RunConfig::of_checkpoint(&resolved.weights)
+    let mut search = RunConfig::search_of_checkpoint(&resolved.weights)
         .map_err(|e| model_error(e.to_string()))?
-        .map(|run| run.search)
-        .unwrap_or_default()
         .for_play();
     search.visits = PROBE_VISITS;
     let base = BatcherConfig {

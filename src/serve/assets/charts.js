@@ -4,10 +4,15 @@
 const COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"];
 const DASHES = [[], [6, 3], [2, 2], [8, 3, 2, 3]];
 
+const COMPACT = new Intl.NumberFormat("en-US", { notation: "compact", maximumSignificantDigits: 4 });
+
+// A number in words people read: 50,000 and 150K alike in one style (compact from 10,000:
+// 15K, 1.5M), small ones to four significant digits, tiny ones in scientific notation.
 export function fmt(v) {
   if (v === null || v === undefined || !Number.isFinite(v)) return "–";
   const a = Math.abs(v);
-  if (a !== 0 && (a >= 1e5 || a < 1e-3)) return v.toExponential(2);
+  if (a >= 1e4) return COMPACT.format(v);
+  if (a !== 0 && a < 1e-3) return v.toExponential(1);
   return Number(v.toPrecision(4)).toLocaleString("en-US");
 }
 
@@ -20,7 +25,8 @@ function range(u, min, max) {
 }
 
 // target: a container; xs: the x values; series: [{name, values}]; opts: {title, xLabel,
-// yRange: [lo, hi], band: [hiIndex, loIndex] (series indices from 0), marker: (u) => x}.
+// yLabel (the unit), yRange: [lo, hi], band: [hiIndex, loIndex] (series indices from 0),
+// marker: (u) => x}.
 export function lineChart(target, xs, series, opts = {}) {
   target.replaceChildren();
   const width = Math.min(opts.width || 390, Math.max(260, target.parentElement?.clientWidth - 10 || 390));
@@ -35,7 +41,10 @@ export function lineChart(target, xs, series, opts = {}) {
   const chart = new window.uPlot({
     title: opts.title, width, height: opts.height || 220, hooks,
     scales: { x: { time: false }, y: { range: opts.yRange ? () => opts.yRange : range } },
-    axes: [{ label: opts.xLabel || "step", grid: { stroke: "#eee" } }, { grid: { stroke: "#eee" }, values: (u, vs) => vs.map(fmt), size: 60 }],
+    axes: [
+      { label: opts.xLabel || "step", grid: { stroke: "#eee" }, values: (u, vs) => vs.map(fmt) },
+      { label: opts.yLabel, grid: { stroke: "#eee" }, values: (u, vs) => vs.map(fmt), size: 60 },
+    ],
     series: uSeries,
     bands: opts.band ? [{ series: opts.band.map(i => i + 1), fill: "rgba(31,119,180,0.15)" }] : [],
     legend: { live: true },

@@ -8,23 +8,27 @@ import { lineChart, fmt } from "./charts.js";
 const cap = s => s ? s[0].toUpperCase() + s.slice(1) : "";
 const SKIP = new Set(["type", "step", "iteration", "elapsed_s"]);
 
-// [topic, [[chart title, [metric keys]], ...]]
+// [topic, [[chart title, [metric keys], unit of the y axis], ...]]
 const TOPICS = [
-  ["Losses", [["Losses", ["total_loss", "policy_loss", "value_loss", "moves_left_loss"]],
-    ["Policy entropy", ["policy_entropy"]], ["Learning rate", ["learning_rate"]]]],
+  ["Losses", [["Losses", ["total_loss", "policy_loss", "value_loss", "moves_left_loss"], "nats"],
+    ["Policy entropy", ["policy_entropy"], "nats"], ["Learning rate", ["learning_rate"], "step size"]]],
   ["Strength", []],
-  ["Throughput", [["Training samples a second", ["samples_per_s"]],
-    ["Self-play positions a second", ["positions_per_s"]]]],
-  ["Self-play", [["Results by side", ["wins_side0", "wins_side1", "draws"]],
-    ["Mean game length (steps)", ["mean_game_steps"]], ["Games an iteration", ["games"]],
-    ["Replay window (samples)", ["window"]]]],
+  ["Throughput", [["Training samples a second", ["samples_per_s"], "samples/s"],
+    ["Self-play positions a second", ["positions_per_s"], "positions/s"],
+    ["CPU time", ["cpu_s"], "CPU seconds"]]],
+  ["Self-play", [["Results by side", ["wins_side0", "wins_side1", "draws"], "games"],
+    ["Mean game length", ["mean_game_steps"], "steps"], ["Games an iteration", ["games"], "games"],
+    ["Replay window", ["window"], "samples"]]],
   ["Self-play diversity", [
-    ["Distinct openings per 1,000 games", ["diversity_openings_2", "diversity_openings_4", "diversity_openings_6", "diversity_openings_8"]],
-    ["4-turn opening entropy (effective openings)", ["diversity_opening_entropy_4"]],
-    ["Outcome entropy (bits)", ["diversity_outcome_entropy"]],
-    ["Repeats (share)", ["diversity_duplicate_games", "diversity_repeated_samples"]],
-    ["How games end (share)", ["diversity_draws", "diversity_resigned", "diversity_false_resign"]]]],
+    ["Distinct openings per 1,000 games", ["diversity_openings_2", "diversity_openings_4", "diversity_openings_6", "diversity_openings_8"], "openings"],
+    ["4-turn opening entropy (effective openings)", ["diversity_opening_entropy_4"], "openings"],
+    ["Outcome entropy", ["diversity_outcome_entropy"], "bits"],
+    ["Repeats", ["diversity_duplicate_games", "diversity_repeated_samples"], "share"],
+    ["How games end", ["diversity_draws", "diversity_resigned", "diversity_false_resign"], "share"]]],
 ];
+// Words for metric keys whose names are not words enough.
+const WORDS = { cpu_s: "CPU seconds", games_total: "games so far", samples_trained: "samples trained",
+  games_per_s: "games a second", net_mean_batch: "positions a forward pass" };
 
 // The learner's `diversity` object (of its intake lines) as flat `diversity_*` keys.
 function flatten(record) {
@@ -37,11 +41,15 @@ function flatten(record) {
 }
 
 function label(key, sides) {
+  if (WORDS[key]) return WORDS[key];
+  const side = n => cap(sides[Number(n)] || `side ${n}`);
   const m = key.match(/^wins_side(\d)$/);
-  if (m) return `wins of ${cap(sides[Number(m[1])] || `side ${m[1]}`)}`;
+  if (m) return `wins of ${side(m[1])}`;
   const d = key.match(/^diversity_(openings_(\d)|.*)$/);
   if (d) return d[2] ? `${d[2]} turns` : d[1].replace(/_4$/, "").replace(/_/g, " ");
-  return key.replace(/_per_s$/, " a second").replace(/_/g, " ");
+  const s = key.match(/^(.*)_side(\d)$/);
+  if (s) return `${label(s[1], sides)}, ${side(s[2])}`;
+  return key.replace(/_per_s$/, " a second").replace(/_s$/, " (seconds)").replace(/_/g, " ");
 }
 
 function chartBox(group, title) {
@@ -51,9 +59,10 @@ function chartBox(group, title) {
   return box;
 }
 
-// Charts `keys` of the records that have a step and any of them.
-function keysChart(group, title, rows, keys, sides) {
-  const have = keys.filter(k => rows.some(r => typeof r[k] === "number"));
+// Charts `keys` of the records that have a step and any of them (`unit`: the y axis's);
+// with `skipZero`, keys that are never anything but zero are left out.
+function keysChart(group, title, rows, keys, sides, unit, skipZero = false) {
+  const have = keys.filter(k => rows.some(r => typeof r[k] === "number" && (!skipZero || r[k] !== 0)));
   const used = rows.filter(r => typeof r.step === "number" && have.some(k => typeof r[k] === "number"));
   if (have.length === 0 || used.length === 0) return false;
   const xs = [...new Set(used.map(r => r.step))].sort((a, b) => a - b);
@@ -61,7 +70,7 @@ function keysChart(group, title, rows, keys, sides) {
     name: label(k, sides),
     values: xs.map(x => { const r = used.find(r => r.step === x && typeof r[k] === "number"); return r ? r[k] : null; }),
   }));
-  lineChart(chartBox(group, title), xs, series, { title });
+  lineChart(chartBox(group, title), xs, series, { title, xLabel: "training step", yLabel: unit });
   return true;
 }
 
@@ -73,7 +82,7 @@ function eloChart(group, ratings) {
     { name: "Elo", values: rated.map(r => r.elo) },
     { name: "upper end", values: rated.map(r => r.elo_high) },
     { name: "lower end", values: rated.map(r => r.elo_low) },
-  ], { title, band: [1, 2] });
+  ], { title, band: [1, 2], xLabel: "training step", yLabel: "Elo" });
 }
 
 function facts(metrics, ratings) {
@@ -94,7 +103,7 @@ function drawCharts(records, ratings, sides) {
     const h = document.createElement("h3"); h.textContent = topic; group.appendChild(h);
     charts.appendChild(group);
     let drawn = 0;
-    for (const [title, keys] of list) { keys.forEach(k => used.add(k)); drawn += keysChart(group, title, metrics, keys, sides); }
+    for (const [title, keys, unit] of list) { keys.forEach(k => used.add(k)); drawn += keysChart(group, title, metrics, keys, sides, unit); }
     if (topic === "Strength") {
       eloChart(group, ratings); drawn += group.querySelectorAll(".chart").length;
       const ev = metrics.filter(m => m.type === "evaluation");
@@ -102,13 +111,15 @@ function drawCharts(records, ratings, sides) {
     }
     if (!drawn) group.remove();
   }
-  const rest = document.createElement("div");
+  // The rest, folded away: each metric that is ever non-zero, under its name in words.
+  const rest = document.createElement("details");
   rest.className = "chart-group"; rest.dataset.topic = "Other";
   charts.appendChild(rest);
+  let others = 0;
   for (const k of new Set(metrics.flatMap(r => Object.keys(r)))) {
-    if (!SKIP.has(k) && !used.has(k)) keysChart(rest, cap(label(k, sides)), metrics, [k], sides);
+    if (!SKIP.has(k) && !used.has(k)) others += keysChart(rest, cap(label(k, sides)), metrics, [k], sides, undefined, true);
   }
-  if (rest.children.length) { const h = document.createElement("h3"); h.textContent = "Other"; rest.prepend(h); } else rest.remove();
+  if (others) { const h = document.createElement("summary"); h.textContent = `Other metrics (${others})`; rest.prepend(h); } else rest.remove();
   const p = document.createElement("p"); p.id = "dash-facts"; p.textContent = facts(metrics, ratings);
   charts.appendChild(p);
 }

@@ -14,7 +14,13 @@ let api, info, engine;
 const P = {
   game: "rematch", board: null, line: [], cursor: 0, redo: [], entry: null, flip: false,
   seats: [], thinking: false, stalled: null, mainline: null, forkAt: 0, token: 0,
+  moving: null,  // the AbortController of the model's move under way
 };
+// Drops the model's move under way: its request is aborted, so the server stops its search.
+function dropMove() {
+  P.token++;
+  if (P.moving) { P.moving.abort(); P.moving = null; }
+}
 const cur = () => P.line[P.cursor].view;
 const atEnd = () => P.cursor === P.line.length - 1;
 const cap = s => s ? s[0].toUpperCase() + s.slice(1) : "";
@@ -85,7 +91,7 @@ function setGame(game, line) {
   P.board = line[0].view.board;
   P.line = line;
   Object.assign(P, { cursor: 0, redo: [], mainline: null, stalled: null, thinking: false });
-  P.token++;
+  dropMove();
   seatControls();
   engine.sidesChanged(P.board.sides);
   message("");
@@ -185,9 +191,11 @@ async function maybeModel() {
   if (s.error) { P.stalled = s.error; message(s.error, true); render(); return; }
   P.thinking = true; render();
   const token = P.token;
+  const moving = P.moving = new AbortController();
   let r;
   try {
-    r = await api("/api/play", { game: P.game, position: v.position, ...s.budget });
+    r = await api("/api/play", { game: P.game, position: v.position, ...s.budget }, undefined,
+      moving.signal);
   } catch (err) {
     if (token !== P.token) return;
     P.thinking = false;
@@ -197,6 +205,7 @@ async function maybeModel() {
     return;
   }
   P.thinking = false;
+  if (P.moving === moving) P.moving = null;
   if (token === P.token && atEnd() && cur().position === v.position) await addTurn(r, r.turn);
   else render();
 }
@@ -212,7 +221,7 @@ async function goTo(i) {
 // Take back: to the last earlier position where a person moves; redo puts it back.
 async function undo() {
   if (P.line.length < 2) return;
-  P.token++; P.thinking = false; P.stalled = null;
+  dropMove(); P.thinking = false; P.stalled = null;
   const taken = [];
   do taken.unshift(P.line.pop());
   while (P.line.length > 1 && P.seats[P.line[P.line.length - 1].view.seat_index] !== "person");

@@ -6,9 +6,11 @@ let pending = 0, sent = 0;
 window.__czPending = () => pending;
 window.__czSent = () => sent;
 
-export async function api(path, body, method) {
-  const init = body === undefined ? { method: method || "GET" } :
-    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
+// `signal` (an AbortController's) aborts the request: the server then stops its work.
+export async function api(path, body, method, signal) {
+  const init = body === undefined ? { method: method || "GET", signal } :
+    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
+      signal };
   pending++; sent++;
   try {
     const r = await fetch(path, init);

@@ -1,0 +1,206 @@
+//! Keeps a role's lease ([`super::lease`]) for as long as the role runs: a thread renews it
+//! every `lease.renew_seconds` on a store of its own, and the role asks [`LeaseKeeper::check`]
+//! before each write to the run. A renewal that fails because the store does not answer is
+//! tried again at the next interval (the lease still holds until its expiry); one that finds
+//! the lease taken over ends the keeping, and the role stops in words. Dropping the keeper
+//! stops the thread and gives the lease up.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::lease::{Lease, LeaseError, LeaseInfo, Role};
+use super::{unix_millis, DistError};
+use crate::config::lease::LeaseConfig;
+use crate::config::RunConfig;
+use crate::layout::CONFIG;
+use crate::store::RunStore;
+
+/// The lease settings of the run at `store`: its recorded config's `[lease]`, else
+/// `given`'s (a new run), else the defaults.
+pub fn lease_settings(
+    store: &RunStore,
+    given: Option<&RunConfig>,
+) -> Result<LeaseConfig, DistError> {
+    if let Some(text) = store.get_text(CONFIG)? {
+        let name = format!("{}/{CONFIG}", store.location());
+        return Ok(RunConfig::parse(&text, &name)?.lease);
+    }
+    Ok(given.map(|config| config.lease.clone()).unwrap_or_default())
+}
+
+/// What the renewing thread and the role share.
+#[derive(Default)]
+struct Shared {
+    /// The lease's expiry as last written (Unix ms).
+    expires_ms: AtomicU64,
+    /// Why the lease was lost, once it was.
+    lost: Mutex<Option<LeaseError>>,
+    /// Set to end the thread.
+    stop: AtomicBool,
+    /// Renewals tried and failed so far (for the words of an expiry).
+    tries: AtomicU64,
+    failures: AtomicU64,
+}
+
+/// A held lease, renewed in the background until dropped.
+pub struct LeaseKeeper {
+    role: Role,
+    info: LeaseInfo,
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl LeaseKeeper {
+    /// Takes the lease of `role` at the run `location` ([`Lease::acquire`]: refused in
+    /// words while another holder's lease runs) and starts renewing it.
+    pub fn acquire(
+        location: &str,
+        role: Role,
+        settings: &LeaseConfig,
+    ) -> Result<LeaseKeeper, DistError> {
+        let store = RunStore::open(location)?;
+        let lease = Lease::acquire(&store, role, settings.duration())?;
+        let info = lease.info().clone();
+        let shared = Arc::new(Shared::default());
+        shared
+            .expires_ms
+            .store(info.expires_unix_ms, Ordering::Release);
+        let every = settings.renew_interval();
+        let thread_shared = Arc::clone(&shared);
+        let thread = std::thread::Builder::new()
+            .name(format!("{}-lease", role.name()))
+            .spawn(move || renew_until_stopped(store, lease, every, &thread_shared))
+            .map_err(|e| DistError::Run(format!("cannot start the lease's thread: {e}")))?;
+        Ok(LeaseKeeper {
+            role,
+            info,
+            shared,
+            thread: Some(thread),
+        })
+    }
+
+    /// The lease as acquired (holder, host, first expiry).
+    pub fn info(&self) -> &LeaseInfo {
+        &self.info
+    }
+
+    /// `Ok` while the lease is this process's and has not expired by this machine's clock:
+    /// the role writes the run only then. Otherwise the error says why (taken over,
+    /// removed, or not renewed in time because the store did not answer).
+    pub fn check(&self) -> Result<(), DistError> {
+        if let Some(error) = self.shared.lost.lock().ok().and_then(|mut l| l.take()) {
+            return Err(error.into());
+        }
+        let expires = self.shared.expires_ms.load(Ordering::Acquire);
+        if u64::try_from(unix_millis()).unwrap_or(u64::MAX) >= expires {
+            let tries = self.shared.tries.load(Ordering::Acquire);
+            let failures = self.shared.failures.load(Ordering::Acquire);
+            return Err(DistError::Run(format!(
+                "this {role}'s lease expired before it was renewed ({tries} renewals tried, {failures} of them failed because the store did not answer): it stops so that only one {role} writes the run",
+                role = self.role.name()
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for LeaseKeeper {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Release);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The renewing thread: renews every `every` until stopped (then releases the lease) or
+/// until the lease is lost (then records why).
+fn renew_until_stopped(store: RunStore, mut lease: Lease, every: Duration, shared: &Shared) {
+    let mut due = Instant::now() + every;
+    while !shared.stop.load(Ordering::Acquire) {
+        std::thread::sleep(Duration::from_millis(20).min(every));
+        if Instant::now() < due {
+            continue;
+        }
+        due = Instant::now() + every;
+        shared.tries.fetch_add(1, Ordering::AcqRel);
+        match lease.renew(&store) {
+            Ok(()) => shared
+                .expires_ms
+                .store(lease.info().expires_unix_ms, Ordering::Release),
+            // The store did not answer: try again next time; the lease holds till expiry.
+            Err(LeaseError::Store(error)) => {
+                shared.failures.fetch_add(1, Ordering::AcqRel);
+                eprintln!(
+                    "warning: renewing the {} lease failed ({error}); trying again in {:.0} s",
+                    lease.info().role,
+                    every.as_secs_f64()
+                )
+            }
+            Err(lost) => {
+                if let Ok(mut slot) = shared.lost.lock() {
+                    *slot = Some(lost);
+                }
+                return;
+            }
+        }
+    }
+    if let Err(error) = lease.release(&store) {
+        eprintln!("warning: giving the lease up failed ({error}); it expires by itself");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(seconds: f64, renew: f64) -> LeaseConfig {
+        LeaseConfig {
+            seconds,
+            renew_seconds: renew,
+        }
+    }
+
+    fn temp_store(name: &str) -> (std::path::PathBuf, String) {
+        let dir = std::env::temp_dir().join(format!("cz-keeper-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let location = dir.to_str().unwrap().to_string();
+        (dir, location)
+    }
+
+    #[test]
+    fn a_kept_lease_outlives_its_time_and_is_given_up_when_dropped() {
+        let (dir, location) = temp_store("renew");
+        let keeper = LeaseKeeper::acquire(&location, Role::Learner, &settings(1.0, 0.2)).unwrap();
+        std::thread::sleep(Duration::from_millis(1_500));
+        keeper.check().unwrap();
+        let second = LeaseKeeper::acquire(&location, Role::Learner, &settings(1.0, 0.2));
+        let refused = second
+            .err()
+            .expect("a second learner is refused")
+            .to_string();
+        assert!(refused.contains("holds this run until"), "{refused}");
+        drop(keeper);
+        LeaseKeeper::acquire(&location, Role::Learner, &settings(1.0, 0.2))
+            .expect("the lease is free once its holder is gone");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_keeper_whose_lease_was_taken_over_stops_its_role() {
+        let (dir, location) = temp_store("lost");
+        let keeper = LeaseKeeper::acquire(&location, Role::Evaluator, &settings(1.0, 0.3)).unwrap();
+        // Another process sees the lease expired (its clock runs ahead, say) and takes it:
+        // here, by removing it and acquiring anew.
+        let store = RunStore::open(&location).unwrap();
+        store.delete(&Role::Evaluator.key()).unwrap();
+        let _thief = Lease::acquire(&store, Role::Evaluator, Duration::from_secs(60)).unwrap();
+        std::thread::sleep(Duration::from_millis(800));
+        let error = keeper.check().unwrap_err().to_string();
+        assert!(error.contains("lost its lease"), "{error}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
