@@ -259,6 +259,7 @@ pub async fn bugs_of_issue_47(page: &Page) {
     keys_whatever_has_the_focus(page).await;
     hidden_tab_polls_less(page).await;
     heat_map(page).await;
+    abandoned_model_move_stops(page).await;
     page.no_console_errors("the bugs of issue 47").await;
 }
 
@@ -624,6 +625,40 @@ async fn hidden_tab_polls_less(page: &Page) {
 }
 
 /// The policy map: off by default; ticked, the analysis's priors shade cells of the board.
+/// Bug 10: a new game while the model thinks aborts its request, and the server frees the
+/// search's slot (measured and printed, not a timed assertion).
+async fn abandoned_model_move_stops(page: &Page) {
+    let running = "const x = new XMLHttpRequest(); x.open('GET', '/api/info', false); x.send(); \
+                   return JSON.parse(x.responseText).searches_running;";
+    page.setup("hexdame", &["person", "person"], None).await;
+    page.set("strength", "100000").await;
+    page.set("seat-0", "model").await;
+    let started = Instant::now();
+    while page.js(running).await != json!(1) {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the model never started"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Back to a person first, so that the new game starts no search of its own.
+    page.set("seat-0", "person").await;
+    page.click("#new-game").await;
+    let left = Instant::now();
+    while page.js(running).await != json!(0) {
+        assert!(
+            left.elapsed() < Duration::from_secs(30),
+            "the abandoned model move kept its search slot"
+        );
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    eprintln!(
+        "measured: the abandoned model move's slot was free {:.1} ms after New game",
+        left.elapsed().as_secs_f64() * 1e3
+    );
+    page.set("strength", "24").await;
+}
+
 async fn heat_map(page: &Page) {
     page.setup("rematch", &["person", "person"], None).await;
     page.set("engine-visits", "40").await;
