@@ -20,7 +20,6 @@ use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 use checkers_zero::distributed::learn::intake_chain;
-use checkers_zero::distributed::lease::Lease;
 use checkers_zero::distributed::{read_pointer, read_state_file};
 use checkers_zero::layout::state::TrainState;
 use checkers_zero::layout::{
@@ -29,7 +28,7 @@ use checkers_zero::layout::{
 use checkers_zero::selfplay::record::parse_record_bytes;
 use checkers_zero::store::RunStore;
 use common::fresh_dir;
-use common::roles::{role, wait_until, Role, DISTRIBUTED_RUN};
+use common::roles::{role, wait_for_lease_expiry, wait_until, Role, DISTRIBUTED_RUN};
 use common::s3::S3Server;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -194,23 +193,6 @@ impl<'a> Cluster<'a> {
         }
     }
 
-    /// Waits until no lease of `role` is held (its holder was killed: until it expires).
-    fn wait_for_lease_expiry(&self, role: &str) {
-        wait_until(
-            "a killed role's lease to expire",
-            Duration::from_secs(120),
-            || {
-                let now = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .unwrap()
-                    .as_millis() as u64;
-                Lease::holders(&self.store)
-                    .map(|all| all.iter().all(|l| l.role != role || l.expired_at(now)))
-                    .unwrap_or(false)
-            },
-        );
-    }
-
     fn refuse_second_learner(&mut self) {
         let config = self.dir.join("config.toml");
         let second = self.start_learner(Some(config.to_str().unwrap()));
@@ -232,7 +214,7 @@ impl<'a> Cluster<'a> {
                 let killed = Instant::now();
                 self.learner.take().expect("a learner").kill();
                 self.refuse_second_learner();
-                self.wait_for_lease_expiry("learner");
+                wait_for_lease_expiry(&self.store, "learner", Duration::from_secs(120));
                 self.learner = Some(self.start_learner(None));
                 wait_until(
                     "the new learner's checkpoint",
@@ -248,7 +230,7 @@ impl<'a> Cluster<'a> {
             }
             Fault::KillEvaluator => {
                 self.evaluator.take().expect("an evaluator").kill();
-                self.wait_for_lease_expiry("evaluator");
+                wait_for_lease_expiry(&self.store, "evaluator", Duration::from_secs(120));
                 self.evaluator = Some(self.start_evaluator());
             }
             Fault::StoreOutage => {

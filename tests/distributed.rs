@@ -18,7 +18,7 @@ use checkers_zero::layout::state::TrainState;
 use checkers_zero::layout::{checkpoint_key, parse_shard_key, LATEST, PROMOTED, STATE_FILE};
 use checkers_zero::selfplay::record::{parse_record_bytes, GameRecord};
 use checkers_zero::store::RunStore;
-use common::roles::{role, spawn, wait_until, DISTRIBUTED_RUN};
+use common::roles::{role, spawn, wait_for_lease_expiry, wait_until, DISTRIBUTED_RUN};
 use common::{assert_clean_error, fresh_dir, run};
 
 /// The tests' run: the shared small run, evaluated every iteration, short leases.
@@ -129,20 +129,7 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
     // The killed learner's lease holds the run until it expires; then a new one takes over.
     let early = learn("learn-early", &[]).refused(dir, Duration::from_secs(60));
     assert!(early.contains("holds this run until"), "{early}");
-    wait_until(
-        "the killed learner's lease to expire",
-        Duration::from_secs(30),
-        || {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_millis() as u64;
-            Lease::holders(&store)
-                .unwrap()
-                .iter()
-                .all(|lease| lease.role != "learner" || lease.expired_at(now))
-        },
-    );
+    wait_for_lease_expiry(&store, "learner", Duration::from_secs(30));
     let worker1 = selfplay("worker-1b", &["--worker-id", "w1", "--max-games", "12"]);
     let learner = learn("learn-2", &["--idle-exit", "4"]);
 

@@ -5,6 +5,10 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use checkers_zero::distributed::lease::Lease;
+use checkers_zero::distributed::unix_millis;
+use checkers_zero::store::RunStore;
+
 /// A role process with its output in `dir/<name>.out` and `.err`.
 pub struct Role {
     child: Child,
@@ -109,6 +113,18 @@ pub fn wait_until(what: &str, timeout: Duration, mut done: impl FnMut() -> bool)
         assert!(started.elapsed() < timeout, "timed out waiting for {what}");
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// Waits (at most `timeout`) until no lease of `role` (`learner`, `evaluator`) in `store` is
+/// held: a killed holder's lease, until it expires.
+pub fn wait_for_lease_expiry(store: &RunStore, role: &str, timeout: Duration) {
+    wait_until(&format!("the {role}'s lease to expire"), timeout, || {
+        let now = u64::try_from(unix_millis()).unwrap();
+        Lease::holders(store)
+            .unwrap()
+            .iter()
+            .all(|lease| lease.role != role || lease.expired_at(now))
+    });
 }
 
 /// Starts role `command` (`learn`, `selfplay`, `evaluate`) on the store at `location`.
