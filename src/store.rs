@@ -15,13 +15,15 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::TryStreamExt;
 use object_store::local::LocalFileSystem;
 use object_store::path::Path as StorePath;
 use object_store::prefix::PrefixStore;
 use object_store::{
-    ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, PutResult, UpdateVersion,
+    ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, PutResult, RetryConfig,
+    UpdateVersion,
 };
 
 /// Errors of the run store.
@@ -122,6 +124,18 @@ impl RunStore {
         location: &str,
         settings: &[(String, String)],
     ) -> Result<RunStore, StoreError> {
+        RunStore::open_bounded(location, settings, None)
+    }
+
+    /// Like [`RunStore::open_with`]; with `bound`, every request, its retries included, ends
+    /// within about `bound` on a remote store, and a local one does not wait for the disk
+    /// (`fsync`): a lease's renewal must not outlast the time between renewals, so a
+    /// request that hangs fails, and the next one starts afresh.
+    pub fn open_bounded(
+        location: &str,
+        settings: &[(String, String)],
+        bound: Option<Duration>,
+    ) -> Result<RunStore, StoreError> {
         let bad = |reason: String| StoreError::Location {
             location: location.to_string(),
             reason,
@@ -135,13 +149,13 @@ impl RunStore {
                 let path = url
                     .to_file_path()
                     .map_err(|()| bad("not a local file URL".into()))?;
-                (Some(path.clone()), local_store(&path).map_err(bad)?)
+                (Some(path.clone()), local_store(&path, bound).map_err(bad)?)
             } else {
-                (None, remote_store(&url, settings).map_err(bad)?)
+                (None, remote_store(&url, settings, bound).map_err(bad)?)
             }
         } else {
             let path = PathBuf::from(location);
-            (Some(path.clone()), local_store(&path).map_err(bad)?)
+            (Some(path.clone()), local_store(&path, bound).map_err(bad)?)
         };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -423,11 +437,17 @@ fn lock_file(path: &Path) -> std::io::Result<std::fs::File> {
     Ok(file)
 }
 
-fn local_store(path: &std::path::Path) -> Result<Arc<dyn ObjectStore>, String> {
+/// A directory store; its writes reach the disk before they return (`fsync`), except on a
+/// bounded store (a lease's renewals): a lease is worth nothing once its machine stops, and
+/// a renewal must not wait on a busy disk past the time between renewals.
+fn local_store(
+    path: &std::path::Path,
+    bound: Option<Duration>,
+) -> Result<Arc<dyn ObjectStore>, String> {
     std::fs::create_dir_all(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
     let store = LocalFileSystem::new_with_prefix(path)
         .map_err(|e| e.to_string())?
-        .with_fsync(true);
+        .with_fsync(bound.is_none());
     Ok(Arc::new(store))
 }
 
@@ -446,44 +466,95 @@ fn with_settings<B, K: std::str::FromStr>(
         .fold(builder, |b, (key, value)| apply(b, key, value))
 }
 
+/// Client settings, named as environment variables under `prefix`, that end one try of a
+/// request within `bound` (none without a bound).
+fn bound_settings(prefix: &str, bound: Option<Duration>) -> Vec<(String, String)> {
+    let Some(bound) = bound else {
+        return Vec::new();
+    };
+    let ms = |d: Duration| format!("{}ms", d.as_millis().max(1));
+    vec![
+        (format!("{prefix}TIMEOUT"), ms(bound)),
+        (
+            format!("{prefix}CONNECT_TIMEOUT"),
+            ms(bound.min(Duration::from_secs(5))),
+        ),
+        (format!("{prefix}POOL_IDLE_TIMEOUT"), ms(bound)),
+    ]
+}
+
+/// The retries of a request: `object_store`'s (10 tries within 3 minutes), or with a bound
+/// one more try within it.
+fn retries_within(bound: Option<Duration>) -> RetryConfig {
+    match bound {
+        None => RetryConfig::default(),
+        Some(bound) => RetryConfig {
+            max_retries: 1,
+            retry_timeout: bound,
+            ..RetryConfig::default()
+        },
+    }
+}
+
+/// The builder `builder` with the `settings` and the bound's client settings whose names
+/// start with `prefix`.
+fn configured<B, K: std::str::FromStr>(
+    builder: B,
+    settings: &[(String, String)],
+    prefix: &str,
+    bound: Option<Duration>,
+    apply: impl Fn(B, K, &str) -> B,
+) -> B {
+    let builder = with_settings(builder, settings, prefix, &apply);
+    with_settings(builder, &bound_settings(prefix, bound), prefix, apply)
+}
+
 fn remote_store(
     url: &url::Url,
     settings: &[(String, String)],
+    bound: Option<Duration>,
 ) -> Result<Arc<dyn ObjectStore>, String> {
     let prefix = StorePath::from_url_path(url.path()).map_err(|e| e.to_string())?;
+    let retry = retries_within(bound);
     let base: Arc<dyn ObjectStore> = match url.scheme() {
         "s3" | "s3a" => Arc::new(
-            with_settings(
+            configured(
                 object_store::aws::AmazonS3Builder::from_env(),
                 settings,
                 "AWS_",
+                bound,
                 |b, k, v| b.with_config(k, v),
             )
             .with_url(url.as_str())
-                .build()
-                .map_err(|e| e.to_string())?,
+            .with_retry(retry)
+            .build()
+            .map_err(|e| e.to_string())?,
         ),
         "gs" => Arc::new(
-            with_settings(
+            configured(
                 object_store::gcp::GoogleCloudStorageBuilder::from_env(),
                 settings,
                 "GOOGLE_",
+                bound,
                 |b, k, v| b.with_config(k, v),
             )
             .with_url(url.as_str())
-                .build()
-                .map_err(|e| e.to_string())?,
+            .with_retry(retry)
+            .build()
+            .map_err(|e| e.to_string())?,
         ),
         "az" | "azure" | "abfs" | "abfss" => Arc::new(
-            with_settings(
+            configured(
                 object_store::azure::MicrosoftAzureBuilder::from_env(),
                 settings,
                 "AZURE_",
+                bound,
                 |b, k, v| b.with_config(k, v),
             )
             .with_url(url.as_str())
-                .build()
-                .map_err(|e| e.to_string())?,
+            .with_retry(retry)
+            .build()
+            .map_err(|e| e.to_string())?,
         ),
         "http" | "https" => {
             let root = format!("{}://{}", url.scheme(), url.authority());
@@ -510,6 +581,36 @@ fn remote_store(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An S3 endpoint on 127.0.0.1 that accepts connections and never answers.
+    fn silent_s3() -> (std::net::TcpListener, Vec<(String, String)>) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let endpoint = format!("http://{}", listener.local_addr().unwrap());
+        let env = [
+            ("AWS_ACCESS_KEY_ID", "key"),
+            ("AWS_SECRET_ACCESS_KEY", "secret"),
+            ("AWS_REGION", "us-east-1"),
+            ("AWS_ENDPOINT", endpoint.as_str()),
+            ("AWS_ALLOW_HTTP", "true"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        (listener, env)
+    }
+
+    #[test]
+    fn a_bounded_store_gives_up_on_a_silent_server_within_its_bound() {
+        let (_listener, env) = silent_s3();
+        let bound = Duration::from_millis(500);
+        let store = RunStore::open_bounded("s3://runs/x", &env, Some(bound)).unwrap();
+        let started = std::time::Instant::now();
+        let error = store.get("leases/learner.json").unwrap_err();
+        let took = started.elapsed();
+        // One try and one retry, each cut at the bound, with a backoff between.
+        assert!(took < Duration::from_secs(5), "{took:?}: {error}");
+        assert!(matches!(error, StoreError::Request { .. }), "{error}");
+    }
 
     fn temp_dir(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("cz-store-{name}-{}", std::process::id()));

@@ -129,13 +129,19 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
     // The killed learner's lease holds the run until it expires; then a new one takes over.
     let early = learn("learn-early", &[]).refused(dir, Duration::from_secs(60));
     assert!(early.contains("holds this run until"), "{early}");
+    // One that may wait (a restarted pod) waits for the expiry and takes the run over.
+    let learner = learn("learn-2", &["--idle-exit", "4", "--wait-for-lease"]);
     wait_for_lease_expiry(&store, "learner", Duration::from_secs(30));
     let worker1 = selfplay("worker-1b", &["--worker-id", "w1", "--max-games", "12"]);
-    let learner = learn("learn-2", &["--idle-exit", "4"]);
 
     worker1.finish(dir, Duration::from_secs(180));
     worker2.finish(dir, Duration::from_secs(180));
     let out = learner.finish(dir, Duration::from_secs(180));
+    let waited = std::fs::read_to_string(dir.join("learn-2.err")).unwrap();
+    assert!(
+        waited.contains("holds this run until") && waited.contains("(--wait-for-lease)"),
+        "{waited}"
+    );
     let resumed_from: u64 = number_after(&out, "steps ", ' ');
     assert!(
         resumed_from >= killed_at && resumed_from > 0,

@@ -18,7 +18,7 @@ use checkers_zero::distributed::fork::{fork_run, ForkPoint};
 use checkers_zero::distributed::keeper::LeaseKeeper;
 use checkers_zero::distributed::learn::LearnerRole;
 use checkers_zero::distributed::lease::Role;
-use checkers_zero::distributed::train::{train, TrainOptions};
+use checkers_zero::distributed::train::{train, TrainOptions, TrainSummary};
 use checkers_zero::game::rematch::Rematch;
 use checkers_zero::layout::read_state;
 use checkers_zero::net::encode::Encode;
@@ -964,6 +964,9 @@ fn retention_keeps_the_newest_whole_and_thinned_weights_and_resume_and_fork_go_o
     let chain = checkers_zero::distributed::learn::intake_chain(&store, 30).unwrap();
     assert_eq!(chain.len() as u64, read_state_consumed(&run, 30));
 
+    // A pinned checkpoint (bench-learning pins those it rated) keeps its weights.
+    std::fs::write(run.join("checkpoints/step-00000025/pinned"), b"").unwrap();
+
     // Resume goes on from the newest whole checkpoint.
     let resumed = train(&TrainOptions {
         run_dir: Some(run.clone()),
@@ -974,6 +977,8 @@ fn retention_keeps_the_newest_whole_and_thinned_weights_and_resume_and_fork_go_o
     .unwrap();
     assert_eq!((resumed.start_step, resumed.final_step), (30, 40));
     assert_eq!((held(&run, 35), held(&run, 40)), ("full", "full"));
+    // Thinned to steps 0 and 40 (every 40), but 25 is pinned; 20 is not.
+    assert_eq!((held(&run, 20), held(&run, 25)), ("link", "weights"));
     // A fork of a whole checkpoint trains on; one of weights only is refused in words.
     let arm_config = RunConfig::parse(&text, "tiny").unwrap();
     let point: ForkPoint = format!("{}@35", run.display()).parse().unwrap();
@@ -1004,4 +1009,38 @@ fn retention_keeps_the_newest_whole_and_thinned_weights_and_resume_and_fork_go_o
 fn read_state_consumed(run: &Path, step: u64) -> u64 {
     let state = read_state(&run.join(format!("checkpoints/step-{step:08}"))).unwrap();
     state.consumed.values().sum()
+}
+
+/// `train` of the run in `run` (a TINY one when `config` is given) to `iterations`
+/// iterations in total, resuming it otherwise.
+fn train_to(run: &Path, config: Option<PathBuf>, iterations: u64) -> TrainSummary {
+    train(&TrainOptions {
+        resume: config.is_none(),
+        config,
+        run_dir: Some(run.to_path_buf()),
+        iterations: Some(iterations),
+        ..TrainOptions::default()
+    })
+    .unwrap()
+}
+
+#[test]
+fn a_resumed_run_removes_what_a_stopped_learner_left_unpublished() {
+    let dir = fresh_dir("train-leftover");
+    let run = dir.join("run");
+    assert_eq!(
+        train_to(&run, Some(write_config(&dir, TINY)), 2).final_step,
+        10
+    );
+    // A learner stopped while writing step 15: its weights there, cut short, no counters.
+    let left = run.join("checkpoints/step-00000015");
+    std::fs::create_dir_all(&left).unwrap();
+    std::fs::write(left.join("model.safetensors"), b"cut short").unwrap();
+    let resumed = train_to(&run, None, 3);
+    assert_eq!((resumed.start_step, resumed.final_step), (10, 15));
+    // Step 15 is this learner's own, whole: the leftover was removed, not built on.
+    assert_eq!(held(&run, 15), "full");
+    let weights = std::fs::read(left.join("model.safetensors")).unwrap();
+    assert_ne!(weights, b"cut short");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

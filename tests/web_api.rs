@@ -598,6 +598,32 @@ fn a_body_promised_but_never_sent_is_refused_in_time() {
 }
 
 #[test]
+fn headers_that_never_end_close_the_connection_in_time() {
+    let (addr, _) = server("web-slow-headers", ServeConfig::default());
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(40)))
+        .unwrap();
+    // The request line and one header, then nothing: the blank line never comes.
+    write!(stream, "GET /api/info HTTP/1.1\r\nHost: x\r\n").unwrap();
+    let started = Instant::now();
+    let mut answer = Vec::new();
+    let read = stream.read_to_end(&mut answer);
+    let took = started.elapsed();
+    assert!(
+        read.is_ok(),
+        "the server held the connection: {read:?} after {took:?}"
+    );
+    let bound = Duration::from_secs(checkers_zero::serve::HEADER_SECONDS);
+    assert!(
+        took >= bound - Duration::from_secs(1) && took < bound * 2,
+        "{took:?}"
+    );
+    // The server still answers.
+    assert_eq!(get(addr, "/api/info").status, 200);
+}
+
+#[test]
 fn a_client_that_leaves_mid_analysis_does_not_hurt_the_server() {
     // One search at a time: the next analysis can only run once the abandoned one stopped.
     let config = ServeConfig {

@@ -64,6 +64,10 @@ pub struct TrainArgs {
     /// Stop after this many minutes (overrides train.max_minutes).
     #[arg(long)]
     minutes: Option<f64>,
+    /// Minutes of the same budget spent by earlier invocations: with --minutes, the
+    /// learning rate's decay (train.learning_rate_decay_share) goes on where it stopped.
+    #[arg(long, value_name = "MINUTES", default_value_t = 0.0)]
+    spent_minutes: f64,
     /// Print the progress line as a log line (every --log-every iterations) instead of
     /// rewriting it in place, as when stderr is not a terminal.
     #[arg(long)]
@@ -85,6 +89,7 @@ pub fn run_train(args: &TrainArgs, out: &mut impl Write) -> Result<()> {
         set: args.set.clone(),
         iterations: args.iterations,
         minutes: args.minutes,
+        spent_minutes: args.spent_minutes,
         progress: !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
         log_every: args.log_every,
         net: args.net,
@@ -168,6 +173,10 @@ pub struct LearnArgs {
     /// Stop once no new shard has come for this many seconds and no step is allowed.
     #[arg(long)]
     idle_exit: Option<f64>,
+    /// While another learner's lease runs, wait (up to twice the lease time) for it to
+    /// expire, then take the run over, instead of exiting with code 2 (a restarted pod).
+    #[arg(long)]
+    wait_for_lease: bool,
     /// Iterations between progress lines when stderr is not a terminal (or with --quiet).
     #[arg(long, value_name = "N", default_value_t = LOG_EVERY)]
     log_every: u64,
@@ -223,6 +232,10 @@ pub struct EvaluateArgs {
     /// Evaluate the newest checkpoint if it is due, then exit.
     #[arg(long)]
     once: bool,
+    /// While another evaluator's lease runs, wait (up to twice the lease time) for it to
+    /// expire, then take over, instead of exiting with code 2 (a restarted pod).
+    #[arg(long)]
+    wait_for_lease: bool,
     /// Minutes to wait for the run's config.
     #[arg(long, default_value_t = 30.0)]
     wait_minutes: f64,
@@ -260,6 +273,7 @@ pub fn run_learn(args: &LearnArgs, out: &mut impl Write) -> Result<()> {
         max_steps: args.max_steps,
         max_minutes: args.max_minutes,
         idle_exit: args.idle_exit,
+        wait_for_lease: args.wait_for_lease,
         work_dir: args.store.work_dir.clone(),
         poll_seconds: args.poll_seconds,
         progress: args.store.progress(),
@@ -325,6 +339,7 @@ pub fn run_evaluate(args: &EvaluateArgs, out: &mut impl Write) -> Result<()> {
         once: args.once,
         wait_minutes: args.wait_minutes,
         poll_seconds: args.poll_seconds,
+        wait_for_lease: args.wait_for_lease,
         work_dir: args.store.work_dir.clone(),
         net: args.net,
     };

@@ -24,7 +24,7 @@ use crate::layout::{
     MODEL_FILES, PROMOTED,
 };
 use crate::net::args::NetSettings;
-use crate::store::RunStore;
+use crate::store::{RunStore, StoreError};
 use crate::util::write_atomic;
 
 /// What `evaluate` was asked to do.
@@ -40,6 +40,9 @@ pub struct EvaluateOptions {
     pub wait_minutes: f64,
     /// Seconds between looks for a new checkpoint.
     pub poll_seconds: f64,
+    /// While another evaluator's lease runs, wait (up to twice the lease time) for it to
+    /// expire instead of exiting.
+    pub wait_for_lease: bool,
     /// Local scratch directory (default: a temporary one, removed at exit).
     pub work_dir: Option<PathBuf>,
     /// `--precision` and `--device` over the run's `[batching]` settings.
@@ -53,7 +56,9 @@ pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, DistError> {
     let wait = Duration::from_secs_f64(options.wait_minutes.max(0.0) * 60.0);
     let mut config = wait_for_config(&store, wait, &stop)?;
     options.net.apply_to(&mut config);
-    let lease = LeaseKeeper::acquire(&options.store, Role::Evaluator, &config.lease)?;
+    let patience = options.wait_for_lease.then(|| config.lease.duration() * 2);
+    let lease =
+        LeaseKeeper::acquire_waiting(&options.store, Role::Evaluator, &config.lease, patience)?;
     let mut role = EvaluationRole::start(&store, &config, options.work_dir.as_deref(), lease)?;
     let started = Instant::now();
     let deadline = options
@@ -216,8 +221,26 @@ fn upload_matches(
     for name in names {
         let path = dir.join(&name);
         let bytes = std::fs::read(&path).map_err(io_error(&path))?;
-        store.put(&match_key(&name), bytes)?;
+        put_record(store, &match_key(&name), bytes)?;
         uploaded.insert(name);
     }
     Ok(())
+}
+
+/// Writes a match record only where nothing is: a record there already (an earlier
+/// evaluator played the same match before it stopped) is kept as it is, said on stderr when
+/// it differs.
+fn put_record(store: &RunStore, key: &str, bytes: Vec<u8>) -> Result<(), DistError> {
+    match store.put_new(key, bytes.clone()) {
+        Err(StoreError::Exists { .. }) if store.get(key)?.as_deref() != Some(&bytes[..]) => {
+            eprintln!(
+                "warning: {}/{key} exists with other contents (an earlier evaluator played \
+                 this match); the record there is kept",
+                store.location()
+            );
+            Ok(())
+        }
+        Err(StoreError::Exists { .. }) | Ok(()) => Ok(()),
+        Err(error) => Err(error.into()),
+    }
 }

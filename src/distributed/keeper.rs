@@ -60,14 +60,16 @@ impl LeaseKeeper {
         role: Role,
         settings: &LeaseConfig,
     ) -> Result<LeaseKeeper, DistError> {
-        let store = RunStore::open(location)?;
+        // Each request of a renewal ends within the time between renewals, so that one that
+        // hangs (a store just restarted) fails and the next renewal starts afresh.
+        let every = settings.renew_interval();
+        let store = RunStore::open_bounded(location, &[], Some(every))?;
         let lease = Lease::acquire(&store, role, settings.duration())?;
         let info = lease.info().clone();
         let shared = Arc::new(Shared::default());
         shared
             .expires_ms
             .store(info.expires_unix_ms, Ordering::Release);
-        let every = settings.renew_interval();
         let thread_shared = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
             .name(format!("{}-lease", role.name()))
@@ -79,6 +81,36 @@ impl LeaseKeeper {
             shared,
             thread: Some(thread),
         })
+    }
+
+    /// [`LeaseKeeper::acquire`], waiting while another holder's lease runs, for up to
+    /// `patience` (`None`: not at all): a role restarted before its killed predecessor's
+    /// lease ran out (a Kubernetes pod) takes the run over at the expiry instead of exiting.
+    /// Said once on stderr; past the patience, the refusal in words as without waiting.
+    pub fn acquire_waiting(
+        location: &str,
+        role: Role,
+        settings: &LeaseConfig,
+        patience: Option<Duration>,
+    ) -> Result<LeaseKeeper, DistError> {
+        let started = Instant::now();
+        let mut said = false;
+        loop {
+            match LeaseKeeper::acquire(location, role, settings) {
+                Err(DistError::Lease(held @ LeaseError::Held { .. }))
+                    if patience.is_some_and(|p| started.elapsed() < p) =>
+                {
+                    if !std::mem::replace(&mut said, true) {
+                        eprintln!(
+                            "{held}; waiting up to {:.0} s for it (--wait-for-lease)",
+                            patience.unwrap_or_default().as_secs_f64()
+                        );
+                    }
+                    std::thread::sleep(settings.renew_interval().min(Duration::from_secs(2)));
+                }
+                other => return other,
+            }
+        }
     }
 
     /// The lease as acquired (holder, host, first expiry).

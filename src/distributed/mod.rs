@@ -41,7 +41,7 @@ use crate::layout::{
 };
 use crate::net::NetError;
 use crate::selfplay::record::RecordError;
-use crate::store::{RunStore, StoreError};
+use crate::store::{RunStore, StoreError, Version};
 use crate::train::checkpoint::CheckpointError;
 use crate::train::error::TrainError;
 use crate::train::metrics::MetricsLog;
@@ -103,6 +103,45 @@ pub fn read_pointer(store: &RunStore, key: &str) -> Result<Option<u64>, DistErro
             text.trim()
         ))
     })
+}
+
+/// Writes `bytes` at `key` only where nothing is (a checkpoint's weights, a match record):
+/// a retry whose earlier put landed (the same bytes there) counts as written; other bytes
+/// there are an error in words, and they are left as they were.
+pub fn put_created(store: &RunStore, key: &str, bytes: Vec<u8>) -> Result<(), DistError> {
+    match store.put_new(key, bytes.clone()) {
+        Ok(()) => Ok(()),
+        Err(StoreError::Exists { .. }) if store.get(key)?.as_deref() == Some(&bytes[..]) => Ok(()),
+        Err(StoreError::Exists { .. }) => Err(DistError::Run(format!(
+            "{}/{key} exists with other contents: another process wrote it; it is left as it \
+             was and this one stops",
+            store.location()
+        ))),
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// Writes `key`, which this process last wrote at version `last` (`None`: it creates it),
+/// by compare-and-swap, and returns the new version: an object another process created or
+/// changed meanwhile is an error in words and is left as it was. A retry of a write that
+/// landed (the same bytes there) counts as written.
+pub fn put_own(
+    store: &RunStore,
+    key: &str,
+    bytes: Vec<u8>,
+    last: Option<&Version>,
+) -> Result<Version, DistError> {
+    match store.put_if(key, bytes.clone(), last)? {
+        Ok(version) => Ok(version),
+        Err(_) => match store.get_versioned(key)? {
+            Some((there, version)) if there == bytes => Ok(version),
+            _ => Err(DistError::Run(format!(
+                "{}/{key} was written by another process since this one last wrote it; it \
+                 is left as it was and this one stops",
+                store.location()
+            ))),
+        },
+    }
 }
 
 /// Points `key` at the checkpoint of `step`.
@@ -391,7 +430,7 @@ pub fn unix_millis() -> u128 {
 
 #[cfg(test)]
 mod tests {
-    use super::{advance_pointer, read_pointer, write_pointer, WorkDir};
+    use super::{advance_pointer, put_created, put_own, read_pointer, write_pointer, WorkDir};
     use crate::store::RunStore;
 
     #[test]
@@ -415,6 +454,37 @@ mod tests {
         write_pointer(&store, "latest", 100).unwrap();
         advance_pointer(&store, "latest", 150).unwrap();
         assert_eq!(read_pointer(&store, "latest").unwrap(), Some(150));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn created_objects_and_own_objects_are_never_replaced_by_another_writer() {
+        let dir = std::env::temp_dir().join(format!("cz-create-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = RunStore::open(dir.to_str().unwrap()).unwrap();
+        put_created(&store, "a", b"one".to_vec()).unwrap();
+        // A retry of a put that landed is fine; other bytes are refused and left.
+        put_created(&store, "a", b"one".to_vec()).unwrap();
+        let error = put_created(&store, "a", b"two".to_vec()).unwrap_err();
+        assert!(
+            error.to_string().contains("exists with other contents"),
+            "{error}"
+        );
+        assert_eq!(store.get("a").unwrap().as_deref(), Some(&b"one"[..]));
+        // An own object: created, then replaced at the version last written...
+        let v1 = put_own(&store, "b", b"1".to_vec(), None).unwrap();
+        let v2 = put_own(&store, "b", b"2".to_vec(), Some(&v1)).unwrap();
+        // ...but not once another writer changed it.
+        store.put("b", b"other".to_vec()).unwrap();
+        let error = put_own(&store, "b", b"3".to_vec(), Some(&v2)).unwrap_err();
+        assert!(
+            error.to_string().contains("written by another process"),
+            "{error}"
+        );
+        assert_eq!(store.get("b").unwrap().as_deref(), Some(&b"other"[..]));
+        // Creating over an object that is there is refused too (unless it holds the bytes).
+        assert!(put_own(&store, "b", b"4".to_vec(), None).is_err());
+        put_own(&store, "b", b"other".to_vec(), None).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

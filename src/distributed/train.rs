@@ -51,6 +51,9 @@ pub struct TrainOptions {
     pub iterations: Option<u64>,
     /// Stop after this many minutes of this invocation (overrides `train.max_minutes`).
     pub minutes: Option<f64>,
+    /// Minutes of the same time budget spent by earlier invocations (a resumed benchmark):
+    /// the learning rate's decay counts them, so it goes on where it stopped.
+    pub spent_minutes: f64,
     /// Rewrite the progress line in place (a terminal); else print it every `log_every`
     /// iterations (off in tests and when output is not a terminal).
     pub progress: bool,
@@ -222,7 +225,8 @@ fn run<S: Encode>(
     let signals = StopFlag::on_signals();
     let every = config.train.steps_per_iteration;
     let target = options.iterations.filter(|i| *i > 0).map(|i| i * every);
-    let limits = StepLimits::new(&config.train, target, options.minutes);
+    let limits =
+        StepLimits::new(&config.train, target, options.minutes).with_spent(options.spent_minutes);
     let poll = Duration::from_secs_f64(LOCAL.learner_poll);
     let mut learner = LearnerRole::<S>::start(store, config.clone(), None, poll, lease)?;
     let mut progress = Progress::new(options.progress, options.log_every, limits, learner.step());

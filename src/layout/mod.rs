@@ -8,7 +8,8 @@
 //! checkpoints/step-NNNNNNNN/…               model.safetensors, model.json,
 //!                                           optimizer.safetensors, state.json, intake.json
 //!                                           (older ones thinned: no optimizer state, or
-//!                                           only intake.json; see `[checkpoints]`)
+//!                                           only intake.json; see `[checkpoints]`);
+//!                                           `pinned` keeps its weights through thinning
 //! checkpoints/latest, checkpoints/promoted  pointers: the name of a checkpoint directory
 //! games/<session>/NNNNNNNN.jsonl.gz         self-play's game shards (gzip-compressed JSON
 //!                                           lines; older runs' plain `.jsonl` are read too)
@@ -40,6 +41,9 @@ pub const LATEST: &str = "checkpoints/latest";
 pub const LATEST_FILE: &str = "latest";
 /// With gating: names the checkpoint self-play uses.
 pub const PROMOTED: &str = "checkpoints/promoted";
+/// An empty file in a checkpoint's folder that keeps its weights through retention
+/// (`bench-learning` pins the checkpoints it rates; a person may pin one by hand).
+pub const PINNED_FILE: &str = "pinned";
 /// The folder of game shards.
 pub const GAMES: &str = "games";
 /// The folder of self-play sessions' counters.
@@ -165,6 +169,15 @@ pub fn held_checkpoints(keys: &[String]) -> BTreeMap<u64, Held> {
             true => (step, Held::Full),
             false => (step, Held::Weights),
         })
+        .collect()
+}
+
+/// The steps among `keys` whose checkpoint holds a [`PINNED_FILE`].
+pub fn pinned_steps(keys: &[String]) -> BTreeSet<u64> {
+    keys.iter()
+        .filter_map(|k| parse_checkpoint_key(k))
+        .filter(|(_, file)| *file == PINNED_FILE)
+        .map(|(step, _)| step)
         .collect()
 }
 

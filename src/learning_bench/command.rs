@@ -315,6 +315,8 @@ fn train_phase(
         command.arg("--config").arg(config);
     }
     command.args(["--minutes", &format!("{:.4}", left_s / 60.0), "--quiet"]);
+    // The learning rate decays over the whole budget, not over what this leg has left.
+    command.args(["--spent-minutes", &format!("{:.4}", done_s / 60.0)]);
     writeln!(
         out,
         "[bench] training {} from step {step}: {:.1} of {} min left, until about {} UTC",
@@ -404,6 +406,20 @@ struct Job<'a> {
     dir: PathBuf,
 }
 
+/// The checkpoints to rate, pinned so that a resumed (longer) run's retention keeps their
+/// weights.
+fn choose_and_pin(run_dir: &Path, plan: &BenchPlan) -> Result<Vec<Checkpoint>> {
+    let chosen = select_checkpoints(&checkpoints(run_dir)?, plan.checkpoints);
+    if chosen.is_empty() {
+        bail!("{} holds no checkpoint to rate", run_dir.display());
+    }
+    for checkpoint in &chosen {
+        let pin = checkpoint.dir.join(layout::PINNED_FILE);
+        write_atomic(&pin, b"").with_context(|| format!("pinning {}", checkpoint.dir.display()))?;
+    }
+    Ok(chosen)
+}
+
 /// Rates the chosen checkpoints against every rung, playing what is not on record and
 /// rewriting the tables after each match. Returns the rows.
 fn rate_phase(
@@ -414,11 +430,7 @@ fn rate_phase(
     stop: &AtomicBool,
     out: &mut impl Write,
 ) -> Result<Vec<Row>> {
-    let all = checkpoints(run_dir)?;
-    let chosen = select_checkpoints(&all, plan.checkpoints);
-    if chosen.is_empty() {
-        bail!("{} holds no checkpoint to rate", run_dir.display());
-    }
+    let chosen = choose_and_pin(run_dir, plan)?;
     let mut jobs = Vec::new();
     // The newest checkpoint first: a rating stopped early already has the headline row.
     for checkpoint in chosen.iter().rev() {

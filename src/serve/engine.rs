@@ -117,19 +117,19 @@ enum EvalSource {
 
 /// The evaluator of one request, which fails at once when its stop flag is set (the
 /// client went away or stopped the analysis): every search ends at its next evaluation.
-pub struct Eval {
+pub struct RequestEvaluator {
     source: EvalSource,
     stop: Arc<AtomicBool>,
 }
 
-impl Eval {
+impl RequestEvaluator {
     /// The evaluator for `model` (random playouts without one), stopped by `stop`.
-    pub fn new(model: Option<&LoadedModel>, seed: u64, stop: Arc<AtomicBool>) -> Eval {
+    pub fn new(model: Option<&LoadedModel>, seed: u64, stop: Arc<AtomicBool>) -> RequestEvaluator {
         let source = match model {
             Some(model) => EvalSource::Net(model.evaluator()),
             None => EvalSource::Rollout(Box::new(RolloutEvaluator::new(seed))),
         };
-        Eval { source, stop }
+        RequestEvaluator { source, stop }
     }
 
     /// True once the stop flag is set.
@@ -149,7 +149,7 @@ impl Eval {
     }
 }
 
-impl<S: Encode> Evaluate<S> for Eval {
+impl<S: Encode> Evaluate<S> for RequestEvaluator {
     fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError> {
         if self.stopped() {
             return Err(NetError::Stopped);
@@ -165,7 +165,7 @@ impl<S: Encode> Evaluate<S> for Eval {
 /// for the whole turn (the best turn found by then).
 pub fn choose_turn<S: Encode>(
     state: &S,
-    eval: Eval,
+    eval: RequestEvaluator,
     config: SearchConfig,
     budget: Budget,
     bound: Duration,
@@ -239,7 +239,7 @@ pub struct AnalysisBudget {
 /// snapshot after every chunk of visits and once at the end (with `done`).
 pub fn analyse<S: Encode>(
     state: &S,
-    mut eval: Eval,
+    mut eval: RequestEvaluator,
     config: SearchConfig,
     budget: AnalysisBudget,
     stop: &AtomicBool,
@@ -357,7 +357,7 @@ mod tests {
         let run = |budget: AnalysisBudget, stop: &AtomicBool| {
             let mut snapshots = Vec::new();
             let config = SearchConfig::default();
-            let eval = Eval::new(None, 1, Arc::new(AtomicBool::new(false)));
+            let eval = RequestEvaluator::new(None, 1, Arc::new(AtomicBool::new(false)));
             analyse(&state, eval, config, budget, stop, |s| snapshots.push(s));
             snapshots
         };
@@ -403,7 +403,7 @@ mod tests {
     #[test]
     fn a_model_move_ends_at_its_time_bound_with_a_legal_turn() {
         let state = Rematch::start(GameKind::Rematch, RulesConfig::default());
-        let eval = Eval::new(None, 1, Arc::new(AtomicBool::new(false)));
+        let eval = RequestEvaluator::new(None, 1, Arc::new(AtomicBool::new(false)));
         let config = SearchConfig::default().for_play();
         let started = Instant::now();
         let bound = Duration::from_millis(300);
@@ -424,7 +424,7 @@ mod tests {
     fn a_stopped_request_ends_its_turn_search_at_the_next_evaluation() {
         let state = Rematch::start(GameKind::Rematch, RulesConfig::default());
         let stop = Arc::new(AtomicBool::new(true));
-        let eval = Eval::new(None, 1, Arc::clone(&stop));
+        let eval = RequestEvaluator::new(None, 1, Arc::clone(&stop));
         let config = SearchConfig::default().for_play();
         let bound = Duration::from_secs(60);
         let answer = choose_turn(&state, eval, config, Budget::Count(10_000_000), bound);

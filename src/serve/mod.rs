@@ -25,6 +25,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde::Deserialize;
 
@@ -176,10 +177,40 @@ pub fn serve(
             .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let bound = listener.local_addr().map_err(|e| e.to_string())?;
         ready(bound);
-        axum::serve(listener, api::router(state))
-            .await
-            .map_err(|e| format!("server stopped: {e}"))
+        accept_loop(listener, api::router(state)).await;
+        Ok(())
     })
+}
+
+/// How long a request's headers may take to arrive; then the connection is closed (the body
+/// has its own bound, [`guard::BODY_SECONDS`]).
+pub const HEADER_SECONDS: u64 = 10;
+
+/// Serves each connection `listener` accepts with `router` (HTTP/1), its headers bounded in
+/// time by [`HEADER_SECONDS`].
+async fn accept_loop(listener: tokio::net::TcpListener, router: axum::Router) {
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            // A connection lost before it was accepted, or no file descriptor left: the
+            // next one, after a breath.
+            Err(error) => {
+                eprintln!("warning: accepting a connection failed: {error}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        tokio::spawn(async move {
+            let io = hyper_util::rt::TokioIo::new(stream);
+            // A connection that ends badly (reset, headers too slow) concerns no one else.
+            let _ = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(Duration::from_secs(HEADER_SECONDS))
+                .serve_connection(io, service)
+                .await;
+        });
+    }
 }
 
 /// A server running on a thread of its own (tests, benchmarks): its address.

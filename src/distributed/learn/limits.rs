@@ -12,6 +12,9 @@ pub struct StepLimits {
     pub target: Option<u64>,
     started: Instant,
     deadline: Option<Instant>,
+    /// Time of the same budget spent before this invocation (a resumed benchmark): the
+    /// deadline's share counts it, so the learning rate's decay carries on where it was.
+    spent: Duration,
 }
 
 impl StepLimits {
@@ -26,6 +29,15 @@ impl StepLimits {
             target,
             started,
             deadline: (minutes > 0.0).then(|| started + Duration::from_secs_f64(minutes * 60.0)),
+            spent: Duration::ZERO,
+        }
+    }
+
+    /// The same limits, `spent_minutes` of whose time budget went by in earlier invocations.
+    pub fn with_spent(self, spent_minutes: f64) -> Self {
+        StepLimits {
+            spent: Duration::from_secs_f64(spent_minutes.max(0.0) * 60.0),
+            ..self
         }
     }
 
@@ -34,8 +46,9 @@ impl StepLimits {
     pub fn progress(&self, step: u64) -> Option<f64> {
         let by_steps = self.target.map(|t| step as f64 / t.max(1) as f64);
         let by_time = self.deadline.map(|d| {
-            let whole = d.duration_since(self.started).as_secs_f64().max(1e-9);
-            self.started.elapsed().as_secs_f64() / whole
+            let spent = self.spent.as_secs_f64();
+            let whole = spent + d.duration_since(self.started).as_secs_f64();
+            (spent + self.started.elapsed().as_secs_f64()) / whole.max(1e-9)
         });
         let progress = match (by_steps, by_time) {
             (Some(a), Some(b)) => Some(a.max(b)),
@@ -89,5 +102,23 @@ mod tests {
         assert_eq!(unlimited.time_left(5, 1.0), None);
         assert_eq!(unlimited.progress(5), None);
         assert!(!unlimited.reached(u64::MAX));
+    }
+
+    #[test]
+    fn a_resumed_budget_counts_the_time_spent_before() {
+        let train = TrainConfig::default();
+        // 15 of 60 minutes left after 45 spent: three quarters of the way.
+        let resumed = StepLimits::new(&train, None, Some(15.0)).with_spent(45.0);
+        let p = resumed.progress(0).unwrap();
+        assert!((0.749..0.751).contains(&p), "{p}");
+        // The decay (the last 35% of the budget, down to a tenth) is under way: 1 - 0.9 *
+        // (0.10 / 0.35) of the rate...
+        let rate = train.learning_rate_at(0, Some(p)) / train.learning_rate;
+        assert!((rate - (1.0 - 0.9 * 0.10 / 0.35)).abs() < 0.01, "{rate}");
+        // ...where a fresh 15-minute budget starts at the full rate.
+        let fresh = StepLimits::new(&train, None, Some(15.0))
+            .progress(0)
+            .unwrap();
+        assert_eq!(train.learning_rate_at(0, Some(fresh)), train.learning_rate);
     }
 }

@@ -64,6 +64,9 @@ pub struct LearnOptions {
     pub max_minutes: Option<f64>,
     /// Stop once no new shard has come for this many seconds and the window allows no step.
     pub idle_exit: Option<f64>,
+    /// While another learner's lease runs, wait (up to twice the lease time) for it to
+    /// expire instead of exiting.
+    pub wait_for_lease: bool,
     /// Local scratch directory (default: a temporary one, removed at exit).
     pub work_dir: Option<PathBuf>,
     /// Seconds between listings of the store's shards.
@@ -103,7 +106,8 @@ pub fn learn(options: &LearnOptions) -> Result<LearnSummary, DistError> {
     let given = options.config.as_deref().map(RunConfig::load).transpose()?;
     // The lease comes first: a second learner writes nothing, not even a new run's config.
     let settings = lease_settings(&store, given.as_ref())?;
-    let lease = LeaseKeeper::acquire(store.location(), Role::Learner, &settings)?;
+    let patience = options.wait_for_lease.then(|| settings.duration() * 2);
+    let lease = LeaseKeeper::acquire_waiting(store.location(), Role::Learner, &settings, patience)?;
     let mut config = run_config(&store, given, &options.net)?;
     options.net.apply_to(&mut config);
     with_game!(config.kind(), S => alone::<S>(options, store, config, lease))
@@ -217,7 +221,7 @@ impl<S: Encode> LearnerRole<S> {
         let resumed = newest.is_some();
         let learner = match newest {
             Some((learner, link)) => {
-                publisher.published = Some(link);
+                publisher.adopt(&store, link)?;
                 learner
             }
             None => Learner::<S>::new(config, None)?,

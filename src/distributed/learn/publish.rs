@@ -4,21 +4,22 @@
 //! and then up to the store. Its intake link (`intake.json`) goes next, then `latest` moves
 //! to it; the chain of links names every shard taken in, once.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::config::RunConfig;
 use crate::distributed::backoff::{retry, PATIENCE};
 use crate::distributed::{
-    advance_pointer, fetch_checkpoint, io_error, prune_cache, read_pointer, read_state_file,
-    unix_millis, write_pointer, DistError,
+    advance_pointer, fetch_checkpoint, io_error, prune_cache, put_created, put_own, read_pointer,
+    read_state_file, unix_millis, write_pointer, DistError,
 };
 use crate::layout::state::{IntakeLink, StateFile};
 use crate::layout::{
-    checkpoint_key, checkpoint_name, full_checkpoint_steps, CHECKPOINTS, CHECKPOINT_FILES,
-    INTAKE_FILE, LATEST,
+    checkpoint_key, checkpoint_name, full_checkpoint_steps, parse_checkpoint_key, CHECKPOINTS,
+    CHECKPOINT_FILES, INTAKE_FILE, LATEST, STATE_FILE,
 };
 use crate::net::encode::Encode;
-use crate::store::RunStore;
+use crate::store::{RunStore, Version};
 use crate::train::learner::Learner;
 
 /// Where the learner's checkpoints go, and the newest one's link.
@@ -30,6 +31,9 @@ pub(super) struct Publisher {
     cache: PathBuf,
     /// The newest published checkpoint's link.
     pub published: Option<IntakeLink>,
+    /// The versions at which this learner wrote the newest checkpoint's files that a
+    /// publish at the same step updates (its link; on a remote store, its counters too).
+    own: Vec<(String, Version)>,
 }
 
 impl Publisher {
@@ -39,6 +43,7 @@ impl Publisher {
             local: store.local_dir().map(|dir| dir.join(CHECKPOINTS)),
             cache: work.join(CHECKPOINTS),
             published: None,
+            own: Vec::new(),
         }
     }
 
@@ -56,11 +61,22 @@ impl Publisher {
         pending: Vec<String>,
     ) -> Result<(), DistError> {
         let step = learner.state.step;
+        // The same step again (more intake, no training) updates this learner's own files;
+        // a new step is created where nothing is.
+        let again = self.published.as_ref().is_some_and(|l| l.step == step);
+        if !again {
+            self.own.clear();
+            if let Some(local) = &self.local {
+                refuse_taken(store, local, step)?;
+            }
+        }
         let dir = learner.save_checkpoint(self.local.as_deref().unwrap_or(&self.cache))?;
         if self.local.is_none() {
-            retry("uploading a checkpoint", PATIENCE, || {
-                upload(store, &dir, step)
+            let own = &self.own;
+            let state = retry("uploading a checkpoint", PATIENCE, || {
+                upload(store, &dir, step, again, own)
             })?;
+            self.remember(state);
         }
         let mut link = next_link(self.published.clone(), step, pending);
         link.published_unix_ms = unix_millis() as u64;
@@ -68,9 +84,11 @@ impl Publisher {
             checkpoint_key(step, INTAKE_FILE),
             link.to_json().into_bytes(),
         );
-        retry("publishing a checkpoint", PATIENCE, || {
-            Ok(store.put(&key, bytes.clone())?)
+        let last = self.version_of(&key);
+        let version = retry("publishing a checkpoint", PATIENCE, || {
+            put_own(store, &key, bytes.clone(), last.as_ref())
         })?;
+        self.remember((key, version));
         retry("moving latest", PATIENCE, || {
             advance_pointer(store, LATEST, step)
         })?;
@@ -80,6 +98,79 @@ impl Publisher {
         }
         Ok(())
     }
+}
+
+impl Publisher {
+    /// Takes the checkpoint this learner resumes from (its link `link`) as its own, under
+    /// its lease: a publish at its step updates its files; and what an earlier learner left
+    /// above it (never published: `latest` did not reach it) is removed, named on stderr,
+    /// so that this learner creates its checkpoints where nothing is.
+    pub fn adopt(&mut self, store: &RunStore, link: IntakeLink) -> Result<(), DistError> {
+        let step = link.step;
+        self.own.clear();
+        for file in [INTAKE_FILE, STATE_FILE] {
+            let key = checkpoint_key(step, file);
+            if let Some((_, version)) = store.get_versioned(&key)? {
+                self.own.push((key, version));
+            }
+        }
+        remove_above(store, step)?;
+        self.published = Some(link);
+        Ok(())
+    }
+
+    /// The version this learner last wrote `key` at, if it did.
+    fn version_of(&self, key: &str) -> Option<Version> {
+        self.own
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    }
+
+    /// Notes that this learner wrote `key` at `version`.
+    fn remember(&mut self, (key, version): (String, Version)) {
+        self.own.retain(|(k, _)| *k != key);
+        self.own.push((key, version));
+    }
+}
+
+/// Removes the files of every checkpoint above `step`: what a learner that stopped before
+/// publishing them left behind.
+fn remove_above(store: &RunStore, step: u64) -> Result<(), DistError> {
+    let mut left: BTreeMap<u64, Vec<String>> = BTreeMap::new();
+    for key in store.list(CHECKPOINTS)? {
+        let at = parse_checkpoint_key(&key).map(|(at, _)| at);
+        if let Some(at) = at.filter(|at| *at > step) {
+            left.entry(at).or_default().push(key);
+        }
+    }
+    for (at, keys) in left {
+        eprintln!(
+            "removing {} of {}: an earlier learner left it unpublished (this one resumes \
+             from {})",
+            checkpoint_name(at),
+            store.location(),
+            checkpoint_name(step)
+        );
+        for key in keys {
+            store.delete(&key)?;
+        }
+    }
+    Ok(())
+}
+
+/// A local store's checkpoint at `step` that is whole already was written by another
+/// learner: an error in words, before anything of it is replaced.
+fn refuse_taken(store: &RunStore, local: &Path, step: u64) -> Result<(), DistError> {
+    let name = checkpoint_name(step);
+    if local.join(&name).join(STATE_FILE).is_file() {
+        return Err(DistError::Run(format!(
+            "{}/{CHECKPOINTS}/{name} exists already: another learner wrote it; it is left as \
+             it was and this one stops",
+            store.location()
+        )));
+    }
+    Ok(())
 }
 
 /// The link of a checkpoint at `step` with the shards `pending`, after the one `before`.
@@ -105,14 +196,29 @@ fn next_link(before: Option<IntakeLink>, step: u64, pending: Vec<String>) -> Int
     }
 }
 
-/// Uploads the files of the local checkpoint directory `dir` (its state last).
-fn upload(store: &RunStore, dir: &Path, step: u64) -> Result<(), DistError> {
-    for file in CHECKPOINT_FILES {
+/// Uploads the files of the local checkpoint directory `dir` (its state last), each created
+/// where nothing is; the same step `again` updates only its counters, at the version this
+/// learner wrote them (`own`). Returns the counters' key and new version.
+fn upload(
+    store: &RunStore,
+    dir: &Path,
+    step: u64,
+    again: bool,
+    own: &[(String, Version)],
+) -> Result<(String, Version), DistError> {
+    let read = |file: &str| {
         let path = dir.join(file);
-        let bytes = std::fs::read(&path).map_err(io_error(&path))?;
-        store.put(&checkpoint_key(step, file), bytes)?;
+        std::fs::read(&path).map_err(io_error(&path))
+    };
+    if !again {
+        for file in CHECKPOINT_FILES.iter().filter(|f| **f != STATE_FILE) {
+            put_created(store, &checkpoint_key(step, file), read(file)?)?;
+        }
     }
-    Ok(())
+    let key = checkpoint_key(step, STATE_FILE);
+    let last = own.iter().find(|(k, _)| *k == key).map(|(_, v)| v);
+    let version = put_own(store, &key, read(STATE_FILE)?, last)?;
+    Ok((key, version))
 }
 
 /// The newest published checkpoint that loads, with its link, trying them from the one

@@ -8,7 +8,7 @@ use crate::config::RunConfig;
 use crate::distributed::{read_pointer, read_state_file, DistError};
 use crate::layout::state::EvaluatorState;
 use crate::layout::{
-    checkpoint_key, held_checkpoints, CHECKPOINTS, EVALUATOR_STATE, MODEL_META_FILE,
+    checkpoint_key, held_checkpoints, pinned_steps, CHECKPOINTS, EVALUATOR_STATE, MODEL_META_FILE,
     OPTIMIZER_FILE, PROMOTED, STATE_FILE, WEIGHTS_FILE,
 };
 use crate::store::RunStore;
@@ -20,12 +20,13 @@ pub fn prune(store: &RunStore, config: &RunConfig) -> Result<usize, DistError> {
     if config.checkpoints.keep_full == 0 {
         return Ok(0);
     }
-    let held = held_checkpoints(&store.list(CHECKPOINTS)?);
+    let keys = store.list(CHECKPOINTS)?;
+    let (held, pinned) = (held_checkpoints(&keys), pinned_steps(&keys));
     let protect = Protected::read(store, config)?;
     let plan = config
         .checkpoints
         .plan(&held, config.train.steps_per_iteration, |step| {
-            protect.covers(step)
+            protect.covers(step) || pinned.contains(&step)
         });
     for (step, keep) in &plan {
         let files: &[&str] = match keep {

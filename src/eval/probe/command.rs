@@ -6,10 +6,12 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
+use super::agents::score_agent;
 use super::build::{build_set, label_kind, BuildOptions};
 use super::score::{score_checkpoint, SeatScore, PROBE_VISITS};
 use super::validate::{correlation_report, rated_checkpoints};
 use super::{LabelKind, ProbeSet};
+use crate::eval::spec::AgentSpec;
 use crate::game::GameKind;
 use crate::net::args::NetArgs;
 
@@ -109,8 +111,12 @@ pub struct ProbeArgs {
     pub set: PathBuf,
     /// Checkpoints to measure: checkpoint directories, run directories (their newest
     /// checkpoint) or weights files.
-    #[arg(required_unless_present = "ratings", conflicts_with = "ratings")]
+    #[arg(required_unless_present_any = ["ratings", "agent"], conflicts_with = "ratings")]
     pub checkpoints: Vec<PathBuf>,
+    /// An agent without a net to set beside them in the solver's view (repeatable):
+    /// `random`, `uct:N`, `alphabeta:D`; asked only where a mistake is possible.
+    #[arg(long, value_name = "SPEC", conflicts_with = "ratings")]
+    pub agent: Vec<String>,
     /// Validate the set instead: measure every checkpoint rated in this `RUN/ratings.csv`
     /// and print each measure's Spearman rank correlation with their Elo.
     #[arg(long)]
@@ -140,7 +146,13 @@ pub fn run_probe(args: &ProbeArgs, out: &mut impl Write) -> Result<()> {
         set.game,
         set.labels.name()
     )?;
+    let agents: Vec<AgentSpec> = args
+        .agent
+        .iter()
+        .map(|s| AgentSpec::parse(s).map_err(|e| anyhow::anyhow!("--agent {s}: {e}")))
+        .collect::<Result<_>>()?;
     let mut totals = Vec::new();
+    let mut solver_view = Vec::new();
     for path in &checkpoints {
         let score = score_checkpoint(&set, path, args.net.settings())?;
         let step = score.step.map_or(String::new(), |s| format!(" (step {s})"));
@@ -155,6 +167,26 @@ pub fn run_probe(args: &ProbeArgs, out: &mut impl Write) -> Result<()> {
             writeln!(out, "{}", row.row(set.labels))?;
         }
         totals.extend(score.seats.last().cloned());
+        let who = format!("{}{step}", score.checkpoint.display());
+        solver_view.extend(score.seats.iter().map(|row| row.solver_row(&who)));
+    }
+    for spec in &agents {
+        let started = std::time::Instant::now();
+        let rows = score_agent(&set, spec)?;
+        writeln!(out, "\n{spec}: {:.1} s", started.elapsed().as_secs_f64())?;
+        solver_view.extend(rows.iter().map(|row| row.solver_row(&spec.to_string())));
+    }
+    if set.labels == LabelKind::Solver {
+        writeln!(
+            out,
+            "\nThe solver's view: positions where a mistake is possible (a turn proven to \
+             lose value); of the turns chosen there (a checkpoint's {PROBE_VISITS}-visit \
+             search, an agent's turn), those of proven class and the optimal ones"
+        )?;
+        writeln!(out, "{}", SeatScore::solver_header())?;
+        for line in &solver_view {
+            writeln!(out, "{line}")?;
+        }
     }
     if let Some(rated) = rated {
         let elos: Vec<f64> = rated.iter().map(|r| r.elo).collect();

@@ -17,6 +17,7 @@
 //! different searches agreed on is listed, as `TURN=best`, and the position's value is
 //! `unknown`: search labels, not proofs.
 
+pub mod agents;
 pub mod build;
 pub mod command;
 pub mod score;

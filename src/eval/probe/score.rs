@@ -13,12 +13,12 @@ use std::time::Instant;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
-use super::{LabelKind, ProbeError, ProbeSet};
+use super::{Label, LabelKind, ProbeError, ProbePosition, ProbeSet};
 use crate::config::search::SearchConfig;
 use crate::config::RunConfig;
 use crate::eval::arena::spawn_batcher;
-use crate::game::turns::distinct_turns;
-use crate::game::{GameState, StepList};
+use crate::game::turns::{distinct_turns, Turn};
+use crate::game::{GameKind, GameState, StepList};
 use crate::layout::resolve_model;
 use crate::net::args::NetSettings;
 use crate::net::batcher::BatcherConfig;
@@ -68,6 +68,14 @@ pub struct SeatScore {
     pub value_loss: f64,
     /// Positions with a proven class.
     pub valued: usize,
+    /// The solver's view: positions where a mistake is possible (a turn is proven to lose
+    /// value, so the position is a proven win or draw).
+    pub contested: usize,
+    /// Of those, the ones where the turn chosen (the search's, or an agent's) has a proven
+    /// class...
+    pub contested_proven: usize,
+    /// ...and where it is proven optimal.
+    pub contested_optimal: usize,
 }
 
 impl SeatScore {
@@ -78,6 +86,62 @@ impl SeatScore {
         self.losing_mass += other.losing_mass;
         self.value_loss += other.value_loss;
         self.valued += other.valued;
+        self.contested += other.contested;
+        self.contested_proven += other.contested_proven;
+        self.contested_optimal += other.contested_optimal;
+    }
+
+    /// An empty row for each seat of `game`, in seat order.
+    pub fn per_seat(game: GameKind) -> Vec<SeatScore> {
+        game.seat_names()
+            .iter()
+            .map(|s| SeatScore {
+                seat: s.to_string(),
+                ..SeatScore::default()
+            })
+            .collect()
+    }
+
+    /// `rows` with a last row, `all`, summing them.
+    pub fn with_total(mut rows: Vec<SeatScore>) -> Vec<SeatScore> {
+        let mut all = SeatScore {
+            seat: "all".into(),
+            ..SeatScore::default()
+        };
+        rows.iter().for_each(|r| all.add(r));
+        rows.push(all);
+        rows
+    }
+
+    /// Counts a chosen turn of a position for the solver's view: `contested` (see
+    /// [`is_contested`]), `keeps` what the chosen turn's label says ([`super::Label::keeps`]).
+    pub fn count_choice(&mut self, contested: bool, keeps: Option<bool>) {
+        if contested {
+            self.contested += 1;
+            self.contested_proven += usize::from(keeps.is_some());
+            self.contested_optimal += usize::from(keeps == Some(true));
+        }
+    }
+
+    /// The solver's view as a table row: who chose, the seat, the positions where a mistake
+    /// is possible, the choices of proven class among them, and the optimal ones.
+    pub fn solver_row(&self, who: &str) -> String {
+        let share = match self.contested_proven {
+            0 => "-".into(),
+            n => format!("{:.1}%", 100.0 * self.contested_optimal as f64 / n as f64),
+        };
+        format!(
+            "{:<40} {:<8} {:>9} {:>8} {:>8} {:>8}",
+            who, self.seat, self.contested, self.contested_proven, self.contested_optimal, share
+        )
+    }
+
+    /// The header of [`SeatScore::solver_row`].
+    pub fn solver_header() -> String {
+        format!(
+            "{:<40} {:<8} {:>9} {:>8} {:>8} {:>8}",
+            "chosen by", "seat", "contested", "proven", "optimal", "share"
+        )
     }
 
     /// The table row: positions, the two optimal shares, mean losing mass, mean log-loss.
@@ -145,23 +209,10 @@ where
         .map_err(ProbeError::Settings)?;
     let answers = choice_answers(&states, net).map_err(net_error)?;
     let searched = search_turns(&states, search, net).map_err(net_error)?;
-    let seats = set.game.seat_names();
-    let mut rows: Vec<SeatScore> = seats
-        .iter()
-        .map(|s| SeatScore {
-            seat: s.to_string(),
-            ..SeatScore::default()
-        })
-        .collect();
+    let mut rows = SeatScore::per_seat(set.game);
     for (i, (p, state)) in set.positions.iter().zip(&states).enumerate() {
         let turns = distinct_turns(state);
-        let label_of = |hash: u64| {
-            let turn = turns.iter().find(|t| t.state.position_hash() == hash)?;
-            p.turns
-                .iter()
-                .find(|(t, _)| *t == turn.path)
-                .map(|(_, l)| *l)
-        };
+        let label_of = |hash: u64| turn_label(p, &turns, hash);
         let masses = turn_masses(state, &answers[i]);
         let row = &mut rows[state.seat_to_move().0 as usize];
         row.positions += 1;
@@ -176,6 +227,8 @@ where
         let optimal = |hash| label_of(hash).and_then(|l| l.keeps(p.value)) == Some(true);
         row.policy_optimal += usize::from(optimal(top));
         row.search_optimal += usize::from(optimal(searched[i]));
+        let keeps = label_of(searched[i]).and_then(|l| l.keeps(p.value));
+        row.count_choice(is_contested(p), keeps);
         row.losing_mass += masses
             .iter()
             .filter(|(hash, _)| label_of(**hash).and_then(|l| l.keeps(p.value)) == Some(false))
@@ -186,13 +239,23 @@ where
             row.valued += 1;
         }
     }
-    let mut all = SeatScore {
-        seat: "all".into(),
-        ..SeatScore::default()
-    };
-    rows.iter().for_each(|r| all.add(r));
-    rows.push(all);
-    Ok(rows)
+    Ok(SeatScore::with_total(rows))
+}
+
+/// The label of the turn of `p` (whose distinct turns are `turns`) that leads to the
+/// position with hash `hash`.
+pub fn turn_label<S: GameState>(p: &ProbePosition, turns: &[Turn<S>], hash: u64) -> Option<Label> {
+    let turn = turns.iter().find(|t| t.state.position_hash() == hash)?;
+    p.turns
+        .iter()
+        .find(|(t, _)| *t == turn.path)
+        .map(|(_, l)| *l)
+}
+
+/// Whether a mistake is possible at `p`: one of its turns is proven to lose value (so the
+/// position is a proven win or draw).
+pub fn is_contested(p: &ProbePosition) -> bool {
+    p.turns.iter().any(|(_, l)| l.keeps(p.value) == Some(false))
 }
 
 /// −ln of the probability the W/D/L head gives the proven class, when there is one.
@@ -315,7 +378,7 @@ fn search_turns<S: GameState, E: Evaluate<S>>(
 
 /// Plays the forced steps of `state`'s turn (not finished, game not over); true while a
 /// choice is left in it.
-fn play_forced<S: GameState>(state: &mut S) -> bool {
+pub fn play_forced<S: GameState>(state: &mut S) -> bool {
     let mut legal = StepList::new();
     loop {
         state.legal_steps(&mut legal);

@@ -6,6 +6,7 @@ use super::build::{agreed_turn, build_set, BuildOptions};
 use super::score::{score_set, ProbeNet, SeatScore};
 use super::*;
 use crate::config::search::SearchConfig;
+use crate::eval::spec::AgentSpec;
 use crate::game::rematch::Rematch;
 use crate::game::{GameState, RulesConfig, StepList};
 use crate::net::net_eval::NetAnswer;
@@ -103,6 +104,45 @@ fn the_measures_on_a_hand_made_set() {
         "all              2          50.0%         100.0%        0.250          1.407"
     );
     assert!(SeatScore::header().starts_with("seat"));
+    // The solver's view: only Red's position has a turn that loses value; the search's
+    // capture there is proven optimal.
+    assert_eq!(
+        (red.contested, red.contested_proven, red.contested_optimal),
+        (1, 1, 1)
+    );
+    assert_eq!(team.contested, 0);
+    assert_eq!(
+        all.solver_row("run"),
+        format!(
+            "{:<40} all              1        1        1   100.0%",
+            "run"
+        )
+    );
+}
+
+#[test]
+fn agents_are_scored_where_a_mistake_is_possible() {
+    let set = parse(SET).unwrap();
+    // UCT finds the capture that wins at once.
+    let rows = super::agents::score_agent(&set, &AgentSpec::parse("uct:200").unwrap()).unwrap();
+    let counts = |r: &SeatScore| (r.contested, r.contested_proven, r.contested_optimal);
+    assert_eq!(rows.len(), 3);
+    assert_eq!((counts(&rows[0]), counts(&rows[1])), ((1, 1, 1), (0, 0, 0)));
+    assert_eq!(counts(&rows[2]), (1, 1, 1));
+    // A turn of unknown class (a1-b1) is not counted as proven: whatever random plays,
+    // optimal <= proven <= contested.
+    let rows = super::agents::score_agent(&set, &AgentSpec::Random).unwrap();
+    let (c, p, o) = counts(&rows[2]);
+    assert!(c == 1 && o <= p && p <= c, "{:?}", (c, p, o));
+    // A net is probed as a checkpoint: refused in words.
+    let net = AgentSpec::parse("net:runs/x").unwrap();
+    let error = super::agents::score_agent(&set, &net)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("give a checkpoint as an argument"),
+        "{error}"
+    );
 }
 
 #[test]

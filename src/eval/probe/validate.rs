@@ -195,6 +195,7 @@ mod tests {
             losing_mass: losing,
             value_loss: loss,
             valued,
+            ..SeatScore::default()
         }
     }
 
