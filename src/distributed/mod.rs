@@ -255,7 +255,8 @@ pub fn wait_for_config(
     )?)
 }
 
-/// Polls `probe` once a second until it finds something, `wait` passes, or a stop signal.
+/// Polls `probe` twice a second until it finds something, `wait` passes, or a stop signal;
+/// a store that does not answer counts as nothing found yet (said once on stderr).
 pub fn wait_for<T>(
     store: &RunStore,
     wait: Duration,
@@ -264,10 +265,17 @@ pub fn wait_for<T>(
     mut probe: impl FnMut(&RunStore) -> Result<Option<T>, DistError>,
 ) -> Result<T, DistError> {
     let started = std::time::Instant::now();
-    let mut said = false;
+    let (mut said, mut said_outage) = (false, false);
     loop {
-        if let Some(found) = probe(store)? {
-            return Ok(found);
+        match probe(store) {
+            Ok(Some(found)) => return Ok(found),
+            Ok(None) => {}
+            Err(error) if backoff::transient(&error) => {
+                if !std::mem::replace(&mut said_outage, true) {
+                    eprintln!("warning: {what}: the store did not answer ({error}); waiting on");
+                }
+            }
+            Err(error) => return Err(error),
         }
         if started.elapsed() >= wait || stop.raised() {
             return Err(DistError::Run(format!(

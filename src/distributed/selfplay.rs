@@ -14,7 +14,7 @@ use indicatif::ProgressBar;
 use rand::Rng;
 use tch::Device;
 
-use super::backoff::{retry, transient, Backoff};
+use super::backoff::{retry, transient, Backoff, PATIENCE};
 use super::{
     fetch_checkpoint, prune_cache, read_pointer, unix_millis, wait_for, wait_for_config, DistError,
     StopFlag, WorkDir,
@@ -283,7 +283,9 @@ impl<'a> SelfPlayRole<'a> {
             read_pointer(s, pointer)
         })?;
         let shape = S::net_shape(config.kind());
-        let model = load_model(store, &work, &shape, model_step)?;
+        let model = retry("fetching the checkpoint", PATIENCE, || {
+            load_model(store, &work, &shape, model_step)
+        })?;
         // Game numbers (which seed the games) start at a point of the session's own.
         let first_game = game_seed(config.seed, fnv1a(&session)) << 24 >> 8;
         let (layout, evaluator, precision) = settle_selfplay(config, &model)?;
