@@ -129,10 +129,12 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
     // The killed learner's lease holds the run until it expires; then a new one takes over.
     let early = learn("learn-early", &[]).refused(dir, Duration::from_secs(60));
     assert!(early.contains("holds this run until"), "{early}");
-    // One that may wait (a restarted pod) waits for the expiry and takes the run over.
+    // The restarted worker first, so that its games are there before the next learner can
+    // run out of shards and exit; that learner may wait (a restarted pod): it waits for the
+    // expiry and takes the run over.
+    let worker1 = selfplay("worker-1b", &["--worker-id", "w1", "--max-games", "12"]);
     let learner = learn("learn-2", &["--idle-exit", "4", "--wait-for-lease"]);
     wait_for_lease_expiry(&store, "learner", Duration::from_secs(30));
-    let worker1 = selfplay("worker-1b", &["--worker-id", "w1", "--max-games", "12"]);
 
     worker1.finish(dir, Duration::from_secs(180));
     worker2.finish(dir, Duration::from_secs(180));
