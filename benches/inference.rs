@@ -10,7 +10,7 @@ use checkers_zero::config::net::NetConfig;
 use checkers_zero::game::{GameKind, RulesConfig, StepList};
 use checkers_zero::net::args::PROBE_BUDGET;
 use checkers_zero::net::backend::Request;
-use checkers_zero::net::batcher::{evaluate_batch, Batcher, BatcherConfig};
+use checkers_zero::net::batcher::{forward_raw, Batcher, BatcherConfig};
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::Model;
 use checkers_zero::net::precision::{choose, probe_batches, probe_model};
@@ -61,13 +61,19 @@ fn standalone(model: &Model, reqs: &[Request], batch: usize, seconds: f64) -> f6
 }
 
 fn standalone_here(model: &Model, reqs: &[Request], batch: usize, seconds: f64) -> f64 {
-    let refs: Vec<&Request> = reqs.iter().cycle().take(batch).collect();
+    let input: Vec<f32> = reqs
+        .iter()
+        .cycle()
+        .take(batch)
+        .flat_map(|r| r.input.clone())
+        .collect();
     let _guard = tch::no_grad_guard();
-    evaluate_batch(model, &refs).unwrap(); // warm-up: kernels and allocations
+    let forward = || forward_raw(|_| model, &input, batch, batch).unwrap();
+    forward(); // warm-up: kernels and allocations
     let start = Instant::now();
     let mut positions = 0;
     while start.elapsed().as_secs_f64() < seconds || positions < 3 * batch {
-        evaluate_batch(model, &refs).unwrap();
+        forward();
         positions += batch;
     }
     positions as f64 / start.elapsed().as_secs_f64()

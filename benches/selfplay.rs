@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use checkers_zero::config::RunConfig;
 use checkers_zero::net::args::settle_selfplay;
 use checkers_zero::net::backend::Request;
-use checkers_zero::net::batcher::evaluate_batch;
+use checkers_zero::net::batcher::forward_raw;
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::Model;
 use checkers_zero::selfplay::pool::SelfPlayPool;
@@ -41,13 +41,19 @@ fn requests_from<S: Encode>(games: &[GameRecord], count: usize) -> Vec<Request> 
 
 /// Positions per second of back-to-back forward passes of `batch` positions.
 fn standalone(model: &Model, requests: &[Request], batch: usize, seconds: f64) -> f64 {
-    let refs: Vec<&Request> = requests.iter().cycle().take(batch).collect();
+    let input: Vec<f32> = requests
+        .iter()
+        .cycle()
+        .take(batch)
+        .flat_map(|r| r.input.clone())
+        .collect();
     let _guard = tch::no_grad_guard();
-    evaluate_batch(model, &refs).unwrap();
+    let forward = || forward_raw(|_| model, &input, batch, batch).unwrap();
+    forward();
     let start = Instant::now();
     let mut positions = 0;
     while start.elapsed().as_secs_f64() < seconds {
-        evaluate_batch(model, &refs).unwrap();
+        forward();
         positions += batch;
     }
     positions as f64 / start.elapsed().as_secs_f64()

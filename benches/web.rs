@@ -14,7 +14,7 @@ use checkers_zero::export::export_checkpoint;
 use checkers_zero::game::GameKind;
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::Model;
-use checkers_zero::serve::{serve_in_background, ServeConfig, ServeOptions};
+use checkers_zero::serve::{ServeConfig, ServeOptions};
 use tch::Device;
 
 #[path = "../tests/common/web.rs"]
@@ -90,7 +90,7 @@ fn main() {
         run_dir: None,
         config: ServeConfig::default(),
     };
-    let addr = serve_in_background(options).unwrap().addr;
+    let addr = web::serve_in_background(options);
     let body = serde_json::json!({"game": "rematch", "visits": visits});
 
     // Rounds alternate between the two paths, so that a change in the machine's load

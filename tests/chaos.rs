@@ -20,7 +20,7 @@ use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 use checkers_zero::distributed::learn::intake_chain;
-use checkers_zero::distributed::{read_pointer, read_state_file};
+use checkers_zero::distributed::{put_new_or_same, read_pointer, read_state_file};
 use checkers_zero::layout::state::TrainState;
 use checkers_zero::layout::{
     checkpoint_key, parse_checkpoint_name, parse_shard_key, LATEST, STATE_FILE,
@@ -250,25 +250,46 @@ impl<'a> Cluster<'a> {
         *self.injected.entry(fault).or_default() += 1;
     }
 
-    /// Writes a shard of garbage and one cut short, each in a session of its own.
+    /// Writes a shard of garbage and one cut short, each in a session of its own. The
+    /// test's own requests retry as the roles do: after an outage, a request to s3s-fs can
+    /// hang until the client's timeout.
     fn corrupt_shard(&mut self) {
         let n = self.corrupt.len();
+        let store = &self.store;
         let garbage = format!("games/chaos-{n}-garbage/00000000.jsonl.gz");
-        self.store
-            .put_new(&garbage, b"not a shard".to_vec())
-            .unwrap();
-        let whole = self
-            .store
-            .list("games")
-            .unwrap()
+        let created = patiently("writing a garbage shard", || {
+            put_new_or_same(store, &garbage, b"not a shard".to_vec()).map_err(|e| e.to_string())
+        });
+        assert!(created, "{garbage} was there already");
+        let whole = patiently("listing the shards", || store.list("games"))
             .into_iter()
-            .find(|k| !k.contains("chaos"));
-        let bytes = self.store.get(&whole.expect("a shard")).unwrap().unwrap();
+            .find(|k| !k.contains("chaos"))
+            .expect("a shard");
+        let bytes = patiently("reading a shard", || store.get(&whole)).expect("the shard");
         let cut = format!("games/chaos-{n}-cut/00000000.jsonl.gz");
-        self.store
-            .put_new(&cut, bytes[..bytes.len() / 2].to_vec())
-            .unwrap();
+        let created = patiently("writing a cut shard", || {
+            put_new_or_same(store, &cut, bytes[..bytes.len() / 2].to_vec())
+                .map_err(|e| e.to_string())
+        });
+        assert!(created, "{cut} was there already");
         self.corrupt.extend([garbage, cut]);
+    }
+}
+
+/// `request`'s answer, asked again up to ten times over a minute while it fails (each
+/// failure named on stderr).
+fn patiently<T, E: std::fmt::Display>(what: &str, mut request: impl FnMut() -> Result<T, E>) -> T {
+    let mut tries = 0;
+    loop {
+        match request() {
+            Ok(answer) => return answer,
+            Err(error) if tries < 10 => {
+                tries += 1;
+                eprintln!("chaos: {what} failed ({error}); again in 6 s");
+                std::thread::sleep(Duration::from_secs(6));
+            }
+            Err(error) => panic!("{what} failed {tries} times; the last: {error}"),
+        }
     }
 }
 

@@ -15,15 +15,17 @@
 //!   than the horizon away, and reaches 0 at the cap;
 //! - random playouts: legal steps exist exactly while there is no outcome, a turn keeps its
 //!   seat, every game ends by the ply cap.
+mod common;
+
 use std::collections::BTreeSet;
 
 use checkers_zero::config::net::NetConfig;
 use checkers_zero::game::turns::parse_turn;
 use checkers_zero::game::{Action, GameKind, GameState, RulesConfig, Seat, StepList};
 use checkers_zero::net::backend::Request;
-use checkers_zero::net::batcher::evaluate_batch;
 use checkers_zero::net::encode::{Encode, TURN_HORIZON};
 use checkers_zero::net::model::Model;
+use common::evaluate_batch;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tch::{Kind, Tensor};

@@ -378,7 +378,6 @@ fn equivariance_under_every_symmetry() {
         let mut images = BTreeSet::new();
         for k in 0..Rematch::SYMMETRIES {
             let t = s.transform_state(k).unwrap();
-            assert_eq!(t.position_hash(), t.recompute_position_hash(), "sym {k}");
             assert_eq!(t.outcome(), s.outcome());
             assert_eq!(t.turn_in_progress(), s.turn_in_progress());
             let seat = s.seat_to_move().0;

@@ -3,7 +3,7 @@
 //! scripted stdin to a finished game; the engine protocol driven by a script, bad commands
 //! included.
 mod common;
-use common::{assert_clean_error, fresh_dir, run_with_input as run};
+use common::{assert_clean_error, evaluate_batch, fresh_dir, run_with_input as run};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
@@ -19,7 +19,6 @@ use checkers_zero::game::rematch::Rematch;
 use checkers_zero::game::turns::distinct_turns;
 use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
 use checkers_zero::net::backend::Request;
-use checkers_zero::net::batcher::evaluate_batch;
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::Model;
 use checkers_zero::net::NetError;

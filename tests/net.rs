@@ -3,14 +3,14 @@
 //! for small batches (and what the batcher says it runs), dispatch without waiting,
 //! replacing the weights, global pooling.
 mod common;
-use common::fresh_dir;
+use common::{evaluate_batch, fresh_dir};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use checkers_zero::config::net::NetConfig;
 use checkers_zero::net::backend::{Backend, Evaluation, Request};
-use checkers_zero::net::batcher::{evaluate_batch, Batcher, BatcherConfig};
+use checkers_zero::net::batcher::{Batcher, BatcherConfig};
 use checkers_zero::net::model::{Model, NetShape};
 use checkers_zero::net::NetError;
 use tch::Device;

@@ -580,13 +580,9 @@ fn random_playouts_keep_the_stack_rules() {
                     let vstack = &mid[&vcell];
                     jumped_tops.push(*vstack.last().unwrap());
                 }
+                // (apply_step checks its incremental hash in debug builds, which tests are.)
                 state.apply_step(a);
                 at = Some(desc.to);
-                assert_eq!(
-                    state.position_hash(),
-                    state.recompute_position_hash(),
-                    "incremental hash"
-                );
                 if !state.turn_in_progress() {
                     break;
                 }

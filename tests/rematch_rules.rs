@@ -633,7 +633,8 @@ fn hash_covers_turn_state_not_counters() {
     let r = pos("red a1:RR b1:R c5:WWWO d2:OOW e3:OR");
     assert_ne!(w.position_hash(), o.position_hash());
     assert_ne!(w.position_hash(), r.position_hash());
-    // Mid-sequence states differ from the boundary and match a recomputation.
+    // Mid-sequence states: each step checks its incremental hash against a recomputation
+    // (a debug assertion in `apply_step`; tests build with them).
     let mut s = pos("white a1:W b2:OR b4:WR c4:RO e5:WWOOR");
     let mut steps = StepList::new();
     while {
@@ -641,7 +642,6 @@ fn hash_covers_turn_state_not_counters() {
         !steps.is_empty()
     } {
         s.apply_step(steps[0]);
-        assert_eq!(s.position_hash(), s.recompute_position_hash());
     }
 }
 

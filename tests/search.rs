@@ -317,43 +317,6 @@ fn every_agent_plays_legal_steps_in_every_game() {
 }
 
 #[test]
-fn tree_reuse_keeps_the_chosen_subtree() {
-    type S = checkers_zero::game::eximo::Eximo;
-    let state = S::start(GameKind::Eximo, RulesConfig::default());
-    let mut tree = Mcts::new(state, tree_config(true));
-    run_simulations(&mut [&mut tree], 2000);
-    let best = tree
-        .root_children()
-        .into_iter()
-        .max_by_key(|c| c.visits)
-        .unwrap();
-    let before = tree.node_count();
-    tree.advance(best.action);
-    assert_eq!(
-        tree.root_visits(),
-        best.visits,
-        "the child's visits carry over"
-    );
-    assert!(
-        tree.node_count() < before,
-        "the rest of the tree is dropped"
-    );
-    let mut expected = state;
-    expected.apply_step(best.action);
-    assert_eq!(tree.root_state().position_hash(), expected.position_hash());
-    // Searching on from the reused tree adds to the carried visits.
-    let target = tree.root_visits() + 100;
-    run_simulations(&mut [&mut tree], target);
-    assert_eq!(tree.root_visits(), target);
-    let child_visits: u32 = tree.root_children().iter().map(|c| c.visits).sum();
-    assert_eq!(
-        child_visits + 1,
-        tree.root_visits(),
-        "every simulation but the root's own went to a child"
-    );
-}
-
-#[test]
 fn the_move_choice_takes_the_most_visited_with_ties_to_the_better_value() {
     use checkers_zero::search::root::most_visited;
     use checkers_zero::search::tree::ChildStats;

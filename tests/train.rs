@@ -411,6 +411,8 @@ fn config_errors_name_the_key() {
         ("game = \"rematch\"\n[batching]\nmax_batch = \"big\"\n", "max_batch"),
         ("game = \"rematch\"\n[train]\nvalue_q_mix = 1.5\n", "train.value_q_mix"),
         ("game = \"rematch\"\n[selfplay]\nopening_random_turns = 5000\n", "selfplay.opening_random_turns"),
+        ("game = \"rematch\"\n[selfplay]\nbalanced_openings = \"alphabeta:9:1\"\n", "alphabeta:DEPTH:MARGIN"),
+        ("game = \"rematch\"\n[selfplay]\nopening_random_turns = 0\nbalanced_openings = \"alphabeta:4:1\"\n", "selfplay.balanced_openings"),
         ("game = \"rematch\"\n[net]\nblocks = 2\nchannels = 8\npolicy_channels = 4\nvalue_hidden = 4\nglobal_pool = 1\n", "global_pool"),
     ];
     for (text, key) in cases {

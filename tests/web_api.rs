@@ -11,8 +11,10 @@ use std::time::{Duration, Instant};
 
 use checkers_zero::game::GameKind;
 use checkers_zero::selfplay::record::{read_records, records_to_gzip};
-use checkers_zero::serve::{serve_in_background, ServeConfig, ServeOptions};
-use common::web::{get, position_with_turn, post, request, request_typed, tiny_run};
+use checkers_zero::serve::{ServeConfig, ServeOptions};
+use common::web::{
+    get, position_with_turn, post, request, request_typed, serve_in_background, tiny_run,
+};
 use serde_json::{json, Value};
 
 fn server(name: &str, config: ServeConfig) -> (SocketAddr, std::path::PathBuf) {
@@ -23,7 +25,7 @@ fn server(name: &str, config: ServeConfig) -> (SocketAddr, std::path::PathBuf) {
         run_dir: Some(run.clone()),
         config,
     };
-    (serve_in_background(options).unwrap().addr, run)
+    (serve_in_background(options), run)
 }
 
 fn small() -> ServeConfig {
@@ -190,6 +192,43 @@ fn analysis_answers_and_polls() {
             "{t}"
         );
     }
+    // Engine lines: three when none are asked for, as many as asked up to the turns
+    // visited, each starting with a legal turn, most visited first, with the net's W/D/L.
+    let lines = snap["lines"].as_array().unwrap();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    let answer = post(
+        addr,
+        "/api/analyse",
+        &json!({"game": "rematch", "visits": 200, "lines": 5}),
+    );
+    let lines = answer.json["lines"].as_array().unwrap().clone();
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    let visits: Vec<u64> = lines
+        .iter()
+        .map(|l| l["visits"].as_u64().unwrap())
+        .collect();
+    assert!(visits.windows(2).all(|w| w[0] >= w[1]), "{visits:?}");
+    let mut firsts = Vec::new();
+    for line in &lines {
+        let first = line["turns"][0].as_str().unwrap().to_string();
+        assert!(legal.contains(&first), "{line}");
+        assert!(
+            !firsts.contains(&first),
+            "one line per first turn: {lines:?}"
+        );
+        firsts.push(first);
+        let wdl: Vec<f64> = line["wdl"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert!((wdl.iter().sum::<f64>() - 1.0).abs() < 1e-3, "{line}");
+    }
+    assert_eq!(
+        lines[0]["turns"], answer.json["pv"],
+        "the first line is the PV"
+    );
     // Polled: progress, then done; a stopped analysis ends early.
     let id = post(
         addr,
@@ -349,6 +388,18 @@ fn bad_input_gets_a_clear_4xx() {
             json!({"game": "rematch", "visits": -3}),
             400,
             "a whole number of visits",
+        ),
+        (
+            "/api/analyse",
+            json!({"game": "rematch", "lines": 11}),
+            400,
+            "a whole number of engine lines, at least 1 and at most 10; 11 were asked for",
+        ),
+        (
+            "/api/analysis",
+            json!({"game": "rematch", "lines": 0}),
+            400,
+            "engine lines",
         ),
         (
             "/api/entry",
@@ -569,47 +620,51 @@ fn thirty_two_concurrent_clients_complete() {
     }
 }
 
-#[test]
-fn a_body_promised_but_never_sent_is_refused_in_time() {
-    let (addr, _) = server("web-slow-body", ServeConfig::default());
+/// Writes `request` (left unfinished) to a fresh server on a raw connection and reads until
+/// the server closes it: the server's address, the read's result, the answer and how long
+/// the server took.
+fn unfinished_request(
+    name: &str,
+    request: &str,
+) -> (SocketAddr, std::io::Result<usize>, String, Duration) {
+    let (addr, _) = server(name, ServeConfig::default());
     let mut stream = TcpStream::connect(addr).unwrap();
     stream
-        .set_read_timeout(Some(Duration::from_secs(20)))
+        .set_read_timeout(Some(Duration::from_secs(40)))
         .unwrap();
-    write!(
-        stream,
-        "POST /api/legal HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
-         Content-Length: 100\r\n\r\n{{"
-    )
-    .unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
     let started = Instant::now();
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
+    let mut answer = Vec::new();
+    let read = stream.read_to_end(&mut answer);
+    let took = started.elapsed();
+    (
+        addr,
+        read,
+        String::from_utf8_lossy(&answer).into_owned(),
+        took,
+    )
+}
+
+#[test]
+fn a_body_promised_but_never_sent_is_refused_in_time() {
+    let (_, _, answer, took) = unfinished_request(
+        "web-slow-body",
+        "POST /api/legal HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+         Content-Length: 100\r\n\r\n{",
+    );
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(
         answer.contains("did not arrive within 10 seconds"),
         "{answer}"
     );
-    assert!(
-        started.elapsed() < Duration::from_secs(40),
-        "{:?}",
-        started.elapsed()
-    );
+    assert!(took < Duration::from_secs(40), "{took:?}");
 }
 
 #[test]
 fn headers_that_never_end_close_the_connection_in_time() {
-    let (addr, _) = server("web-slow-headers", ServeConfig::default());
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(40)))
-        .unwrap();
     // The request line and one header, then nothing: the blank line never comes.
-    write!(stream, "GET /api/info HTTP/1.1\r\nHost: x\r\n").unwrap();
-    let started = Instant::now();
-    let mut answer = Vec::new();
-    let read = stream.read_to_end(&mut answer);
-    let took = started.elapsed();
+    let (addr, read, _, took) =
+        unfinished_request("web-slow-headers", "GET /api/info HTTP/1.1\r\nHost: x\r\n");
     assert!(
         read.is_ok(),
         "the server held the connection: {read:?} after {took:?}"
@@ -671,6 +726,32 @@ fn a_client_that_leaves_mid_analysis_does_not_hurt_the_server() {
         "the abandoned search was stopped"
     );
     assert_eq!(get(addr, "/api/info").status, 200);
+}
+
+#[test]
+fn a_model_move_of_100000_visits_ends_at_the_time_bound() {
+    // The server's bound is 2 s here (60 s by default): the move answers within it plus
+    // one evaluation, with a legal turn.
+    let config = ServeConfig {
+        max_visits: 100_000,
+        max_seconds: 2.0,
+        ..ServeConfig::default()
+    };
+    let (addr, _) = server("web-play-bound", config);
+    let started = Instant::now();
+    let answer = post(
+        addr,
+        "/api/play",
+        &json!({"game": "hexdame", "visits": 100_000}),
+    );
+    let took = started.elapsed();
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    assert!(answer.json["turn"].is_string(), "{}", answer.text);
+    eprintln!(
+        "measured: a 100,000-visit model move under a 2 s bound answered in {:.2} s",
+        took.as_secs_f64()
+    );
+    assert!(took < Duration::from_secs(30), "{took:?}");
 }
 
 #[test]

@@ -7,9 +7,13 @@
 //! column per seat, engine visits refused in words, arrow labels side by side, keys whatever
 //! has the focus and F to flip, less polling in a hidden tab, the policy map); the board
 //! (last move, eval bar, arrows, move list by round, keyboard, a variation, undo/redo,
-//! resign, export and import, stack badges, names, the colour due); Watch; the dashboard;
-//! the phone layout at 390 px (Watch too, with a long file path); and no error in the
-//! browser's console. Screenshots go to `$CZ_WEB_SCREENSHOTS` when set (`docs/web`),
+//! resign, export and import, stack badges, names, the colour due); engine lines; in every
+//! game the move tree (nested variations, a comment, promote, delete, export and import,
+//! kept across game switches, a link), the graph of the game, drag and drop and the board
+//! editor; Watch with its games and results; the dashboard; the phone layout at 390 px
+//! (Watch too, with a long file path, and the engine under the board), where the short
+//! games, the move tree, the graph, drag and drop and the editor run again; and no error in
+//! the browser's console. Screenshots go to `$CZ_WEB_SCREENSHOTS` when set (`docs/web`),
 //! else the test's temporary folder. Without chromium and chromedriver (`scripts/setup`
 //! installs them) the test prints SKIPPED, and fails under `CI=true`.
 
@@ -21,7 +25,7 @@ use std::path::PathBuf;
 
 use browser::checks;
 use browser::page::{browser, driver, Page};
-use checkers_zero::serve::{serve_in_background, ServeConfig, ServeOptions};
+use checkers_zero::serve::{ServeConfig, ServeOptions};
 
 /// Says why the browser tests cannot run: a failure under CI, else a skip.
 fn cannot_run(why: &str) {
@@ -44,7 +48,7 @@ fn server() -> SocketAddr {
             ..ServeConfig::default()
         },
     };
-    serve_in_background(options).unwrap().addr
+    common::web::serve_in_background(options)
 }
 
 #[test]
@@ -75,10 +79,22 @@ fn the_page_in_a_real_browser() {
         checks::bugs(&page).await;
         checks::bugs_of_issue_47(&page).await;
         checks::board_features(&page).await;
+        checks::move_tree(&page).await;
+        checks::game_graph(&page).await;
+        checks::drag_and_drop(&page).await;
+        checks::board_editor(&page).await;
         checks::readable_boards(&page).await;
         checks::watch(&page).await;
         checks::dashboard(&page).await;
         checks::phone(&page).await;
+        // The new parts again at a phone's width.
+        page.client.set_window_size(390, 844).await.unwrap();
+        checks::play_short_games(&page).await;
+        checks::move_tree(&page).await;
+        checks::game_graph(&page).await;
+        checks::drag_and_drop(&page).await;
+        checks::board_editor(&page).await;
+        page.client.set_window_size(1280, 860).await.unwrap();
         page.no_console_errors("the whole run").await;
         page.client.close().await.unwrap();
     });

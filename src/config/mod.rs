@@ -9,6 +9,7 @@
 pub mod batching;
 pub mod check;
 mod compat;
+pub mod decided;
 pub mod evaluation;
 pub mod lease;
 pub mod net;

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::batching::Count;
 use super::check::{first_failure, Check};
+use super::decided::DecidedCheck;
 
 /// Which step a Gumbel self-play search plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,6 +84,11 @@ pub struct SelfPlayConfig {
     /// Opening diversity: each game opens with a number of uniformly random whole turns
     /// drawn uniformly from 0 to this (0: none), unsearched and not training samples.
     pub opening_random_turns: u32,
+    /// Balanced openings: with a check (`alphabeta:DEPTH:MARGIN`, as `openings --check`),
+    /// the random opening is drawn again while the check calls it decided or it is a
+    /// position of the game's shipped evaluation suite ([`crate::selfplay::opening`]);
+    /// `none`: every draw is kept.
+    pub balanced_openings: DecidedCheck,
     /// Whole turns after which a game is adjudicated a draw (self-play needs a cap; in
     /// older configs 0 meant the rules' default, 1000, and is read so).
     pub ply_cap: u32,
@@ -203,6 +209,11 @@ fn check_play(s: &SelfPlayConfig) -> Check {
                 "must be 0..=1000",
             ),
             (
+                "balanced_openings",
+                s.balanced_openings == DecidedCheck::None || s.opening_random_turns > 0,
+                "needs random opening turns to draw (selfplay.opening_random_turns above 0)",
+            ),
+            (
                 "groups",
                 (1..=64).contains(&s.groups) && s.groups <= s.games_in_flight.max(1),
                 "must be 1..=64 and at most games_in_flight",
@@ -241,6 +252,7 @@ impl Default for SelfPlayConfig {
             temperature_end: 0.25,
             temperature_halflife: 8.0,
             opening_random_turns: 0,
+            balanced_openings: DecidedCheck::None,
             ply_cap: 300,
             resign_threshold: -0.9,
             resign_consecutive: 3,

@@ -12,19 +12,19 @@ use super::backoff::{retry, PATIENCE};
 use super::keeper::LeaseKeeper;
 use super::lease::Role;
 use super::{
-    advance_pointer, fetch_checkpoint, io_error, prune_cache, read_pointer, read_state_file,
-    wait_for_config, DistError, StopFlag, StoredMetrics, WorkDir,
+    advance_pointer, fetch_checkpoint, io_error, prune_cache, put_new_or_same, read_pointer,
+    read_state_file, wait_for_config, DistError, StopFlag, StoredMetrics, WorkDir,
 };
 use crate::config::evaluation::EvaluationConfig;
 use crate::config::RunConfig;
 use crate::eval::periodic::{EvaluationContext, EvaluationJob, EvaluationOutcome};
-use crate::layout::state::{EvaluatorState, StateFile};
+use crate::layout::state::{EvaluationState, StateFile};
 use crate::layout::{
-    match_key, CHECKPOINTS, CONFIG, EVALUATOR_METRICS, EVALUATOR_STATE, LATEST, MATCHES,
+    match_key, CHECKPOINTS, CONFIG, EVALUATION_METRICS, EVALUATION_STATE, LATEST, MATCHES,
     MODEL_FILES, PROMOTED,
 };
 use crate::net::args::NetSettings;
-use crate::store::{RunStore, StoreError};
+use crate::store::RunStore;
 use crate::util::write_atomic;
 
 /// What `evaluate` was asked to do.
@@ -58,7 +58,7 @@ pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, DistError> {
     options.net.apply_to(&mut config);
     let patience = options.wait_for_lease.then(|| config.lease.duration() * 2);
     let lease =
-        LeaseKeeper::acquire_waiting(&options.store, Role::Evaluator, &config.lease, patience)?;
+        LeaseKeeper::acquire_waiting(&options.store, Role::Evaluation, &config.lease, patience)?;
     let mut role = EvaluationRole::start(&store, &config, options.work_dir.as_deref(), lease)?;
     let started = Instant::now();
     let deadline = options
@@ -92,7 +92,7 @@ pub struct EvaluationRole<'a> {
     every_steps: u64,
     work: WorkDir,
     context: EvaluationContext,
-    state: EvaluatorState,
+    state: EvaluationState,
     metrics: StoredMetrics,
     uploaded: BTreeSet<String>,
     /// The steps this invocation evaluated.
@@ -114,7 +114,7 @@ impl<'a> EvaluationRole<'a> {
         // agent reads its run's config there (on a local store they are read in place).
         let config_path = work.path().join(CONFIG);
         write_atomic(&config_path, config.to_toml().as_bytes()).map_err(io_error(&config_path))?;
-        let state: EvaluatorState = read_state_file(store, EVALUATOR_STATE)?.unwrap_or_default();
+        let state: EvaluationState = read_state_file(store, EVALUATION_STATE)?.unwrap_or_default();
         Ok(EvaluationRole {
             evaluation: config.evaluation.clone(),
             every_steps: config.evaluation.every.max(1) * config.train.steps_per_iteration,
@@ -126,7 +126,7 @@ impl<'a> EvaluationRole<'a> {
                 search: config.search.clone(),
                 net: NetSettings::of(&config.batching),
             },
-            metrics: StoredMetrics::open(store, EVALUATOR_METRICS, work.path(), None)?,
+            metrics: StoredMetrics::open(store, EVALUATION_METRICS, work.path(), None)?,
             store,
             lease,
             work,
@@ -192,7 +192,7 @@ impl<'a> EvaluationRole<'a> {
         self.state.last_step = Some(candidate);
         let state = self.state.to_json().into_bytes();
         retry("saving the evaluator's state", PATIENCE, || {
-            Ok(store.put(EVALUATOR_STATE, state.clone())?)
+            Ok(store.put(EVALUATION_STATE, state.clone())?)
         })?;
         self.evaluated.push(candidate);
         let keep: Vec<u64> = [Some(candidate), incumbent].into_iter().flatten().collect();
@@ -231,16 +231,12 @@ fn upload_matches(
 /// evaluator played the same match before it stopped) is kept as it is, said on stderr when
 /// it differs.
 fn put_record(store: &RunStore, key: &str, bytes: Vec<u8>) -> Result<(), DistError> {
-    match store.put_new(key, bytes.clone()) {
-        Err(StoreError::Exists { .. }) if store.get(key)?.as_deref() != Some(&bytes[..]) => {
-            eprintln!(
-                "warning: {}/{key} exists with other contents (an earlier evaluator played \
-                 this match); the record there is kept",
-                store.location()
-            );
-            Ok(())
-        }
-        Err(StoreError::Exists { .. }) | Ok(()) => Ok(()),
-        Err(error) => Err(error.into()),
+    if !put_new_or_same(store, key, bytes)? {
+        eprintln!(
+            "warning: {}/{key} exists with other contents (an earlier evaluator played this \
+             match); the record there is kept",
+            store.location()
+        );
     }
+    Ok(())
 }

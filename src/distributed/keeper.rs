@@ -93,17 +93,20 @@ impl LeaseKeeper {
         settings: &LeaseConfig,
         patience: Option<Duration>,
     ) -> Result<LeaseKeeper, DistError> {
+        let Some(patience) = patience else {
+            return LeaseKeeper::acquire(location, role, settings);
+        };
         let started = Instant::now();
         let mut said = false;
         loop {
             match LeaseKeeper::acquire(location, role, settings) {
                 Err(DistError::Lease(held @ LeaseError::Held { .. }))
-                    if patience.is_some_and(|p| started.elapsed() < p) =>
+                    if started.elapsed() < patience =>
                 {
                     if !std::mem::replace(&mut said, true) {
                         eprintln!(
                             "{held}; waiting up to {:.0} s for it (--wait-for-lease)",
-                            patience.unwrap_or_default().as_secs_f64()
+                            patience.as_secs_f64()
                         );
                     }
                     std::thread::sleep(settings.renew_interval().min(Duration::from_secs(2)));
@@ -224,12 +227,13 @@ mod tests {
     #[test]
     fn a_keeper_whose_lease_was_taken_over_stops_its_role() {
         let (dir, location) = temp_store("lost");
-        let keeper = LeaseKeeper::acquire(&location, Role::Evaluator, &settings(1.0, 0.3)).unwrap();
+        let keeper =
+            LeaseKeeper::acquire(&location, Role::Evaluation, &settings(1.0, 0.3)).unwrap();
         // Another process sees the lease expired (its clock runs ahead, say) and takes it:
         // here, by removing it and acquiring anew.
         let store = RunStore::open(&location).unwrap();
-        store.delete(&Role::Evaluator.key()).unwrap();
-        let _thief = Lease::acquire(&store, Role::Evaluator, Duration::from_secs(60)).unwrap();
+        store.delete(&Role::Evaluation.key()).unwrap();
+        let _thief = Lease::acquire(&store, Role::Evaluation, Duration::from_secs(60)).unwrap();
         std::thread::sleep(Duration::from_millis(800));
         let error = keeper.check().unwrap_err().to_string();
         assert!(error.contains("lost its lease"), "{error}");

@@ -33,16 +33,18 @@ const ACQUIRE_ATTEMPTS: usize = 5;
 pub enum Role {
     /// The learner: it alone writes checkpoints and moves `latest`.
     Learner,
-    /// The evaluator: it alone writes the evaluation records and moves `promoted`.
-    Evaluator,
+    /// The evaluation role (`checkers-zero evaluate`): it alone writes the evaluation
+    /// records and moves `promoted`.
+    Evaluation,
 }
 
 impl Role {
-    /// Its name, as in messages and the lease's key.
+    /// Its name, as in messages, lease records and the lease's key: the evaluation role's
+    /// is its older name, `evaluator`, which existing runs hold.
     pub fn name(self) -> &'static str {
         match self {
             Role::Learner => "learner",
-            Role::Evaluator => "evaluator",
+            Role::Evaluation => "evaluator",
         }
     }
 
@@ -471,7 +473,7 @@ mod tests {
         );
         assert_eq!(error.to_string(), expected);
         // The evaluator's lease is another object.
-        let evaluator = Lease::acquire(&store, Role::Evaluator, LONG).unwrap();
+        let evaluator = Lease::acquire(&store, Role::Evaluation, LONG).unwrap();
         let holders = Lease::holders(&store).unwrap();
         assert_eq!(holders, [evaluator.info().clone(), first.info().clone()]);
         let line = holders[1].describe(now_ms());
@@ -515,14 +517,14 @@ mod tests {
     fn an_expired_lease_no_one_took_is_renewed() {
         let (dir, store) = temp_store("late-renew");
         let mut lease =
-            Lease::acquire(&store, Role::Evaluator, Duration::from_millis(100)).unwrap();
+            Lease::acquire(&store, Role::Evaluation, Duration::from_millis(100)).unwrap();
         std::thread::sleep(Duration::from_millis(150));
         assert!(!lease.still_held());
         // Renewed for long, so that the checks below do not race its expiry.
         lease.duration = LONG;
         lease.renew(&store).unwrap();
         assert!(lease.still_held());
-        let error = Lease::acquire(&store, Role::Evaluator, LONG).unwrap_err();
+        let error = Lease::acquire(&store, Role::Evaluation, LONG).unwrap_err();
         assert!(matches!(error, LeaseError::Held { .. }), "{error}");
         assert!(error.to_string().starts_with("an evaluator on "), "{error}");
         std::fs::remove_dir_all(&dir).unwrap();

@@ -109,14 +109,23 @@ pub fn read_pointer(store: &RunStore, key: &str) -> Result<Option<u64>, DistErro
 /// a retry whose earlier put landed (the same bytes there) counts as written; other bytes
 /// there are an error in words, and they are left as they were.
 pub fn put_created(store: &RunStore, key: &str, bytes: Vec<u8>) -> Result<(), DistError> {
+    if put_new_or_same(store, key, bytes)? {
+        return Ok(());
+    }
+    Err(DistError::Run(format!(
+        "{}/{key} exists with other contents: another process wrote it; it is left as it was \
+         and this one stops",
+        store.location()
+    )))
+}
+
+/// Creates `key` with `bytes` where nothing is. True when these bytes are there now (written,
+/// or a retry of a put that landed); false when another process created it with other
+/// contents, which are left as they were.
+pub fn put_new_or_same(store: &RunStore, key: &str, bytes: Vec<u8>) -> Result<bool, DistError> {
     match store.put_new(key, bytes.clone()) {
-        Ok(()) => Ok(()),
-        Err(StoreError::Exists { .. }) if store.get(key)?.as_deref() == Some(&bytes[..]) => Ok(()),
-        Err(StoreError::Exists { .. }) => Err(DistError::Run(format!(
-            "{}/{key} exists with other contents: another process wrote it; it is left as it \
-             was and this one stops",
-            store.location()
-        ))),
+        Ok(()) => Ok(true),
+        Err(StoreError::Exists { .. }) => Ok(store.get(key)?.as_deref() == Some(&bytes[..])),
         Err(error) => Err(error.into()),
     }
 }

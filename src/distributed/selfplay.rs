@@ -16,8 +16,8 @@ use tch::Device;
 
 use super::backoff::{retry, transient, Backoff, PATIENCE};
 use super::{
-    fetch_checkpoint, prune_cache, read_pointer, unix_millis, wait_for, wait_for_config, DistError,
-    StopFlag, WorkDir,
+    fetch_checkpoint, prune_cache, put_created, read_pointer, unix_millis, wait_for,
+    wait_for_config, DistError, StopFlag, WorkDir,
 };
 use crate::config::RunConfig;
 use crate::layout::state::{StateFile, WorkerStatus};
@@ -28,7 +28,7 @@ use crate::net::model::{Model, NetShape};
 use crate::selfplay::pool::{BatcherTotals, RollingPool};
 use crate::selfplay::record::{records_to_gzip, GameRecord};
 use crate::selfplay::worker::{SearchCounts, WorkerSettings};
-use crate::store::{RunStore, StoreError};
+use crate::store::RunStore;
 use crate::util::game_seed;
 use crate::with_game;
 
@@ -212,12 +212,8 @@ impl ShardWriter {
         }
         let key = shard_key(session, self.shards);
         let bytes = records_to_gzip(&self.buffer);
-        match store.put_new(&key, bytes.clone()) {
-            Ok(()) => {}
-            // A retry of a put whose answer was lost: the shard there is this one.
-            Err(StoreError::Exists { .. }) if store.get(&key)?.as_deref() == Some(&bytes[..]) => {}
-            Err(error) => return Err(error.into()),
-        }
+        // A retry of a put whose answer was lost finds this shard there: written.
+        put_created(store, &key, bytes)?;
         self.shards += 1;
         self.games += self.buffer.len() as u64;
         self.buffer.clear();

@@ -10,9 +10,9 @@ use serde_json::Value;
 use super::lease::Lease;
 use super::{read_pointer, read_state_file, unix_millis, DistError};
 use crate::config::RunConfig;
-use crate::layout::state::{EvaluatorState, IntakeLink, TrainState, WorkerStatus};
+use crate::layout::state::{EvaluationState, IntakeLink, TrainState, WorkerStatus};
 use crate::layout::{
-    checkpoint_key, parse_shard_key, CONFIG, EVALUATOR_METRICS, EVALUATOR_STATE, GAMES,
+    checkpoint_key, parse_shard_key, CONFIG, EVALUATION_METRICS, EVALUATION_STATE, GAMES,
     INTAKE_FILE, LATEST, PROMOTED, STATE_FILE, WORKERS,
 };
 use crate::store::RunStore;
@@ -109,11 +109,11 @@ pub fn run_status(store: &RunStore) -> Result<RunStatus, DistError> {
         });
     }
     sessions.sort_by(|a, b| a.age_s.total_cmp(&b.age_s));
-    let evaluated = read_state_file::<EvaluatorState>(store, EVALUATOR_STATE)?;
+    let evaluated = read_state_file::<EvaluationState>(store, EVALUATION_STATE)?;
     let evaluation = match evaluated.and_then(|state| state.last_step) {
         Some(step) => {
             let lines: Vec<Value> = store
-                .get_text(EVALUATOR_METRICS)?
+                .get_text(EVALUATION_METRICS)?
                 .unwrap_or_default()
                 .lines()
                 .filter_map(|l| serde_json::from_str::<Value>(l).ok())

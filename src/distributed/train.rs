@@ -359,7 +359,7 @@ fn evaluate(
     printer: &Printer,
 ) -> Result<(), DistError> {
     let store = RunStore::open(location)?;
-    let lease = LeaseKeeper::acquire(location, Role::Evaluator, &config.lease)?;
+    let lease = LeaseKeeper::acquire(location, Role::Evaluation, &config.lease)?;
     let mut role = EvaluationRole::start(&store, config, None, lease)?;
     loop {
         let stopping = stop.raised();

@@ -10,13 +10,13 @@
 //! **Generation** (`checkers-zero openings`): from the start position, `turns` uniformly
 //! random whole turns (seeded), keeping each position not seen before (by its Zobrist
 //! hash) and not finished, and dropping those a search already calls decided
-//! ([`DecidedCheck`]), until `count` are kept. Candidates are drawn in batches and checked
-//! in parallel, kept in the order drawn, so the file depends only on the arguments.
+//! ([`DecidedCheck`], [`Balance`]), until `count` are kept. Candidates are drawn in batches
+//! and checked in parallel, kept in the order drawn, so the file depends only on the
+//! arguments.
 
 use std::collections::HashSet;
-use std::fmt::{self, Write as _};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::sync::Arc;
 
 use rand::rngs::StdRng;
@@ -24,8 +24,9 @@ use rand::SeedableRng;
 use rayon::prelude::*;
 
 use super::EvalError;
-use crate::game::{GameKind, GameState, RulesConfig, Side};
-use crate::search::agents::material_value;
+pub use crate::config::decided::DecidedCheck;
+use crate::game::{GameKind, GameState, RulesConfig};
+use crate::search::agents::Balance;
 use crate::selfplay::record::GameRecord;
 use crate::with_game;
 
@@ -154,55 +155,6 @@ pub fn default_suite(kind: GameKind) -> Result<PathBuf, EvalError> {
     )))
 }
 
-/// How generation decides that a position is already decided.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum DecidedCheck {
-    /// Keep every position.
-    None,
-    /// Alpha-beta on material ([`material_value`]) `depth` whole turns deep, for side 0:
-    /// decided when it differs from the start position's value at the same depth by at
-    /// least `margin` (a forced win or loss always does).
-    AlphaBeta {
-        /// Whole turns searched.
-        depth: u32,
-        /// Material difference from the start position's value that counts as decided.
-        margin: f64,
-    },
-}
-
-impl fmt::Display for DecidedCheck {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DecidedCheck::None => f.write_str("none"),
-            DecidedCheck::AlphaBeta { depth, margin } => write!(f, "alphabeta:{depth}:{margin}"),
-        }
-    }
-}
-
-impl FromStr for DecidedCheck {
-    type Err = String;
-    /// Parses `none` or `alphabeta:DEPTH:MARGIN`.
-    fn from_str(text: &str) -> Result<DecidedCheck, String> {
-        let bad = || {
-            format!(
-                "bad check '{text}': expected 'none' or 'alphabeta:DEPTH:MARGIN' \
-                 (e.g. alphabeta:6:2, DEPTH 1 to 8 whole turns, MARGIN above 0)"
-            )
-        };
-        if text == "none" {
-            return Ok(DecidedCheck::None);
-        }
-        let rest = text.strip_prefix("alphabeta:").ok_or_else(bad)?;
-        let (depth, margin) = rest.split_once(':').ok_or_else(bad)?;
-        let depth: u32 = depth.parse().map_err(|_| bad())?;
-        let margin: f64 = margin.parse().map_err(|_| bad())?;
-        if !((1..=8).contains(&depth) && margin.is_finite() && margin > 0.0) {
-            return Err(bad());
-        }
-        Ok(DecidedCheck::AlphaBeta { depth, margin })
-    }
-}
-
 /// What to generate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SuitePlan {
@@ -243,7 +195,7 @@ fn generate_in<S: GameState>(plan: &SuitePlan) -> Result<GeneratedSuite, String>
     let rules = RulesConfig::default();
     let mut rng = StdRng::seed_from_u64(plan.seed);
     let mut seen = HashSet::new();
-    let baseline = check_value(&S::start(plan.kind, rules), plan.check);
+    let balance = Balance::new(&S::start(plan.kind, rules), plan.check);
     let mut out = GeneratedSuite {
         positions: Vec::new(),
         drawn: 0,
@@ -279,12 +231,9 @@ fn generate_in<S: GameState>(plan: &SuitePlan) -> Result<GeneratedSuite, String>
                 batch.push(state);
             }
         }
-        let values: Vec<f64> = batch
-            .par_iter()
-            .map(|s| check_value(s, plan.check))
-            .collect();
-        for (state, value) in batch.iter().zip(values) {
-            if is_decided(value, baseline, plan.check) {
+        let decided: Vec<bool> = batch.par_iter().map(|s| balance.decided(s)).collect();
+        for (state, decided) in batch.iter().zip(decided) {
+            if decided {
                 out.decided += 1;
             } else {
                 out.positions.push(state.to_notation());
@@ -292,21 +241,6 @@ fn generate_in<S: GameState>(plan: &SuitePlan) -> Result<GeneratedSuite, String>
         }
     }
     Ok(out)
-}
-
-/// The check's value of `state` (side 0's view; 0 without a check).
-fn check_value<S: GameState>(state: &S, check: DecidedCheck) -> f64 {
-    match check {
-        DecidedCheck::None => 0.0,
-        DecidedCheck::AlphaBeta { depth, .. } => material_value(state, Side(0), depth),
-    }
-}
-
-fn is_decided(value: f64, baseline: f64, check: DecidedCheck) -> bool {
-    match check {
-        DecidedCheck::None => false,
-        DecidedCheck::AlphaBeta { margin, .. } => (value - baseline).abs() >= margin,
-    }
 }
 
 /// The suite file's text: the header comments (game, the command that rebuilds it, the
@@ -338,34 +272,6 @@ pub fn suite_text(plan: &SuitePlan, suite: &GeneratedSuite, command: &str) -> St
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn checks_parse() {
-        assert_eq!("none".parse::<DecidedCheck>(), Ok(DecidedCheck::None));
-        assert_eq!(
-            "alphabeta:4:2.5".parse::<DecidedCheck>(),
-            Ok(DecidedCheck::AlphaBeta {
-                depth: 4,
-                margin: 2.5
-            })
-        );
-        for bad in [
-            "",
-            "alphabeta:4",
-            "alphabeta:0:2",
-            "alphabeta:4:0",
-            "uct:4:2",
-            "alphabeta:x:1",
-        ] {
-            let error = bad.parse::<DecidedCheck>().unwrap_err();
-            assert!(error.contains("alphabeta:DEPTH:MARGIN"), "{error}");
-        }
-        let check = DecidedCheck::AlphaBeta {
-            depth: 3,
-            margin: 1.5,
-        };
-        assert_eq!(check.to_string().parse::<DecidedCheck>(), Ok(check));
-    }
 
     const REMATCH_START: &str = "white a1:R a2:R b1:R b2:R b4:O c4:O c5:O d2:W d3:W d5:O e3:W e4:W";
 
@@ -443,7 +349,7 @@ mod tests {
         );
         let mut hashes = HashSet::new();
         let start = crate::game::rematch::Rematch::start(GameKind::Rematch, RulesConfig::default());
-        let baseline = check_value(&start, plan.check);
+        let balance = Balance::new(&start, plan.check);
         for text in &suite.positions {
             let state = crate::game::rematch::Rematch::from_notation(
                 GameKind::Rematch,
@@ -453,7 +359,7 @@ mod tests {
             .unwrap();
             assert!(state.outcome().is_none() && !state.turn_in_progress());
             assert!(hashes.insert(state.position_hash()), "{text} twice");
-            assert!((check_value(&state, plan.check) - baseline).abs() < 1.0);
+            assert!(!balance.decided(&state), "{text} is decided");
         }
         assert_eq!(
             suite.drawn,
@@ -497,17 +403,5 @@ mod tests {
             "only 7 undecided distinct rematch positions after 1600 random openings \
              (--turns 1); use more --turns or a smaller --count"
         );
-    }
-
-    #[test]
-    fn decided_is_a_margin_from_the_start() {
-        let check = DecidedCheck::AlphaBeta {
-            depth: 2,
-            margin: 2.0,
-        };
-        assert!(!is_decided(-3.0, -4.0, check));
-        assert!(is_decided(-2.0, -4.0, check));
-        assert!(is_decided(-6.0, -4.0, check));
-        assert!(!is_decided(1e6, 0.0, DecidedCheck::None));
     }
 }

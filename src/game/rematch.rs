@@ -376,6 +376,7 @@ impl Rematch {
         }
         out.colour = swap(self.colour);
         out.team_due = swap(self.team_due);
+        out.debug_check_hash();
         out
     }
 
@@ -394,6 +395,7 @@ impl Rematch {
             out.jumper = map[self.jumper as usize];
         }
         out.jumped = bits(self.jumped).fold(0, |m, c| m | 1 << map[c]);
+        out.debug_check_hash();
         out
     }
 
@@ -435,9 +437,15 @@ impl Rematch {
         (0..CELLS).fold(0, |h, c| h ^ stack_hash(c, self.cells[c]))
     }
 
-    /// [`GameState::position_hash`] recomputed from scratch (for tests of the incremental one).
-    pub fn recompute_position_hash(&self) -> u64 {
-        self.recompute_piece_hash() ^ self.turn_hash()
+    /// Checks, in debug builds (tests are), that the incrementally kept piece hash is the
+    /// one recomputed from scratch.
+    fn debug_check_hash(&self) {
+        debug_assert_eq!(
+            self.piece_hash,
+            self.recompute_piece_hash(),
+            "incremental hash of {}",
+            self.to_notation()
+        );
     }
 
     /// Calls `f(dir, dist)` for every capture open to the stack on `from`: adjacent ones, and
@@ -879,10 +887,12 @@ impl GameState for Rematch {
         if captured {
             self.jumper = to;
             if self.any_capture_from(to as usize) {
+                self.debug_check_hash();
                 return;
             }
         }
         self.finish_turn(captured, true);
+        self.debug_check_hash();
     }
 
     fn turn_in_progress(&self) -> bool {
@@ -1158,5 +1168,16 @@ mod tests {
     fn hash_recomputes() {
         let s = Rematch::start(GameKind::Rematch, RulesConfig::default());
         assert_eq!(s.piece_hash, s.recompute_piece_hash());
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "incremental hash")]
+    fn a_wrong_incremental_hash_is_caught_by_the_next_step() {
+        let mut s = Rematch::start(GameKind::Rematch, RulesConfig::default());
+        s.piece_hash ^= 1;
+        let mut steps = StepList::new();
+        s.legal_steps(&mut steps);
+        s.apply_step(steps[0]);
     }
 }

@@ -53,14 +53,14 @@ pub const MATCHES: &str = "matches";
 /// The learner's metrics.
 pub const LEARNER_METRICS: &str = "learner/metrics.jsonl";
 /// The evaluation role's metrics.
-pub const EVALUATOR_METRICS: &str = "evaluator/metrics.jsonl";
+pub const EVALUATION_METRICS: &str = "evaluator/metrics.jsonl";
 /// The evaluation role's progress.
-pub const EVALUATOR_STATE: &str = "evaluator/state.json";
+pub const EVALUATION_STATE: &str = "evaluator/state.json";
 /// A metrics log's file name: a role's local log, and the learner's in runs written by
 /// `train` before it ran the roles (at the run's top).
 pub const METRICS_FILE: &str = "metrics.jsonl";
 /// Every metrics log a run may hold, the old top-level one first.
-pub const METRICS_LOGS: [&str; 3] = [METRICS_FILE, LEARNER_METRICS, EVALUATOR_METRICS];
+pub const METRICS_LOGS: [&str; 3] = [METRICS_FILE, LEARNER_METRICS, EVALUATION_METRICS];
 /// `ratings`' table.
 pub const RATINGS_CSV: &str = "ratings.csv";
 /// `ratings`' Elo plot.

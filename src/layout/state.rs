@@ -151,7 +151,7 @@ pub struct WorkerStatus {
 /// The evaluation role's progress (`evaluator/state.json`), so that a restart does not redo
 /// work.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct EvaluatorState {
+pub struct EvaluationState {
     /// The step of the last checkpoint evaluated.
     #[serde(default)]
     pub last_step: Option<u64>,
@@ -240,7 +240,7 @@ impl StateFile for WorkerStatus {
     const WHAT: &'static str = "self-play session status";
 }
 
-impl StateFile for EvaluatorState {
+impl StateFile for EvaluationState {
     const WHAT: &'static str = "evaluator state";
 }
 
@@ -289,11 +289,14 @@ mod tests {
         let old = r#"{"session": "w-2", "games": 3, "model_step": 20, "done": false}"#;
         let old = WorkerStatus::parse(old, "w").unwrap();
         assert_eq!((old.games, old.model_step, old.updated_unix_ms), (3, 20, 0));
-        let state = EvaluatorState {
+        let state = EvaluationState {
             last_step: Some(40),
         };
-        assert_eq!(EvaluatorState::parse(&state.to_json(), "e").unwrap(), state);
-        let old = EvaluatorState::parse(r#"{"last_step": null}"#, "e").unwrap();
+        assert_eq!(
+            EvaluationState::parse(&state.to_json(), "e").unwrap(),
+            state
+        );
+        let old = EvaluationState::parse(r#"{"last_step": null}"#, "e").unwrap();
         assert_eq!(old.last_step, None);
         let fork = r#"{"base": "runs/b", "step": 10, "shards": 4, "unix_ms": 1}"#;
         let fork = ForkState::parse(fork, "f").unwrap();

@@ -182,21 +182,6 @@ fn lay_out(shape: IoShape, requests: &[impl Borrow<Request>]) -> Result<Vec<f32>
     Ok(input)
 }
 
-/// Evaluates `requests` with `forward` (the logits of the laid-out input): what
-/// [`evaluate`] does, for a net that is not behind a [`Backend`].
-pub fn evaluate_with(
-    shape: IoShape,
-    requests: &[impl Borrow<Request>],
-    forward: impl FnOnce(Vec<f32>, usize) -> Result<Logits, NetError>,
-) -> Result<Vec<Evaluation>, NetError> {
-    if requests.is_empty() {
-        return Ok(Vec::new());
-    }
-    let input = lay_out(shape, requests)?;
-    let logits = forward(input, requests.len())?;
-    Ok(read_answers(&logits, requests, shape.num_actions))
-}
-
 /// Checks a request against the model's input size and action space.
 fn check_request(request: &Request, shape: IoShape) -> Result<(), NetError> {
     let IoShape {

@@ -673,8 +673,8 @@ fn answer(pending: &mut Vec<Job>, result: Result<RawOutput, NetError>) {
 }
 
 /// Runs `positions` laid out in `input` through the net, at most `max_batch` at a time, each
-/// chunk on `model_for(chunk size)`.
-fn forward_raw<'a>(
+/// chunk on `model_for(chunk size)`: the evaluator's forward pass (benchmarks time it alone).
+pub fn forward_raw<'a>(
     model_for: impl Fn(usize) -> &'a Model,
     input: &[f32],
     positions: usize,
@@ -738,21 +738,4 @@ fn append_f32(tensor: &Tensor, out: &mut Vec<f32>) -> Result<(), NetError> {
     out.resize(at + n, 0.0);
     values.f_copy_data(&mut out[at..], n)?;
     Ok(())
-}
-
-/// One forward pass over `requests` in this thread; masked softmax over each request's
-/// legal steps. What the evaluator does, without the batching.
-pub fn evaluate_batch(model: &Model, requests: &[&Request]) -> Result<Vec<Evaluation>, NetError> {
-    let shape = &model.meta().shape;
-    let shape = IoShape {
-        per_position: (shape.planes * shape.height * shape.width) as usize,
-        num_actions: shape.num_actions as usize,
-    };
-    backend::evaluate_with(shape, requests, |input, positions| {
-        let raw = forward_raw(|_| model, &input, positions, positions.max(1))?;
-        Ok(Logits {
-            raw: Arc::new(raw),
-            first: 0,
-        })
-    })
 }

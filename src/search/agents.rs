@@ -13,6 +13,7 @@ use super::rollout::playout_mean;
 use super::run::search_step;
 pub use super::run::Budget;
 use super::tree::{Evaluate, LeafEval, Mcts, UniformEvaluator};
+use crate::config::decided::DecidedCheck;
 use crate::game::{Action, GameState, Side, StepList};
 use crate::net::batcher::BatcherHandle;
 use crate::net::encode::Encode;
@@ -311,6 +312,45 @@ pub fn material_value<S: GameState>(state: &S, side: Side, depth: u32) -> f64 {
     AlphaBeta::new(side, None).value(state, depth, f64::NEG_INFINITY, f64::INFINITY)
 }
 
+/// Whether positions are already decided by a [`DecidedCheck`]: their alpha-beta material
+/// value for side 0 against the start position's at the same depth. What the opening
+/// suites and self-play's balanced openings drop.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Balance {
+    check: DecidedCheck,
+    /// The start position's value.
+    baseline: f64,
+}
+
+impl Balance {
+    /// The check `check` measured from the start position `start`.
+    pub fn new<S: GameState>(start: &S, check: DecidedCheck) -> Balance {
+        let baseline = match check {
+            DecidedCheck::None => 0.0,
+            DecidedCheck::AlphaBeta { depth, .. } => material_value(start, Side(0), depth),
+        };
+        Balance { check, baseline }
+    }
+
+    /// Whether the check calls `state` decided.
+    pub fn decided<S: GameState>(&self, state: &S) -> bool {
+        match self.check {
+            DecidedCheck::None => false,
+            DecidedCheck::AlphaBeta { depth, .. } => {
+                self.beyond_margin(material_value(state, Side(0), depth))
+            }
+        }
+    }
+
+    /// Whether side 0's value `value` lies the margin or more from the start's.
+    fn beyond_margin(&self, value: f64) -> bool {
+        match self.check {
+            DecidedCheck::None => false,
+            DecidedCheck::AlphaBeta { margin, .. } => (value - self.baseline).abs() >= margin,
+        }
+    }
+}
+
 /// The alpha-beta values (as [`material_value`]) for `side`, whose turns lead to the
 /// positions `after`, of each of those turns, `depth` (at least 1) whole turns deep with
 /// the turn itself, all searched with one transposition table: every turn with the best
@@ -407,5 +447,30 @@ impl<S: Encode> Agent<S> for PolicyAgent {
             .max_by(|&a, &b| priors[a].total_cmp(&priors[b]))
             .expect("a legal step");
         Ok(steps[best])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decided_is_a_margin_from_the_start() {
+        let check = DecidedCheck::AlphaBeta {
+            depth: 2,
+            margin: 2.0,
+        };
+        let balance = Balance {
+            check,
+            baseline: -4.0,
+        };
+        assert!(!balance.beyond_margin(-3.0));
+        assert!(balance.beyond_margin(-2.0));
+        assert!(balance.beyond_margin(-6.0));
+        let none = Balance {
+            check: DecidedCheck::None,
+            baseline: 0.0,
+        };
+        assert!(!none.beyond_margin(1e6));
     }
 }

@@ -447,4 +447,48 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn tree_reuse_keeps_the_chosen_subtree() {
+        use crate::net::net_eval::UniformEvaluator;
+        type S = crate::game::eximo::Eximo;
+        let search = |tree: &mut Mcts<S>, target: u32| {
+            let mut roots: Vec<Box<dyn RootSearch<S>>> =
+                vec![Box::new(PuctRoot::new(target, false))];
+            let mut rng = StdRng::seed_from_u64(0);
+            run_searches(&mut [tree], &mut roots, &mut UniformEvaluator, &mut rng).unwrap();
+        };
+        let state = S::start(GameKind::Eximo, RulesConfig::default());
+        let mut tree = Mcts::new(state, SearchConfig::default().mcts(true));
+        search(&mut tree, 2000);
+        let best = tree
+            .root_children()
+            .into_iter()
+            .max_by_key(|c| c.visits)
+            .unwrap();
+        let before = tree.node_count();
+        tree.advance(best.action);
+        assert_eq!(
+            tree.root_visits(),
+            best.visits,
+            "the child's visits carry over"
+        );
+        assert!(
+            tree.node_count() < before,
+            "the rest of the tree is dropped"
+        );
+        let mut expected = state;
+        expected.apply_step(best.action);
+        assert_eq!(tree.root_state().position_hash(), expected.position_hash());
+        // Searching on from the reused tree adds to the carried visits.
+        let target = tree.root_visits() + 100;
+        search(&mut tree, target);
+        assert_eq!(tree.root_visits(), target);
+        let child_visits: u32 = tree.root_children().iter().map(|c| c.visits).sum();
+        assert_eq!(
+            child_visits + 1,
+            tree.root_visits(),
+            "every simulation but the root's own went to a child"
+        );
+    }
 }

@@ -75,6 +75,35 @@ impl Proven {
         let (lo, hi) = self.class_range();
         (lo == hi).then_some(lo)
     }
+
+    /// The same value from the other side's view.
+    pub fn flipped(self) -> Proven {
+        match self {
+            Proven::Win(n) => Proven::Loss(n),
+            Proven::Loss(n) => Proven::Win(n),
+            Proven::DrawOrWin => Proven::DrawOrLoss,
+            Proven::DrawOrLoss => Proven::DrawOrWin,
+            same => same,
+        }
+    }
+
+    /// The value for a person, with its unit: "win in 13 turns", "loss in 1 turn", "at
+    /// least a draw".
+    pub fn in_words(self) -> String {
+        let within = |n: Option<u32>| match n {
+            Some(1) => " in 1 turn".to_string(),
+            Some(n) => format!(" in {n} turns"),
+            None => String::new(),
+        };
+        match self {
+            Proven::Win(n) => format!("win{}", within(n)),
+            Proven::Loss(n) => format!("loss{}", within(n)),
+            Proven::Draw => "draw".into(),
+            Proven::DrawOrWin => "at least a draw".into(),
+            Proven::DrawOrLoss => "at most a draw".into(),
+            Proven::Unknown => "not proven".into(),
+        }
+    }
 }
 
 impl fmt::Display for Proven {

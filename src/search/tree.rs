@@ -517,8 +517,9 @@ impl<S: GameState> Mcts<S> {
         self.root_state = next_state;
     }
 
-    /// Nodes in the arena (for tests and memory accounting).
-    pub fn node_count(&self) -> usize {
+    /// Nodes in the arena (tests of tree reuse).
+    #[cfg(test)]
+    pub(crate) fn node_count(&self) -> usize {
         self.nodes.len()
     }
 }

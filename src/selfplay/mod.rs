@@ -2,6 +2,7 @@
 //! and the game records they write.
 
 pub mod diversity;
+pub mod opening;
 pub mod pool;
 pub mod proven;
 pub mod reanalyse;

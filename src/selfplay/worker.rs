@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
+use super::opening::OpeningDraw;
 use super::proven::label_proven;
 use super::reanalyse::{Reanalysis, RecentGames};
 use super::record::{GameRecord, StepRecord};
@@ -50,6 +51,8 @@ pub struct WorkerSettings {
     /// (`selfplay.opponent_share` of the games then seat it); [`run_worker`] sets it from
     /// the evaluators it is given.
     pub opponent: bool,
+    /// How games open, from `selfplay`'s opening keys (shared like `resign`).
+    pub openings: Arc<OpeningDraw>,
 }
 
 impl WorkerSettings {
@@ -90,6 +93,12 @@ impl WorkerSettings {
             0
         };
         let recent = Arc::new(Mutex::new(RecentGames::new(held)));
+        let openings = Arc::new(OpeningDraw::new(
+            kind,
+            rules,
+            selfplay.opening_random_turns,
+            selfplay.balanced_openings,
+        ));
         WorkerSettings {
             kind,
             rules,
@@ -99,6 +108,7 @@ impl WorkerSettings {
             resign,
             recent,
             opponent: false,
+            openings,
         }
     }
 
@@ -596,13 +606,7 @@ fn new_slot<S: GameState>(settings: &WorkerSettings, counters: &SharedCounters) 
         counters.model_step.load(Ordering::Relaxed),
     );
     record.index = index;
-    let opening = settings.selfplay.opening_random_turns;
-    let turns = if opening > 0 {
-        let turns = rng.gen_range(0..=opening);
-        record.play_random_turns(&mut state, turns, &mut rng)
-    } else {
-        0
-    };
+    let turns = settings.openings.open(&mut state, &mut record, &mut rng);
     record.played_through = settings.selfplay.resign_consecutive > 0
         && rng.gen::<f32>() < settings.selfplay.resign_playthrough;
     record.resign_thresholds = settings.resign_thresholds();

@@ -23,6 +23,7 @@ use serde_json::{json, Value};
 use super::board::{board, pieces};
 use super::clicks::{click, EntryInput};
 use super::engine::{self, search_config, AnalysisBudget, RequestEvaluator, Snapshot, StopOnDrop};
+use super::error::ApiError;
 use super::guard;
 use super::rundir::{RunError, RunRoot};
 use super::words::{mover_words, outcome_words, thousands};
@@ -33,36 +34,6 @@ use crate::search::run::Budget;
 use crate::with_game;
 
 type Shared = Arc<ServeState>;
-
-/// An answer with a 4xx/5xx status and `{"error": message}`.
-#[derive(Debug)]
-pub struct ApiError {
-    status: StatusCode,
-    message: String,
-}
-
-impl ApiError {
-    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
-        ApiError {
-            status,
-            message: message.into(),
-        }
-    }
-
-    fn bad(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, message)
-    }
-
-    fn unplayable(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, message)
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        (self.status, Json(json!({ "error": self.message }))).into_response()
-    }
-}
 
 impl From<RunError> for ApiError {
     fn from(e: RunError) -> Self {
@@ -162,6 +133,8 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("charts.js", JS, include_str!("assets/charts.js")),
     ("views.js", JS, include_str!("assets/views.js")),
     ("dashboard.js", JS, include_str!("assets/dashboard.js")),
+    ("graph.js", JS, include_str!("assets/graph.js")),
+    ("editor.js", JS, include_str!("assets/editor.js")),
     ("style.css", CSS, include_str!("assets/style.css")),
     (
         "uplot.min.js",
@@ -251,6 +224,8 @@ fn view<S: GameState>(state: &S) -> Value {
         "side": state.side_to_move().0,
         "pieces": pieces(state),
         "outcome": state.outcome().map(|o| outcome_words(kind, &o)),
+        // The winning side's index once the game is over (null: a draw, or not over).
+        "winner": state.outcome().and_then(|o| o.winner).map(|side| side.0),
         "turns": distinct_turns(state).into_iter().map(|t| t.path).collect::<Vec<_>>(),
     })
 }
@@ -274,6 +249,7 @@ async fn info(State(st): State<Shared>) -> Json<Value> {
             "max_visits": st.config.max_visits,
             "default_visits": st.config.default_visits,
             "max_seconds": st.config.max_seconds,
+            "max_lines": MAX_LINES,
             "max_body_bytes": st.config.max_body_bytes,
         },
     }))
@@ -339,6 +315,28 @@ fn visits(st: &ServeState, asked: Option<&Value>) -> Result<u32, ApiError> {
             "a search takes a whole number of visits, at least 1 and at most {}; {} were \
              asked for",
             thousands(u64::from(max)),
+            asked_words(asked)
+        ))),
+    }
+}
+
+/// The most engine lines an analysis reports.
+pub const MAX_LINES: usize = 10;
+
+/// Engine lines when none are asked for.
+const DEFAULT_LINES: usize = 3;
+
+/// The engine lines asked for: [`DEFAULT_LINES`] when none are, else a whole number from 1
+/// to [`MAX_LINES`].
+fn lines(asked: Option<&Value>) -> Result<usize, ApiError> {
+    let Some(asked) = asked else {
+        return Ok(DEFAULT_LINES);
+    };
+    match asked.as_f64() {
+        Some(n) if n.fract() == 0.0 && (1.0..=MAX_LINES as f64).contains(&n) => Ok(n as usize),
+        _ => Err(ApiError::bad(format!(
+            "an analysis shows a whole number of engine lines, at least 1 and at most \
+             {MAX_LINES}; {} were asked for",
             asked_words(asked)
         ))),
     }
@@ -494,6 +492,8 @@ struct AnalyseRequest {
     /// Longest time to search, in seconds (at most the server's limit), as sent (checked by
     /// `seconds`).
     seconds: Option<Value>,
+    /// Engine lines to report (multi-PV), as sent (checked by `lines`).
+    lines: Option<Value>,
 }
 
 type SearchJob = Box<dyn FnOnce(&Arc<AtomicBool>, &mut dyn FnMut(Snapshot)) + Send>;
@@ -510,6 +510,7 @@ fn prepare_analysis(
         time: seconds(st, req.seconds.as_ref())?,
         chunk: st.config.snapshot_visits,
         progress,
+        lines: lines(req.lines.as_ref())?,
     };
     with_game!(kind, S => {
         let state: S = parse_position(kind, req.position.as_deref())?;

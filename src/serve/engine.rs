@@ -16,7 +16,7 @@ use crate::config::search::SearchConfig;
 use crate::config::RunConfig;
 use crate::export::torchscript::ExportedModel;
 use crate::game::turns::push_step_text;
-use crate::game::{GameKind, GameState};
+use crate::game::{Action, GameKind, GameState};
 use crate::layout::{is_export_dir, resolve_model};
 use crate::net::backend::Backend;
 use crate::net::batcher::{Batcher, BatcherConfig};
@@ -26,7 +26,7 @@ use crate::net::net_eval::NetEvaluator;
 use crate::net::NetError;
 use crate::search::agents::{Budget, RolloutEvaluator};
 use crate::search::run::{search_in_chunks, start_search};
-use crate::search::solve::quick_proof;
+use crate::search::solve::{quick_proof, Proven};
 use crate::search::think::{principal_variation, TurnSearch};
 use crate::search::tree::{Evaluate, LeafEval, Mcts};
 
@@ -191,6 +191,25 @@ pub struct TurnStats {
     pub q: f32,
 }
 
+/// One engine line: a first turn and the search's best continuation after it, with what
+/// the search, the net and the solver make of the first turn, each for the side that plays
+/// it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct EngineLine {
+    /// Whole turns in the move notation, the first turn first.
+    pub turns: Vec<String>,
+    /// Simulations through the first turn.
+    pub visits: u32,
+    /// The first turn's mean value in the search, in [-1, 1].
+    pub q: f32,
+    /// The net's win/draw/loss after the first turn (the result when it ends the game);
+    /// filled once the search is done.
+    pub wdl: Option<[f32; 3]>,
+    /// The solver's value after the first turn in words ("win in 13 turns"), when it
+    /// proves one within its budget; once the search is done.
+    pub proven: Option<String>,
+}
+
 /// What an analysis knows so far.
 #[derive(Clone, Debug, Serialize, Default)]
 pub struct Snapshot {
@@ -200,13 +219,19 @@ pub struct Snapshot {
     pub value: f32,
     /// The net's win/draw/loss for the side to move (`None` without a model).
     pub wdl: Option<[f32; 3]>,
-    /// The exact solver's value for the side to move (`win 3`, `draw`, ...), when it proves
-    /// the class within [`ANALYSIS_SOLVER_NODES`].
+    /// The exact solver's value for the side to move in words (`win in 3 turns`, `draw`,
+    /// ...), when it proves the class within [`ANALYSIS_SOLVER_NODES`].
     pub proven: Option<String>,
+    /// That proven value as a win/draw/loss for the side to move (what the bar shows), when
+    /// the class is proven.
+    pub proven_wdl: Option<[f32; 3]>,
     /// Visited turns, most visited first.
     pub turns: Vec<TurnStats>,
     /// The principal variation in whole turns.
     pub pv: Vec<String>,
+    /// The engine lines asked for (multi-PV): the most visited first turns, each with its
+    /// continuation, most visited first.
+    pub lines: Vec<EngineLine>,
     /// Root step priors summed by landing cell: the policy on the board.
     pub heat: Vec<(String, f32)>,
     /// Milliseconds since the search began.
@@ -232,6 +257,8 @@ pub struct AnalysisBudget {
     pub chunk: u32,
     /// Publish a snapshot after every chunk (else only the final one).
     pub progress: bool,
+    /// Engine lines to report (multi-PV).
+    pub lines: usize,
 }
 
 /// Searches `state` as `config` says (its `kind`: PUCT or a Gumbel root planned for
@@ -252,7 +279,10 @@ pub fn analyse<S: Encode>(
         Err(error) => snapshot.error = Some(error),
     }
     match quick_proof(state, ANALYSIS_SOLVER_NODES) {
-        Ok(proven) => snapshot.proven = proven.map(|p| p.to_string()),
+        Ok(proven) => {
+            snapshot.proven = proven.map(Proven::in_words);
+            snapshot.proven_wdl = proven.and_then(proven_wdl);
+        }
         Err(error) => snapshot.error = Some(error.to_string()),
     }
     let mut tree = Mcts::new(state.clone(), config.mcts(false));
@@ -267,7 +297,7 @@ pub fn analyse<S: Encode>(
                 || stop.load(Ordering::Relaxed);
             if !finished && budget.progress && tree.root_visits() >= next_report {
                 next_report = tree.root_visits() + budget.chunk.max(1);
-                fill_snapshot(tree, &mut snapshot, start);
+                fill_snapshot(tree, &mut snapshot, budget.lines, start);
                 publish(snapshot.clone());
             }
             !finished
@@ -278,16 +308,24 @@ pub fn analyse<S: Encode>(
         }
     }
     if tree.root_expanded() {
-        fill_snapshot(&tree, &mut snapshot, start);
+        fill_snapshot(&tree, &mut snapshot, budget.lines, start);
+        judge_lines(&tree, &mut snapshot, |after| eval.wdl(after).ok().flatten());
     }
     snapshot.done = true;
     publish(snapshot);
 }
 
-fn fill_snapshot<S: GameState>(tree: &Mcts<S>, snapshot: &mut Snapshot, start: Instant) {
+fn fill_snapshot<S: GameState>(
+    tree: &Mcts<S>,
+    snapshot: &mut Snapshot,
+    lines: usize,
+    start: Instant,
+) {
     snapshot.visits = tree.root_visits();
     snapshot.value = tree.root_value();
-    snapshot.turns = turn_stats(tree);
+    let turns = turns_with_steps(tree);
+    snapshot.lines = engine_lines(tree, &turns, lines);
+    snapshot.turns = turns.into_iter().map(|(t, _)| t).collect();
     snapshot.pv = principal_variation(tree);
     let state = tree.root_state();
     let mut heat: Vec<(String, f32)> = Vec::new();
@@ -302,35 +340,111 @@ fn fill_snapshot<S: GameState>(tree: &Mcts<S>, snapshot: &mut Snapshot, start: I
     snapshot.elapsed_ms = start.elapsed().as_millis() as u64;
 }
 
-/// The visited whole turns below the root of `tree` (at a turn boundary), most visited
-/// first.
-pub fn turn_stats<S: GameState>(tree: &Mcts<S>) -> Vec<TurnStats> {
+/// The visited whole turns below the root of `tree` (at a turn boundary), each with its
+/// steps, most visited first.
+fn turns_with_steps<S: GameState>(tree: &Mcts<S>) -> Vec<(TurnStats, Vec<Action>)> {
     let mut out = Vec::new();
-    collect_turns(tree, String::new(), 1.0, &mut out);
-    out.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.q.total_cmp(&a.q)));
+    collect_turns(tree, (String::new(), Vec::new()), 1.0, &mut out);
+    out.sort_by(|(a, _), (b, _)| b.visits.cmp(&a.visits).then(b.q.total_cmp(&a.q)));
     out
 }
 
-fn collect_turns<S: GameState>(tree: &Mcts<S>, path: String, prior: f32, out: &mut Vec<TurnStats>) {
+fn collect_turns<S: GameState>(
+    tree: &Mcts<S>,
+    (path, steps): (String, Vec<Action>),
+    prior: f32,
+    out: &mut Vec<(TurnStats, Vec<Action>)>,
+) {
     let state = tree.root_state();
     for child in tree.root_children().into_iter().filter(|c| c.visits > 0) {
         let mut text = path.clone();
         push_step_text(state, child.action, path.is_empty(), &mut text);
+        let mut turn = steps.clone();
+        turn.push(child.action);
         let mut next = state.clone();
         next.apply_step(child.action);
         let prior = prior * child.prior;
         if next.turn_in_progress() && next.outcome().is_none() {
             let mut below = tree.clone();
             below.advance(child.action);
-            collect_turns(&below, text, prior, out);
+            collect_turns(&below, (text, turn), prior, out);
         } else {
-            out.push(TurnStats {
+            let stats = TurnStats {
                 turn: text,
                 visits: child.visits,
                 prior,
                 q: child.q,
-            });
+            };
+            out.push((stats, turn));
         }
+    }
+}
+
+/// The first `count` engine lines of `tree`: its most visited turns (`turns`, with their
+/// steps), each followed by the search's best continuation below it.
+fn engine_lines<S: GameState>(
+    tree: &Mcts<S>,
+    turns: &[(TurnStats, Vec<Action>)],
+    count: usize,
+) -> Vec<EngineLine> {
+    let line = |(stats, steps): &(TurnStats, Vec<Action>)| {
+        let mut below = tree.clone();
+        for &step in steps {
+            below.advance(step);
+        }
+        let mut turns = vec![stats.turn.clone()];
+        turns.extend(principal_variation(&below));
+        EngineLine {
+            turns,
+            visits: stats.visits,
+            q: stats.q,
+            wdl: None,
+            proven: None,
+        }
+    };
+    turns.iter().take(count).map(line).collect()
+}
+
+/// Adds to each line of `snapshot` the net's W/D/L (`wdl_of`, for the side to move) and
+/// the solver's value after its first turn, both for the side that plays that turn.
+fn judge_lines<S: GameState>(
+    tree: &Mcts<S>,
+    snapshot: &mut Snapshot,
+    mut wdl_of: impl FnMut(&S) -> Option<[f32; 3]>,
+) {
+    let root = tree.root_state();
+    let mover = root.side_to_move();
+    let turns = turns_with_steps(tree);
+    let nodes = ANALYSIS_SOLVER_NODES / snapshot.lines.len().max(1) as u64;
+    for line in &mut snapshot.lines {
+        let Some((_, steps)) = turns.iter().find(|(t, _)| t.turn == line.turns[0]) else {
+            continue;
+        };
+        let mut after = root.clone();
+        for &step in steps {
+            after.apply_step(step);
+        }
+        let same = after.side_to_move() == mover;
+        line.wdl = match after.outcome() {
+            Some(outcome) if outcome.winner == Some(mover) => Some([1.0, 0.0, 0.0]),
+            Some(outcome) if outcome.winner.is_some() => Some([0.0, 0.0, 1.0]),
+            Some(_) => Some([0.0, 1.0, 0.0]),
+            None => wdl_of(&after).map(|[w, d, l]| if same { [w, d, l] } else { [l, d, w] }),
+        };
+        let proven = match after.outcome() {
+            Some(_) => None,
+            None => quick_proof(&after, nodes).ok().flatten(),
+        };
+        line.proven = proven.map(|p| (if same { p } else { p.flipped() }).in_words());
+    }
+}
+
+/// A proven class as a win/draw/loss (`None` while only a bound is proven).
+fn proven_wdl(proven: Proven) -> Option<[f32; 3]> {
+    match proven.class()? {
+        1 => Some([1.0, 0.0, 0.0]),
+        0 => Some([0.0, 1.0, 0.0]),
+        _ => Some([0.0, 0.0, 1.0]),
     }
 }
 
@@ -367,6 +481,7 @@ mod tests {
             time: Duration::from_secs(30),
             chunk: 16,
             progress: true,
+            lines: 3,
         };
         let snapshots = run(budget, &stop);
         assert!(snapshots.len() >= 4, "a snapshot per chunk");

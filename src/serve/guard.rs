@@ -11,9 +11,8 @@ use axum::extract::{Request, State};
 use axum::http::{header, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::Json;
-use serde_json::json;
 
+use super::error::ApiError;
 use super::words::thousands;
 
 /// How long a request body may take to arrive.
@@ -21,7 +20,7 @@ pub const BODY_SECONDS: u64 = 10;
 
 /// An error answer in the API's shape, `{"error": message}`.
 fn refuse(status: StatusCode, message: String) -> Response {
-    (status, Json(json!({ "error": message }))).into_response()
+    ApiError::new(status, message).into_response()
 }
 
 /// What the middleware needs of the server's settings.

@@ -16,7 +16,7 @@ const CHANGING: [&str; 6] = [
     layout::CONFIG,
     layout::LATEST,
     layout::LEARNER_METRICS,
-    layout::EVALUATOR_METRICS,
+    layout::EVALUATION_METRICS,
     layout::METRICS_FILE,
     layout::RATINGS_CSV,
 ];

@@ -16,6 +16,7 @@ pub mod board;
 pub mod clicks;
 pub mod command;
 pub mod engine;
+pub mod error;
 pub mod guard;
 pub mod mirror;
 pub mod rundir;
@@ -211,32 +212,6 @@ async fn accept_loop(listener: tokio::net::TcpListener, router: axum::Router) {
                 .await;
         });
     }
-}
-
-/// A server running on a thread of its own (tests, benchmarks): its address.
-#[derive(Debug)]
-pub struct Background {
-    /// Where it listens.
-    pub addr: SocketAddr,
-}
-
-/// Starts a server on an ephemeral port of 127.0.0.1 in a background thread.
-pub fn serve_in_background(options: ServeOptions) -> Result<Background, String> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let addr: SocketAddr = "127.0.0.1:0".parse().expect("an address");
-    let failed = tx.clone();
-    std::thread::spawn(move || {
-        let result = serve(&options, addr, |bound| {
-            let _ = tx.send(Ok(bound));
-        });
-        if let Err(e) = result {
-            let _ = failed.send(Err(e));
-        }
-    });
-    let addr = rx
-        .recv()
-        .map_err(|_| "the server thread ended".to_string())??;
-    Ok(Background { addr })
 }
 
 #[cfg(test)]

@@ -41,17 +41,25 @@ fn strings(v: &Value) -> Vec<String> {
 pub async fn play_short_games(page: &Page) {
     page.set("engine-visits", "40").await;
     page.click("#engine-on").await;
-    for (game, seats) in [
-        ("rematch", 2),
-        ("rematch3", 3),
-        ("hexdame", 2),
-        ("eximo", 2),
-    ] {
+    for (game, seats) in GAMES {
         let kind: GameKind = game.parse().unwrap();
         let (position, paths) = short_game(kind, 4);
         let clicks = clicks_for(kind, &position, &paths);
         page.setup(game, &vec!["person"; seats], Some(&position))
             .await;
+        // Engine lines here too, each with its figures and turns.
+        analysis_done(page).await;
+        let lines = page
+            .js("return [...document.querySelectorAll('#pv .engine-line')].map(l => [l.querySelector('.line-figures').textContent, l.querySelectorAll('.pv-turn').length]);")
+            .await;
+        let lines = lines.as_array().unwrap();
+        assert!(!lines.is_empty(), "{game}: engine lines");
+        assert!(
+            lines
+                .iter()
+                .all(|l| l[0].as_str().unwrap().contains(" visits") && l[1].as_u64().unwrap() >= 1),
+            "{game}: {lines:?}"
+        );
         for (path, clicks) in paths.iter().zip(&clicks) {
             page.click_cells(clicks).await;
             let history = page.history().await;
@@ -227,6 +235,375 @@ async fn play_first_turn(page: &Page, kind: GameKind) -> String {
         "{kind} from {here}: clicked {clicks:?}, played {history:?}"
     );
     turn
+}
+
+/// Every game with its number of seats.
+const GAMES: [(&str, usize); 4] = [
+    ("rematch", 2),
+    ("rematch3", 3),
+    ("hexdame", 2),
+    ("eximo", 2),
+];
+
+/// A new game of `game` with a person at each of its `seats`: its kind.
+async fn people_only(page: &Page, game: &str, seats: usize) -> GameKind {
+    page.setup(game, &vec!["person"; seats], None).await;
+    game.parse().unwrap()
+}
+
+/// Opens `url` afresh (a page that only its fragment tells apart is loaded again).
+async fn open_page(page: &Page, url: &str) {
+    page.client.goto("about:blank").await.unwrap();
+    page.client.goto(url).await.unwrap();
+    page.wait("the page", "document.body.dataset.ready === '1'")
+        .await;
+}
+
+/// Plays, by clicks at the cursor, the `index`-th legal turn that `moves` lists there (the
+/// last one when there are fewer): the turn.
+async fn play_turn(page: &Page, kind: GameKind, index: usize) -> String {
+    let here = position(page).await;
+    let mut turns = checkers_zero::rules_commands::moves(kind, Some(here.as_str())).unwrap();
+    let turn = turns.remove(index.min(turns.len() - 1));
+    let clicks = clicks_for(kind, &here, std::slice::from_ref(&turn)).remove(0);
+    page.click_cells(&clicks).await;
+    turn
+}
+
+/// The index, in `moves`' list at `position`, of a legal turn other than `not` after which
+/// the side to move has two turns or more: where a variation can branch again.
+fn branching_turn(kind: GameKind, position: &str, not: &Value) -> usize {
+    let turns = checkers_zero::rules_commands::moves(kind, Some(position)).unwrap();
+    let after = positions_after(kind, position, &turns);
+    turns
+        .iter()
+        .zip(after)
+        .position(|(turn, after)| {
+            json!(turn) != *not
+                && checkers_zero::rules_commands::moves(kind, Some(after.as_str()))
+                    .is_ok_and(|next| next.len() >= 2)
+        })
+        .unwrap_or_else(|| panic!("{kind}: no turn at {position} that branches again"))
+}
+
+/// The position after each of `turns`, each played alone from `position`.
+fn positions_after(kind: GameKind, position: &str, turns: &[String]) -> Vec<String> {
+    with_game!(kind, S => {
+        let state = S::from_notation(kind, position, RulesConfig::default()).unwrap();
+        turns
+            .iter()
+            .map(|t| parse_turn(&state, t).unwrap().state.to_notation())
+            .collect()
+    })
+}
+
+/// The move tree's text, and how many variations it opens.
+async fn tree_text(page: &Page) -> (String, usize) {
+    let text = page.text("tree").await;
+    let open = text.matches('(').count();
+    (text, open)
+}
+
+/// Writes a comment on the turn at the cursor, as typing does.
+async fn comment(page: &Page, words: &str) {
+    let words = json!(words);
+    page.js(&format!(
+        "const c = document.getElementById('comment'); c.value = {words}; \
+         c.dispatchEvent(new Event('input'));"
+    ))
+    .await;
+}
+
+/// The move tree in every game: a variation, one nested in it and a comment; the tree's
+/// text; export and import with both; the nested variation deleted and the outer one
+/// promoted; the tree kept while another game is shown; a link that opens the game.
+pub async fn move_tree(page: &Page) {
+    set_engine(page, false).await;
+    for (game, seats) in GAMES {
+        let kind = people_only(page, game, seats).await;
+        let mut played = Vec::new();
+        for _ in 0..3 {
+            played.push(json!(play_turn(page, kind, 0).await));
+        }
+        assert_eq!(page.history().await, played, "{game}: the main line");
+        // Back one turn, another answer: a variation; one more turn in it, then from the
+        // variation's first position another answer again: a variation in the variation.
+        key(page, "Home").await;
+        key(page, "ArrowRight").await;
+        let branch = branching_turn(kind, &position(page).await, &played[1]);
+        let other = play_turn(page, kind, branch).await;
+        play_turn(page, kind, 0).await;
+        comment(page, "a sharp try").await;
+        key(page, "ArrowLeft").await;
+        let nested = play_turn(page, kind, 1).await;
+        let (text, open) = tree_text(page).await;
+        assert_eq!(
+            open, 2,
+            "{game}: two variations, one inside the other: {text}"
+        );
+        assert!(
+            text.contains("{a sharp try}"),
+            "{game}: the comment: {text}"
+        );
+        assert!(
+            text.contains(&other) && text.contains(&nested),
+            "{game}: {text}"
+        );
+        let shown = page
+            .js("return !document.getElementById('variation').hidden;")
+            .await;
+        assert_eq!(shown, json!(true), "{game}: in a variation");
+        if game == "rematch" {
+            page.shot("move-tree").await;
+        }
+        // Export, then import into another game: the same tree.
+        page.click("#export-game").await;
+        let exported = page
+            .js("return document.getElementById('game-text').value;")
+            .await;
+        let exported = exported.as_str().unwrap().to_string();
+        assert_eq!(exported.matches('(').count(), 2, "{game}: {exported}");
+        assert!(exported.contains("{a sharp try}"), "{game}: {exported}");
+        let before = tree_text(page).await;
+        page.setup("eximo", &["person", "person"], None).await;
+        page.set("game-text", &exported).await;
+        page.click("#import-game").await;
+        page.wait(
+            "the import",
+            &format!("document.getElementById('game').value === '{game}'"),
+        )
+        .await;
+        assert_eq!(
+            page.history().await,
+            played,
+            "{game}: the imported main line"
+        );
+        let imported = tree_text(page).await;
+        assert_eq!(imported.1, 2, "{game}: {imported:?} against {before:?}");
+        assert!(imported.0.contains("{a sharp try}"), "{game}: {imported:?}");
+        // Into the nested variation (its first turn), delete it; then promote the outer.
+        page.click("#tree .tree-turn[data-depth='2']").await;
+        page.click("#delete-variation").await;
+        assert_eq!(tree_text(page).await.1, 1, "{game}: one variation left");
+        let first_alt = page
+            .js("return document.querySelector(\"#tree .tree-turn[data-depth='1']\").textContent;")
+            .await;
+        assert!(
+            first_alt.as_str().unwrap().ends_with(&other),
+            "{game}: {first_alt}"
+        );
+        page.click("#tree .tree-turn[data-depth='1']").await;
+        page.click("#promote-variation").await;
+        assert_eq!(page.history().await[1], json!(other), "{game}: promoted");
+        let shown = page
+            .js("return !document.getElementById('variation').hidden;")
+            .await;
+        assert_eq!(
+            shown,
+            json!(false),
+            "{game}: the promoted line is the main line"
+        );
+        page.no_console_errors(game).await;
+    }
+    // The tree stays with its game while another is shown.
+    let kept = (page.history().await, tree_text(page).await);
+    page.set("game", "rematch").await;
+    page.wait(
+        "rematch",
+        "document.getElementById('game').value === 'rematch'",
+    )
+    .await;
+    page.set("game", "eximo").await;
+    page.wait("eximo again", "window.__cz.history.length > 1")
+        .await;
+    assert_eq!(
+        (page.history().await, tree_text(page).await),
+        kept,
+        "the kept tree"
+    );
+    // A link opens the page on the game at the cursor.
+    key(page, "End").await;
+    page.click("#copy-link").await;
+    let link = page
+        .js("return document.getElementById('link-text').value;")
+        .await;
+    let link = link.as_str().unwrap().to_string();
+    assert!(link.contains("#game=eximo&start="), "{link}");
+    let line = page.history().await;
+    open_page(page, &link).await;
+    assert_eq!(page.history().await, line, "the link's game");
+    let game = page
+        .js("return document.getElementById('game').value;")
+        .await;
+    assert_eq!(game, json!("eximo"));
+    // A link to an unknown game is said in words over a new game.
+    let bad = link.replace("game=eximo", "game=chess");
+    open_page(page, &bad).await;
+    let said = page.text("message").await;
+    assert!(said.contains("unknown game 'chess'"), "{said}");
+    let home = link.split('#').next().unwrap().to_string();
+    open_page(page, &home).await;
+}
+
+/// The graph of the game in every game: a point per position once evaluated in the
+/// background, mistakes counted per seat, a click on the graph goes to that turn, and a
+/// share outside 1-100 is refused in words.
+pub async fn game_graph(page: &Page) {
+    set_engine(page, false).await;
+    for (game, seats) in GAMES {
+        let kind = people_only(page, game, seats).await;
+        for _ in 0..4 {
+            play_turn(page, kind, 0).await;
+        }
+        page.click("#graph-on").await;
+        page.wait(
+            "the graph",
+            "document.getElementById('graph-status').textContent.includes('(done)')",
+        )
+        .await;
+        let points = page
+            .js("return document.querySelector('#game-graph polyline').getAttribute('points').trim().split(/\\s+/).length;")
+            .await;
+        assert_eq!(points, json!(5), "{game}: a point per position");
+        let status = page.text("graph-status").await;
+        let board = page.js("return window.__cz.seats;").await;
+        for seat in strings(&board) {
+            let named = format!("{}{}", seat[..1].to_uppercase(), &seat[1..]);
+            assert!(
+                status.contains(&named),
+                "{game}: {named} counted in {status}"
+            );
+        }
+        page.click("#game-graph").await;
+        assert_eq!(
+            cursor(page).await,
+            json!(2),
+            "{game}: the middle of the graph"
+        );
+        if game == "hexdame" {
+            page.shot("game-graph").await;
+        }
+        page.set("mistake-share", "0").await;
+        let status = page.text("graph-status").await;
+        assert!(
+            status.contains("must be a number from 1 to 100"),
+            "{status}"
+        );
+        page.set("mistake-share", "10").await;
+        page.click("#graph-on").await;
+        page.no_console_errors(game).await;
+    }
+}
+
+/// Drags from `from` to `to` on the Play board, as a mouse does: a press on one cell, a
+/// release on the other.
+async fn drag(page: &Page, from: &str, to: &str) {
+    page.js(&format!(
+        "const board = document.getElementById('board'); board.scrollIntoView(); \
+         const at = c => {{ const r = document.getElementById('board-' + c).getBoundingClientRect(); \
+           return {{clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, bubbles: true}}; }}; \
+         board.dispatchEvent(new PointerEvent('pointerdown', at('{from}'))); \
+         board.dispatchEvent(new PointerEvent('pointerup', at('{to}')));"
+    ))
+    .await;
+    page.wait("the drag", "true").await;
+}
+
+/// Drag and drop enters a turn in every game: the first legal turn of one step.
+pub async fn drag_and_drop(page: &Page) {
+    set_engine(page, false).await;
+    for (game, seats) in GAMES {
+        let kind = people_only(page, game, seats).await;
+        let here = position(page).await;
+        let turns = checkers_zero::rules_commands::moves(kind, Some(here.as_str())).unwrap();
+        let (turn, clicks) = turns
+            .iter()
+            .map(|t| {
+                (
+                    t.clone(),
+                    clicks_for(kind, &here, std::slice::from_ref(t)).remove(0),
+                )
+            })
+            .find(|(_, clicks)| clicks.len() == 2)
+            .unwrap_or_else(|| panic!("{game}: a turn of one step"));
+        drag(page, &clicks[0], &clicks[1]).await;
+        page.wait("the turn", "window.__cz.history.length === 2")
+            .await;
+        assert_eq!(
+            page.history().await,
+            vec![json!(turn)],
+            "{game}: dragged {clicks:?}"
+        );
+        page.no_console_errors(game).await;
+    }
+}
+
+/// Chooses an item of the editor's palette (`""`: empty a cell) and clicks `cells` with it.
+async fn place(page: &Page, item: &str, cells: &[&str]) {
+    page.click(&format!("#edit-palette button[data-item='{item}']"))
+        .await;
+    for cell in cells {
+        page.click(&format!("#board-{cell}")).await;
+    }
+}
+
+/// The board editor in every game: pieces placed by clicks, the seat to move chosen, a
+/// position the rules refuse said in words with the editor still open, and an accepted one
+/// played from.
+pub async fn board_editor(page: &Page) {
+    set_engine(page, false).await;
+    let start = "white a1:R a2:R b1:R b2:R b4:O c4:O c5:O d2:W d3:W d5:O e3:W e4:W";
+    for (game, seats) in [("rematch", 2), ("rematch3", 3)] {
+        page.setup(game, &vec!["person"; seats], Some(start)).await;
+        page.click("#edit-toggle").await;
+        place(page, "", &["a1"]).await;
+        page.click("#edit-use").await;
+        let refused = page.text("edit-message").await;
+        assert!(refused.contains("4 of each colour"), "{game}: {refused}");
+        let open = page
+            .js("return !document.getElementById('editor').hidden;")
+            .await;
+        assert_eq!(open, json!(true), "{game}: the editor stays open");
+        place(page, "R", &["c3"]).await;
+        if game == "rematch" {
+            page.shot("editor").await;
+        }
+        page.click("#edit-use").await;
+        let want = "white a2:R b1:R b2:R b4:O c3:R c4:O c5:O d2:W d3:W d5:O e3:W e4:W";
+        assert_eq!(position(page).await, want, "{game}: the edited position");
+        let open = page
+            .js("return !document.getElementById('editor').hidden;")
+            .await;
+        assert_eq!(open, json!(false), "{game}: the editor closes");
+        // The refusal's answer, logged by the browser as an error status.
+        page.only_console_errors(game, &["the server responded with a status of 4"])
+            .await;
+    }
+    for (game, seat, pieces, want) in [
+        (
+            "hexdame",
+            "red",
+            [("w", "c3"), ("r", "g7")],
+            "red c3:w g7:r",
+        ),
+        (
+            "eximo",
+            "white",
+            [("b", "d3"), ("w", "e6")],
+            "white d3:b e6:w",
+        ),
+    ] {
+        page.setup(game, &["person", "person"], None).await;
+        page.click("#edit-toggle").await;
+        page.click("#edit-empty").await;
+        for (item, cell) in pieces {
+            place(page, item, &[cell]).await;
+        }
+        page.set("edit-seat", seat).await;
+        page.click("#edit-use").await;
+        assert_eq!(position(page).await, want, "{game}: the edited position");
+        page.no_console_errors(game).await;
+    }
 }
 
 /// Ticks or unticks the Engine box by a click, unless it is so already.
@@ -747,6 +1124,7 @@ async fn engine_on_board(page: &Page) {
     assert_eq!(bar[0], json!(false), "the eval bar shows");
     assert!(bar[1].as_str().unwrap().contains("win"), "{bar}");
     assert!(page.text("wdl").await.contains("(the net)"));
+    engine_lines(page).await;
     page.shot("play").await;
     // The eval bar from a fixed side.
     page.set("eval-side", "0").await;
@@ -756,6 +1134,45 @@ async fn engine_on_board(page: &Page) {
         page.text("wdl").await
     );
     page.set("eval-side", "mover").await;
+}
+
+/// Several engine lines (three unless asked), each with its W/D/L and visits once the
+/// search is done; a count outside 1-10 refused in words.
+async fn engine_lines(page: &Page) {
+    let figures = "return [...document.querySelectorAll('#pv .engine-line .line-figures')].map(f => f.textContent);";
+    let lines = strings(&page.js(figures).await);
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.starts_with("W ") && l.contains(" visits")),
+        "{lines:?}"
+    );
+    page.set("engine-lines", "2").await;
+    page.wait(
+        "two lines",
+        "document.getElementById('analysis-progress').textContent.includes('(done)') && \
+         document.querySelectorAll('#pv .engine-line').length === 2",
+    )
+    .await;
+    page.set("engine-lines", "11").await;
+    page.wait(
+        "the refusal",
+        "!document.getElementById('engine-message').hidden",
+    )
+    .await;
+    let message = page.text("engine-message").await;
+    assert!(
+        message.contains("the lines must be a whole number from 1 to 10; 11 is not"),
+        "{message}"
+    );
+    page.set("engine-lines", "3").await;
+    page.wait(
+        "three lines",
+        "document.getElementById('analysis-progress').textContent.includes('(done)') && \
+         document.querySelectorAll('#pv .engine-line').length === 3",
+    )
+    .await;
 }
 
 async fn key(page: &Page, key: &str) {
@@ -895,6 +1312,25 @@ pub async fn watch(page: &Page) {
         )
         .await;
     assert_eq!(seats, json!(true), "Watch's turns carry their seats");
+    // The file's games listed with their results in words; a click shows that game.
+    let rows = page
+        .js("return [...document.querySelectorAll('#watch-games tr.watch-game')].map(r => r.cells[1].textContent);")
+        .await;
+    let results = strings(&rows);
+    assert_eq!(results.len(), 2, "{rows}");
+    assert!(
+        results
+            .iter()
+            .all(|r| r.contains("wins") || r.starts_with("Draw")),
+        "{rows}"
+    );
+    page.click("#watch-games tr.watch-game[data-index='1']")
+        .await;
+    page.wait(
+        "game 1",
+        "document.getElementById('watch-info').textContent.includes('game 1 ')",
+    )
+    .await;
     // Game 999 of a file of two: said in words, the game shown stays.
     page.set("watch-index", "999").await;
     page.wait(
@@ -1017,6 +1453,27 @@ pub async fn phone(page: &Page) {
         "the board fills the width: {layout}"
     );
     page.shot("phone").await;
+    // The engine's figures right under the board, not below every control.
+    page.set("engine-visits", "40").await;
+    set_engine(page, true).await;
+    analysis_done(page).await;
+    let gap = page
+        .js(
+            "const b = document.getElementById('board').getBoundingClientRect(); \
+             const p = document.getElementById('engine-panel').getBoundingClientRect(); \
+             return [p.top - b.bottom, document.documentElement.scrollWidth, window.innerWidth];",
+        )
+        .await;
+    assert!(
+        gap[0].as_f64().unwrap() < 120.0,
+        "the engine under the board: {gap}"
+    );
+    assert!(
+        gap[1].as_f64() <= gap[2].as_f64(),
+        "no sideways scroll: {gap}"
+    );
+    page.shot("phone-engine").await;
+    set_engine(page, false).await;
     // Watch (issue 47, bug 4): a long file path does not widen the page; each file goes by
     // the shortest name that tells it apart, its whole path on hover.
     page.click("nav button[data-view=watch]").await;

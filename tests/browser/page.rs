@@ -209,7 +209,15 @@ impl Page {
         }
     }
 
+    /// A screenshot `name.png`; at a phone's width (under 700 px) `name-phone.png`, unless
+    /// the name says so already.
     pub async fn shot(&self, name: &str) {
+        let narrow = self.js("return window.innerWidth < 700;").await == json!(true);
+        let name = if narrow && !name.starts_with("phone") {
+            format!("{name}-phone")
+        } else {
+            name.to_string()
+        };
         let png = self.client.screenshot().await.unwrap();
         std::fs::create_dir_all(&self.shots).unwrap();
         std::fs::write(self.shots.join(format!("{name}.png")), png).unwrap();

@@ -50,6 +50,21 @@ pub fn small_net() -> checkers_zero::config::net::NetConfig {
     }
 }
 
+/// The answers of `model` to `requests` through the evaluator self-play uses (a batcher on a
+/// thread of its own, fp32 settings: the model runs in its own kind), in one forward pass.
+pub fn evaluate_batch(
+    model: &checkers_zero::net::model::Model,
+    requests: &[&checkers_zero::net::backend::Request],
+) -> Result<Vec<checkers_zero::net::backend::Evaluation>, checkers_zero::net::NetError> {
+    use checkers_zero::net::batcher::{Batcher, BatcherConfig};
+    let config = BatcherConfig {
+        max_batch: requests.len().max(1),
+        ..BatcherConfig::default()
+    };
+    let batcher = Batcher::spawn(model.try_clone()?, config);
+    checkers_zero::net::backend::evaluate(&batcher, requests)
+}
+
 /// Runs `checkers-zero` with `args` and no input.
 pub fn run(args: &[&str]) -> Output {
     run_with_input(args, "")

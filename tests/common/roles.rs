@@ -120,10 +120,16 @@ pub fn wait_until(what: &str, timeout: Duration, mut done: impl FnMut() -> bool)
 pub fn wait_for_lease_expiry(store: &RunStore, role: &str, timeout: Duration) {
     wait_until(&format!("the {role}'s lease to expire"), timeout, || {
         let now = u64::try_from(unix_millis()).unwrap();
-        Lease::holders(store)
-            .unwrap()
-            .iter()
-            .all(|lease| lease.role != role || lease.expired_at(now))
+        match Lease::holders(store) {
+            Ok(holders) => holders
+                .iter()
+                .all(|lease| lease.role != role || lease.expired_at(now)),
+            // Right after a store outage a request can fail: asked again until the timeout.
+            Err(error) => {
+                eprintln!("reading the leases failed ({error}); asking again");
+                false
+            }
+        }
     });
 }
 

@@ -13,9 +13,28 @@ use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::Model;
 use checkers_zero::selfplay::record::{write_records, GameRecord, StepRecord};
+use checkers_zero::serve::ServeOptions;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 use tch::Device;
+
+/// Starts a server for `options` on an ephemeral port of 127.0.0.1, on a thread of its own:
+/// its address.
+pub fn serve_in_background(options: ServeOptions) -> SocketAddr {
+    let (bound, address) = std::sync::mpsc::channel();
+    let failed = bound.clone();
+    std::thread::spawn(move || {
+        let any_port: SocketAddr = "127.0.0.1:0".parse().unwrap();
+        let served = checkers_zero::serve::serve(&options, any_port, |addr| {
+            let _ = bound.send(Ok(addr));
+        });
+        if let Err(error) = served {
+            let _ = failed.send(Err(error));
+        }
+    });
+    let started: Result<SocketAddr, String> = address.recv().expect("the server thread ended");
+    started.unwrap()
+}
 
 /// A checkpoint directory `checkpoints/step-N` under `run`, as the trainer writes it.
 pub fn write_checkpoint(run: &Path, kind: GameKind, step: u64) -> PathBuf {

@@ -72,9 +72,9 @@ impl Publisher {
         }
         let dir = learner.save_checkpoint(self.local.as_deref().unwrap_or(&self.cache))?;
         if self.local.is_none() {
-            let own = &self.own;
+            let last = self.version_of(&checkpoint_key(step, STATE_FILE));
             let state = retry("uploading a checkpoint", PATIENCE, || {
-                upload(store, &dir, step, again, own)
+                upload(store, &dir, step, again, last.as_ref())
             })?;
             self.remember(state);
         }
@@ -198,13 +198,13 @@ fn next_link(before: Option<IntakeLink>, step: u64, pending: Vec<String>) -> Int
 
 /// Uploads the files of the local checkpoint directory `dir` (its state last), each created
 /// where nothing is; the same step `again` updates only its counters, at the version this
-/// learner wrote them (`own`). Returns the counters' key and new version.
+/// learner last wrote them (`last`). Returns the counters' key and new version.
 fn upload(
     store: &RunStore,
     dir: &Path,
     step: u64,
     again: bool,
-    own: &[(String, Version)],
+    last: Option<&Version>,
 ) -> Result<(String, Version), DistError> {
     let read = |file: &str| {
         let path = dir.join(file);
@@ -216,7 +216,6 @@ fn upload(
         }
     }
     let key = checkpoint_key(step, STATE_FILE);
-    let last = own.iter().find(|(k, _)| *k == key).map(|(_, v)| v);
     let version = put_own(store, &key, read(STATE_FILE)?, last)?;
     Ok((key, version))
 }

@@ -6,9 +6,9 @@
 
 use crate::config::RunConfig;
 use crate::distributed::{read_pointer, read_state_file, DistError};
-use crate::layout::state::EvaluatorState;
+use crate::layout::state::EvaluationState;
 use crate::layout::{
-    checkpoint_key, held_checkpoints, pinned_steps, CHECKPOINTS, EVALUATOR_STATE, MODEL_META_FILE,
+    checkpoint_key, held_checkpoints, pinned_steps, CHECKPOINTS, EVALUATION_STATE, MODEL_META_FILE,
     OPTIMIZER_FILE, PROMOTED, STATE_FILE, WEIGHTS_FILE,
 };
 use crate::store::RunStore;
@@ -51,7 +51,7 @@ struct Protected {
 
 impl Protected {
     fn read(store: &RunStore, config: &RunConfig) -> Result<Protected, DistError> {
-        let state: Option<EvaluatorState> = read_state_file(store, EVALUATOR_STATE)?;
+        let state: Option<EvaluationState> = read_state_file(store, EVALUATION_STATE)?;
         let on = config.evaluation.every > 0;
         let evaluated_from = match state {
             Some(state) => Some(state.last_step.unwrap_or(0)),

@@ -231,3 +231,14 @@ fn a_quick_proof_gives_only_proven_classes() {
     let start = Rematch::start(GameKind::Rematch, RulesConfig::default());
     assert_eq!(quick_proof(&start, 1_000), Ok(None));
 }
+
+#[test]
+fn proven_values_read_in_words_and_flip_sides() {
+    assert_eq!(Proven::Win(Some(13)).in_words(), "win in 13 turns");
+    assert_eq!(Proven::Loss(Some(1)).in_words(), "loss in 1 turn");
+    assert_eq!(Proven::Win(None).in_words(), "win");
+    assert_eq!(Proven::DrawOrWin.in_words(), "at least a draw");
+    assert_eq!(Proven::Win(Some(3)).flipped(), Proven::Loss(Some(3)));
+    assert_eq!(Proven::DrawOrLoss.flipped(), Proven::DrawOrWin);
+    assert_eq!(Proven::Draw.flipped(), Proven::Draw);
+}

@@ -120,10 +120,33 @@ function drawNames(svg, board, at) {
   }
 }
 
+// Drag and drop beside clicks: a press on one cell and a release on another enter both
+// cells, as two clicks would (the first one skipped when its cell is selected already).
+function enableDrag(svg) {
+  if (svg.dragging !== undefined) return;
+  svg.dragging = null;
+  const cellAt = ev => {
+    const hit = document.elementFromPoint(ev.clientX, ev.clientY);
+    const g = hit && hit.closest ? hit.closest("g.cell") : null;
+    return g && svg.contains(g) ? g.dataset.cell : null;
+  };
+  svg.addEventListener("pointerdown", ev => { svg.dragging = cellAt(ev); });
+  svg.addEventListener("pointerup", async ev => {
+    const from = svg.dragging, to = cellAt(ev);
+    svg.dragging = null;
+    if (!from || !to || from === to || !svg.onCell) return;
+    const selected = svg.querySelector("g.cell.selected");
+    if (!selected || selected.dataset.cell !== from) await svg.onCell(from);
+    await svg.onCell(to);
+  });
+}
+
 // opts: pieces, flip, clickable, targets, selected, paths, heat ({cell: p}), lastmove
-// (cells), arrows ([{turn, share}]), onClick
+// (cells), arrows ([{turn, share}]), onClick (a cell clicked, or a drag's two cells)
 export function drawBoard(svg, board, opts = {}) {
   svg.replaceChildren();
+  svg.onCell = opts.onClick || null;
+  if (opts.onClick) enableDrag(svg);
   const s = opts.flip ? -1 : 1;
   const at = new Map(board.cells.map(c => [c.name, { x: s * c.x, y: s * c.y }]));
   const xs = [...at.values()].map(p => p.x), ys = [...at.values()].map(p => p.y);

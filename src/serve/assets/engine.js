@@ -1,8 +1,9 @@
 // The engine beside the board: a polled analysis of the position at the cursor, drawn as
-// an evaluation bar (win/draw/loss from the side to move or a fixed side), arrows for the
-// best turns with their visit shares, the policy as a heat map (optional), the engine's
-// line (click a turn to play up to it) and a table of the turns searched. Visits outside
-// the server's limits are refused in words, never changed quietly.
+// an evaluation bar (win/draw/loss from the side to move or a fixed side; a proven value
+// when the solver has one), arrows for the best turns with their visit shares, the policy
+// as a heat map (optional), several engine lines, each with its win/draw/loss, visits and
+// proven value (click a turn to play up to it), and a table of the turns searched. Visits
+// and lines outside the server's limits are refused in words, never changed quietly.
 import { $, guard, every } from "./util.js";
 
 const pct = x => `${Math.round(100 * x)}%`;
@@ -24,6 +25,13 @@ export function createEngine(api, info, page) {
     return { error: `Engine: the visits must be ${range}; ${Number.isFinite(n) ? fmt(n) : text} is not.` };
   }
 
+  // The engine lines asked for, or why they cannot be.
+  function lineCount() {
+    const text = $("engine-lines").value.trim(), n = Number(text), max = info.limits.max_lines;
+    if (text !== "" && Number.isInteger(n) && n >= 1 && n <= max) return { lines: n };
+    return { error: `Engine: the lines must be a whole number from 1 to ${max}; ${text === "" ? "none" : text} is not.` };
+  }
+
   async function stop() {
     if (E.timer) { E.timer.stop(); E.timer = null; }
     if (E.id !== null) {
@@ -36,7 +44,7 @@ export function createEngine(api, info, page) {
   function bar() {
     const s = E.snap;
     if (!s || s.visits === 0 && !s.wdl) return null;
-    let [w, d, l] = s.wdl || [(1 + s.value) / 2, 0, (1 - s.value) / 2];
+    let [w, d, l] = s.proven_wdl || s.wdl || [(1 + s.value) / 2, 0, (1 - s.value) / 2];
     const pov = $("eval-side").value;
     const toMove = page.side();
     if (pov !== "mover" && Number(pov) !== toMove) [w, l] = [l, w];
@@ -54,16 +62,32 @@ export function createEngine(api, info, page) {
     $("evalbar").title = `for ${b.who}: win ${pct(b.w)}, draw ${pct(b.d)}, loss ${pct(b.l)}`;
   }
 
+  // A line's figures for the side that plays its first turn.
+  function lineFigures(line) {
+    const figures = [line.wdl ? `W ${pct(line.wdl[0])} D ${pct(line.wdl[1])} L ${pct(line.wdl[2])}` : `Q ${line.q >= 0 ? "+" : ""}${line.q.toFixed(2)}`,
+      `${fmt(line.visits)} visits`];
+    if (line.proven) figures.push(`proven: ${line.proven}`);
+    return figures.join(" · ");
+  }
+
   function drawLine(s) {
     const pv = $("pv");
     pv.replaceChildren();
-    s.pv.forEach((turn, i) => {
-      const b = document.createElement("button");
-      b.className = "pv-turn"; b.textContent = turn;
-      b.title = "play the engine's line up to this turn (a variation)";
-      b.onclick = () => page.playLine(s.pv.slice(0, i + 1));
-      pv.appendChild(b);
-    });
+    for (const line of s.lines || []) {
+      const row = document.createElement("div");
+      row.className = "engine-line";
+      const figures = document.createElement("span");
+      figures.className = "line-figures"; figures.textContent = lineFigures(line);
+      row.appendChild(figures);
+      line.turns.forEach((turn, i) => {
+        const b = document.createElement("button");
+        b.className = "pv-turn"; b.textContent = turn;
+        b.title = "play this line up to this turn (a variation)";
+        b.onclick = () => page.playLine(line.turns.slice(0, i + 1));
+        row.appendChild(b);
+      });
+      pv.appendChild(row);
+    }
     const body = $("analysis-turns").tBodies[0];
     body.replaceChildren();
     for (const t of s.turns.slice(0, 10)) {
@@ -86,7 +110,7 @@ export function createEngine(api, info, page) {
     const b = bar();
     $("analysis-progress").textContent = `${s.visits.toLocaleString("en-US")} visits, ${(s.elapsed_ms / 1000).toFixed(1)} s` + (s.done ? " (done)" : "") + (s.error ? `; the search failed: ${s.error}` : "");
     $("wdl").textContent = (b ? `For ${b.who}: win ${pct(b.w)}, draw ${pct(b.d)}, loss ${pct(b.l)}` + (s.wdl ? " (the net)" : " (random playouts: no model)") : "") +
-      (s.proven ? `; proven for the side to move: ${s.proven}` : "");
+      (s.proven ? `; proven for the side to move: ${s.proven}` : "") + (s.proven_wdl ? " (the bar shows the proof)" : "");
     drawLine(s);
   }
 
@@ -116,10 +140,10 @@ export function createEngine(api, info, page) {
     await stop();
     E.snap = null; E.position = position; E.game = game; E.error = null;
     if (!E.on || over) { E.position = null; drawPanel(); return; }
-    const v = visits();
-    if (v.error) { E.error = v.error; drawPanel(); page.render(); return; }
+    const v = visits(), n = lineCount();
+    if (v.error || n.error) { E.error = v.error || n.error; drawPanel(); page.render(); return; }
     let id;
-    try { ({ id } = await api("/api/analysis", { game, position, visits: v.visits })); }
+    try { ({ id } = await api("/api/analysis", { game, position, visits: v.visits, lines: n.lines })); }
     catch (err) { if (E.position === position && E.game === game) failed(err.message); return; }
     if (E.position !== position || E.game !== game) {
       api(`/api/analysis/${id}`, undefined, "DELETE").catch(() => {});
@@ -134,6 +158,8 @@ export function createEngine(api, info, page) {
   const restart = () => { E.on = $("engine-on").checked; E.position = null; page.changed(); };
   $("engine-on").onchange = restart;
   $("engine-visits").onchange = restart;
+  $("engine-lines").onchange = restart;
+  $("engine-lines").max = info.limits.max_lines;
   $("engine-visits").max = info.limits.max_visits;
   $("engine-visits").step = 1;
   $("engine-heat").onchange = () => page.render();

@@ -7,30 +7,78 @@
 //   [Date "2026-11-26"]
 //   [Start "white a1:R ..."]
 //
-//   1. e4-d4 b2-c2 2. c4xe4 b1-b2 ...
+//   1. e4-d4 {a comment} b2-c2 (1... b2-c3 2. d2-c2) 2. c4xe4 b1-b2 ...
 //
-// Turns are numbered by round (one turn of each side: see `rounds` below); Start is the
-// position the game began from. Import reads the Game and Start tags and the turns (any path
-// of a legal turn).
+// Turns are numbered by round (one turn of each side: see `rounds` below); a round's later
+// turn that opens a variation, or follows one or a comment, is numbered `N...`. Start is the
+// position the game began from. Variations follow the turn they replace, in parentheses,
+// nested to any depth; comments follow their turn in braces. Import reads the Game and Start
+// tags, the turns (any path of a legal turn), the variations and the comments.
 
 const tag = (name, value) => `[${name} "${String(value).replace(/["\\]/g, "\\$&")}"]`;
 
-// rounds: the turns by round (`roundTexts`), numbered as the move list numbers them.
-export function exportGame({ game, seats, result, date, start, rounds }) {
+// A move tree: nodes {turn, comment, children}, the root's turn null; the first child of a
+// node is the line's main continuation, the others its variations. `moverOf(node)` is the
+// seat that made the node's turn.
+
+// The tree in reading order: {kind: "turn", node, number, text}, {kind: "comment", node,
+// text}, {kind: "open"} and {kind: "close"} around a variation.
+export function treeItems(board, root, moverOf) {
+  const items = [];
+  const turn = (node, movers, force) => {
+    const { round, first } = numbering(board, movers);
+    items.push({ kind: "turn", node, text: node.turn, number: first ? `${round}.` : force ? `${round}...` : "" });
+    if (node.comment) items.push({ kind: "comment", node, text: node.comment });
+  };
+  // The line from `parent` on, along first children, each turn's variations after it.
+  const walk = (parent, movers, force) => {
+    for (let node = parent; node.children.length > 0; node = node.children[0]) {
+      const [main, ...others] = node.children;
+      const here = [...movers, moverOf(main)];
+      turn(main, here, force);
+      for (const other of others) {
+        items.push({ kind: "open" });
+        turn(other, here, true);
+        walk(other, here, false);
+        items.push({ kind: "close" });
+      }
+      force = others.length > 0 || Boolean(main.comment);
+      movers = here;
+    }
+  };
+  walk(root, [], true);
+  return items;
+}
+
+// The round of the last turn of a line whose turns `movers` made, and whether it opens it.
+function numbering(board, movers) {
+  const { rows } = rounds(board, movers);
+  const row = rows[rows.length - 1];
+  return { round: rows.length, first: row.find(i => i !== null) === movers.length - 1 };
+}
+
+// The game text: the header, then the tree's items (`treeItems`) wrapped at 78 characters.
+export function exportGame({ game, seats, result, date, start, items }) {
   const lines = [tag("Game", game)];
   for (const [seat, who] of seats) lines.push(tag(seat, who));
   lines.push(tag("Result", result), tag("Date", date), tag("Start", start), "");
-  const moves = [];
-  rounds.forEach((turns, k) => turns.forEach((t, j) => moves.push(j === 0 ? `${k + 1}. ${t}` : t)));
-  let row = "";
-  for (const m of moves) {
-    if (row.length + m.length > 78) { lines.push(row.trimEnd()); row = ""; }
-    row += m + " ";
+  const words = [];
+  for (const item of items) {
+    if (item.kind === "turn") words.push(item.number ? `${item.number} ${item.text}` : item.text);
+    else if (item.kind === "comment") words.push(`{${item.text.replace(/[{}]/g, "")}}`);
+    else words.push(item.kind === "open" ? "(" : ")");
   }
-  if (row) lines.push(row.trimEnd());
+  let row = "";
+  for (const w of words.join(" ").replace(/\( /g, "(").replace(/ \)/g, ")").split(" ")) {
+    if (row.length + w.length > 78) { lines.push(row.trimEnd()); row = ""; }
+    row += w + " ";
+  }
+  if (row.trim()) lines.push(row.trimEnd());
   return lines.join("\n") + "\n";
 }
 
+// The game text read back: its game, start, tags, main line (`turns`) and move tree
+// (`tree`: nodes {turn, comment, children}). Errors name what is wrong, in words.
 export function parseGame(text) {
   const tags = {};
   const body = [];
@@ -40,8 +88,42 @@ export function parseGame(text) {
     else body.push(line);
   }
   if (!tags.game) throw new Error('Import: the text has no [Game "..."] tag');
-  const turns = body.join(" ").split(/\s+/).map(t => t.replace(/^\d+\.+/, "")).filter(t => t.length > 0);
-  return { game: tags.game, start: tags.start || null, turns, tags };
+  const tree = parseTree(body.join(" "));
+  const turns = [];
+  for (let n = tree; n.children.length > 0; n = n.children[0]) turns.push(n.children[0].turn);
+  return { game: tags.game, start: tags.start || null, turns, tree, tags };
+}
+
+// The move tree of a game text's body.
+function parseTree(body) {
+  const root = { turn: null, comment: "", children: [] };
+  // `at`: the node the next turn follows; `last`: the node before the last turn read (where
+  // a variation of that turn starts).
+  let at = root, last = null;
+  const open = [];
+  for (const token of body.match(/\{[^}]*\}|\(|\)|[^\s(){}]+|[{}]/g) || []) {
+    if (token === "(") {
+      if (!last) throw new Error("Import: a variation, '(', before any turn it could replace");
+      open.push({ at, last });
+      at = last;
+    } else if (token === ")") {
+      if (open.length === 0) throw new Error("Import: a ')' closes no variation");
+      ({ at, last } = open.pop());
+    } else if (token.startsWith("{")) {
+      if (!token.endsWith("}")) throw new Error("Import: a comment, '{', is not closed with '}'");
+      const words = token.slice(1, -1).trim();
+      at.comment = at.comment ? `${at.comment} ${words}` : words;
+    } else if (token === "}") {
+      throw new Error("Import: a '}' closes no comment");
+    } else if (!/^\d+\.+$/.test(token)) {
+      const node = { turn: token.replace(/^\d+\.+/, ""), comment: "", children: [] };
+      at.children.push(node);
+      last = at;
+      at = node;
+    }
+  }
+  if (open.length > 0) throw new Error(`Import: ${open.length} variation(s) not closed with ')'`);
+  return root;
 }
 
 // The move list by round, for the page's lists and the game text: a row (a round) holds one

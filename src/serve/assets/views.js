@@ -1,5 +1,6 @@
-// Watch (self-play games and recorded games as replays: a move list, autoplay, the value
-// graph with the current turn marked, "open in analysis") and Dashboard (a run's metrics
+// Watch (self-play games and recorded games as replays: the file's games listed with their
+// results, a move list, autoplay, the value graph with the current turn marked, "open in
+// analysis") and Dashboard (a run's metrics
 // charted by topic, Elo with its interval, checkpoints), both refreshing while the run goes on
 // (less often while the page's tab is hidden).
 import { $, guard, fillRuns, every } from "./util.js";
@@ -23,7 +24,7 @@ function shortNames(paths) {
 }
 
 export function initWatch(api, info, openInAnalysis) {
-  const W = { replay: null, board: null, timer: null, key: "", chart: null, auto: null, count: 0, names: new Map() };
+  const W = { replay: null, board: null, timer: null, key: "", chart: null, auto: null, count: 0, names: new Map(), listed: "" };
   const at = () => parseInt($("watch-slider").value, 10);
   const shortName = file => W.names.get(file) || file;
   async function refreshFiles() {
@@ -39,6 +40,28 @@ export function initWatch(api, info, openInAnalysis) {
     }
     if (!$("watch-live").checked && files.some(f => f.path === keep)) $("watch-file").value = keep;
     $("watch-file").title = $("watch-file").value;
+  }
+  // The games of the chosen file, newest first (the newest 100): each with its result in
+  // words, its length and who played; a click shows that game.
+  async function listGames(file) {
+    const { games } = await api(`/api/game?file=${encodeURIComponent(file)}&list=true`);
+    const key = `${file}#${games.length}`;
+    if (key !== W.listed) {
+      W.listed = key;
+      const body = $("watch-games").tBodies[0];
+      body.replaceChildren();
+      for (const g of games.slice(-100).reverse()) {
+        const row = body.insertRow();
+        row.dataset.index = g.index;
+        row.className = "watch-game";
+        for (const v of [`${g.index}`, g.result, `${g.steps}`, g.agents.join(" – ")]) row.insertCell().textContent = v;
+        row.onclick = guard(() => { $("watch-index").value = g.index; return manual(); }, "watch-info");
+      }
+      $("watch-games-note").textContent = games.length > 100 ? `The newest 100 of ${games.length} games.` : `${games.length} games.`;
+    }
+    for (const row of $("watch-games").tBodies[0].rows) {
+      row.classList.toggle("current", W.replay !== null && Number(row.dataset.index) === W.replay.index);
+    }
   }
   // By round, each seat in its own column, as in Play (gametext.js).
   function moveList() {
@@ -77,6 +100,7 @@ export function initWatch(api, info, openInAnalysis) {
       { title: "The search's value by turn", xLabel: "turn", yRange: [-1, 1], marker: () => at() });
     moveList();
     step();
+    await listGames(file);
   }
   function step() {
     if (!W.replay) return;
