@@ -12,8 +12,8 @@
 //! kept across game switches, a link), the graph of the game, drag and drop and the board
 //! editor; Watch with its games and results; the dashboard; the phone layout at 390 px
 //! (Watch too, with a long file path, and the engine under the board), where the short
-//! games, the move tree, the graph, drag and drop and the editor run again; and no error in
-//! the browser's console. Screenshots go to `$CZ_WEB_SCREENSHOTS` when set (`docs/web`),
+//! games, the bugs of issue 47, the move tree, the graph, drag and drop and the editor run
+//! again; and no error in the browser's console. Screenshots go to `$CZ_WEB_SCREENSHOTS` when set (`docs/web`),
 //! else the test's temporary folder. Without chromium and chromedriver (`scripts/setup`
 //! installs them) the test prints SKIPPED, and fails under `CI=true`.
 
@@ -90,6 +90,7 @@ fn the_page_in_a_real_browser() {
         // The new parts again at a phone's width.
         page.client.set_window_size(390, 844).await.unwrap();
         checks::play_short_games(&page).await;
+        checks::bugs_of_issue_47(&page).await;
         checks::move_tree(&page).await;
         checks::game_graph(&page).await;
         checks::drag_and_drop(&page).await;

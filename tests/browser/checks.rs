@@ -481,6 +481,8 @@ pub async fn game_graph(page: &Page) {
             "{game}: the middle of the graph"
         );
         if game == "hexdame" {
+            page.js("document.getElementById('graph-box').scrollIntoView({block: 'center'});")
+                .await;
             page.shot("game-graph").await;
         }
         page.set("mistake-share", "0").await;
