@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
+use checkers_zero::distributed::backoff::retry;
 use checkers_zero::distributed::learn::intake_chain;
 use checkers_zero::distributed::{put_new_or_same, read_pointer, read_state_file};
 use checkers_zero::layout::state::TrainState;
@@ -251,45 +252,32 @@ impl<'a> Cluster<'a> {
     }
 
     /// Writes a shard of garbage and one cut short, each in a session of its own. The
-    /// test's own requests retry as the roles do: after an outage, a request to s3s-fs can
-    /// hang until the client's timeout.
+    /// test's own requests retry as the roles do (`backoff::retry`, for up to a minute):
+    /// after an outage, a request to s3s-fs can hang until the client's timeout.
+    #[allow(clippy::result_large_err)] // retry's closures return the crate's `DistError`
     fn corrupt_shard(&mut self) {
         let n = self.corrupt.len();
         let store = &self.store;
+        let patience = Duration::from_secs(60);
         let garbage = format!("games/chaos-{n}-garbage/00000000.jsonl.gz");
-        let created = patiently("writing a garbage shard", || {
-            put_new_or_same(store, &garbage, b"not a shard".to_vec()).map_err(|e| e.to_string())
+        let created = retry("writing a garbage shard", patience, || {
+            put_new_or_same(store, &garbage, b"not a shard".to_vec())
         });
-        assert!(created, "{garbage} was there already");
-        let whole = patiently("listing the shards", || store.list("games"))
+        assert!(created.unwrap(), "{garbage} was there already");
+        let whole = retry("listing the shards", patience, || Ok(store.list("games")?))
+            .unwrap()
             .into_iter()
             .find(|k| !k.contains("chaos"))
             .expect("a shard");
-        let bytes = patiently("reading a shard", || store.get(&whole)).expect("the shard");
+        let bytes = retry("reading a shard", patience, || Ok(store.get(&whole)?))
+            .unwrap()
+            .expect("the shard");
         let cut = format!("games/chaos-{n}-cut/00000000.jsonl.gz");
-        let created = patiently("writing a cut shard", || {
+        let created = retry("writing a cut shard", patience, || {
             put_new_or_same(store, &cut, bytes[..bytes.len() / 2].to_vec())
-                .map_err(|e| e.to_string())
         });
-        assert!(created, "{cut} was there already");
+        assert!(created.unwrap(), "{cut} was there already");
         self.corrupt.extend([garbage, cut]);
-    }
-}
-
-/// `request`'s answer, asked again up to ten times over a minute while it fails (each
-/// failure named on stderr).
-fn patiently<T, E: std::fmt::Display>(what: &str, mut request: impl FnMut() -> Result<T, E>) -> T {
-    let mut tries = 0;
-    loop {
-        match request() {
-            Ok(answer) => return answer,
-            Err(error) if tries < 10 => {
-                tries += 1;
-                eprintln!("chaos: {what} failed ({error}); again in 6 s");
-                std::thread::sleep(Duration::from_secs(6));
-            }
-            Err(error) => panic!("{what} failed {tries} times; the last: {error}"),
-        }
     }
 }
 

@@ -208,6 +208,9 @@ pub struct EngineLine {
     /// The solver's value after the first turn in words ("win in 13 turns"), when it
     /// proves one within its budget; once the search is done.
     pub proven: Option<String>,
+    /// The first turn's steps (for judging the line; not sent).
+    #[serde(skip)]
+    pub steps: Vec<Action>,
 }
 
 /// What an analysis knows so far.
@@ -400,6 +403,7 @@ fn engine_lines<S: GameState>(
             q: stats.q,
             wdl: None,
             proven: None,
+            steps: steps.clone(),
         }
     };
     turns.iter().take(count).map(line).collect()
@@ -414,27 +418,23 @@ fn judge_lines<S: GameState>(
 ) {
     let root = tree.root_state();
     let mover = root.side_to_move();
-    let turns = turns_with_steps(tree);
     let nodes = ANALYSIS_SOLVER_NODES / snapshot.lines.len().max(1) as u64;
     for line in &mut snapshot.lines {
-        let Some((_, steps)) = turns.iter().find(|(t, _)| t.turn == line.turns[0]) else {
-            continue;
-        };
         let mut after = root.clone();
-        for &step in steps {
+        for &step in &line.steps {
             after.apply_step(step);
         }
+        if let Some(outcome) = after.outcome() {
+            line.wdl = Some(match outcome.winner {
+                Some(winner) if winner == mover => [1.0, 0.0, 0.0],
+                Some(_) => [0.0, 0.0, 1.0],
+                None => [0.0, 1.0, 0.0],
+            });
+            continue;
+        }
         let same = after.side_to_move() == mover;
-        line.wdl = match after.outcome() {
-            Some(outcome) if outcome.winner == Some(mover) => Some([1.0, 0.0, 0.0]),
-            Some(outcome) if outcome.winner.is_some() => Some([0.0, 0.0, 1.0]),
-            Some(_) => Some([0.0, 1.0, 0.0]),
-            None => wdl_of(&after).map(|[w, d, l]| if same { [w, d, l] } else { [l, d, w] }),
-        };
-        let proven = match after.outcome() {
-            Some(_) => None,
-            None => quick_proof(&after, nodes).ok().flatten(),
-        };
+        line.wdl = wdl_of(&after).map(|[w, d, l]| if same { [w, d, l] } else { [l, d, w] });
+        let proven = quick_proof(&after, nodes).ok().flatten();
         line.proven = proven.map(|p| (if same { p } else { p.flipped() }).in_words());
     }
 }

@@ -12,6 +12,12 @@ const fmt = n => Number(n).toLocaleString("en-US");
 // hidden (the server stops an analysis nobody polled for 5 s).
 const POLL_MS = 300, HIDDEN_POLL_MS = 2000;
 
+// An analysis's win/draw/loss for the side to move: the solver's proof, else the net's,
+// else from the search value (no model).
+export function wdlOf(s) {
+  return s.proven_wdl || s.wdl || [(1 + s.value) / 2, 0, (1 - s.value) / 2];
+}
+
 export function createEngine(api, info, page) {
   const E = { on: false, id: null, position: null, snap: null, timer: null, game: null, error: null };
 
@@ -44,7 +50,7 @@ export function createEngine(api, info, page) {
   function bar() {
     const s = E.snap;
     if (!s || s.visits === 0 && !s.wdl) return null;
-    let [w, d, l] = s.proven_wdl || s.wdl || [(1 + s.value) / 2, 0, (1 - s.value) / 2];
+    let [w, d, l] = wdlOf(s);
     const pov = $("eval-side").value;
     const toMove = page.side();
     if (pov !== "mover" && Number(pov) !== toMove) [w, l] = [l, w];

@@ -4,6 +4,7 @@
 // than the chosen share of its side's win probability, is a mistake: marked on the graph
 // and counted per seat. A click on the graph goes to that turn.
 import { $, guard } from "./util.js";
+import { wdlOf } from "./engine.js";
 
 // Visits of each position's search: enough for the net's value to settle a little.
 const GRAPH_VISITS = 48;
@@ -39,7 +40,7 @@ export function createGraph(api, page) {
       e = { score, proven: score };
     } else {
       const s = await api("/api/analyse", { game, position: view.position, visits: GRAPH_VISITS, lines: 1 });
-      const [w, d] = s.proven_wdl || s.wdl || [(1 + s.value) / 2, 0];
+      const [w, d] = wdlOf(s);
       const mover = w + d / 2, score = view.side === 0 ? mover : 1 - mover;
       e = { score, proven: s.proven_wdl ? score : null };
     }

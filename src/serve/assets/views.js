@@ -43,8 +43,8 @@ export function initWatch(api, info, openInAnalysis) {
   }
   // The games of the chosen file, newest first (the newest 100): each with its result in
   // words, its length and who played; a click shows that game.
-  async function listGames(file) {
-    const { games } = await api(`/api/game?file=${encodeURIComponent(file)}&list=true`);
+  async function listGames(file, listed) {
+    const { games } = listed || await api(`/api/game?file=${encodeURIComponent(file)}&list=true`);
     const key = `${file}#${games.length}`;
     if (key !== W.listed) {
       W.listed = key;
@@ -73,9 +73,10 @@ export function initWatch(api, info, openInAnalysis) {
     const file = $("watch-file").value;
     if (!file) { $("watch-info").textContent = "No game files yet: self-play writes them under games/."; return; }
     const idx = $("watch-index").value, live = $("watch-live").checked;
-    let q = `file=${encodeURIComponent(file)}`;
+    let q = `file=${encodeURIComponent(file)}`, listed = null;
     if (idx !== "" && !live) {
-      const { games } = await api(`/api/game?${q}&list=true`);
+      listed = await api(`/api/game?${q}&list=true`);
+      const { games } = listed;
       const n = Number(idx);
       if (!Number.isInteger(n) || n < 0 || n >= games.length) {
         $("watch-info").textContent = `${shortName(file)} holds ${games.length} games: choose a game from 0 to ${games.length - 1}.`;
@@ -100,7 +101,7 @@ export function initWatch(api, info, openInAnalysis) {
       { title: "The search's value by turn", xLabel: "turn", yRange: [-1, 1], marker: () => at() });
     moveList();
     step();
-    await listGames(file);
+    await listGames(file, listed);
   }
   function step() {
     if (!W.replay) return;
