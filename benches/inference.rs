@@ -10,8 +10,9 @@ use checkers_zero::config::net::NetConfig;
 use checkers_zero::game::{GameKind, RulesConfig, StepList};
 use checkers_zero::net::args::PROBE_BUDGET;
 use checkers_zero::net::backend::Request;
-use checkers_zero::net::batcher::{forward_raw, Batcher, BatcherConfig};
+use checkers_zero::net::batcher::{Batcher, BatcherConfig};
 use checkers_zero::net::encode::Encode;
+use checkers_zero::net::forward::{forward_raw, GpuStaging, Staging};
 use checkers_zero::net::model::Model;
 use checkers_zero::net::precision::{choose, probe_batches, probe_model};
 use checkers_zero::with_game;
@@ -68,7 +69,8 @@ fn standalone_here(model: &Model, reqs: &[Request], batch: usize, seconds: f64) 
         .flat_map(|r| r.input.clone())
         .collect();
     let _guard = tch::no_grad_guard();
-    let forward = || forward_raw(|_| model, &input, batch, batch).unwrap();
+    let mut staging = Staging::new(GpuStaging::default(), model.var_store().device());
+    let mut forward = || forward_raw(|_| model, &input, batch, batch, &mut staging).unwrap();
     forward(); // warm-up: kernels and allocations
     let start = Instant::now();
     let mut positions = 0;

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use checkers_zero::config::RunConfig;
 use checkers_zero::net::args::settle_selfplay;
 use checkers_zero::net::backend::Request;
-use checkers_zero::net::batcher::forward_raw;
 use checkers_zero::net::encode::Encode;
+use checkers_zero::net::forward::{forward_raw, GpuStaging, Staging};
 use checkers_zero::net::model::Model;
 use checkers_zero::selfplay::pool::SelfPlayPool;
 use checkers_zero::selfplay::record::GameRecord;
@@ -48,7 +48,8 @@ fn standalone(model: &Model, requests: &[Request], batch: usize, seconds: f64) -
         .flat_map(|r| r.input.clone())
         .collect();
     let _guard = tch::no_grad_guard();
-    let forward = || forward_raw(|_| model, &input, batch, batch).unwrap();
+    let mut staging = Staging::new(GpuStaging::default(), model.var_store().device());
+    let mut forward = || forward_raw(|_| model, &input, batch, batch, &mut staging).unwrap();
     forward();
     let start = Instant::now();
     let mut positions = 0;

@@ -50,6 +50,10 @@ pub struct BenchArgs {
     /// value of 0 (0: no wait). The last line is the best layout's rate.
     #[arg(long, conflicts_with = "write")]
     pub latency_ms: Option<f64>,
+    /// With the net on a GPU, measure that device alone (no comparison with the CPU cores:
+    /// for measuring GPU settings against each other).
+    #[arg(long)]
+    pub device_only: bool,
     /// A config key over the config (repeatable), e.g. `--set selfplay.groups=4`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
@@ -64,7 +68,26 @@ pub struct LayoutRun {
     pub layout: Layout,
     /// Positions played per second.
     pub positions_per_s: f64,
+    /// What the net did meanwhile.
+    pub net: NetLoad,
 }
+
+/// The evaluator's work over a measured window, to tell where self-play's time goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct NetLoad {
+    /// Positions the net evaluated per second (search leaves, not played positions).
+    pub evals_per_s: f64,
+    /// Mean positions per forward pass.
+    pub mean_batch: f64,
+    /// Mean milliseconds of a forward pass, input and output copies included.
+    pub forward_ms: f64,
+    /// Steps counted per game in flight: a worker's games search in lockstep, so their steps
+    /// come in waves, and a window of few waves reads high or low.
+    pub steps_per_game: f64,
+}
+
+/// Fewer steps per game in flight than this in a measured window: the rate is rough.
+const FEW_STEPS_PER_GAME: f64 = 5.0;
 
 /// What the benchmark measured.
 #[derive(Clone, Debug)]
@@ -98,7 +121,7 @@ pub fn run_bench(args: &BenchArgs, out: &mut impl std::io::Write) -> Result<()> 
     }
     let settings = NetSettings::of(&config.batching);
     let devices = match settings.device.resolve()? {
-        gpu @ tch::Device::Cuda(_) => vec![gpu, tch::Device::Cpu],
+        gpu @ tch::Device::Cuda(_) if !args.device_only => vec![gpu, tch::Device::Cpu],
         other => vec![other],
     };
     let seconds = args.seconds / devices.len() as f64;
@@ -195,10 +218,12 @@ fn measure<S: Encode>(
             "self-play, {} worker(s), {} instance(s) x {} thread(s)",
             layout.workers, layout.instances, layout.torch_threads
         ));
-        let positions_per_s = play::<S>(config, &model, &choice, &layout, play_budget, None)?;
+        let (positions_per_s, net) =
+            play::<S>(config, &model, &choice, &layout, play_budget, None)?;
         selfplay.push(LayoutRun {
             layout,
             positions_per_s,
+            net,
         });
         bar.inc(1);
     }
@@ -227,7 +252,7 @@ fn latency_bench(
         "machine: {cpu}, {} cores, flags: {}\n\
          self-play through the latency backend ({ms} ms a forward pass, max_batch {}), \
          {} games in flight per worker in {} groups, {} streams per instance\n\
-         workers  instances  positions/s",
+         workers  instances  positions/s  net evals/s  mean batch",
         cores(),
         relevant_flags(&flags),
         config.batching.max_batch,
@@ -239,8 +264,8 @@ fn latency_bench(
         let l = run.layout;
         writeln!(
             out,
-            "{:>7} {:>10} {:>12.0}",
-            l.workers, l.instances, run.positions_per_s
+            "{:>7} {:>10} {:>12.0} {:>12.0} {:>11.1}",
+            l.workers, l.instances, run.positions_per_s, run.net.evals_per_s, run.net.mean_batch
         )?;
     }
     let best = runs.iter().map(|r| r.positions_per_s).fold(0.0, f64::max);
@@ -267,17 +292,19 @@ fn latency_runs<S: Encode>(
     layouts
         .into_iter()
         .map(|layout| {
-            let rate = play::<S>(config, &model, &choice, &layout, budget, Some(latency))?;
+            let (rate, net) = play::<S>(config, &model, &choice, &layout, budget, Some(latency))?;
             Ok(LayoutRun {
                 layout,
                 positions_per_s: rate,
+                net,
             })
         })
         .collect()
 }
 
 /// Self-play positions per second with `layout` for about `budget` (the first fifth warms
-/// up and is not counted); with `latency`, through the latency backend instead of the net.
+/// up and is not counted), and the net's work meanwhile; with `latency`, through the
+/// latency backend instead of the net.
 fn play<S: Encode>(
     config: &RunConfig,
     model: &Model,
@@ -285,7 +312,7 @@ fn play<S: Encode>(
     layout: &Layout,
     budget: Duration,
     latency: Option<Duration>,
-) -> Result<f64> {
+) -> Result<(f64, NetLoad)> {
     let evaluator = BatcherConfig {
         bf16: choice.bf16_from.is_some(),
         fp32_below: choice.bf16_from.unwrap_or(0),
@@ -304,11 +331,26 @@ fn play<S: Encode>(
         None,
     )?;
     std::thread::sleep(budget / 5);
-    let (start_steps, started) = (pool.steps_played(), Instant::now());
+    let (start_steps, start_net, started) =
+        (pool.steps_played(), pool.batcher_totals(), Instant::now());
     std::thread::sleep(budget * 4 / 5);
-    let rate = (pool.steps_played() - start_steps) as f64 / started.elapsed().as_secs_f64();
+    let seconds = started.elapsed().as_secs_f64();
+    let steps = pool.steps_played() - start_steps;
+    let rate = steps as f64 / seconds;
+    let end_net = pool.batcher_totals();
+    let in_flight = (layout.workers * config.selfplay.games_in_flight).max(1);
     pool.stop();
-    Ok(rate)
+    let (positions, batches) = (
+        end_net.positions - start_net.positions,
+        (end_net.batches - start_net.batches).max(1),
+    );
+    let net = NetLoad {
+        evals_per_s: positions as f64 / seconds,
+        mean_batch: positions as f64 / batches as f64,
+        forward_ms: (end_net.busy_nanos - start_net.busy_nanos) as f64 / 1e6 / batches as f64,
+        steps_per_game: steps as f64 / in_flight as f64,
+    };
+    Ok((rate, net))
 }
 
 /// The most self-play positions per second one of `report`'s layouts played.
@@ -424,14 +466,8 @@ fn settle_device<S: Encode>(
             tch::manual_seed(config.seed as i64);
             let model = Model::new(S::net_shape(config.kind()), config.net_config(), *device)?;
             let layout = best_layout(report);
-            rates.push(play::<S>(
-                config,
-                &model,
-                &report.choice,
-                &layout,
-                budget,
-                None,
-            )?);
+            let (rate, _) = play::<S>(config, &model, &report.choice, &layout, budget, None)?;
+            rates.push(rate);
         }
         let decision = DeviceDecision::of(&samples);
         if !decision.close {
@@ -502,17 +538,35 @@ pub fn describe(
         report.choice.label(),
         report.choice.reason
     );
-    let _ = writeln!(text, "workers  instances  threads  positions/s");
+    let _ = writeln!(
+        text,
+        "workers  instances  threads  positions/s  net evals/s  mean batch  forward ms"
+    );
     for (i, run) in report.selfplay.iter().enumerate() {
-        let l = run.layout;
+        let (l, n) = (run.layout, run.net);
         let _ = writeln!(
             text,
-            "{:>7} {:>10} {:>8} {:>12.0}{}",
+            "{:>7} {:>10} {:>8} {:>12.0} {:>12.0} {:>11.1} {:>11.2}{}",
             l.workers,
             l.instances,
             l.torch_threads,
             run.positions_per_s,
+            n.evals_per_s,
+            n.mean_batch,
+            n.forward_ms,
             if i == 0 { "  (auto)" } else { "" }
+        );
+    }
+    let few = report
+        .selfplay
+        .iter()
+        .map(|r| r.net.steps_per_game)
+        .fold(f64::MAX, f64::min);
+    if few < FEW_STEPS_PER_GAME {
+        let _ = writeln!(
+            text,
+            "note: as few as {few:.1} steps per game in flight were counted; with many games \
+             a worker the steps come in waves, so give a longer --seconds for a steady rate"
         );
     }
     let _ = writeln!(
@@ -576,6 +630,7 @@ mod tests {
                 .map(|&positions_per_s| LayoutRun {
                     layout,
                     positions_per_s,
+                    net: NetLoad::default(),
                 })
                 .collect(),
         }

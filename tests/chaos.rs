@@ -96,6 +96,8 @@ struct Cluster<'a> {
     injected: BTreeMap<Fault, usize>,
     /// Seconds from a learner's kill to the next checkpoint of its successor.
     takeovers: Vec<f64>,
+    /// When the cluster started (the fault log's times count from it).
+    began: Instant,
 }
 
 fn hash(bytes: &[u8]) -> u64 {
@@ -202,7 +204,11 @@ impl<'a> Cluster<'a> {
     }
 
     fn inject(&mut self, fault: Fault) {
-        eprintln!("chaos: {fault:?}");
+        let at = Instant::now();
+        eprintln!(
+            "chaos: {fault:?} at {:.0} s",
+            (at - self.began).as_secs_f64()
+        );
         match fault {
             Fault::KillWorker => {
                 let at = self.rng.gen_range(0..self.workers.len());
@@ -249,6 +255,7 @@ impl<'a> Cluster<'a> {
         let pause = self.rng.gen_range(3.0..8.0);
         self.settle(pause);
         *self.injected.entry(fault).or_default() += 1;
+        eprintln!("chaos: {fault:?} took {:.0} s", at.elapsed().as_secs_f64());
     }
 
     /// Writes a shard of garbage and one cut short, each in a session of its own. The
@@ -393,6 +400,7 @@ fn chaos(location: &str, env: Vec<(String, String)>, server: Option<&mut S3Serve
         corrupt: Vec::new(),
         injected: BTreeMap::new(),
         takeovers: Vec::new(),
+        began: Instant::now(),
     };
     let config = dir.join("config.toml");
     cluster.learner = Some(cluster.start_learner(Some(config.to_str().unwrap())));

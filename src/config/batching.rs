@@ -36,6 +36,13 @@ pub struct BatchingConfig {
     /// own copy of the net: with `selfplay.groups`, a worker's next group is launched while
     /// the last one is still in the net, which hides a GPU's latency (1: one at a time).
     pub streams: usize,
+    /// On a GPU: batches padded with empty positions to a multiple of this (few shapes for
+    /// cuDNN's benchmark; 1: not padded).
+    pub pad_to: usize,
+    /// On a GPU: inputs copied through a pinned host buffer, without blocking.
+    pub pinned: bool,
+    /// On a GPU: cuDNN times its convolution algorithms per shape and keeps the fastest.
+    pub cudnn_benchmark: bool,
 }
 
 impl Default for BatchingConfig {
@@ -49,6 +56,9 @@ impl Default for BatchingConfig {
             torch_threads: Count::Auto,
             instances: Count::Auto,
             streams: 1,
+            pad_to: 64,
+            pinned: true,
+            cudnn_benchmark: true,
         }
     }
 }
@@ -81,6 +91,11 @@ impl BatchingConfig {
                 "streams",
                 (1..=16).contains(&self.streams),
                 "must be 1..=16",
+            ),
+            (
+                "pad_to",
+                (1..=4096).contains(&self.pad_to),
+                "must be 1..=4096",
             ),
             (
                 "bf16",

@@ -28,11 +28,12 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use tch::{Kind, Tensor};
+use tch::Kind;
 
 use super::backend::{
     self, Backend, BackendInfo, Evaluation, InFlight, IoShape, Logits, RawOutput, Request,
 };
+use super::forward::{forward_raw, GpuStaging, Staging};
 use super::in_place::InPlaceCheck;
 use super::model::Model;
 use super::precision::probe_batches;
@@ -72,6 +73,8 @@ pub struct BatcherConfig {
     /// copy of the weights: while one batch is in the net (or on its way back), the next is
     /// gathered and launched (1: one at a time).
     pub streams: usize,
+    /// How batches reach a GPU ([`Staging`]; ignored on the CPU).
+    pub gpu: GpuStaging,
 }
 
 impl Default for BatcherConfig {
@@ -89,6 +92,7 @@ impl Default for BatcherConfig {
             probe_speedups: Vec::new(),
             latency: None,
             streams: 1,
+            gpu: GpuStaging::default(),
         }
     }
 }
@@ -102,6 +106,11 @@ impl BatcherConfig {
             max_wait: Duration::from_secs_f64(batching.max_wait_ms / 1000.0),
             torch_threads: layout.torch_threads as i32,
             streams: batching.streams,
+            gpu: GpuStaging {
+                pad_to: batching.pad_to,
+                pinned: batching.pinned,
+                cudnn_benchmark: batching.cudnn_benchmark,
+            },
             ..BatcherConfig::default()
         }
     }
@@ -564,6 +573,7 @@ fn run_stream(
     }
     let _no_grad = tch::no_grad_guard();
     let mut nets = Nets::new(Box::new(model), config);
+    let mut staging = Staging::new(config.gpu, config.device);
     if free.send(id).is_err() {
         return;
     }
@@ -571,7 +581,7 @@ fn run_stream(
         match message {
             StreamMessage::Replace(new_model) => nets = nets.renew(new_model, config),
             StreamMessage::Run(batch) => {
-                run_batch(&mut nets, config, batch, stats);
+                run_batch(&mut nets, config, &mut staging, batch, stats);
                 if free.send(id).is_err() {
                     break;
                 }
@@ -581,13 +591,25 @@ fn run_stream(
 }
 
 /// Runs one gathered batch through the net (or the latency backend) and answers its jobs.
-fn run_batch(nets: &mut Nets, config: &BatcherConfig, mut work: Work, stats: &BatcherStats) {
+fn run_batch(
+    nets: &mut Nets,
+    config: &BatcherConfig,
+    staging: &mut Staging,
+    mut work: Work,
+    stats: &BatcherStats,
+) {
     let max_batch = config.max_batch.max(1);
     let queued = work.queued;
     let started = Instant::now();
     let result = match config.latency {
         Some(latency) => Ok(latency_output(nets, latency, queued, max_batch)),
-        None => forward_raw(|n| nets.for_batch(n), &work.input, queued, max_batch),
+        None => forward_raw(
+            |n| nets.for_batch(n),
+            &work.input,
+            queued,
+            max_batch,
+            staging,
+        ),
     };
     let busy = started.elapsed();
     if queued <= max_batch {
@@ -672,50 +694,6 @@ fn answer(pending: &mut Vec<Job>, result: Result<RawOutput, NetError>) {
     }
 }
 
-/// Runs `positions` laid out in `input` through the net, at most `max_batch` at a time, each
-/// chunk on `model_for(chunk size)`: the evaluator's forward pass (benchmarks time it alone).
-pub fn forward_raw<'a>(
-    model_for: impl Fn(usize) -> &'a Model,
-    input: &[f32],
-    positions: usize,
-    max_batch: usize,
-) -> Result<RawOutput, NetError> {
-    let shape = &model_for(positions.min(max_batch)).meta().shape;
-    let per_position = (shape.planes * shape.height * shape.width) as usize;
-    let mut raw = RawOutput {
-        policy: Vec::with_capacity(positions * shape.num_actions as usize),
-        value: Vec::with_capacity(positions * 3),
-    };
-    for chunk in input.chunks(max_batch * per_position) {
-        let batch = chunk.len() / per_position;
-        let model = model_for(batch);
-        let device = model.var_store().device();
-        let x = Tensor::from_slice(chunk).reshape([
-            batch as i64,
-            shape.planes,
-            shape.height,
-            shape.width,
-        ]);
-        let x = x.to_device(device).to_kind(model.kind());
-        let (policy, value) = model.forward_t(&x, false);
-        if device.is_cuda() {
-            // One copy back, not two: policy and W/D/L side by side.
-            let both = Tensor::f_cat(&[policy, value], 1)?;
-            let mut all = Vec::new();
-            append_f32(&both, &mut all)?;
-            let actions = shape.num_actions as usize;
-            for row in all.chunks(actions + 3) {
-                raw.policy.extend_from_slice(&row[..actions]);
-                raw.value.extend_from_slice(&row[actions..]);
-            }
-        } else {
-            append_f32(&policy, &mut raw.policy)?;
-            append_f32(&value, &mut raw.value)?;
-        }
-    }
-    Ok(raw)
-}
-
 /// The latency backend's answer to `positions` positions: a sleep of `latency` per forward
 /// pass of up to `max_batch` positions, then all-zero policy and W/D/L logits.
 fn latency_output(nets: &Nets, latency: Duration, positions: usize, max_batch: usize) -> RawOutput {
@@ -725,17 +703,4 @@ fn latency_output(nets: &Nets, latency: Duration, positions: usize, max_batch: u
         policy: vec![0.0; positions * num_actions],
         value: vec![0.0; positions * 3],
     }
-}
-
-/// Appends the values of `tensor` (any float kind) to `out` as f32.
-fn append_f32(tensor: &Tensor, out: &mut Vec<f32>) -> Result<(), NetError> {
-    let values = tensor
-        .to_kind(Kind::Float)
-        .to_device(tch::Device::Cpu)
-        .contiguous();
-    let n = values.numel();
-    let at = out.len();
-    out.resize(at + n, 0.0);
-    values.f_copy_data(&mut out[at..], n)?;
-    Ok(())
 }

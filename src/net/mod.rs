@@ -7,6 +7,7 @@ pub mod backend;
 pub mod batcher;
 pub mod device;
 pub mod encode;
+pub mod forward;
 pub mod in_place;
 pub mod model;
 pub mod net_eval;

@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use tch::{Device, Kind, Tensor};
+use tch::{Device, Kind};
 
+use super::forward::{forward_raw, GpuStaging, Staging};
 use super::model::{Model, NetShape};
 use super::NetError;
 use crate::config::batching::Precision;
@@ -153,6 +154,7 @@ pub fn probe_model(
     let mut fp32 = model.try_clone()?;
     fp32.set_kind(Kind::Float);
     let shape = model.meta().shape.clone();
+    let device = model.var_store().device();
     std::thread::scope(|scope| {
         scope
             .spawn(move || {
@@ -163,19 +165,15 @@ pub fn probe_model(
                 let largest = batches.iter().copied().max().unwrap_or(1);
                 let per = (shape.planes * shape.height * shape.width) as usize;
                 let input: Vec<f32> = (0..largest * per).map(|i| (i % 7) as f32 / 7.0).collect();
+                let mut staging = Staging::new(GpuStaging::default(), device);
                 probe_with(batches, budget, |precision, batch| {
                     let model = if precision == Precision::Bf16 {
                         &bf16
                     } else {
                         &fp32
                     };
-                    let x = Tensor::from_slice(&input[..batch * per])
-                        .reshape([batch as i64, shape.planes, shape.height, shape.width])
-                        .to_device(model.var_store().device())
-                        .to_kind(model.kind());
-                    let (policy, value) = model.forward_t(&x, false);
-                    let back = |t: Tensor| t.to_kind(Kind::Float).to_device(Device::Cpu);
-                    let (_p, _v) = (back(policy), back(value));
+                    let input = &input[..batch * per];
+                    forward_raw(|_| model, input, batch, batch, &mut staging)?;
                     Ok::<(), NetError>(())
                 })
             })
