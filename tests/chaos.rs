@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use checkers_zero::distributed::backoff::retry;
 use checkers_zero::distributed::learn::intake_chain;
+use checkers_zero::distributed::lease::Lease;
 use checkers_zero::distributed::{put_new_or_same, read_pointer, read_state_file};
 use checkers_zero::layout::state::TrainState;
 use checkers_zero::layout::{
@@ -29,7 +30,7 @@ use checkers_zero::layout::{
 use checkers_zero::selfplay::record::parse_record_bytes;
 use checkers_zero::store::RunStore;
 use common::fresh_dir;
-use common::roles::{role, wait_for_lease_expiry, wait_until, Role, DISTRIBUTED_RUN};
+use common::roles::{role, wait_until, Role, DISTRIBUTED_RUN};
 use common::s3::S3Server;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -73,6 +74,17 @@ const FAULTS: [Fault; 6] = [
     Fault::CorruptShard,
 ];
 
+/// A killed learner's or evaluator's successor, started at once with `--wait-for-lease`,
+/// until it is in charge: faults of other kinds go on meanwhile.
+struct Pending {
+    learner: bool,
+    killed: Instant,
+    /// `latest` when the learner was killed.
+    before: u64,
+    /// The successor's process id.
+    pid: u32,
+}
+
 /// The cluster under test and what has been seen of its store.
 struct Cluster<'a> {
     dir: PathBuf,
@@ -98,6 +110,8 @@ struct Cluster<'a> {
     takeovers: Vec<f64>,
     /// When the cluster started (the fault log's times count from it).
     began: Instant,
+    /// Successors not yet in charge.
+    pending: Vec<Pending>,
 }
 
 fn hash(bytes: &[u8]) -> u64 {
@@ -112,10 +126,9 @@ impl<'a> Cluster<'a> {
         format!("{what}-{}", self.started)
     }
 
-    fn start_learner(&mut self, config: Option<&str>) -> Role {
+    fn start_learner(&mut self, extra: &[&str]) -> Role {
         let name = self.name("learn");
-        let extra: Vec<&str> = config.map(|c| vec!["--config", c]).unwrap_or_default();
-        role(&self.dir, &name, "learn", &self.location, &extra, &self.env)
+        role(&self.dir, &name, "learn", &self.location, extra, &self.env)
     }
 
     fn start_worker(&mut self, id: usize) -> Role {
@@ -139,9 +152,16 @@ impl<'a> Cluster<'a> {
         )
     }
 
-    fn start_evaluator(&mut self) -> Role {
+    fn start_evaluator(&mut self, extra: &[&str]) -> Role {
         let name = self.name("evaluate");
-        role(&self.dir, &name, "evaluate", &self.location, &[], &self.env)
+        role(
+            &self.dir,
+            &name,
+            "evaluate",
+            &self.location,
+            extra,
+            &self.env,
+        )
     }
 
     /// Reads `latest` and hashes what is new in the store (store errors: nothing seen).
@@ -174,11 +194,66 @@ impl<'a> Cluster<'a> {
         }
     }
 
+    /// `latest` as the store has it now (asked again while the store does not answer).
+    #[allow(clippy::result_large_err)] // retry's closures return the crate's `DistError`
+    fn latest_now(&self) -> u64 {
+        let store = &self.store;
+        retry("reading latest", Duration::from_secs(60), || {
+            read_pointer(store, LATEST)
+        })
+        .unwrap()
+        .unwrap_or(0)
+    }
+
+    /// Drops the successors now in charge: a learner once it has published a checkpoint
+    /// past the killed one's (its takeover time kept), an evaluator once it holds the lease.
+    fn poll_pending(&mut self) {
+        let latest = self.latest.last().copied().unwrap_or(0);
+        let now = u64::try_from(checkers_zero::distributed::unix_millis()).unwrap();
+        let holders = Lease::holders(&self.store).unwrap_or_default();
+        let mut still = Vec::new();
+        for pending in self.pending.drain(..) {
+            let done = if pending.learner {
+                latest > pending.before
+            } else {
+                holders
+                    .iter()
+                    .any(|l| l.role == "evaluator" && l.pid == pending.pid && !l.expired_at(now))
+            };
+            match done {
+                true if pending.learner => {
+                    self.takeovers.push(pending.killed.elapsed().as_secs_f64())
+                }
+                true => {}
+                false => still.push(pending),
+            }
+        }
+        self.pending = still;
+    }
+
+    /// Settles until no successor of the learner (`Some(true)`), the evaluator
+    /// (`Some(false)`) or either (`None`) is pending.
+    fn await_pending(&mut self, learner: Option<bool>) {
+        let started = Instant::now();
+        while self
+            .pending
+            .iter()
+            .any(|p| learner.is_none_or(|l| l == p.learner))
+        {
+            assert!(
+                started.elapsed() < Duration::from_secs(300),
+                "a killed role's successor did not take over in 300 s"
+            );
+            self.settle(0.5);
+        }
+    }
+
     /// Waits `seconds`, scanning, and fails if a role ended meanwhile.
     fn settle(&mut self, seconds: f64) {
         let until = Instant::now() + Duration::from_secs_f64(seconds);
         while Instant::now() < until {
             self.scan();
+            self.poll_pending();
             for role in self
                 .workers
                 .iter_mut()
@@ -198,7 +273,7 @@ impl<'a> Cluster<'a> {
 
     fn refuse_second_learner(&mut self) {
         let config = self.dir.join("config.toml");
-        let second = self.start_learner(Some(config.to_str().unwrap()));
+        let second = self.start_learner(&["--config", config.to_str().unwrap()]);
         let words = second.refused(&self.dir, Duration::from_secs(60));
         assert!(words.contains("holds this run until"), "{words}");
     }
@@ -217,30 +292,38 @@ impl<'a> Cluster<'a> {
                 self.workers.insert(at, worker);
             }
             Fault::KillLearner => {
-                let before = self.latest.last().copied().unwrap_or(0);
+                self.await_pending(Some(true));
                 let killed = Instant::now();
                 self.learner.take().expect("a learner").kill();
+                // Read after the kill: nothing the killed learner published counts as taken over.
+                let before = self.latest_now();
                 self.refuse_second_learner();
-                wait_for_lease_expiry(&self.store, "learner", Duration::from_secs(120));
-                self.learner = Some(self.start_learner(None));
-                wait_until(
-                    "the new learner's checkpoint",
-                    Duration::from_secs(300),
-                    || {
-                        read_pointer(&self.store, LATEST)
-                            .ok()
-                            .flatten()
-                            .is_some_and(|s| s > before)
-                    },
-                );
-                self.takeovers.push(killed.elapsed().as_secs_f64());
+                let successor = self.start_learner(&["--wait-for-lease"]);
+                self.pending.push(Pending {
+                    learner: true,
+                    killed,
+                    before,
+                    pid: successor.id(),
+                });
+                self.learner = Some(successor);
             }
             Fault::KillEvaluator => {
+                self.await_pending(Some(false));
+                let killed = Instant::now();
                 self.evaluator.take().expect("an evaluator").kill();
-                wait_for_lease_expiry(&self.store, "evaluator", Duration::from_secs(120));
-                self.evaluator = Some(self.start_evaluator());
+                let successor = self.start_evaluator(&["--wait-for-lease"]);
+                self.pending.push(Pending {
+                    learner: false,
+                    killed,
+                    before: 0,
+                    pid: successor.id(),
+                });
+                self.evaluator = Some(successor);
             }
             Fault::StoreOutage => {
+                // With every role in charge: a successor waits out an outage too, but its
+                // takeover is timed against the lease.
+                self.await_pending(None);
                 // Tens of seconds, within the lease (45 s): a store request blocks while
                 // object_store retries it, so a renewal lands up to ~13 s after the outage.
                 let seconds = self.rng.gen_range(10.0..18.0);
@@ -249,7 +332,11 @@ impl<'a> Cluster<'a> {
                 std::thread::sleep(Duration::from_secs_f64(seconds));
                 server.restart().expect("the store comes back");
             }
-            Fault::SecondLearner => self.refuse_second_learner(),
+            Fault::SecondLearner => {
+                // A learner waiting for an expired lease would race the second one.
+                self.await_pending(Some(true));
+                self.refuse_second_learner();
+            }
             Fault::CorruptShard => self.corrupt_shard(),
         }
         let pause = self.rng.gen_range(3.0..8.0);
@@ -288,8 +375,10 @@ impl<'a> Cluster<'a> {
     }
 }
 
-/// Stops every role cleanly, the workers first, and checks that each exits 0.
+/// Stops every role cleanly once every successor is in charge, the workers first, and
+/// checks that each exits 0.
 fn stop_all(cluster: &mut Cluster) {
+    cluster.await_pending(None);
     let dir = cluster.dir.clone();
     for worker in cluster.workers.drain(..) {
         worker.terminate();
@@ -401,11 +490,12 @@ fn chaos(location: &str, env: Vec<(String, String)>, server: Option<&mut S3Serve
         injected: BTreeMap::new(),
         takeovers: Vec::new(),
         began: Instant::now(),
+        pending: Vec::new(),
     };
     let config = dir.join("config.toml");
-    cluster.learner = Some(cluster.start_learner(Some(config.to_str().unwrap())));
+    cluster.learner = Some(cluster.start_learner(&["--config", config.to_str().unwrap()]));
     cluster.workers = vec![cluster.start_worker(1), cluster.start_worker(2)];
-    cluster.evaluator = Some(cluster.start_evaluator());
+    cluster.evaluator = Some(cluster.start_evaluator(&[]));
     wait_until(
         "the first shards and checkpoint",
         Duration::from_secs(300),

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use rand::Rng;
 
+use super::lease::LeaseError;
 use super::DistError;
 use crate::store::StoreError;
 
@@ -24,9 +25,19 @@ pub const PATIENCE: Duration = Duration::from_secs(15 * 60);
 /// True for a store error that may pass by itself: a request that failed. A bad location,
 /// missing rights, or an object that exists where a new one was to be written, will not.
 pub fn transient(error: &DistError) -> bool {
+    match error {
+        DistError::Store(error) | DistError::Lease(LeaseError::Store(error)) => {
+            transient_store(error)
+        }
+        _ => false,
+    }
+}
+
+/// [`transient`] for the store's own error.
+fn transient_store(error: &StoreError) -> bool {
     matches!(
         error,
-        DistError::Store(StoreError::Request { source, .. })
+        StoreError::Request { source, .. }
             if !matches!(
                 source,
                 object_store::Error::NotImplemented { .. }

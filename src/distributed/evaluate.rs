@@ -57,8 +57,16 @@ pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, DistError> {
     let mut config = wait_for_config(&store, wait, &stop)?;
     options.net.apply_to(&mut config);
     let patience = options.wait_for_lease.then(|| config.lease.duration() * 2);
-    let lease =
-        LeaseKeeper::acquire_waiting(&options.store, Role::Evaluation, &config.lease, patience)?;
+    let Some(lease) = LeaseKeeper::acquire_waiting(
+        &options.store,
+        Role::Evaluation,
+        &config.lease,
+        patience,
+        &stop,
+    )?
+    else {
+        return Ok(Vec::new());
+    };
     let mut role = EvaluationRole::start(&store, &config, options.work_dir.as_deref(), lease)?;
     let started = Instant::now();
     let deadline = options

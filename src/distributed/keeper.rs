@@ -10,8 +10,9 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::backoff::transient;
 use super::lease::{Lease, LeaseError, LeaseInfo, Role};
-use super::{unix_millis, DistError};
+use super::{unix_millis, DistError, StopFlag};
 use crate::config::lease::LeaseConfig;
 use crate::config::RunConfig;
 use crate::layout::CONFIG;
@@ -86,32 +87,44 @@ impl LeaseKeeper {
     /// [`LeaseKeeper::acquire`], waiting while another holder's lease runs, for up to
     /// `patience` (`None`: not at all): a role restarted before its killed predecessor's
     /// lease ran out (a Kubernetes pod) takes the run over at the expiry instead of exiting.
-    /// Said once on stderr; past the patience, the refusal in words as without waiting.
+    /// A store that does not answer meanwhile (an outage) is waited out too. Each is said
+    /// once on stderr; past the patience, the refusal or the store's error as without waiting.
+    /// `None` when `stop` is raised while waiting (the role then ends cleanly, having written
+    /// nothing).
     pub fn acquire_waiting(
         location: &str,
         role: Role,
         settings: &LeaseConfig,
         patience: Option<Duration>,
-    ) -> Result<LeaseKeeper, DistError> {
+        stop: &StopFlag,
+    ) -> Result<Option<LeaseKeeper>, DistError> {
         let Some(patience) = patience else {
-            return LeaseKeeper::acquire(location, role, settings);
+            return LeaseKeeper::acquire(location, role, settings).map(Some);
         };
         let started = Instant::now();
-        let mut said = false;
+        let (mut said_held, mut said_store) = (false, false);
         loop {
-            match LeaseKeeper::acquire(location, role, settings) {
-                Err(DistError::Lease(held @ LeaseError::Held { .. }))
-                    if started.elapsed() < patience =>
-                {
-                    if !std::mem::replace(&mut said, true) {
-                        eprintln!(
-                            "{held}; waiting up to {:.0} s for it (--wait-for-lease)",
-                            patience.as_secs_f64()
-                        );
-                    }
-                    std::thread::sleep(settings.renew_interval().min(Duration::from_secs(2)));
+            let error = match LeaseKeeper::acquire(location, role, settings) {
+                Err(error) if started.elapsed() < patience && waits_out(&error) => error,
+                other => return other.map(Some),
+            };
+            let said = match error {
+                DistError::Lease(LeaseError::Held { .. }) => &mut said_held,
+                _ => &mut said_store,
+            };
+            if !std::mem::replace(said, true) {
+                eprintln!(
+                    "{error}; waiting up to {:.0} s in all (--wait-for-lease)",
+                    patience.as_secs_f64()
+                );
+            }
+            let pause = Instant::now() + settings.renew_interval().min(Duration::from_secs(2));
+            while Instant::now() < pause {
+                if stop.raised() {
+                    eprintln!("stopped while waiting for the {} lease", role.name());
+                    return Ok(None);
                 }
-                other => return other,
+                std::thread::sleep(Duration::from_millis(50));
             }
         }
     }
@@ -187,6 +200,12 @@ fn renew_until_stopped(store: RunStore, mut lease: Lease, every: Duration, share
     }
 }
 
+/// An error [`LeaseKeeper::acquire_waiting`] waits out: another holder's lease, or a store
+/// that does not answer.
+fn waits_out(error: &DistError) -> bool {
+    matches!(error, DistError::Lease(LeaseError::Held { .. })) || transient(error)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,6 +256,55 @@ mod tests {
         std::thread::sleep(Duration::from_millis(800));
         let error = keeper.check().unwrap_err().to_string();
         assert!(error.contains("lost its lease"), "{error}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_stop_while_waiting_for_a_held_lease_ends_the_wait_with_nothing_taken() {
+        let (dir, location) = temp_store("stop");
+        let holder = LeaseKeeper::acquire(&location, Role::Learner, &settings(30.0, 5.0)).unwrap();
+        let stop = StopFlag::new();
+        let raiser = stop.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            raiser.raise();
+        });
+        let started = Instant::now();
+        let waited = LeaseKeeper::acquire_waiting(
+            &location,
+            Role::Learner,
+            &settings(30.0, 5.0),
+            Some(Duration::from_secs(60)),
+            &stop,
+        )
+        .unwrap();
+        assert!(waited.is_none(), "nothing is acquired once stopped");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "the wait ends soon after the stop"
+        );
+        holder.check().expect("the holder keeps its lease");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_waiting_role_takes_the_lease_once_its_holder_is_gone() {
+        let (dir, location) = temp_store("wait");
+        let holder =
+            LeaseKeeper::acquire(&location, Role::Evaluation, &settings(30.0, 5.0)).unwrap();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            drop(holder);
+        });
+        let waited = LeaseKeeper::acquire_waiting(
+            &location,
+            Role::Evaluation,
+            &settings(30.0, 5.0),
+            Some(Duration::from_secs(60)),
+            &StopFlag::new(),
+        )
+        .unwrap();
+        waited.expect("taken once given up").check().unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

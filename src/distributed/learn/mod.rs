@@ -107,10 +107,16 @@ pub fn learn(options: &LearnOptions) -> Result<LearnSummary, DistError> {
     // The lease comes first: a second learner writes nothing, not even a new run's config.
     let settings = lease_settings(&store, given.as_ref())?;
     let patience = options.wait_for_lease.then(|| settings.duration() * 2);
-    let lease = LeaseKeeper::acquire_waiting(store.location(), Role::Learner, &settings, patience)?;
+    let stop = StopFlag::on_signals();
+    let location = store.location().to_string();
+    let Some(lease) =
+        LeaseKeeper::acquire_waiting(&location, Role::Learner, &settings, patience, &stop)?
+    else {
+        return Ok(LearnSummary::default());
+    };
     let mut config = run_config(&store, given, &options.net)?;
     options.net.apply_to(&mut config);
-    with_game!(config.kind(), S => alone::<S>(options, store, config, lease))
+    with_game!(config.kind(), S => alone::<S>(options, store, config, lease, &stop))
 }
 
 /// The learner alone, driven by [`drive`].
@@ -119,8 +125,8 @@ fn alone<S: Encode>(
     store: RunStore,
     config: RunConfig,
     lease: LeaseKeeper,
+    stop: &StopFlag,
 ) -> Result<LearnSummary, DistError> {
-    let stop = StopFlag::on_signals();
     let limits = StepLimits::new(&config.train, options.max_steps, options.max_minutes);
     let poll = Duration::from_secs_f64(options.poll_seconds.max(0.05));
     let work_dir = options.work_dir.as_deref();
@@ -129,7 +135,7 @@ fn alone<S: Encode>(
     drive(
         &mut role,
         &limits,
-        &stop,
+        stop,
         &mut Alone,
         &mut progress,
         options.idle_exit,
