@@ -1,7 +1,8 @@
 //! The seeded fault test: a distributed run's roles as processes (a learner, two self-play
 //! workers, an evaluator) on one store while faults are injected on a seed: workers, the
-//! learner and the evaluator killed and restarted, the store stopped for tens of seconds
-//! (s3s-fs only), a second learner started, corrupt and truncated shards written. Then the
+//! learner and the evaluator killed and their successors started at once with
+//! `--wait-for-lease` (other faults go on while they wait), the store stopped for tens of
+//! seconds (s3s-fs only), a second learner started, corrupt and truncated shards written. Then the
 //! invariants: every shard taken in exactly once, no object overwritten or lost, `latest`
 //! monotone, no game counted twice, every second learner refused, every corrupt shard named
 //! and skipped. It prints one line: faults injected, faults survived, objects lost.

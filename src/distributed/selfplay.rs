@@ -189,6 +189,17 @@ struct ShardWriter {
     first_at: Option<Instant>,
     shards: u64,
     games: u64,
+    /// The shard being put: once tried, its name and bytes stay fixed until the put
+    /// succeeds, so that a retry of a put whose answer was lost finds the same bytes there.
+    attempt: Option<Attempt>,
+}
+
+/// A shard's put, tried and to be tried again: its key, bytes and how many of the buffered
+/// games it holds.
+struct Attempt {
+    key: String,
+    bytes: Vec<u8>,
+    games: usize,
 }
 
 impl ShardWriter {
@@ -205,20 +216,33 @@ impl ShardWriter {
     }
 
     /// Publishes the buffered games as the session's next shard: one put, whole or nothing,
-    /// and only under a new name (a shard that exists is never replaced).
+    /// and only under a new name (a shard that exists is never replaced). A put that failed
+    /// is tried again with the same games, whatever was played since.
     fn publish(&mut self, store: &RunStore, session: &str) -> Result<(), DistError> {
-        if self.buffer.is_empty() {
-            return Ok(());
+        if self.attempt.is_none() && !self.buffer.is_empty() {
+            self.attempt = Some(Attempt {
+                key: shard_key(session, self.shards),
+                bytes: records_to_gzip(&self.buffer),
+                games: self.buffer.len(),
+            });
         }
-        let key = shard_key(session, self.shards);
-        let bytes = records_to_gzip(&self.buffer);
+        let Some(attempt) = &self.attempt else {
+            return Ok(());
+        };
         // A retry of a put whose answer was lost finds this shard there: written.
-        put_created(store, &key, bytes)?;
+        put_created(store, &attempt.key, attempt.bytes.clone())?;
+        let games = attempt.games;
+        self.attempt = None;
         self.shards += 1;
-        self.games += self.buffer.len() as u64;
-        self.buffer.clear();
-        self.first_at = None;
+        self.games += games as u64;
+        self.buffer.drain(..games);
+        self.first_at = (!self.buffer.is_empty()).then(Instant::now);
         Ok(())
+    }
+
+    /// True while games wait to be published.
+    fn unsent(&self) -> bool {
+        !self.buffer.is_empty()
     }
 }
 
@@ -510,9 +534,11 @@ impl<'a> SelfPlayRole<'a> {
             ..
         } = self;
         shards.add(pool.stop());
-        retry("publishing the last games", FINAL_PATIENCE, || {
-            shards.publish(store, &session)
-        })?;
+        while shards.unsent() {
+            retry("publishing the last games", FINAL_PATIENCE, || {
+                shards.publish(store, &session)
+            })?;
+        }
         bar.finish_and_clear();
         if let Some(error) = failure {
             return Err(error);
@@ -558,5 +584,53 @@ mod tests {
         for bad in ["", "a/b", "a b", "ü", &"x".repeat(65)] {
             assert!(check_worker_id(bad).is_err(), "{bad}");
         }
+    }
+
+    fn games(seeds: std::ops::Range<u64>) -> Vec<GameRecord> {
+        use crate::game::rematch::Rematch;
+        use crate::game::{GameKind, GameState, RulesConfig};
+        let start = Rematch::start(GameKind::Rematch, RulesConfig::default());
+        seeds
+            .map(|seed| GameRecord::new(&start, RulesConfig::default(), seed, 0))
+            .collect()
+    }
+
+    fn seeds_in(store: &RunStore, key: &str) -> Vec<u64> {
+        let bytes = store.get(key).unwrap().expect("the shard");
+        let records =
+            crate::selfplay::record::parse_record_bytes(&bytes, std::path::Path::new(key));
+        records.unwrap().iter().map(|r| r.seed).collect()
+    }
+
+    #[test]
+    fn a_shard_put_again_after_a_failure_holds_the_games_first_tried_and_no_more() {
+        let dir = std::env::temp_dir().join(format!("cz-shard-retry-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = RunStore::open(dir.to_str().unwrap()).unwrap();
+        let mut writer = ShardWriter::default();
+        writer.add(games(0..2));
+        // The store fails the put: a file where the shards' folder must go.
+        std::fs::write(dir.join("games"), b"in the way").unwrap();
+        assert!(writer.publish(&store, "w1-s").is_err());
+        writer.add(games(2..3));
+        std::fs::remove_file(dir.join("games")).unwrap();
+        // The first put landed after all and only its answer was lost: the retry finds the
+        // same bytes there.
+        let tried = writer.attempt.as_ref().expect("the put is kept");
+        store.put(&tried.key, tried.bytes.clone()).unwrap();
+        writer.publish(&store, "w1-s").unwrap();
+        assert_eq!(seeds_in(&store, &shard_key("w1-s", 0)), vec![0, 1]);
+        assert!(
+            writer.unsent(),
+            "the game played since waits for the next shard"
+        );
+        writer.publish(&store, "w1-s").unwrap();
+        assert_eq!(seeds_in(&store, &shard_key("w1-s", 1)), vec![2]);
+        assert_eq!(
+            (writer.shards, writer.games, writer.unsent()),
+            (2, 3, false)
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
