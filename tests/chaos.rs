@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use checkers_zero::distributed::backoff::retry;
 use checkers_zero::distributed::learn::intake_chain;
 use checkers_zero::distributed::lease::Lease;
-use checkers_zero::distributed::{put_new_or_same, read_pointer, read_state_file};
+use checkers_zero::distributed::{put_new_or_same, read_pointer, read_state_file, DistError};
 use checkers_zero::layout::state::TrainState;
 use checkers_zero::layout::{
     checkpoint_key, parse_checkpoint_name, parse_shard_key, LATEST, STATE_FILE,
@@ -103,6 +103,10 @@ struct Cluster<'a> {
     seen: BTreeMap<String, u64>,
     /// Every `latest` read, in order.
     latest: Vec<u64>,
+    /// When each new, higher `latest` was first seen.
+    published_at: Vec<Instant>,
+    /// When each fault was injected.
+    fault_at: Vec<Instant>,
     /// Corrupt shards written.
     corrupt: Vec<String>,
     /// Faults injected and survived, by kind.
@@ -168,6 +172,9 @@ impl<'a> Cluster<'a> {
     /// Reads `latest` and hashes what is new in the store (store errors: nothing seen).
     fn scan(&mut self) {
         if let Ok(Some(step)) = read_pointer(&self.store, LATEST) {
+            if self.latest.last().is_none_or(|&last| step > last) {
+                self.published_at.push(Instant::now());
+            }
             self.latest.push(step);
         }
         let Ok(games) = self.store.list("games") else {
@@ -211,7 +218,11 @@ impl<'a> Cluster<'a> {
     fn poll_pending(&mut self) {
         let latest = self.latest.last().copied().unwrap_or(0);
         let now = u64::try_from(checkers_zero::distributed::unix_millis()).unwrap();
-        let holders = Lease::holders(&self.store).unwrap_or_default();
+        let evaluator_pending = self.pending.iter().any(|p| !p.learner);
+        let holders = match evaluator_pending {
+            true => Lease::holders(&self.store).unwrap_or_default(),
+            false => Vec::new(),
+        };
         let mut still = Vec::new();
         for pending in self.pending.drain(..) {
             let done = if pending.learner {
@@ -223,7 +234,9 @@ impl<'a> Cluster<'a> {
             };
             match done {
                 true if pending.learner => {
-                    self.takeovers.push(pending.killed.elapsed().as_secs_f64())
+                    let seconds = pending.killed.elapsed().as_secs_f64();
+                    eprintln!("chaos: the learner's run went on {seconds:.0} s after the kill");
+                    self.takeovers.push(seconds)
                 }
                 true => {}
                 false => still.push(pending),
@@ -395,12 +408,21 @@ fn stop_all(cluster: &mut Cluster) {
     evaluator.finish(&dir, Duration::from_secs(300));
 }
 
+/// A read of the check, asked again while it fails: after an outage a request to s3s-fs can
+/// hang, and the test's client gives up on it after 5 s.
+#[allow(clippy::result_large_err)] // retry's closures return the crate's `DistError`
+fn patiently<T>(what: &str, mut read: impl FnMut() -> Result<T, DistError>) -> T {
+    retry(what, Duration::from_secs(120), &mut read).unwrap()
+}
+
 /// The invariants; returns the objects lost and overwritten.
+#[allow(clippy::result_large_err)] // `patiently`'s closures return the crate's `DistError`
 fn check(cluster: &mut Cluster) -> (usize, usize) {
     let store = &cluster.store;
+    let get = |key: &str| patiently(key, || Ok(store.get(key)?));
     let (mut lost, mut overwritten) = (0, 0);
     for (key, first) in &cluster.seen {
-        match store.get(key).unwrap() {
+        match get(key) {
             Some(bytes) if hash(&bytes) != *first => overwritten += 1,
             Some(_) => {}
             // Retention thins old checkpoints' weights; a shard is never removed.
@@ -413,18 +435,19 @@ fn check(cluster: &mut Cluster) -> (usize, usize) {
         "latest went back: {:?}",
         cluster.latest
     );
-    let latest = read_pointer(store, LATEST).unwrap().unwrap();
-    let mut chain = intake_chain(store, latest).unwrap();
+    let latest = patiently("latest", || read_pointer(store, LATEST)).unwrap();
+    let mut chain = patiently("the intake chain", || intake_chain(store, latest));
     chain.sort();
-    let mut shards = store.list("games").unwrap();
+    let mut shards = patiently("the shards", || Ok(store.list("games")?));
     shards.sort();
     assert_eq!(chain, shards, "every shard taken in exactly once");
-    let state: TrainState = read_state_file(store, &checkpoint_key(latest, STATE_FILE))
-        .unwrap()
-        .unwrap();
+    let state: TrainState = patiently("the state", || {
+        read_state_file(store, &checkpoint_key(latest, STATE_FILE))
+    })
+    .unwrap();
     let mut games = 0;
     for key in &shards {
-        let bytes = store.get(key).unwrap().unwrap();
+        let bytes = get(key).unwrap();
         match parse_record_bytes(&bytes, Path::new(key)) {
             Ok(records) => games += records.len() as u64,
             Err(e) => assert!(cluster.corrupt.contains(key), "{key} does not read: {e}"),
@@ -475,7 +498,9 @@ fn chaos(location: &str, env: Vec<(String, String)>, server: Option<&mut S3Serve
         .filter(|f| server.is_some() || *f != Fault::StoreOutage)
         .collect();
     let mut cluster = Cluster {
-        store: RunStore::open_with(location, &env).unwrap(),
+        // Bounded as a role's lease renewals are: after an outage a request to s3s-fs can
+        // hang until the client's timeout, and the watch (scans, takeovers) must go on.
+        store: RunStore::open_bounded(location, &env, Some(Duration::from_secs(5))).unwrap(),
         dir: dir.clone(),
         location: location.to_string(),
         env,
@@ -492,6 +517,8 @@ fn chaos(location: &str, env: Vec<(String, String)>, server: Option<&mut S3Serve
         takeovers: Vec::new(),
         began: Instant::now(),
         pending: Vec::new(),
+        published_at: Vec::new(),
+        fault_at: Vec::new(),
     };
     let config = dir.join("config.toml");
     cluster.learner = Some(cluster.start_learner(&["--config", config.to_str().unwrap()]));
@@ -521,8 +548,20 @@ fn chaos(location: &str, env: Vec<(String, String)>, server: Option<&mut S3Serve
     stop_all(&mut cluster);
     let (lost, overwritten) = check(&mut cluster);
     let injected: usize = cluster.injected.values().sum();
+    let within = cluster
+        .fault_at
+        .iter()
+        .filter(|at| at.duration_since(started).as_secs_f64() <= minutes * 60.0)
+        .count();
+    let mut gaps: Vec<f64> = cluster
+        .published_at
+        .windows(2)
+        .map(|w| (w[1] - w[0]).as_secs_f64())
+        .collect();
+    gaps.sort_by(f64::total_cmp);
+    let interval = gaps.get(gaps.len() / 2).copied().unwrap_or(0.0);
     println!(
-        "chaos on {location} (seed {seed}, {:.1} min): {injected} faults injected ({} kinds: {:?}), {injected} survived, objects lost {lost}, overwritten {overwritten}; learner takeovers in {:?} s (lease 45 s)",
+        "chaos on {location} (seed {seed}, {:.1} min): {injected} faults injected ({within} in the first {minutes} min; {} kinds: {:?}), {injected} survived, objects lost {lost}, overwritten {overwritten}; learner takeovers in {:?} s (lease 45 s, a checkpoint every {interval:.0} s, median)",
         started.elapsed().as_secs_f64() / 60.0,
         cluster.injected.len(),
         cluster.injected,
