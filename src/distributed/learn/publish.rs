@@ -295,21 +295,47 @@ fn read_link(store: &RunStore, step: u64) -> Result<IntakeLink, DistError> {
         .ok_or_else(|| DistError::Run(format!("{}/{key}: missing", store.location())))
 }
 
-/// Every shard the checkpoint chain ending at `step` took in, in order, following each
-/// checkpoint's `previous` link (used to audit exactly-once intake).
-pub fn intake_chain(store: &RunStore, step: u64) -> Result<Vec<String>, DistError> {
-    let mut links = Vec::new();
-    let mut at = Some(step);
-    while let Some(step) = at {
-        let link = read_link(store, step)?;
+/// The checkpoint chain ending at a step, walked back one `previous` link at a time: each
+/// checkpoint's shards, the newest checkpoint first. A resume reads only as far back as its
+/// window needs.
+pub struct IntakeWalk<'a> {
+    store: &'a RunStore,
+    next: Option<u64>,
+}
+
+impl<'a> IntakeWalk<'a> {
+    /// The walk back from the checkpoint at `step`.
+    pub fn from(store: &'a RunStore, step: u64) -> IntakeWalk<'a> {
+        IntakeWalk {
+            store,
+            next: Some(step),
+        }
+    }
+
+    /// The shards the next checkpoint back took in, in order; `None` past the first.
+    pub fn next_shards(&mut self) -> Result<Option<Vec<String>>, DistError> {
+        let Some(step) = self.next else {
+            return Ok(None);
+        };
+        let link = read_link(self.store, step)?;
         if link.previous.is_some_and(|p| p >= step) {
             return Err(DistError::Run(format!(
                 "checkpoint {step} links back to {:?}",
                 link.previous
             )));
         }
-        at = link.previous;
-        links.push(link);
+        self.next = link.previous;
+        Ok(Some(link.shards))
     }
-    Ok(links.into_iter().rev().flat_map(|l| l.shards).collect())
+}
+
+/// Every shard the checkpoint chain ending at `step` took in, in order, following each
+/// checkpoint's `previous` link (used to audit exactly-once intake).
+pub fn intake_chain(store: &RunStore, step: u64) -> Result<Vec<String>, DistError> {
+    let mut walk = IntakeWalk::from(store, step);
+    let mut links = Vec::new();
+    while let Some(shards) = walk.next_shards()? {
+        links.push(shards);
+    }
+    Ok(links.into_iter().rev().flatten().collect())
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::intake::{ingest_shard, listed_shards, searched_steps, SHARDS_PER_FETCH};
-use super::publish::intake_chain;
+use super::publish::IntakeWalk;
 use crate::distributed::DistError;
 use crate::layout::GAMES;
 use crate::net::encode::Encode;
@@ -25,20 +25,19 @@ pub(super) fn rebuild<S: Encode>(
     diversity: &mut GameDiversity,
 ) -> Result<(), DistError> {
     let state = learner.state.clone();
-    let chain = if state.samples_seen > 0 {
-        intake_chain(store, state.step).ok()
-    } else {
-        None
+    // Sized for the whole run from the start, so that re-reading evicts nothing early.
+    let capacity = learner.config.window_size(state.samples_seen) as u64;
+    let newest = match state.samples_seen > 0 {
+        true => newest_games(store, state.step, capacity)?,
+        false => None,
     };
-    let Some(chain) = chain else {
+    let Some(newest) = newest else {
         // Without the chain or the counts: every shard, session by session, counted.
         let keys = consumed_shards(&store.list(GAMES)?, &state.consumed);
         return reingest(store, learner, diversity, &keys);
     };
-    // Sized for the whole run from the start, so that re-reading evicts nothing early.
     learner.restore_totals(state.samples_seen, state.games_seen);
-    let capacity = learner.config.window_size(state.samples_seen) as u64;
-    for (key, games) in newest_games(store, &chain, capacity)?.iter().rev() {
+    for (key, games) in newest.iter().rev() {
         for game in games {
             match take_game::<S>(game) {
                 Ok(taken) => {
@@ -54,29 +53,41 @@ pub(super) fn rebuild<S: Encode>(
     Ok(())
 }
 
-/// The games of the newest shards of `chain` that hold `capacity` samples, newest first.
+/// A shard's key and its games.
+type ShardGames = (String, Vec<GameRecord>);
+
+/// The games of the newest shards of the chain ending at checkpoint `step` that hold
+/// `capacity` samples, newest first, walking the chain back only as far as they go; `None`
+/// when a link of the chain does not read (a run from before the links).
 fn newest_games(
     store: &RunStore,
-    chain: &[String],
+    step: u64,
     capacity: u64,
-) -> Result<Vec<(String, Vec<GameRecord>)>, DistError> {
+) -> Result<Option<Vec<ShardGames>>, DistError> {
+    let mut walk = IntakeWalk::from(store, step);
     let mut newest = Vec::new();
     let mut samples = 0u64;
-    for chunk in chain.rchunks(SHARDS_PER_FETCH).map(<[String]>::to_vec) {
-        for (key, bytes) in chunk.iter().zip(store.get_many(&chunk)?).rev() {
-            let Some(bytes) = bytes else { continue };
-            let games = parse_record_bytes(&bytes, Path::new(key)).unwrap_or_else(|e| {
-                eprintln!("warning: skipping shard {key}: {e}");
-                Vec::new()
-            });
-            samples += games.iter().map(searched_steps).sum::<u64>();
-            newest.push((key.clone(), games));
-            if samples >= capacity {
-                return Ok(newest);
+    loop {
+        let shards = match walk.next_shards() {
+            Ok(Some(shards)) => shards,
+            Ok(None) => return Ok(Some(newest)),
+            Err(_) => return Ok(None),
+        };
+        for chunk in shards.rchunks(SHARDS_PER_FETCH).map(<[String]>::to_vec) {
+            for (key, bytes) in chunk.iter().zip(store.get_many(&chunk)?).rev() {
+                let Some(bytes) = bytes else { continue };
+                let games = parse_record_bytes(&bytes, Path::new(key)).unwrap_or_else(|e| {
+                    eprintln!("warning: skipping shard {key}: {e}");
+                    Vec::new()
+                });
+                samples += games.iter().map(searched_steps).sum::<u64>();
+                newest.push((key.clone(), games));
+                if samples >= capacity {
+                    return Ok(Some(newest));
+                }
             }
         }
     }
-    Ok(newest)
 }
 
 /// The keys of the shards the counts `consumed` had taken in, among `listed` (a listing of
