@@ -294,6 +294,7 @@ impl<'a> Cluster<'a> {
 
     fn inject(&mut self, fault: Fault) {
         let at = Instant::now();
+        self.fault_at.push(at);
         eprintln!(
             "chaos: {fault:?} at {:.0} s",
             (at - self.began).as_secs_f64()
