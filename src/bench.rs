@@ -538,6 +538,21 @@ pub fn describe(
         report.choice.label(),
         report.choice.reason
     );
+    selfplay_table(&mut text, report);
+    let _ = writeln!(
+        text,
+        "\nrecommended: precision {}, workers {}, instances {}, torch_threads {}",
+        report.choice.label(),
+        best.workers,
+        best.instances,
+        best.torch_threads
+    );
+    text
+}
+
+/// The self-play rows of `describe`: each layout's rate and what the net did meanwhile, and
+/// a note when a window counted too few steps per game for a steady rate.
+fn selfplay_table(text: &mut String, report: &BenchReport) {
     let _ = writeln!(
         text,
         "workers  instances  threads  positions/s  net evals/s  mean batch  forward ms"
@@ -569,15 +584,6 @@ pub fn describe(
              a worker the steps come in waves, so give a longer --seconds for a steady rate"
         );
     }
-    let _ = writeln!(
-        text,
-        "\nrecommended: precision {}, workers {}, instances {}, torch_threads {}",
-        report.choice.label(),
-        best.workers,
-        best.instances,
-        best.torch_threads
-    );
-    text
 }
 
 /// The recommendation as a config snippet (`[batching]` and `[selfplay]` keys; `device`
