@@ -106,11 +106,7 @@ impl BatcherConfig {
             max_wait: Duration::from_secs_f64(batching.max_wait_ms / 1000.0),
             torch_threads: layout.torch_threads as i32,
             streams: batching.streams,
-            gpu: GpuStaging {
-                pad_to: batching.pad_to,
-                pinned: batching.pinned,
-                cudnn_benchmark: batching.cudnn_benchmark,
-            },
+            gpu: GpuStaging::of(batching),
             ..BatcherConfig::default()
         }
     }

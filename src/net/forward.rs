@@ -7,6 +7,7 @@ use tch::{Kind, Tensor};
 use super::backend::RawOutput;
 use super::model::Model;
 use super::NetError;
+use crate::config::batching::BatchingConfig;
 
 /// How batches reach a GPU: padding, pinned host memory, cuDNN's benchmark. Each is a
 /// setting so that `bench` and `scripts/` can measure it on and off.
@@ -23,13 +24,21 @@ pub struct GpuStaging {
     pub cudnn_benchmark: bool,
 }
 
-impl Default for GpuStaging {
-    fn default() -> Self {
+impl GpuStaging {
+    /// The staging `[batching]` sets.
+    pub fn of(batching: &BatchingConfig) -> GpuStaging {
         GpuStaging {
-            pad_to: 64,
-            pinned: true,
-            cudnn_benchmark: true,
+            pad_to: batching.pad_to,
+            pinned: batching.pinned,
+            cudnn_benchmark: batching.cudnn_benchmark,
         }
+    }
+}
+
+impl Default for GpuStaging {
+    /// `[batching]`'s defaults.
+    fn default() -> Self {
+        GpuStaging::of(&BatchingConfig::default())
     }
 }
 

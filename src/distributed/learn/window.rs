@@ -57,8 +57,9 @@ pub(super) fn rebuild<S: Encode>(
 type ShardGames = (String, Vec<GameRecord>);
 
 /// The games of the newest shards of the chain ending at checkpoint `step` that hold
-/// `capacity` samples, newest first, walking the chain back only as far as they go; `None`
-/// when a link of the chain does not read (a run from before the links).
+/// `capacity` samples, newest first, walking the chain back only as far as they go (the
+/// shards of several links fetched together, [`SHARDS_PER_FETCH`] or a link's more at a
+/// time); `None` when a link of the chain does not read (a run from before the links).
 fn newest_games(
     store: &RunStore,
     step: u64,
@@ -67,27 +68,34 @@ fn newest_games(
     let mut walk = IntakeWalk::from(store, step);
     let mut newest = Vec::new();
     let mut samples = 0u64;
-    loop {
-        let shards = match walk.next_shards() {
-            Ok(Some(shards)) => shards,
-            Ok(None) => return Ok(Some(newest)),
-            Err(_) => return Ok(None),
-        };
-        for chunk in shards.rchunks(SHARDS_PER_FETCH).map(<[String]>::to_vec) {
-            for (key, bytes) in chunk.iter().zip(store.get_many(&chunk)?).rev() {
-                let Some(bytes) = bytes else { continue };
-                let games = parse_record_bytes(&bytes, Path::new(key)).unwrap_or_else(|e| {
-                    eprintln!("warning: skipping shard {key}: {e}");
-                    Vec::new()
-                });
-                samples += games.iter().map(searched_steps).sum::<u64>();
-                newest.push((key.clone(), games));
-                if samples >= capacity {
-                    return Ok(Some(newest));
+    let mut walked_back = false;
+    while !walked_back {
+        // The next shards back, newest first.
+        let mut batch: Vec<String> = Vec::new();
+        while batch.len() < SHARDS_PER_FETCH {
+            match walk.next_shards() {
+                Ok(Some(shards)) => batch.extend(shards.into_iter().rev()),
+                Ok(None) => {
+                    walked_back = true;
+                    break;
                 }
+                Err(_) => return Ok(None),
+            }
+        }
+        for (key, bytes) in batch.iter().zip(store.get_many(&batch)?) {
+            let Some(bytes) = bytes else { continue };
+            let games = parse_record_bytes(&bytes, Path::new(key)).unwrap_or_else(|e| {
+                eprintln!("warning: skipping shard {key}: {e}");
+                Vec::new()
+            });
+            samples += games.iter().map(searched_steps).sum::<u64>();
+            newest.push((key.clone(), games));
+            if samples >= capacity {
+                return Ok(Some(newest));
             }
         }
     }
+    Ok(Some(newest))
 }
 
 /// The keys of the shards the counts `consumed` had taken in, among `listed` (a listing of
