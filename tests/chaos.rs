@@ -84,6 +84,8 @@ struct Pending {
     before: u64,
     /// The successor's process id.
     pid: u32,
+    /// The successor's name (its log is `NAME.err`).
+    name: String,
 }
 
 /// The cluster under test and what has been seen of its store.
@@ -235,7 +237,20 @@ impl<'a> Cluster<'a> {
             match done {
                 true if pending.learner => {
                     let seconds = pending.killed.elapsed().as_secs_f64();
-                    eprintln!("chaos: the learner's run went on {seconds:.0} s after the kill");
+                    let log =
+                        std::fs::read_to_string(self.dir.join(format!("{}.err", pending.name)))
+                            .unwrap_or_default();
+                    let said = |what: &str| {
+                        log.lines()
+                            .find(|l| l.starts_with(what))
+                            .unwrap_or("(not said)")
+                            .to_string()
+                    };
+                    eprintln!(
+                        "chaos: the learner's run went on {seconds:.1} s after the kill; its successor: {}; {}",
+                        said("readied step"),
+                        said("took the learner lease")
+                    );
                     self.takeovers.push(seconds)
                 }
                 true => {}
@@ -319,6 +334,7 @@ impl<'a> Cluster<'a> {
                     killed,
                     before,
                     pid: successor.id(),
+                    name: successor.name().to_string(),
                 });
                 self.learner = Some(successor);
             }
@@ -332,6 +348,7 @@ impl<'a> Cluster<'a> {
                     killed,
                     before: 0,
                     pid: successor.id(),
+                    name: successor.name().to_string(),
                 });
                 self.evaluator = Some(successor);
             }

@@ -144,6 +144,8 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
         waited.contains("holds this run until") && waited.contains("(--wait-for-lease)"),
         "{waited}"
     );
+    // A warm standby: the checkpoint and window were read while the lease still ran.
+    assert!(waited.contains("readied step "), "{waited}");
     let resumed_from: u64 = number_after(&out, "steps ", ' ');
     assert!(
         resumed_from >= killed_at && resumed_from > 0,

@@ -16,7 +16,7 @@ use checkers_zero::config::search::SearchKind;
 use checkers_zero::config::RunConfig;
 use checkers_zero::distributed::fork::{fork_run, ForkPoint};
 use checkers_zero::distributed::keeper::LeaseKeeper;
-use checkers_zero::distributed::learn::LearnerRole;
+use checkers_zero::distributed::learn::{LearnerRole, Readied};
 use checkers_zero::distributed::lease::Role;
 use checkers_zero::distributed::train::{train, TrainOptions, TrainSummary};
 use checkers_zero::game::rematch::Rematch;
@@ -1044,5 +1044,30 @@ fn a_resumed_run_removes_what_a_stopped_learner_left_unpublished() {
     assert_eq!(held(&run, 15), "full");
     let weights = std::fs::read(left.join("model.safetensors")).unwrap();
     assert_ne!(weights, b"cut short");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_learner_readied_while_waiting_is_readied_again_if_the_run_moved_on() {
+    let dir = fresh_dir("train-standby");
+    let config = write_config(&dir, TINY);
+    let run = dir.join("run");
+    let first = train_to(&run, Some(config), 1).final_step;
+    let store = RunStore::open(run.to_str().unwrap()).unwrap();
+    let run_config = RunConfig::load(&run.join("config.toml")).unwrap();
+    // A successor readies itself while the run's learner still holds the lease.
+    let ready = Readied::<Rematch>::prepare(&store, run_config, None).unwrap();
+    assert_eq!(ready.step(), first);
+    let ready = ready.fresh(&store).unwrap();
+    assert_eq!(ready.step(), first, "nothing newer: the same learner");
+    // The holder goes on and publishes more before it gives the lease up.
+    let moved = train_to(&run, None, 2).final_step;
+    assert!(moved > first);
+    let ready = ready.fresh(&store).unwrap();
+    assert_eq!(
+        ready.step(),
+        moved,
+        "a stale learner would undo the holder's steps"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

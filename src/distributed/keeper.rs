@@ -87,22 +87,25 @@ impl LeaseKeeper {
     /// [`LeaseKeeper::acquire`], waiting while another holder's lease runs, for up to
     /// `patience` (`None`: not at all): a role restarted before its killed predecessor's
     /// lease ran out (a Kubernetes pod) takes the run over at the expiry instead of exiting.
-    /// A store that does not answer meanwhile (an outage) is waited out too. Each is said
-    /// once on stderr; past the patience, the refusal or the store's error as without waiting.
-    /// `None` when `stop` is raised while waiting (the role then ends cleanly, having written
-    /// nothing).
+    /// It tries again at the holder's expiry (or every 2 s while the store does not answer:
+    /// an outage is waited out too), and calls `meanwhile` once, at the first refusal, so
+    /// that the role can ready itself without writing (a warm standby). Each wait is said
+    /// once on stderr; past the patience, the refusal or the store's error as without
+    /// waiting. `None` when `stop` is raised while waiting (the role then ends cleanly,
+    /// having written nothing).
     pub fn acquire_waiting(
         location: &str,
         role: Role,
         settings: &LeaseConfig,
         patience: Option<Duration>,
         stop: &StopFlag,
+        meanwhile: &mut dyn FnMut(),
     ) -> Result<Option<LeaseKeeper>, DistError> {
         let Some(patience) = patience else {
             return LeaseKeeper::acquire(location, role, settings).map(Some);
         };
         let started = Instant::now();
-        let (mut said_held, mut said_store) = (false, false);
+        let (mut said_held, mut said_store, mut readied) = (false, false, false);
         loop {
             let error = match LeaseKeeper::acquire(location, role, settings) {
                 Err(error) if started.elapsed() < patience && waits_out(&error) => error,
@@ -118,13 +121,16 @@ impl LeaseKeeper {
                     patience.as_secs_f64()
                 );
             }
-            let pause = Instant::now() + settings.renew_interval().min(Duration::from_secs(2));
+            if !std::mem::replace(&mut readied, true) {
+                meanwhile();
+            }
+            let pause = Instant::now() + retry_after(&error, settings);
             while Instant::now() < pause {
                 if stop.raised() {
                     eprintln!("stopped while waiting for the {} lease", role.name());
                     return Ok(None);
                 }
-                std::thread::sleep(Duration::from_millis(50));
+                std::thread::sleep(Duration::from_millis(10));
             }
         }
     }
@@ -198,6 +204,22 @@ fn renew_until_stopped(store: RunStore, mut lease: Lease, every: Duration, share
     if let Err(error) = lease.release(&store) {
         eprintln!("warning: giving the lease up failed ({error}); it expires by itself");
     }
+}
+
+/// How long a waiting role waits before it tries again after `error`: until just past the
+/// holder's expiry by this machine's clock, at most 2 s (or the renewal interval) at a time.
+fn retry_after(error: &DistError, settings: &LeaseConfig) -> Duration {
+    let most = settings.renew_interval().min(Duration::from_secs(2));
+    let DistError::Lease(LeaseError::Held {
+        expires_unix_ms, ..
+    }) = error
+    else {
+        return most;
+    };
+    let now = u64::try_from(unix_millis()).unwrap_or(u64::MAX);
+    // A few milliseconds past it, so that the next try finds it expired.
+    let left = Duration::from_millis(expires_unix_ms.saturating_sub(now) + 5);
+    left.min(most)
 }
 
 /// An error [`LeaseKeeper::acquire_waiting`] waits out: another holder's lease, or a store
@@ -276,6 +298,7 @@ mod tests {
             &settings(30.0, 5.0),
             Some(Duration::from_secs(60)),
             &stop,
+            &mut || {},
         )
         .unwrap();
         assert!(waited.is_none(), "nothing is acquired once stopped");
@@ -302,9 +325,36 @@ mod tests {
             &settings(30.0, 5.0),
             Some(Duration::from_secs(60)),
             &StopFlag::new(),
+            &mut || {},
         )
         .unwrap();
         waited.expect("taken once given up").check().unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_waiting_role_takes_an_expired_lease_at_its_expiry_and_readies_itself_once() {
+        let (dir, location) = temp_store("expiry");
+        // A killed holder: its lease (1.5 s) is never renewed nor given up.
+        let store = RunStore::open(&location).unwrap();
+        let killed = Lease::acquire(&store, Role::Learner, Duration::from_millis(1_500)).unwrap();
+        let expiry = killed.info().expires_unix_ms;
+        let mut readied = 0;
+        let waited = LeaseKeeper::acquire_waiting(
+            &location,
+            Role::Learner,
+            &settings(30.0, 5.0),
+            Some(Duration::from_secs(60)),
+            &StopFlag::new(),
+            &mut || readied += 1,
+        )
+        .unwrap()
+        .expect("taken at the expiry");
+        let late = unix_millis() as i128 - expiry as i128;
+        assert_eq!(readied, 1, "readied once while waiting");
+        // Tried again at the expiry, not at the next of 2-second polls.
+        assert!((0..500).contains(&late), "taken {late} ms after the expiry");
+        waited.check().unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -70,6 +70,8 @@ pub enum LeaseError {
         host: String,
         /// Its expiry, UTC (`YYYY-MM-DD HH:MM:SS`).
         until: String,
+        /// The same, Unix milliseconds (when a waiting role tries again).
+        expires_unix_ms: u64,
     },
     /// Another process took the lease over: its holder must stop writing the run.
     #[error(
@@ -186,6 +188,7 @@ impl LeaseInfo {
             a_role: format!("{article} {}", self.role),
             host: self.host.clone(),
             until: utc_time(self.expires_unix_ms),
+            expires_unix_ms: self.expires_unix_ms,
         }
     }
 

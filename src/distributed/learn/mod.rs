@@ -17,6 +17,7 @@ pub mod limits;
 pub mod metrics;
 pub mod progress;
 pub mod publish;
+mod ready;
 pub mod retention;
 pub mod step;
 mod window;
@@ -30,23 +31,25 @@ pub use limits::StepLimits;
 pub use metrics::SelfPlayRates;
 pub use progress::{Printer, Progress, Snapshot};
 pub use publish::intake_chain;
+pub use ready::Readied;
 pub use step::{Iteration, Tick};
 
 use super::backoff::{retry, PATIENCE};
 use super::keeper::{lease_settings, LeaseKeeper};
 use super::lease::Role;
 use super::{write_pointer, DistError, StopFlag, StoredMetrics, WorkDir};
+use crate::config::lease::LeaseConfig;
 use crate::config::ConfigError;
 use crate::config::RunConfig;
 use crate::eval::periodic::check_anchors;
-use crate::layout::{CONFIG, LEARNER_METRICS, PROMOTED};
+use crate::layout::{checkpoint_name, CONFIG, LATEST, LEARNER_METRICS, PROMOTED};
 use crate::net::encode::Encode;
 use crate::store::RunStore;
 use crate::train::learner::Learner;
 use crate::util::process_cpu_seconds;
 use crate::with_game;
 use intake::Intake;
-use publish::{load_newest, Publisher};
+use publish::Publisher;
 
 /// Iterations between progress lines in a log, unless told.
 pub const LOG_EVERY: u64 = 10;
@@ -108,29 +111,103 @@ pub fn learn(options: &LearnOptions) -> Result<LearnSummary, DistError> {
     let settings = lease_settings(&store, given.as_ref())?;
     let patience = options.wait_for_lease.then(|| settings.duration() * 2);
     let stop = StopFlag::on_signals();
+    if patience.is_some() && store.get_text(CONFIG)?.is_some() {
+        // A run that exists: readied while another learner's lease runs.
+        let mut config = run_config(&store, given, &options.net)?;
+        options.net.apply_to(&mut config);
+        let waiting = Waiting {
+            settings: &settings,
+            patience,
+            stop: &stop,
+        };
+        return with_game!(config.kind(), S => standby::<S>(options, store, config, waiting));
+    }
     let location = store.location().to_string();
-    let Some(lease) =
-        LeaseKeeper::acquire_waiting(&location, Role::Learner, &settings, patience, &stop)?
+    let Some(lease) = LeaseKeeper::acquire_waiting(
+        &location,
+        Role::Learner,
+        &settings,
+        patience,
+        &stop,
+        &mut || {},
+    )?
     else {
         return Ok(LearnSummary::default());
     };
     let mut config = run_config(&store, given, &options.net)?;
     options.net.apply_to(&mut config);
-    with_game!(config.kind(), S => alone::<S>(options, store, config, lease, &stop))
+    with_game!(config.kind(), S => {
+        let ready = Readied::<S>::prepare(&store, config, options.work_dir.as_deref())?;
+        alone::<S>(options, store, ready, lease, &stop)
+    })
+}
+
+/// How a learner waits for the lease.
+struct Waiting<'a> {
+    settings: &'a LeaseConfig,
+    patience: Option<Duration>,
+    stop: &'a StopFlag,
+}
+
+/// A warm standby: waits for the lease with the learner readied meanwhile (the newest
+/// checkpoint loaded, its window rebuilt), so that a takeover costs the lease's expiry and
+/// one checkpoint interval, not a start. Readied again if the run moved on while it waited.
+fn standby<S: Encode>(
+    options: &LearnOptions,
+    store: RunStore,
+    config: RunConfig,
+    waiting: Waiting,
+) -> Result<LearnSummary, DistError> {
+    let work_dir = options.work_dir.as_deref();
+    let mut ready = None;
+    let waited = Instant::now();
+    let lease = LeaseKeeper::acquire_waiting(
+        store.location(),
+        Role::Learner,
+        waiting.settings,
+        waiting.patience,
+        waiting.stop,
+        &mut || {
+            match Readied::<S>::prepare(&store, config.clone(), work_dir) {
+            Ok(readied) => {
+                eprintln!("readied step {} while waiting", readied.step());
+                ready = Some(readied)
+            }
+            Err(error) => eprintln!(
+                "warning: readying the learner while waiting failed ({error}); it readies once it holds the lease"
+            ),
+        }
+        },
+    )?;
+    let Some(lease) = lease else {
+        return Ok(LearnSummary::default());
+    };
+    eprintln!(
+        "took the learner lease after {:.1} s",
+        waited.elapsed().as_secs_f64()
+    );
+    let ready = match ready {
+        Some(ready) => ready,
+        None => Readied::prepare(&store, config, work_dir)?,
+    };
+    alone::<S>(options, store, ready, lease, waiting.stop)
 }
 
 /// The learner alone, driven by [`drive`].
 fn alone<S: Encode>(
     options: &LearnOptions,
     store: RunStore,
-    config: RunConfig,
+    ready: Readied<S>,
     lease: LeaseKeeper,
     stop: &StopFlag,
 ) -> Result<LearnSummary, DistError> {
-    let limits = StepLimits::new(&config.train, options.max_steps, options.max_minutes);
+    let limits = StepLimits::new(
+        &ready.config().train,
+        options.max_steps,
+        options.max_minutes,
+    );
     let poll = Duration::from_secs_f64(options.poll_seconds.max(0.05));
-    let work_dir = options.work_dir.as_deref();
-    let mut role = LearnerRole::<S>::start(store, config, work_dir, poll, lease)?;
+    let mut role = LearnerRole::<S>::begin(store, ready, poll, lease)?;
     let mut progress = Progress::new(options.progress, options.log_every, limits, role.step());
     drive(
         &mut role,
@@ -221,19 +298,40 @@ impl<S: Encode> LearnerRole<S> {
         lease: LeaseKeeper,
     ) -> Result<Self, DistError> {
         lease.check()?;
-        let work = WorkDir::new(work_dir, "learn")?;
-        let mut publisher = Publisher::new(&store, work.path());
-        let newest = load_newest::<S>(&store, &config, publisher.cache())?;
-        let resumed = newest.is_some();
-        let learner = match newest {
-            Some((learner, link)) => {
-                publisher.adopt(&store, link)?;
-                learner
+        let ready = Readied::prepare(&store, config, work_dir)?;
+        LearnerRole::begin(store, ready, poll, lease)
+    }
+
+    /// [`LearnerRole::start`] from a learner readied before: readied again when the run
+    /// has a newer checkpoint than the one it loaded.
+    fn begin(
+        store: RunStore,
+        ready: Readied<S>,
+        poll: Duration,
+        lease: LeaseKeeper,
+    ) -> Result<Self, DistError> {
+        lease.check()?;
+        let ready = ready.fresh(&store)?;
+        let Readied {
+            work,
+            mut publisher,
+            learner,
+            resume,
+            diversity,
+        } = ready;
+        let resumed = resume.is_some();
+        if let Some(resume) = resume {
+            if resume.fell_back() {
+                let step = resume.link.step;
+                eprintln!("resuming from {} instead", checkpoint_name(step));
+                write_pointer(&store, LATEST, step)?;
             }
-            None => Learner::<S>::new(config, None)?,
-        };
+            publisher.adopt(&store, resume.link)?;
+        }
         let resume_step = Some(learner.state.step);
         let metrics = StoredMetrics::open(&store, LEARNER_METRICS, work.path(), resume_step)?;
+        let mut intake = Intake::new(poll);
+        intake.diversity = diversity;
         let mut role = LearnerRole {
             start_step: learner.state.step,
             elapsed_base: learner.state.elapsed_s,
@@ -243,16 +341,14 @@ impl<S: Encode> LearnerRole<S> {
             _work: work,
             learner,
             metrics,
-            intake: Intake::new(poll),
+            intake,
             publisher,
             iteration: Iteration::new(),
             last_loss: None,
             started: Instant::now(),
             cpu_started: process_cpu_seconds().unwrap_or(0.0),
         };
-        if resumed {
-            window::rebuild(&role.store, &mut role.learner, &mut role.intake.diversity)?;
-        } else {
+        if !resumed {
             role.checkpoint()?;
             if role.learner.config.evaluation.gating {
                 write_pointer(&role.store, PROMOTED, 0)?;

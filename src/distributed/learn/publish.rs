@@ -11,7 +11,7 @@ use crate::config::RunConfig;
 use crate::distributed::backoff::{retry, PATIENCE};
 use crate::distributed::{
     advance_pointer, fetch_checkpoint, io_error, prune_cache, put_created, put_own, read_pointer,
-    read_state_file, unix_millis, write_pointer, DistError,
+    read_state_file, unix_millis, DistError,
 };
 use crate::layout::state::{IntakeLink, StateFile};
 use crate::layout::{
@@ -220,29 +220,36 @@ fn upload(
     Ok((key, version))
 }
 
-/// The newest published checkpoint that loads, with its link, trying them from the one
-/// `latest` names downwards; each one skipped is named on stderr with the reason, and
-/// `latest` is moved back to the one used. `None` for a run without checkpoints; an error
-/// when none loads.
-pub(super) fn load_newest<S: Encode>(
+/// Where a learner resumes: the link of the checkpoint it loaded, and the candidates there
+/// were ([`resume_candidates`]), newest first.
+pub(super) struct Resume {
+    pub link: IntakeLink,
+    pub candidates: Vec<u64>,
+}
+
+impl Resume {
+    /// True when a newer candidate did not load: `latest` is then moved back to this one.
+    pub fn fell_back(&self) -> bool {
+        self.candidates.first() != Some(&self.link.step)
+    }
+}
+
+/// The newest published checkpoint that loads, trying them from the one `latest` names
+/// downwards; each one skipped is named on stderr with the reason. Nothing is written.
+/// `None` for a run without checkpoints; an error when none loads.
+pub(super) fn find_newest<S: Encode>(
     store: &RunStore,
     config: &RunConfig,
     cache: &Path,
-) -> Result<Option<(Learner<S>, IntakeLink)>, DistError> {
+) -> Result<Option<(Learner<S>, Resume)>, DistError> {
     let candidates = resume_candidates(store)?;
     let mut first_error = None;
-    for (tried, &step) in candidates.iter().enumerate() {
+    for &step in &candidates {
         let loaded = fetch_checkpoint(store, step, &CHECKPOINT_FILES, cache)
             .and_then(|dir| Ok(Learner::<S>::new(config.clone(), Some(&dir))?))
             .and_then(|learner| Ok((learner, read_link(store, step)?)));
         match loaded {
-            Ok(found) => {
-                if tried > 0 {
-                    eprintln!("resuming from {} instead", checkpoint_name(step));
-                    write_pointer(store, LATEST, step)?;
-                }
-                return Ok(Some(found));
-            }
+            Ok((learner, link)) => return Ok(Some((learner, Resume { link, candidates }))),
             Err(error) => {
                 eprintln!(
                     "warning: skipping checkpoint {} of {}: {error}",
@@ -260,6 +267,12 @@ pub(super) fn load_newest<S: Encode>(
             store.location()
         ))),
     }
+}
+
+/// The newest candidate checkpoint now, if the run has one: a learner readied earlier
+/// ([`Resume::candidates`]) is stale when this differs.
+pub(super) fn newest_candidate(store: &RunStore) -> Result<Option<u64>, DistError> {
+    Ok(resume_candidates(store)?.first().copied())
 }
 
 /// The steps of the whole published checkpoints a learner may resume from, newest first:
