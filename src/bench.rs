@@ -509,10 +509,11 @@ pub fn describe(
     };
     let _ = writeln!(
         text,
-        "machine: {cpu}, {} cores, flags: {}; CUDA GPUs: {gpus}; libtorch {}; net on {device:?}",
+        "machine: {cpu}, {} cores, flags: {}; CUDA GPUs: {gpus}; libtorch {}; net on {device:?}{}",
         cores(),
         relevant_flags(&flags),
-        torch_version()
+        torch_version(),
+        gpu_staging(device, &config.batching)
     );
     let c = config.net_config();
     let _ = writeln!(
@@ -614,6 +615,25 @@ pub fn snippet(
         layout.workers,
         layout.instances,
         layout.torch_threads
+    )
+}
+
+/// How batches reach a GPU, for the machine line (nothing on the CPU).
+fn gpu_staging(device: tch::Device, batching: &crate::config::batching::BatchingConfig) -> String {
+    if !device.is_cuda() {
+        return String::new();
+    }
+    let shim = crate::net::cuda::available();
+    let on = |set: bool| if set && shim { "on" } else { "off" };
+    format!(
+        "; own CUDA streams {}, CUDA graphs {}{}",
+        on(batching.own_stream || batching.cuda_graphs),
+        on(batching.cuda_graphs),
+        if shim {
+            ""
+        } else {
+            " (this build has no CUDA shim)"
+        }
     )
 }
 

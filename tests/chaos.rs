@@ -86,6 +86,8 @@ struct Pending {
     pid: u32,
     /// The successor's name (its log is `NAME.err`).
     name: String,
+    /// When it was started.
+    started: Instant,
 }
 
 /// The cluster under test and what has been seen of its store.
@@ -246,10 +248,12 @@ impl<'a> Cluster<'a> {
                             .unwrap_or("(not said)")
                             .to_string()
                     };
+                    let started = (pending.started - pending.killed).as_secs_f64();
                     eprintln!(
-                        "chaos: the learner's run went on {seconds:.1} s after the kill; its successor: {}; {}",
+                        "chaos: the learner's run went on {seconds:.1} s after the kill; its successor, started {started:.1} s after the kill: {}; {}; {}",
                         said("readied step"),
-                        said("took the learner lease")
+                        said("took the learner lease"),
+                        said("published step")
                     );
                     self.takeovers.push(seconds)
                 }
@@ -335,6 +339,7 @@ impl<'a> Cluster<'a> {
                     before,
                     pid: successor.id(),
                     name: successor.name().to_string(),
+                    started: Instant::now(),
                 });
                 self.learner = Some(successor);
             }
@@ -349,6 +354,7 @@ impl<'a> Cluster<'a> {
                     before: 0,
                     pid: successor.id(),
                     name: successor.name().to_string(),
+                    started: Instant::now(),
                 });
                 self.evaluator = Some(successor);
             }

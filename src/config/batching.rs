@@ -43,6 +43,13 @@ pub struct BatchingConfig {
     pub pinned: bool,
     /// On a GPU: cuDNN times its convolution algorithms per shape and keeps the fastest.
     pub cudnn_benchmark: bool,
+    /// On a GPU: each stream runs on a CUDA stream of its own, so that streams' forward
+    /// passes overlap instead of queueing on the default stream (needs the CUDA shim).
+    pub own_stream: bool,
+    /// On a GPU: each stream captures its forward pass as a CUDA graph per batch shape and
+    /// replays it (one launch instead of one per kernel; implies `own_stream`; needs the
+    /// CUDA shim). Each graph is checked against the eager pass once when captured.
+    pub cuda_graphs: bool,
 }
 
 impl Default for BatchingConfig {
@@ -59,6 +66,8 @@ impl Default for BatchingConfig {
             pad_to: 64,
             pinned: true,
             cudnn_benchmark: true,
+            own_stream: true,
+            cuda_graphs: true,
         }
     }
 }

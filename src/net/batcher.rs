@@ -575,7 +575,10 @@ fn run_stream(
     }
     while let Ok(message) = work.recv() {
         match message {
-            StreamMessage::Replace(new_model) => nets = nets.renew(new_model, config),
+            StreamMessage::Replace(new_model) => {
+                nets = nets.renew(new_model, config);
+                staging.forget_graphs();
+            }
             StreamMessage::Run(batch) => {
                 run_batch(&mut nets, config, &mut staging, batch, stats);
                 if free.send(id).is_err() {

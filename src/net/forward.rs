@@ -1,27 +1,36 @@
 //! The forward pass self-play's evaluator runs: a batch's input staged for the net's device
-//! (on a GPU padded to few shapes and copied through pinned memory), the net, and its
-//! outputs read back in one copy. The precision probe and the benchmarks time this same pass.
+//! (on a GPU padded to few shapes and written straight into pinned memory), the net (on a
+//! GPU on the thread's own CUDA stream, replayed as a CUDA graph per shape), and its outputs
+//! read back in one copy. The precision probe and the benchmarks time this same pass.
+
+use std::collections::HashMap;
 
 use tch::{Kind, Tensor};
 
 use super::backend::RawOutput;
+use super::cuda::{self, Graph, GraphPool};
 use super::model::Model;
 use super::NetError;
 use crate::config::batching::BatchingConfig;
 
-/// How batches reach a GPU: padding, pinned host memory, cuDNN's benchmark. Each is a
-/// setting so that `bench` and `scripts/` can measure it on and off.
+/// How batches reach a GPU: padding, pinned host memory, cuDNN's benchmark, streams and
+/// graphs. Each is a setting so that `bench` and `scripts/` can measure it on and off.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GpuStaging {
     /// Batches are padded with empty positions to a multiple of this (1: not padded), so
-    /// that the net sees few batch shapes: cuDNN's benchmark times each shape once.
+    /// that the net sees few batch shapes: cuDNN's benchmark times each shape once, and a
+    /// CUDA graph is captured for each.
     pub pad_to: usize,
-    /// Inputs go through a pinned host buffer of each stream, copied to the GPU without
-    /// blocking the stream's thread (false: from ordinary memory, a blocking copy).
+    /// Inputs are written into a pinned host buffer of each stream and copied to the GPU
+    /// without blocking, answers read back through another (false: ordinary memory).
     pub pinned: bool,
     /// cuDNN times its convolution algorithms for each shape and keeps the fastest
     /// (`torch.backends.cudnn.benchmark`).
     pub cudnn_benchmark: bool,
+    /// Each stream's thread runs on a CUDA stream of its own.
+    pub own_stream: bool,
+    /// Each stream replays its forward pass as a CUDA graph per batch shape.
+    pub cuda_graphs: bool,
 }
 
 impl GpuStaging {
@@ -31,6 +40,8 @@ impl GpuStaging {
             pad_to: batching.pad_to,
             pinned: batching.pinned,
             cudnn_benchmark: batching.cudnn_benchmark,
+            own_stream: batching.own_stream,
+            cuda_graphs: batching.cuda_graphs,
         }
     }
 }
@@ -42,15 +53,17 @@ impl Default for GpuStaging {
     }
 }
 
-/// How a batch's input reaches the net's device: on a GPU, padded to a multiple of
-/// [`GpuStaging::pad_to`] positions and copied through a pinned host buffer that the stream
-/// keeps (allocated once it knows the size: a batch's copy does not wait for the GPU); on
-/// the CPU, as it is.
+/// How a batch's input reaches the net's device and its answer comes back: on a GPU,
+/// padded to a multiple of [`GpuStaging::pad_to`] positions, through pinned host buffers
+/// that the stream keeps (allocated once they are large enough), on the thread's own CUDA
+/// stream, replayed as graphs; on the CPU, as it is.
 pub struct Staging {
     pad_to: usize,
     /// Pin for this device (None: ordinary memory).
     pin_for: Option<tch::Device>,
-    pinned: Option<Tensor>,
+    pinned_in: Option<Tensor>,
+    pinned_out: Option<Tensor>,
+    graphs: Option<Graphs>,
 }
 
 impl Staging {
@@ -59,78 +72,277 @@ impl Staging {
         Staging {
             pad_to: 1,
             pin_for: None,
-            pinned: None,
+            pinned_in: None,
+            pinned_out: None,
+            graphs: None,
         }
     }
 
-    /// The staging for batches on `device` under `gpu`; on a GPU, also switches cuDNN's
-    /// benchmark as `gpu` says (a process-wide switch).
+    /// The staging for batches on `device` under `gpu`, for the calling thread (its own
+    /// stream is set here); on a GPU, also switches cuDNN's benchmark as `gpu` says (a
+    /// process-wide switch). A stream or graphs that cannot be had are said once, and the
+    /// thread goes on without them.
     pub fn new(gpu: GpuStaging, device: tch::Device) -> Staging {
         if !device.is_cuda() {
             return Staging::plain();
         }
         tch::Cuda::cudnn_set_benchmark(gpu.cudnn_benchmark);
+        let own = (gpu.own_stream || gpu.cuda_graphs)
+            && warn_once(
+                cuda::use_own_stream(device),
+                "runs on the default CUDA stream",
+            )
+            .is_some();
+        let graphs = (own && gpu.cuda_graphs)
+            .then(|| warn_once(Graphs::new(device), "runs eagerly, without CUDA graphs"))
+            .flatten();
         Staging {
             pad_to: gpu.pad_to.max(1),
             pin_for: gpu.pinned.then_some(device),
-            pinned: None,
+            pinned_in: None,
+            pinned_out: None,
+            graphs,
         }
     }
 
-    /// The pinned buffer, at least `values` long (kept and grown); `None` when the input
-    /// goes from ordinary memory, or pinning failed (said once).
-    fn pinned_buffer(&mut self, values: usize) -> Option<&mut Tensor> {
-        let device = self.pin_for?;
-        if self
-            .pinned
+    /// Forgets the graphs captured so far: they hold the weights they were captured with,
+    /// so new weights need new graphs.
+    pub fn forget_graphs(&mut self) {
+        if let Some(graphs) = &mut self.graphs {
+            graphs.captured.clear();
+        }
+    }
+
+    /// Whether forward passes replay CUDA graphs.
+    pub fn graphs(&self) -> bool {
+        self.graphs.is_some()
+    }
+
+    /// A pinned buffer of at least `values` floats in `slot` (kept and grown); `None` when
+    /// the data goes through ordinary memory, or pinning failed (said once).
+    fn pinned(
+        pin_for: &mut Option<tch::Device>,
+        slot: &mut Option<Tensor>,
+        values: usize,
+    ) -> Option<Tensor> {
+        let device = (*pin_for)?;
+        if slot
             .as_ref()
             .is_none_or(|b| (b.size()[0] as usize) < values)
         {
             let buffer = Tensor::zeros([values as i64], (Kind::Float, tch::Device::Cpu));
             match buffer.f_pin_memory(device) {
-                Ok(pinned) => self.pinned = Some(pinned),
+                Ok(pinned) => *slot = Some(pinned),
                 Err(e) => {
-                    eprintln!("warning: inputs go to the GPU from ordinary memory: {e}");
-                    self.pin_for = None;
+                    eprintln!(
+                        "warning: data goes to and from the GPU through ordinary memory: {e}"
+                    );
+                    *pin_for = None;
                     return None;
                 }
             }
         }
-        self.pinned.as_mut()
+        slot.as_ref().map(|b| b.narrow(0, 0, values as i64))
     }
 
-    /// `batch` positions laid out in `chunk` as the net's input on `device` in `kind`:
-    /// `[padded, dims...]`, the padding rows zero.
-    fn upload(
+    /// `chunk`'s `batch` positions (`per` values each) as a host tensor of `padded`
+    /// positions, the padding zero: written straight into the pinned buffer, or copied
+    /// from ordinary memory.
+    fn host_input(
         &mut self,
         chunk: &[f32],
         batch: usize,
-        dims: [i64; 3],
-        device: tch::Device,
-        kind: Kind,
+        padded: usize,
     ) -> Result<Tensor, NetError> {
-        let padded = batch.div_ceil(self.pad_to) * self.pad_to;
         let per = chunk.len() / batch.max(1);
-        let shape = |rows: usize| [rows as i64, dims[0], dims[1], dims[2]];
-        let x = Tensor::from_slice(chunk);
-        if let Some(buffer) = self.pinned_buffer(padded * per) {
-            buffer.narrow(0, 0, chunk.len() as i64).f_copy_(&x)?;
-            let _ = buffer
-                .narrow(0, chunk.len() as i64, ((padded - batch) * per) as i64)
-                .f_zero_()?;
-            let view = buffer.narrow(0, 0, (padded * per) as i64);
-            return Ok(view
-                .reshape(shape(padded))
-                .f_to_device_(device, kind, true, false)?);
+        let Some(buffer) = Self::pinned(&mut self.pin_for, &mut self.pinned_in, padded * per)
+        else {
+            let x = Tensor::from_slice(chunk);
+            return Ok(match padded == batch {
+                true => x,
+                false => Tensor::f_cat(
+                    &[
+                        x,
+                        Tensor::zeros(
+                            [((padded - batch) * per) as i64],
+                            (Kind::Float, tch::Device::Cpu),
+                        ),
+                    ],
+                    0,
+                )?,
+            });
+        };
+        // SAFETY: the buffer is a contiguous f32 host tensor of `padded * per` values, and
+        // no copy from it is in flight: the previous pass read its answer back, which waits
+        // for everything queued before it on this thread's stream.
+        let values =
+            unsafe { std::slice::from_raw_parts_mut(buffer.data_ptr() as *mut f32, padded * per) };
+        values[..chunk.len()].copy_from_slice(chunk);
+        values[chunk.len()..].fill(0.0);
+        Ok(buffer)
+    }
+
+    /// Runs `batch` positions of `chunk` on `model` staged (a GPU's way, or padding on the
+    /// CPU in tests), appending the answers to `raw`.
+    fn forward_staged(
+        &mut self,
+        model: &Model,
+        chunk: &[f32],
+        batch: usize,
+        dims: [i64; 3],
+        raw: &mut RawOutput,
+    ) -> Result<(), NetError> {
+        let padded = batch.div_ceil(self.pad_to) * self.pad_to;
+        let input = self.host_input(chunk, batch, padded)?.reshape([
+            padded as i64,
+            dims[0],
+            dims[1],
+            dims[2],
+        ]);
+        let replayed = match &mut self.graphs {
+            Some(graphs) => warn_once(
+                graphs.run(model, &input, padded),
+                "stops replaying CUDA graphs: the eager pass answers",
+            ),
+            None => None,
+        };
+        if replayed.is_none() {
+            self.graphs = None;
         }
-        let x = x
-            .reshape(shape(batch))
-            .f_to_device_(device, kind, false, false)?;
-        if padded == batch {
-            return Ok(x);
+        let both = match replayed {
+            Some(both) => both,
+            None => {
+                let device = model.var_store().device();
+                let x = input.f_to_device_(device, Kind::Float, self.pin_for.is_some(), false)?;
+                answers(model, &x)?
+            }
+        };
+        self.read_back(&both.narrow(0, 0, batch as i64), raw)
+    }
+
+    /// Appends `both` (`[batch, actions + 3]` on the GPU: policy logits, then W/D/L) to
+    /// `raw`: one copy back, through the pinned buffer when there is one.
+    fn read_back(&mut self, both: &Tensor, raw: &mut RawOutput) -> Result<(), NetError> {
+        let (rows, width) = (both.size()[0] as usize, both.size()[1] as usize);
+        let actions = width - 3;
+        let mut copied = Vec::new();
+        let values: &[f32] =
+            match Self::pinned(&mut self.pin_for, &mut self.pinned_out, rows * width) {
+                Some(mut buffer) => {
+                    // A blocking copy: waits for this thread's stream only.
+                    buffer.f_copy_(&both.reshape([-1]))?;
+                    // SAFETY: a contiguous f32 host tensor of `rows * width` values, just written.
+                    unsafe {
+                        std::slice::from_raw_parts(buffer.data_ptr() as *const f32, rows * width)
+                    }
+                }
+                None => {
+                    append_f32(both, &mut copied)?;
+                    &copied
+                }
+            };
+        for row in values.chunks(width) {
+            raw.policy.extend_from_slice(&row[..actions]);
+            raw.value.extend_from_slice(&row[actions..]);
         }
-        let zeros = Tensor::zeros(shape(padded - batch), (kind, device));
-        Ok(Tensor::f_cat(&[x, zeros], 0)?)
+        Ok(())
+    }
+}
+
+/// `result`'s value, or `None` with a warning, said once per process for each `then`.
+fn warn_once<T>(result: Result<T, NetError>, then: &str) -> Option<T> {
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    match result {
+        Ok(value) => Some(value),
+        Err(error) => {
+            let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
+            if !said.iter().any(|s| s == then) {
+                said.push(then.to_string());
+                eprintln!("warning: {error}; the GPU {then}");
+            }
+            None
+        }
+    }
+}
+
+/// The net's answers to `x` (f32 on the model's device): policy logits and W/D/L side by
+/// side, `[rows, actions + 3]`, in f32.
+fn answers(model: &Model, x: &Tensor) -> Result<Tensor, NetError> {
+    let (policy, value) = model.forward_t(&x.f_to_kind(model.kind())?, false);
+    Ok(Tensor::f_cat(&[policy, value], 1)?.f_to_kind(Kind::Float)?)
+}
+
+/// A stream's CUDA graphs: one per batch shape and precision, captured on first use, their
+/// memory from one pool (they replay one after another on one thread, and each answer is
+/// read back before the next replay).
+struct Graphs {
+    device: tch::Device,
+    pool: GraphPool,
+    captured: HashMap<(usize, Kind), Captured>,
+}
+
+/// A captured forward pass: the graph, and the tensors it reads and writes.
+struct Captured {
+    graph: Graph,
+    input: Tensor,
+    output: Tensor,
+}
+
+impl Graphs {
+    fn new(device: tch::Device) -> Result<Graphs, NetError> {
+        Ok(Graphs {
+            device,
+            pool: GraphPool::new()?,
+            captured: HashMap::new(),
+        })
+    }
+
+    /// Replays the graph of `model` for `padded` positions on `input` (a host tensor),
+    /// capturing it first if need be; its output, `[padded, actions + 3]` on the GPU, holds
+    /// until the next replay.
+    fn run(&mut self, model: &Model, input: &Tensor, padded: usize) -> Result<Tensor, NetError> {
+        let key = (padded, model.kind());
+        if !self.captured.contains_key(&key) {
+            let captured = self.capture(model, input)?;
+            self.captured.insert(key, captured);
+        }
+        let captured = &self.captured[&key];
+        let _ = input.f_internal_copy_from(&captured.input, true)?;
+        captured.graph.replay()?;
+        Ok(captured.output.shallow_clone())
+    }
+
+    /// Captures `model`'s pass on `input`'s shape after two eager passes (cuDNN's
+    /// benchmark and cuBLAS's set-up happen outside the capture), and checks the replay
+    /// against the eager answer.
+    fn capture(&self, model: &Model, input: &Tensor) -> Result<Captured, NetError> {
+        let x = input.f_to_device(self.device)?;
+        let _ = answers(model, &x)?;
+        let eager = answers(model, &x)?;
+        cuda::sync_own_stream(self.device)?;
+        let mut graph = Graph::begin(self.pool)?;
+        let output = answers(model, &x);
+        graph.end()?;
+        let output = output?;
+        graph.replay()?;
+        let differs = (&output - &eager).f_abs()?.f_max()?.f_double_value(&[])?;
+        let scale = 1.0 + eager.f_abs()?.f_max()?.f_double_value(&[])?;
+        let tolerance = if model.kind() == Kind::Float {
+            1e-3
+        } else {
+            3e-2
+        };
+        if !(differs <= tolerance * scale) {
+            return Err(NetError::Device(format!(
+                "a CUDA graph's answers differ from the eager pass's by {differs:.2e} (allowed {:.2e})",
+                tolerance * scale
+            )));
+        }
+        Ok(Captured {
+            graph,
+            input: x,
+            output,
+        })
     }
 }
 
@@ -151,30 +363,18 @@ pub fn forward_raw<'a>(
         policy: Vec::with_capacity(positions * actions),
         value: Vec::with_capacity(positions * 3),
     };
+    let dims = [shape.planes, shape.height, shape.width];
     for chunk in input.chunks(max_batch * per_position) {
         let batch = chunk.len() / per_position;
         let model = model_for(batch);
-        let device = model.var_store().device();
-        let dims = [shape.planes, shape.height, shape.width];
-        let x = staging.upload(chunk, batch, dims, device, model.kind())?;
-        let (policy, value) = model.forward_t(&x, false);
-        let (policy, value) = (
-            policy.narrow(0, 0, batch as i64),
-            value.narrow(0, 0, batch as i64),
-        );
-        if device.is_cuda() {
-            // One copy back, not two: policy and W/D/L side by side.
-            let both = Tensor::f_cat(&[policy, value], 1)?;
-            let mut all = Vec::new();
-            append_f32(&both, &mut all)?;
-            for row in all.chunks(actions + 3) {
-                raw.policy.extend_from_slice(&row[..actions]);
-                raw.value.extend_from_slice(&row[actions..]);
-            }
-        } else {
-            append_f32(&policy, &mut raw.policy)?;
-            append_f32(&value, &mut raw.value)?;
+        if staging.pad_to > 1 || model.var_store().device().is_cuda() {
+            staging.forward_staged(model, chunk, batch, dims, &mut raw)?;
+            continue;
         }
+        let x = Tensor::from_slice(chunk).reshape([batch as i64, dims[0], dims[1], dims[2]]);
+        let (policy, value) = model.forward_t(&x.f_to_kind(model.kind())?, false);
+        append_f32(&policy, &mut raw.policy)?;
+        append_f32(&value, &mut raw.value)?;
     }
     Ok(raw)
 }
@@ -214,8 +414,7 @@ mod tests {
         let plain = forward_raw(|_| &model, &input, 5, 4, &mut Staging::plain()).unwrap();
         let mut padded = Staging {
             pad_to: 64,
-            pin_for: None,
-            pinned: None,
+            ..Staging::plain()
         };
         let with_padding = forward_raw(|_| &model, &input, 5, 4, &mut padded).unwrap();
         let actions = shape.num_actions as usize;

@@ -5,6 +5,7 @@
 pub mod args;
 pub mod backend;
 pub mod batcher;
+pub mod cuda;
 pub mod device;
 pub mod encode;
 pub mod forward;

@@ -222,7 +222,12 @@ impl ProbeKey {
             cpu,
             cpu_flags,
             torch: torch_version().to_string(),
-            device: format!("{device:?}"),
+            // A GPU's passes are timed as the evaluator runs them: as CUDA graphs when
+            // this build has them.
+            device: match device.is_cuda() && super::cuda::available() {
+                true => format!("{device:?} with CUDA graphs"),
+                false => format!("{device:?}"),
+            },
             threads,
             net: net.to_string(),
             batches: batches.to_vec(),

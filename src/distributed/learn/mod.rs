@@ -454,8 +454,18 @@ impl<S: Encode> LearnerRole<S> {
         state.samples_seen = self.learner.samples_total;
         state.games_seen = self.learner.games_total;
         let pending = std::mem::take(&mut self.intake.pending);
+        let first = self.publisher.published.as_ref().map(|l| l.step) == Some(self.start_step)
+            && state.step != self.start_step;
         self.publisher
             .publish(&self.store, &self.learner, pending)?;
+        if first {
+            // How long a resume (a takeover) took to move the run on.
+            eprintln!(
+                "published step {}, this learner's first checkpoint, {:.1} s after it began",
+                self.learner.state.step,
+                self.started.elapsed().as_secs_f64()
+            );
+        }
         let (store, config) = (&self.store, &self.learner.config);
         retry("thinning old checkpoints", PATIENCE, || {
             retention::prune(store, config)
