@@ -424,4 +424,35 @@ mod tests {
         assert!(close(&plain.policy, &with_padding.policy));
         assert!(close(&plain.value, &with_padding.value));
     }
+
+    #[test]
+    fn on_a_gpu_graph_replays_answer_as_the_eager_pass() {
+        if !tch::Cuda::is_available() || !crate::net::cuda::available() {
+            eprintln!("no CUDA GPU or no CUDA shim here: scripts/check-gpu covers a GPU");
+            return;
+        }
+        tch::manual_seed(11);
+        let device = tch::Device::Cuda(0);
+        let shape = Rematch::net_shape(GameKind::Rematch);
+        let config = NetConfig::default_for(GameKind::Rematch);
+        let model = Model::new(shape.clone(), config, device).unwrap();
+        let per = (shape.planes * shape.height * shape.width) as usize;
+        let input: Vec<f32> = (0..100 * per).map(|i| ((i * 13) % 5) as f32 / 5.0).collect();
+        let _guard = tch::no_grad_guard();
+        let eager = GpuStaging {
+            cuda_graphs: false,
+            ..GpuStaging::default()
+        };
+        let reference = forward_raw(|_| &model, &input, 100, 64, &mut Staging::new(eager, device)).unwrap();
+        let mut graphs = Staging::new(GpuStaging::default(), device);
+        assert!(graphs.graphs(), "graphs are on by default where the shim is built");
+        // Twice: captured (and checked), then replayed; batches of 64 and 36 (padded to 64).
+        for _ in 0..2 {
+            let replayed = forward_raw(|_| &model, &input, 100, 64, &mut graphs).unwrap();
+            let close = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-3);
+            assert!(close(&reference.policy, &replayed.policy));
+            assert!(close(&reference.value, &replayed.value));
+        }
+        assert!(graphs.graphs(), "no graph was turned off");
+    }
 }

@@ -3,7 +3,8 @@
 # and graphs. check-gpu end to end (train with model swaps, match, bench), then self-play
 # positions/s in one call: the 16 CPU cores on configs/rematch.toml; the GPU on
 # configs/rematch-gpu.toml with graphs (the defaults), without graphs on own streams, and
-# as before the shim (default stream, eager); graphs in bf16; the 10x128 net with graphs.
+# as before the shim (default stream, eager); graphs in bf16; 8 streams; the 10x128 net with
+# graphs; the defaults again (run-to-run noise).
 # Binary: scripts/build-other-torch 2.11.0 .gpubin/checkers-zero.
 set -uo pipefail
 tl=$(python3 -c 'import os,torch;print(os.path.dirname(torch.__file__))')/lib
@@ -35,6 +36,10 @@ b graphs-bf16 80 $g --seconds 30 --precision bf16
 stamp "== check-gpu"
 CHECKERS_ZERO_BIN=$bin timeout 170 bash scripts/check-gpu cuda > $OUT/check-gpu.log 2>&1
 echo "check-gpu rc=$?"; grep -E "^==|precision|check-gpu:|warning|graph" $OUT/check-gpu.log | cut -c1-200 | tail -14
+stamp "== GPU, graphs, 8 streams, 30 s"
+b graphs-8 80 $g --seconds 30 --set batching.streams=8
 stamp "== GPU, 10x128 with graphs, 30 s"
 b big 80 $g --seconds 30 --set net.blocks=10 --set net.channels=128
+stamp "== GPU, graphs (defaults) again, 45 s"
+b graphs-again 100 $g --seconds 45
 stamp "done"
