@@ -48,7 +48,9 @@ pub struct BatchingConfig {
     pub own_stream: bool,
     /// On a GPU: each stream captures its forward pass as a CUDA graph per batch shape and
     /// replays it (one launch instead of one per kernel; implies `own_stream`; needs the
-    /// CUDA shim). Each graph is checked against the eager pass once when captured.
+    /// CUDA shim). Each graph is checked against the eager pass once when captured. Off by
+    /// default: on one H200 it cut the pass by a fifth but not self-play, which the CPU
+    /// cores' search then bounds (docs/benchmarks.md).
     pub cuda_graphs: bool,
 }
 
@@ -67,7 +69,7 @@ impl Default for BatchingConfig {
             pinned: true,
             cudnn_benchmark: true,
             own_stream: true,
-            cuda_graphs: true,
+            cuda_graphs: false,
         }
     }
 }

@@ -70,19 +70,28 @@ fn index(device: tch::Device) -> i32 {
     }
 }
 
+/// Streams libtorch's pool holds per device, handed out in turn.
+pub const POOL_STREAMS: usize = 32;
+
 /// Makes a stream from libtorch's pool this thread's current stream on `device`: what the
-/// thread runs there from now on no longer queues behind other threads' work.
-pub fn use_own_stream(device: tch::Device) -> Result<(), NetError> {
+/// thread runs there from now on no longer queues behind other threads' work. True when
+/// no other thread of this process can have been handed the same stream (the pool's
+/// streams are handed out in turn, so from the 33rd on they are shared): only then may the
+/// thread capture CUDA graphs, since a capture takes in whatever is queued on its stream.
+pub fn use_own_stream(device: tch::Device) -> Result<bool, NetError> {
     #[cfg(cuda_shim)]
     {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static HANDED_OUT: AtomicUsize = AtomicUsize::new(0);
         // SAFETY: the shim catches every C++ exception; the buffer outlives the call.
         call("stream", |e, n| unsafe {
             ffi::cz_use_pool_stream(index(device), e, n)
-        })
+        })?;
+        Ok(HANDED_OUT.fetch_add(1, Ordering::Relaxed) < POOL_STREAMS)
     }
     #[cfg(not(cuda_shim))]
     {
-        let _ = index(device);
+        let _ = (index(device), POOL_STREAMS);
         Err(missing("stream"))
     }
 }

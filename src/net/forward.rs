@@ -87,15 +87,24 @@ impl Staging {
             return Staging::plain();
         }
         tch::Cuda::cudnn_set_benchmark(gpu.cudnn_benchmark);
-        let own = (gpu.own_stream || gpu.cuda_graphs)
-            && warn_once(
+        let own = match gpu.own_stream || gpu.cuda_graphs {
+            true => warn_once(
                 cuda::use_own_stream(device),
                 "runs on the default CUDA stream",
-            )
-            .is_some();
-        let graphs = (own && gpu.cuda_graphs)
-            .then(|| warn_once(Graphs::new(device), "runs eagerly, without CUDA graphs"))
-            .flatten();
+            ),
+            false => None,
+        };
+        let graphs = match (own, gpu.cuda_graphs) {
+            (Some(true), true) => warn_once(Graphs::new(device), "runs eagerly, without CUDA graphs"),
+            (Some(false), true) => warn_once(
+                Err(NetError::Device(format!(
+                    "more threads than libtorch's {} pooled CUDA streams asked for streams of their own, so some share one",
+                    cuda::POOL_STREAMS
+                ))),
+                "runs those threads' passes eagerly, without CUDA graphs",
+            ),
+            _ => None,
+        };
         Staging {
             pad_to: gpu.pad_to.max(1),
             pin_for: gpu.pinned.then_some(device),
@@ -306,8 +315,10 @@ impl Graphs {
             let captured = self.capture(model, input)?;
             self.captured.insert(key, captured);
         }
-        let captured = &self.captured[&key];
-        let _ = input.f_internal_copy_from(&captured.input, true)?;
+        let captured = self.captured.get_mut(&key).expect("captured above");
+        // tch copies in place only blocking: the thread waits for the input's copy (from
+        // pinned memory, a fraction of the pass), not for other threads' work.
+        captured.input.f_copy_(input)?;
         captured.graph.replay()?;
         Ok(captured.output.shallow_clone())
     }
@@ -437,15 +448,28 @@ mod tests {
         let config = NetConfig::default_for(GameKind::Rematch);
         let model = Model::new(shape.clone(), config, device).unwrap();
         let per = (shape.planes * shape.height * shape.width) as usize;
-        let input: Vec<f32> = (0..100 * per).map(|i| ((i * 13) % 5) as f32 / 5.0).collect();
+        let input: Vec<f32> = (0..100 * per)
+            .map(|i| ((i * 13) % 5) as f32 / 5.0)
+            .collect();
         let _guard = tch::no_grad_guard();
         let eager = GpuStaging {
             cuda_graphs: false,
             ..GpuStaging::default()
         };
-        let reference = forward_raw(|_| &model, &input, 100, 64, &mut Staging::new(eager, device)).unwrap();
-        let mut graphs = Staging::new(GpuStaging::default(), device);
-        assert!(graphs.graphs(), "graphs are on by default where the shim is built");
+        let reference = forward_raw(
+            |_| &model,
+            &input,
+            100,
+            64,
+            &mut Staging::new(eager, device),
+        )
+        .unwrap();
+        let with_graphs = GpuStaging {
+            cuda_graphs: true,
+            ..GpuStaging::default()
+        };
+        let mut graphs = Staging::new(with_graphs, device);
+        assert!(graphs.graphs(), "graphs are on where the shim is built");
         // Twice: captured (and checked), then replayed; batches of 64 and 36 (padded to 64).
         for _ in 0..2 {
             let replayed = forward_raw(|_| &model, &input, 100, 64, &mut graphs).unwrap();

@@ -153,10 +153,13 @@ pub struct Model {
 }
 
 impl Model {
-    /// A freshly initialised model (weights from the global torch seed).
+    /// A freshly initialised model (weights from the global torch seed, drawn on the CPU
+    /// whatever the device: the same seed gives the same net everywhere, and no random
+    /// numbers are drawn on a GPU, where they would break another thread's CUDA graph
+    /// capture), then moved to `device`.
     pub fn new(shape: NetShape, config: NetConfig, device: Device) -> Result<Model, NetError> {
         check_sizes(&shape, &config)?;
-        let vs = nn::VarStore::new(device);
+        let mut vs = nn::VarStore::new(Device::Cpu);
         let root = vs.root();
         let (stem, stem_bn, blocks) = tower(&root, &shape, &config);
         let (policy_conv, policy_bn, policy_fc) = policy_head(&root, &shape, &config);
@@ -169,6 +172,9 @@ impl Model {
                 Default::default(),
             )
         });
+        if device != Device::Cpu {
+            vs.set_device(device);
+        }
         let board_mask = board_mask_tensor(&shape, device);
         let board_cells = board_mask.sum(Kind::Float).double_value(&[]);
         Ok(Model {

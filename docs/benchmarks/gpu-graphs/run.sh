@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Device run of 28 November 2026, fourth H200 session (issue 46): the CUDA shim's streams
-# and graphs. check-gpu end to end (train with model swaps, match, bench), then self-play
+# Second device call of 28 November 2026's fourth H200 session (issue 46), after the first
+# (call1/) found tch's `_copy_from` refused a pinned-to-GPU copy, so every graph fell back to
+# the eager pass: the graphs' input now copied with copy_. The CUDA shim's streams and graphs. check-gpu end to end (train with model swaps, match, bench), then self-play
 # positions/s in one call: the 16 CPU cores on configs/rematch.toml; the GPU on
 # configs/rematch-gpu.toml with graphs (the defaults), without graphs on own streams, and
 # as before the shim (default stream, eager); graphs in bf16; 8 streams; the 10x128 net with
@@ -27,19 +28,15 @@ stamp "== GPU, graphs (defaults), 45 s"
 b graphs 100 $g --seconds 45
 stamp "== CPU cores, configs/rematch.toml, 45 s"
 b cpu 80 --config configs/rematch.toml --device cpu --seconds 45
-stamp "== GPU, own streams, no graphs, 30 s"
-b streams 80 $g --seconds 30 --set batching.cuda_graphs=false
 stamp "== GPU, as before the shim (default stream, eager), 30 s"
 b before 80 $g --seconds 30 --set batching.cuda_graphs=false --set batching.own_stream=false
+stamp "== GPU, own streams, no graphs, 30 s"
+b streams 80 $g --seconds 30 --set batching.cuda_graphs=false
 stamp "== GPU, graphs in bf16, 30 s"
 b graphs-bf16 80 $g --seconds 30 --precision bf16
 stamp "== check-gpu"
-CHECKERS_ZERO_BIN=$bin timeout 170 bash scripts/check-gpu cuda > $OUT/check-gpu.log 2>&1
+CHECKERS_ZERO_BIN=$bin timeout 150 bash scripts/check-gpu cuda > $OUT/check-gpu.log 2>&1
 echo "check-gpu rc=$?"; grep -E "^==|precision|check-gpu:|warning|graph" $OUT/check-gpu.log | cut -c1-200 | tail -14
-stamp "== GPU, graphs, 8 streams, 30 s"
-b graphs-8 80 $g --seconds 30 --set batching.streams=8
 stamp "== GPU, 10x128 with graphs, 30 s"
 b big 80 $g --seconds 30 --set net.blocks=10 --set net.channels=128
-stamp "== GPU, graphs (defaults) again, 45 s"
-b graphs-again 100 $g --seconds 45
 stamp "done"
