@@ -88,6 +88,8 @@ struct Pending {
     name: String,
     /// When it was started.
     started: Instant,
+    /// When the learner was killed, Unix seconds.
+    killed_unix: f64,
 }
 
 /// The cluster under test and what has been seen of its store.
@@ -121,6 +123,11 @@ struct Cluster<'a> {
     began: Instant,
     /// Successors not yet in charge.
     pending: Vec<Pending>,
+}
+
+/// Now, Unix seconds.
+fn unix_seconds() -> f64 {
+    checkers_zero::distributed::unix_millis() as f64 / 1000.0
 }
 
 fn hash(bytes: &[u8]) -> u64 {
@@ -197,10 +204,19 @@ impl<'a> Cluster<'a> {
                         .and_then(parse_checkpoint_name)
                         .is_some_and(|step| step <= published)
             });
-        for key in games.into_iter().chain(weights).collect::<Vec<_>>() {
-            if !self.seen.contains_key(&key) {
-                if let Ok(Some(bytes)) = self.store.get(&key) {
-                    self.seen.insert(key, hash(&bytes));
+        let new: Vec<String> = games
+            .into_iter()
+            .chain(weights)
+            .filter(|key| !self.seen.contains_key(key))
+            .collect();
+        // Fetched several at a time (thousands of shards accumulate on s3s-fs).
+        for chunk in new.chunks(64) {
+            let Ok(fetched) = self.store.get_many(chunk) else {
+                return;
+            };
+            for (key, bytes) in chunk.iter().zip(fetched) {
+                if let Some(bytes) = bytes {
+                    self.seen.insert(key.clone(), hash(&bytes));
                 }
             }
         }
@@ -238,7 +254,7 @@ impl<'a> Cluster<'a> {
             };
             match done {
                 true if pending.learner => {
-                    let seconds = pending.killed.elapsed().as_secs_f64();
+                    let observed = pending.killed.elapsed().as_secs_f64();
                     let log =
                         std::fs::read_to_string(self.dir.join(format!("{}.err", pending.name)))
                             .unwrap_or_default();
@@ -249,11 +265,18 @@ impl<'a> Cluster<'a> {
                             .to_string()
                     };
                     let started = (pending.started - pending.killed).as_secs_f64();
+                    // The successor's own clock says when it published (this machine's):
+                    // the takeover without the scans' delay in seeing it.
+                    let published = said("published step");
+                    let seconds = published
+                        .split("(Unix time ")
+                        .nth(1)
+                        .and_then(|t| t.trim_end_matches(" s)").parse::<f64>().ok())
+                        .map_or(observed, |at| at - pending.killed_unix);
                     eprintln!(
-                        "chaos: the learner's run went on {seconds:.1} s after the kill; its successor, started {started:.1} s after the kill: {}; {}; {}",
+                        "chaos: the learner's run went on {seconds:.1} s after the kill (seen {observed:.1} s after); its successor, started {started:.1} s after the kill: {}; {}; {published}",
                         said("readied step"),
                         said("took the learner lease"),
-                        said("published step")
                     );
                     self.takeovers.push(seconds)
                 }
@@ -340,6 +363,7 @@ impl<'a> Cluster<'a> {
                     pid: successor.id(),
                     name: successor.name().to_string(),
                     started: Instant::now(),
+                    killed_unix: unix_seconds() - killed.elapsed().as_secs_f64(),
                 });
                 self.learner = Some(successor);
             }
@@ -355,6 +379,7 @@ impl<'a> Cluster<'a> {
                     pid: successor.id(),
                     name: successor.name().to_string(),
                     started: Instant::now(),
+                    killed_unix: unix_seconds() - killed.elapsed().as_secs_f64(),
                 });
                 self.evaluator = Some(successor);
             }
@@ -443,7 +468,17 @@ fn patiently<T>(what: &str, mut read: impl FnMut() -> Result<T, DistError>) -> T
 #[allow(clippy::result_large_err)] // `patiently`'s closures return the crate's `DistError`
 fn check(cluster: &mut Cluster) -> (usize, usize) {
     let store = &cluster.store;
-    let get = |key: &str| patiently(key, || Ok(store.get(key)?));
+    // Every object seen and every shard there now, read back several at a time.
+    let mut keys: Vec<String> = cluster.seen.keys().cloned().collect();
+    keys.extend(patiently("the shards", || Ok(store.list("games")?)));
+    keys.sort();
+    keys.dedup();
+    let mut read: BTreeMap<String, Option<Vec<u8>>> = BTreeMap::new();
+    for chunk in keys.chunks(64) {
+        let fetched = patiently("objects", || Ok(store.get_many(chunk)?));
+        read.extend(chunk.iter().cloned().zip(fetched));
+    }
+    let get = |key: &str| read.get(key).cloned().flatten();
     let (mut lost, mut overwritten) = (0, 0);
     for (key, first) in &cluster.seen {
         match get(key) {

@@ -1056,7 +1056,8 @@ fn a_learner_readied_while_waiting_is_readied_again_if_the_run_moved_on() {
     let store = RunStore::open(run.to_str().unwrap()).unwrap();
     let run_config = RunConfig::load(&run.join("config.toml")).unwrap();
     // A successor readies itself while the run's learner still holds the lease.
-    let ready = Readied::<Rematch>::prepare(&store, run_config, None).unwrap();
+    let ready =
+        Readied::<Rematch>::prepare(&store, run_config, None, Duration::from_secs(1)).unwrap();
     assert_eq!(ready.step(), first);
     let ready = ready.fresh(&store).unwrap();
     assert_eq!(ready.step(), first, "nothing newer: the same learner");

@@ -49,7 +49,7 @@ pub struct BatchingConfig {
     /// On a GPU: each stream captures its forward pass as a CUDA graph per batch shape and
     /// replays it (one launch instead of one per kernel; implies `own_stream`; needs the
     /// CUDA shim). Each graph is checked against the eager pass once when captured. Off by
-    /// default: on one H200 it cut the pass by a fifth but not self-play, which the CPU
+    /// default: on one H200 it cut the pass by 18% but self-play by no more than noise, which the CPU
     /// cores' search then bounds (docs/benchmarks.md).
     pub cuda_graphs: bool,
 }

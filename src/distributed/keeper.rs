@@ -87,8 +87,8 @@ impl LeaseKeeper {
     /// [`LeaseKeeper::acquire`], waiting while another holder's lease runs, for up to
     /// `patience` (`None`: not at all): a role restarted before its killed predecessor's
     /// lease ran out (a Kubernetes pod) takes the run over at the expiry instead of exiting.
-    /// It tries again at the holder's expiry (or every 2 s while the store does not answer:
-    /// an outage is waited out too), and calls `meanwhile` once, at the first refusal, so
+    /// It tries again every 2 s at most and at the holder's expiry (a store that does not
+    /// answer is waited out too: an outage), and calls `meanwhile` after each refusal, so
     /// that the role can ready itself without writing (a warm standby). Each wait is said
     /// once on stderr; past the patience, the refusal or the store's error as without
     /// waiting. `None` when `stop` is raised while waiting (the role then ends cleanly,
@@ -105,7 +105,7 @@ impl LeaseKeeper {
             return LeaseKeeper::acquire(location, role, settings).map(Some);
         };
         let started = Instant::now();
-        let (mut said_held, mut said_store, mut readied) = (false, false, false);
+        let (mut said_held, mut said_store) = (false, false);
         loop {
             let error = match LeaseKeeper::acquire(location, role, settings) {
                 Err(error) if started.elapsed() < patience && waits_out(&error) => error,
@@ -121,9 +121,7 @@ impl LeaseKeeper {
                     patience.as_secs_f64()
                 );
             }
-            if !std::mem::replace(&mut readied, true) {
-                meanwhile();
-            }
+            meanwhile();
             let pause = Instant::now() + retry_after(&error, settings);
             while Instant::now() < pause {
                 if stop.raised() {
@@ -333,7 +331,7 @@ mod tests {
     }
 
     #[test]
-    fn a_waiting_role_takes_an_expired_lease_at_its_expiry_and_readies_itself_once() {
+    fn a_waiting_role_takes_an_expired_lease_at_its_expiry_and_readies_itself_meanwhile() {
         let (dir, location) = temp_store("expiry");
         // A killed holder: its lease (1.5 s) is never renewed nor given up.
         let store = RunStore::open(&location).unwrap();
@@ -351,7 +349,7 @@ mod tests {
         .unwrap()
         .expect("taken at the expiry");
         let late = unix_millis() as i128 - expiry as i128;
-        assert_eq!(readied, 1, "readied once while waiting");
+        assert!(readied >= 1, "readied while waiting");
         // Tried again at the expiry, not at the next of 2-second polls.
         assert!((0..500).contains(&late), "taken {late} ms after the expiry");
         waited.check().unwrap();

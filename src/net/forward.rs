@@ -127,7 +127,7 @@ impl Staging {
         self.graphs.is_some()
     }
 
-    /// A pinned buffer of at least `values` floats in `slot` (kept and grown); `None` when
+    /// A pinned buffer of `values` floats from `slot` (kept and grown); `None` when
     /// the data goes through ordinary memory, or pinning failed (said once).
     fn pinned(
         pin_for: &mut Option<tch::Device>,
@@ -135,11 +135,12 @@ impl Staging {
         values: usize,
     ) -> Option<Tensor> {
         let device = (*pin_for)?;
-        if slot
-            .as_ref()
-            .is_none_or(|b| (b.size()[0] as usize) < values)
-        {
-            let buffer = Tensor::zeros([values as i64], (Kind::Float, tch::Device::Cpu));
+        let held = slot.as_ref().map_or(0, |b| b.size()[0] as usize);
+        if held < values {
+            // Grown at least twofold: batches grow as a run starts, and each pinning is a
+            // slow call (and a warning of libtorch's).
+            let size = values.max(2 * held) as i64;
+            let buffer = Tensor::zeros([size], (Kind::Float, tch::Device::Cpu));
             match buffer.f_pin_memory(device) {
                 Ok(pinned) => *slot = Some(pinned),
                 Err(e) => {

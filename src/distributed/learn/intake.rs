@@ -141,6 +141,11 @@ impl Intake {
         }
     }
 
+    /// How often it lists the store at most.
+    pub fn poll(&self) -> Duration {
+        self.poll
+    }
+
     /// True when the last listing is `poll` old, and at least ten times as old as it took
     /// (listing grows with the run).
     pub fn due(&self) -> bool {

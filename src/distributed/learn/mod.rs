@@ -37,7 +37,7 @@ pub use step::{Iteration, Tick};
 use super::backoff::{retry, PATIENCE};
 use super::keeper::{lease_settings, LeaseKeeper};
 use super::lease::Role;
-use super::{write_pointer, DistError, StopFlag, StoredMetrics, WorkDir};
+use super::{unix_millis, write_pointer, DistError, StopFlag, StoredMetrics, WorkDir};
 use crate::config::lease::LeaseConfig;
 use crate::config::ConfigError;
 use crate::config::RunConfig;
@@ -137,7 +137,7 @@ pub fn learn(options: &LearnOptions) -> Result<LearnSummary, DistError> {
     let mut config = run_config(&store, given, &options.net)?;
     options.net.apply_to(&mut config);
     with_game!(config.kind(), S => {
-        let ready = Readied::<S>::prepare(&store, config, options.work_dir.as_deref())?;
+        let ready = Readied::<S>::prepare(&store, config, options.work_dir.as_deref(), poll(options))?;
         alone::<S>(options, store, ready, lease, &stop)
     })
 }
@@ -149,9 +149,15 @@ struct Waiting<'a> {
     stop: &'a StopFlag,
 }
 
+/// How often the learner lists new shards at most.
+fn poll(options: &LearnOptions) -> Duration {
+    Duration::from_secs_f64(options.poll_seconds.max(0.05))
+}
+
 /// A warm standby: waits for the lease with the learner readied meanwhile (the newest
-/// checkpoint loaded, its window rebuilt), so that a takeover costs the lease's expiry and
-/// one checkpoint interval, not a start. Readied again if the run moved on while it waited.
+/// checkpoint loaded, its window rebuilt, and the shards published since taken in at each
+/// look at the lease), so that a takeover costs the lease's expiry and one checkpoint
+/// interval, not a start. Readied again if the run moved on while it waited.
 fn standby<S: Encode>(
     options: &LearnOptions,
     store: RunStore,
@@ -159,25 +165,29 @@ fn standby<S: Encode>(
     waiting: Waiting,
 ) -> Result<LearnSummary, DistError> {
     let work_dir = options.work_dir.as_deref();
-    let mut ready = None;
+    let mut ready: Option<Readied<S>> = None;
     let waited = Instant::now();
+    let mut meanwhile = || {
+        let readied = match ready.as_mut() {
+            Some(ready) => ready.take_in(&store),
+            None => {
+                Readied::<S>::prepare(&store, config.clone(), work_dir, poll(options)).map(|r| {
+                    eprintln!("readied step {} while waiting", r.step());
+                    ready = Some(r)
+                })
+            }
+        };
+        if let Err(error) = readied {
+            eprintln!("warning: readying the learner while waiting: {error}; it goes on once it holds the lease")
+        }
+    };
     let lease = LeaseKeeper::acquire_waiting(
         store.location(),
         Role::Learner,
         waiting.settings,
         waiting.patience,
         waiting.stop,
-        &mut || {
-            match Readied::<S>::prepare(&store, config.clone(), work_dir) {
-            Ok(readied) => {
-                eprintln!("readied step {} while waiting", readied.step());
-                ready = Some(readied)
-            }
-            Err(error) => eprintln!(
-                "warning: readying the learner while waiting failed ({error}); it readies once it holds the lease"
-            ),
-        }
-        },
+        &mut meanwhile,
     )?;
     let Some(lease) = lease else {
         return Ok(LearnSummary::default());
@@ -188,7 +198,7 @@ fn standby<S: Encode>(
     );
     let ready = match ready {
         Some(ready) => ready,
-        None => Readied::prepare(&store, config, work_dir)?,
+        None => Readied::prepare(&store, config, work_dir, poll(options))?,
     };
     alone::<S>(options, store, ready, lease, waiting.stop)
 }
@@ -206,8 +216,7 @@ fn alone<S: Encode>(
         options.max_steps,
         options.max_minutes,
     );
-    let poll = Duration::from_secs_f64(options.poll_seconds.max(0.05));
-    let mut role = LearnerRole::<S>::begin(store, ready, poll, lease)?;
+    let mut role = LearnerRole::<S>::begin(store, ready, lease)?;
     let mut progress = Progress::new(options.progress, options.log_every, limits, role.step());
     drive(
         &mut role,
@@ -298,18 +307,13 @@ impl<S: Encode> LearnerRole<S> {
         lease: LeaseKeeper,
     ) -> Result<Self, DistError> {
         lease.check()?;
-        let ready = Readied::prepare(&store, config, work_dir)?;
-        LearnerRole::begin(store, ready, poll, lease)
+        let ready = Readied::prepare(&store, config, work_dir, poll)?;
+        LearnerRole::begin(store, ready, lease)
     }
 
     /// [`LearnerRole::start`] from a learner readied before: readied again when the run
     /// has a newer checkpoint than the one it loaded.
-    fn begin(
-        store: RunStore,
-        ready: Readied<S>,
-        poll: Duration,
-        lease: LeaseKeeper,
-    ) -> Result<Self, DistError> {
+    fn begin(store: RunStore, ready: Readied<S>, lease: LeaseKeeper) -> Result<Self, DistError> {
         lease.check()?;
         let ready = ready.fresh(&store)?;
         let Readied {
@@ -317,7 +321,8 @@ impl<S: Encode> LearnerRole<S> {
             mut publisher,
             learner,
             resume,
-            diversity,
+            intake,
+            tally,
         } = ready;
         let resumed = resume.is_some();
         if let Some(resume) = resume {
@@ -330,8 +335,8 @@ impl<S: Encode> LearnerRole<S> {
         }
         let resume_step = Some(learner.state.step);
         let metrics = StoredMetrics::open(&store, LEARNER_METRICS, work.path(), resume_step)?;
-        let mut intake = Intake::new(poll);
-        intake.diversity = diversity;
+        let mut iteration = Iteration::new();
+        iteration.intake.merge(&tally);
         let mut role = LearnerRole {
             start_step: learner.state.step,
             elapsed_base: learner.state.elapsed_s,
@@ -343,7 +348,7 @@ impl<S: Encode> LearnerRole<S> {
             metrics,
             intake,
             publisher,
-            iteration: Iteration::new(),
+            iteration,
             last_loss: None,
             started: Instant::now(),
             cpu_started: process_cpu_seconds().unwrap_or(0.0),
@@ -461,9 +466,10 @@ impl<S: Encode> LearnerRole<S> {
         if first {
             // How long a resume (a takeover) took to move the run on.
             eprintln!(
-                "published step {}, this learner's first checkpoint, {:.1} s after it began",
+                "published step {}, this learner's first checkpoint, {:.1} s after it began (Unix time {:.3} s)",
                 self.learner.state.step,
-                self.started.elapsed().as_secs_f64()
+                self.started.elapsed().as_secs_f64(),
+                unix_millis() as f64 / 1000.0
             );
         }
         let (store, config) = (&self.store, &self.learner.config);

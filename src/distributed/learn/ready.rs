@@ -1,18 +1,19 @@
 //! A learner readied without writing the run: the newest checkpoint that loads and its
 //! replay window, or a fresh net. [`super::LearnerRole`] begins from one once it holds the
 //! lease; a successor waiting for a killed learner's lease readies one meanwhile (a warm
-//! standby), so that its takeover costs the lease's expiry, not a start.
+//! standby), and keeps taking in the shards self-play publishes while it waits, so that its
+//! takeover costs the lease's expiry, not a start.
 
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use super::intake::{Intake, IntakeTally};
 use super::publish::{find_newest, newest_candidate, Publisher, Resume};
 use super::window;
 use crate::config::RunConfig;
 use crate::distributed::{DistError, WorkDir};
 use crate::layout::checkpoint_name;
 use crate::net::encode::Encode;
-use crate::selfplay::diversity::GameDiversity;
 use crate::store::RunStore;
 use crate::train::learner::Learner;
 
@@ -24,28 +25,37 @@ pub struct Readied<S: Encode> {
     pub(super) learner: Learner<S>,
     /// The checkpoint it resumes from; `None`: a fresh net.
     pub(super) resume: Option<Resume>,
-    /// The window's games' openings and results.
-    pub(super) diversity: GameDiversity,
+    /// The shards taken in since the checkpoint (while waiting), and the window's games'
+    /// openings and results.
+    pub(super) intake: Intake,
+    /// What was taken in while waiting, for the first iteration's metrics.
+    pub(super) tally: IntakeTally,
 }
 
 impl<S: Encode> Readied<S> {
     /// Loads the newest checkpoint of the run at `store` that loads and rebuilds its window
     /// (or makes a fresh net), with its scratch files in `work_dir` (default: a temporary
-    /// directory). Writes nothing to the run.
+    /// directory); it will list new shards at most every `poll`. Writes nothing to the run.
     pub fn prepare(
         store: &RunStore,
         config: RunConfig,
         work_dir: Option<&Path>,
+        poll: Duration,
     ) -> Result<Self, DistError> {
-        Readied::prepare_in(store, config, WorkDir::new(work_dir, "learn")?)
+        Readied::prepare_in(store, config, WorkDir::new(work_dir, "learn")?, poll)
     }
 
-    fn prepare_in(store: &RunStore, config: RunConfig, work: WorkDir) -> Result<Self, DistError> {
+    fn prepare_in(
+        store: &RunStore,
+        config: RunConfig,
+        work: WorkDir,
+        poll: Duration,
+    ) -> Result<Self, DistError> {
         let publisher = Publisher::new(store, work.path());
-        let mut diversity = GameDiversity::default();
+        let mut intake = Intake::new(poll);
         let (learner, resume) = match find_newest::<S>(store, &config, publisher.cache())? {
             Some((mut learner, resume)) => {
-                window::rebuild(store, &mut learner, &mut diversity)?;
+                window::rebuild(store, &mut learner, &mut intake.diversity)?;
                 (learner, Some(resume))
             }
             None => (Learner::<S>::new(config, None)?, None),
@@ -55,8 +65,17 @@ impl<S: Encode> Readied<S> {
             publisher,
             learner,
             resume,
-            diversity,
+            intake,
+            tally: IntakeTally::default(),
         })
+    }
+
+    /// Takes in the shards published since the last look (into the window; nothing is
+    /// written: the checkpoint that records them comes once the lease is held).
+    pub fn take_in(&mut self, store: &RunStore) -> Result<(), DistError> {
+        let tally = self.intake.take_in(store, &mut self.learner)?;
+        self.tally.merge(&tally);
+        Ok(())
     }
 
     /// The run's config.
@@ -81,7 +100,8 @@ impl<S: Encode> Readied<S> {
             return Ok(self);
         }
         let started = Instant::now();
-        let ready = Readied::prepare_in(store, self.learner.config, self.work)?;
+        let poll = self.intake.poll();
+        let ready = Readied::prepare_in(store, self.learner.config, self.work, poll)?;
         eprintln!(
             "the run moved on to {} while this learner waited: readied again in {:.1} s",
             newest.map(checkpoint_name).unwrap_or_default(),
