@@ -351,7 +351,15 @@ impl<'a> Cluster<'a> {
             Fault::KillLearner => {
                 self.await_pending(Some(true));
                 let killed = Instant::now();
-                self.learner.take().expect("a learner").kill();
+                let mut learner = self.learner.take().expect("a learner");
+                // A learner that ended on its own would have given its lease up: say why.
+                assert!(
+                    learner.exited().is_none(),
+                    "{} ended before the kill: {}",
+                    learner.name(),
+                    learner.errors(&self.dir)
+                );
+                learner.kill();
                 // Read after the kill: nothing the killed learner published counts as taken over.
                 let before = self.latest_now();
                 self.refuse_second_learner();

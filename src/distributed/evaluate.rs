@@ -63,7 +63,6 @@ pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, DistError> {
         &config.lease,
         patience,
         &stop,
-        &mut || {},
     )?
     else {
         return Ok(Vec::new());

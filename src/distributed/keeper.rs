@@ -88,8 +88,7 @@ impl LeaseKeeper {
     /// `patience` (`None`: not at all): a role restarted before its killed predecessor's
     /// lease ran out (a Kubernetes pod) takes the run over at the expiry instead of exiting.
     /// It tries again every 2 s at most and at the holder's expiry (a store that does not
-    /// answer is waited out too: an outage), and calls `meanwhile` after each refusal, so
-    /// that the role can ready itself without writing (a warm standby). Each wait is said
+    /// answer is waited out too: an outage). Each wait is said
     /// once on stderr; past the patience, the refusal or the store's error as without
     /// waiting. `None` when `stop` is raised while waiting (the role then ends cleanly,
     /// having written nothing).
@@ -99,7 +98,6 @@ impl LeaseKeeper {
         settings: &LeaseConfig,
         patience: Option<Duration>,
         stop: &StopFlag,
-        meanwhile: &mut dyn FnMut(),
     ) -> Result<Option<LeaseKeeper>, DistError> {
         let Some(patience) = patience else {
             return LeaseKeeper::acquire(location, role, settings).map(Some);
@@ -121,7 +119,6 @@ impl LeaseKeeper {
                     patience.as_secs_f64()
                 );
             }
-            meanwhile();
             let pause = Instant::now() + retry_after(&error, settings);
             while Instant::now() < pause {
                 if stop.raised() {
@@ -296,7 +293,6 @@ mod tests {
             &settings(30.0, 5.0),
             Some(Duration::from_secs(60)),
             &stop,
-            &mut || {},
         )
         .unwrap();
         assert!(waited.is_none(), "nothing is acquired once stopped");
@@ -323,7 +319,6 @@ mod tests {
             &settings(30.0, 5.0),
             Some(Duration::from_secs(60)),
             &StopFlag::new(),
-            &mut || {},
         )
         .unwrap();
         waited.expect("taken once given up").check().unwrap();
@@ -331,25 +326,22 @@ mod tests {
     }
 
     #[test]
-    fn a_waiting_role_takes_an_expired_lease_at_its_expiry_and_readies_itself_meanwhile() {
+    fn a_waiting_role_takes_an_expired_lease_at_its_expiry() {
         let (dir, location) = temp_store("expiry");
         // A killed holder: its lease (1.5 s) is never renewed nor given up.
         let store = RunStore::open(&location).unwrap();
         let killed = Lease::acquire(&store, Role::Learner, Duration::from_millis(1_500)).unwrap();
         let expiry = killed.info().expires_unix_ms;
-        let mut readied = 0;
         let waited = LeaseKeeper::acquire_waiting(
             &location,
             Role::Learner,
             &settings(30.0, 5.0),
             Some(Duration::from_secs(60)),
             &StopFlag::new(),
-            &mut || readied += 1,
         )
         .unwrap()
         .expect("taken at the expiry");
         let late = unix_millis() as i128 - expiry as i128;
-        assert!(readied >= 1, "readied while waiting");
         // Tried again at the expiry, not at the next of 2-second polls.
         assert!((0..500).contains(&late), "taken {late} ms after the expiry");
         waited.check().unwrap();

@@ -14,25 +14,16 @@ pub fn available() -> bool {
 #[cfg(cuda_shim)]
 mod ffi {
     use std::ffi::{c_char, c_int, c_void};
+    /// Where a call writes its error's words.
+    type Words = *mut c_char;
     extern "C" {
-        pub fn cz_use_pool_stream(device: c_int, err: *mut c_char, len: usize) -> c_int;
-        pub fn cz_sync_stream(device: c_int, err: *mut c_char, len: usize) -> c_int;
-        pub fn cz_graph_pool(
-            first: *mut u64,
-            second: *mut u64,
-            err: *mut c_char,
-            len: usize,
-        ) -> c_int;
-        pub fn cz_graph_new(err: *mut c_char, len: usize) -> *mut c_void;
-        pub fn cz_graph_begin(
-            graph: *mut c_void,
-            first: u64,
-            second: u64,
-            err: *mut c_char,
-            len: usize,
-        ) -> c_int;
-        pub fn cz_graph_end(graph: *mut c_void, err: *mut c_char, len: usize) -> c_int;
-        pub fn cz_graph_replay(graph: *mut c_void, err: *mut c_char, len: usize) -> c_int;
+        pub fn cz_use_pool_stream(device: c_int, err: Words, len: usize) -> c_int;
+        pub fn cz_sync_stream(device: c_int, err: Words, len: usize) -> c_int;
+        pub fn cz_graph_pool(a: *mut u64, b: *mut u64, err: Words, len: usize) -> c_int;
+        pub fn cz_graph_new(err: Words, len: usize) -> *mut c_void;
+        pub fn cz_graph_begin(g: *mut c_void, a: u64, b: u64, err: Words, n: usize) -> c_int;
+        pub fn cz_graph_end(graph: *mut c_void, err: Words, len: usize) -> c_int;
+        pub fn cz_graph_replay(graph: *mut c_void, err: Words, len: usize) -> c_int;
         pub fn cz_graph_free(graph: *mut c_void);
     }
 }

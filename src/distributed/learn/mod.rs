@@ -123,14 +123,8 @@ pub fn learn(options: &LearnOptions) -> Result<LearnSummary, DistError> {
         return with_game!(config.kind(), S => standby::<S>(options, store, config, waiting));
     }
     let location = store.location().to_string();
-    let Some(lease) = LeaseKeeper::acquire_waiting(
-        &location,
-        Role::Learner,
-        &settings,
-        patience,
-        &stop,
-        &mut || {},
-    )?
+    let Some(lease) =
+        LeaseKeeper::acquire_waiting(&location, Role::Learner, &settings, patience, &stop)?
     else {
         return Ok(LearnSummary::default());
     };
@@ -154,10 +148,11 @@ fn poll(options: &LearnOptions) -> Duration {
     Duration::from_secs_f64(options.poll_seconds.max(0.05))
 }
 
-/// A warm standby: waits for the lease with the learner readied meanwhile (the newest
-/// checkpoint loaded, its window rebuilt, and the shards published since taken in at each
-/// look at the lease), so that a takeover costs the lease's expiry and one checkpoint
-/// interval, not a start. Readied again if the run moved on while it waited.
+/// A warm standby: waits for the lease while a thread of its own readies the learner (the
+/// newest checkpoint loaded, its window rebuilt, then the shards published since taken in
+/// as the learner would), so that a takeover costs the lease's expiry and one checkpoint
+/// interval, not a start, and the lease is tried at its expiry whatever the readying is
+/// doing. Readied again if the run moved on while it waited.
 fn standby<S: Encode>(
     options: &LearnOptions,
     store: RunStore,
@@ -165,31 +160,22 @@ fn standby<S: Encode>(
     waiting: Waiting,
 ) -> Result<LearnSummary, DistError> {
     let work_dir = options.work_dir.as_deref();
-    let mut ready: Option<Readied<S>> = None;
     let waited = Instant::now();
-    let mut meanwhile = || {
-        let readied = match ready.as_mut() {
-            Some(ready) => ready.take_in(&store),
-            None => {
-                Readied::<S>::prepare(&store, config.clone(), work_dir, poll(options)).map(|r| {
-                    eprintln!("readied step {} while waiting", r.step());
-                    ready = Some(r)
-                })
-            }
-        };
-        if let Err(error) = readied {
-            eprintln!("warning: readying the learner while waiting: {error}; it goes on once it holds the lease")
-        }
-    };
-    let lease = LeaseKeeper::acquire_waiting(
-        store.location(),
-        Role::Learner,
-        waiting.settings,
-        waiting.patience,
-        waiting.stop,
-        &mut meanwhile,
-    )?;
-    let Some(lease) = lease else {
+    let done = StopFlag::new();
+    let (lease, ready) = std::thread::scope(|scope| {
+        let readying = scope
+            .spawn(|| ready_while_waiting::<S>(&store, &config, work_dir, poll(options), &done));
+        let lease = LeaseKeeper::acquire_waiting(
+            store.location(),
+            Role::Learner,
+            waiting.settings,
+            waiting.patience,
+            waiting.stop,
+        );
+        done.raise();
+        (lease, readying.join().ok().flatten())
+    });
+    let Some(lease) = lease? else {
         return Ok(LearnSummary::default());
     };
     eprintln!(
@@ -201,6 +187,41 @@ fn standby<S: Encode>(
         None => Readied::prepare(&store, config, work_dir, poll(options))?,
     };
     alone::<S>(options, store, ready, lease, waiting.stop)
+}
+
+/// The standby's readying, until `done`: the learner readied, then the shards published
+/// since taken in whenever its intake is due. `None` (said) when it cannot be readied: the
+/// learner then readies once it holds the lease.
+fn ready_while_waiting<S: Encode>(
+    store: &RunStore,
+    config: &RunConfig,
+    work_dir: Option<&Path>,
+    poll: Duration,
+    done: &StopFlag,
+) -> Option<Readied<S>> {
+    let said = |error: DistError| {
+        eprintln!("warning: readying the learner while waiting: {error}; it goes on once it holds the lease")
+    };
+    let mut ready = match Readied::<S>::prepare(store, config.clone(), work_dir, poll) {
+        Ok(ready) => ready,
+        Err(error) => {
+            said(error);
+            return None;
+        }
+    };
+    eprintln!("readied step {} while waiting", ready.step());
+    while !done.raised() {
+        match ready.due() {
+            true => {
+                if let Err(error) = ready.take_in(store) {
+                    said(error);
+                    std::thread::sleep(Duration::from_secs(2));
+                }
+            }
+            false => std::thread::sleep(Duration::from_millis(50)),
+        }
+    }
+    Some(ready)
 }
 
 /// The learner alone, driven by [`drive`].

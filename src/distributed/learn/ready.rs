@@ -70,6 +70,11 @@ impl<S: Encode> Readied<S> {
         })
     }
 
+    /// Whether its intake would list the store now ([`Intake::due`]).
+    pub fn due(&self) -> bool {
+        self.intake.due()
+    }
+
     /// Takes in the shards published since the last look (into the window; nothing is
     /// written: the checkpoint that records them comes once the lease is held).
     pub fn take_in(&mut self, store: &RunStore) -> Result<(), DistError> {
