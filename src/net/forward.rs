@@ -344,7 +344,7 @@ impl Graphs {
         } else {
             3e-2
         };
-        if !(differs <= tolerance * scale) {
+        if differs.is_nan() || differs > tolerance * scale {
             return Err(NetError::Device(format!(
                 "a CUDA graph's answers differ from the eager pass's by {differs:.2e} (allowed {:.2e})",
                 tolerance * scale
