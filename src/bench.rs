@@ -624,11 +624,12 @@ fn gpu_staging(device: tch::Device, batching: &crate::config::batching::Batching
         return String::new();
     }
     let shim = crate::net::cuda::available();
+    let gpu = crate::net::forward::GpuStaging::of(batching);
     let on = |set: bool| if set && shim { "on" } else { "off" };
     format!(
         "; own CUDA streams {}, CUDA graphs {}{}",
-        on(batching.own_stream || batching.cuda_graphs),
-        on(batching.cuda_graphs),
+        on(gpu.wants_own_stream()),
+        on(gpu.cuda_graphs),
         if shim {
             ""
         } else {

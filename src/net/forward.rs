@@ -34,6 +34,11 @@ pub struct GpuStaging {
 }
 
 impl GpuStaging {
+    /// Whether a stream's thread asks for a CUDA stream of its own (graphs need one).
+    pub fn wants_own_stream(&self) -> bool {
+        self.own_stream || self.cuda_graphs
+    }
+
     /// The staging `[batching]` sets.
     pub fn of(batching: &BatchingConfig) -> GpuStaging {
         GpuStaging {
@@ -87,7 +92,7 @@ impl Staging {
             return Staging::plain();
         }
         tch::Cuda::cudnn_set_benchmark(gpu.cudnn_benchmark);
-        let own = match gpu.own_stream || gpu.cuda_graphs {
+        let own = match gpu.wants_own_stream() {
             true => warn_once(
                 cuda::use_own_stream(device),
                 "runs on the default CUDA stream",

@@ -165,7 +165,7 @@ pub fn probe_model(
                 let largest = batches.iter().copied().max().unwrap_or(1);
                 let per = (shape.planes * shape.height * shape.width) as usize;
                 let input: Vec<f32> = (0..largest * per).map(|i| (i % 7) as f32 / 7.0).collect();
-                let mut staging = Staging::new(GpuStaging::default(), device);
+                let mut staging = Staging::new(probe_staging(), device);
                 probe_with(batches, budget, |precision, batch| {
                     let model = if precision == Precision::Bf16 {
                         &bf16
@@ -180,6 +180,11 @@ pub fn probe_model(
             .join()
             .unwrap_or_else(|_| Err(NetError::Thread("the precision probe panicked".into())))
     })
+}
+
+/// How the probe stages its batches on a GPU: `[batching]`'s defaults.
+fn probe_staging() -> GpuStaging {
+    GpuStaging::default()
 }
 
 /// What a cached probe result is valid for: this machine, libtorch and net, as run.
@@ -222,9 +227,12 @@ impl ProbeKey {
             cpu,
             cpu_flags,
             torch: torch_version().to_string(),
-            // A GPU's passes are timed as the evaluator runs them: as CUDA graphs when
-            // this build has them.
-            device: match device.is_cuda() && super::cuda::available() {
+            // A GPU's passes are timed as the probe stages them: as CUDA graphs when
+            // its staging replays them and this build has them.
+            device: match device.is_cuda()
+                && super::cuda::available()
+                && probe_staging().cuda_graphs
+            {
                 true => format!("{device:?} with CUDA graphs"),
                 false => format!("{device:?}"),
             },
