@@ -92,6 +92,22 @@ struct Pending {
     killed_unix: f64,
 }
 
+impl Pending {
+    /// `successor`, just started, of the learner (`learner`) or evaluator killed at
+    /// `killed`; `before`: `latest` after the kill.
+    fn of(successor: &Role, learner: bool, killed: Instant, before: u64) -> Pending {
+        Pending {
+            learner,
+            killed,
+            before,
+            pid: successor.id(),
+            name: successor.name().to_string(),
+            started: Instant::now(),
+            killed_unix: unix_seconds() - killed.elapsed().as_secs_f64(),
+        }
+    }
+}
+
 /// The cluster under test and what has been seen of its store.
 struct Cluster<'a> {
     dir: PathBuf,
@@ -364,15 +380,8 @@ impl<'a> Cluster<'a> {
                 let before = self.latest_now();
                 self.refuse_second_learner();
                 let successor = self.start_learner(&["--wait-for-lease"]);
-                self.pending.push(Pending {
-                    learner: true,
-                    killed,
-                    before,
-                    pid: successor.id(),
-                    name: successor.name().to_string(),
-                    started: Instant::now(),
-                    killed_unix: unix_seconds() - killed.elapsed().as_secs_f64(),
-                });
+                self.pending
+                    .push(Pending::of(&successor, true, killed, before));
                 self.learner = Some(successor);
             }
             Fault::KillEvaluator => {
@@ -380,15 +389,7 @@ impl<'a> Cluster<'a> {
                 let killed = Instant::now();
                 self.evaluator.take().expect("an evaluator").kill();
                 let successor = self.start_evaluator(&["--wait-for-lease"]);
-                self.pending.push(Pending {
-                    learner: false,
-                    killed,
-                    before: 0,
-                    pid: successor.id(),
-                    name: successor.name().to_string(),
-                    started: Instant::now(),
-                    killed_unix: unix_seconds() - killed.elapsed().as_secs_f64(),
-                });
+                self.pending.push(Pending::of(&successor, false, killed, 0));
                 self.evaluator = Some(successor);
             }
             Fault::StoreOutage => {
