@@ -31,7 +31,7 @@ use checkers_zero::layout::{
 use checkers_zero::selfplay::record::parse_record_bytes;
 use checkers_zero::store::RunStore;
 use common::fresh_dir;
-use common::roles::{role, wait_until, Role, DISTRIBUTED_RUN};
+use common::roles::{role_at, wait_until, Role, DISTRIBUTED_RUN};
 use common::s3::S3Server;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -139,7 +139,22 @@ struct Cluster<'a> {
     began: Instant,
     /// Successors not yet in charge.
     pending: Vec<Pending>,
+    /// When the store was last listed, and how long that took.
+    listed: Option<(Instant, Duration)>,
+    /// The roles' CPU priority (`nice`).
+    niceness: u8,
 }
+
+/// The roles' CPU priority on s3s-fs (`nice`): s3s-fs stands in for a store on machines of
+/// its own, and on a small test machine the roles' self-play and training starve it (a load
+/// of 12 on 2 cores: its requests then time out for minutes, a stall of the test bed, not a
+/// fault the roles are tested on). The local store is the kernel's, which they do not starve.
+const ROLE_NICENESS_ON_S3: u8 = 10;
+
+/// The test lists the store at most this often, and at most a tenth of the time (as the
+/// learner's intake): on s3s-fs every listing walks the whole bucket, and a test that
+/// listed faster would be the store's heaviest client, slowing the roles it times.
+const SCAN_EVERY: Duration = Duration::from_secs(2);
 
 /// Now, Unix seconds.
 fn unix_seconds() -> f64 {
@@ -160,7 +175,15 @@ impl<'a> Cluster<'a> {
 
     fn start_learner(&mut self, extra: &[&str]) -> Role {
         let name = self.name("learn");
-        role(&self.dir, &name, "learn", &self.location, extra, &self.env)
+        role_at(
+            &self.dir,
+            &name,
+            "learn",
+            &self.location,
+            extra,
+            &self.env,
+            self.niceness,
+        )
     }
 
     fn start_worker(&mut self, id: usize) -> Role {
@@ -174,29 +197,32 @@ impl<'a> Cluster<'a> {
             "--shard-seconds",
             "2",
         ];
-        role(
+        role_at(
             &self.dir,
             &name,
             "selfplay",
             &self.location,
             &args,
             &self.env,
+            self.niceness,
         )
     }
 
     fn start_evaluator(&mut self, extra: &[&str]) -> Role {
         let name = self.name("evaluate");
-        role(
+        role_at(
             &self.dir,
             &name,
             "evaluate",
             &self.location,
             extra,
             &self.env,
+            self.niceness,
         )
     }
 
-    /// Reads `latest` and hashes what is new in the store (store errors: nothing seen).
+    /// Reads `latest` and, when a listing is due ([`SCAN_EVERY`]), hashes what is new in
+    /// the store (store errors: nothing seen).
     fn scan(&mut self) {
         if let Ok(Some(step)) = read_pointer(&self.store, LATEST) {
             if self.latest.last().is_none_or(|&last| step > last) {
@@ -204,7 +230,16 @@ impl<'a> Cluster<'a> {
             }
             self.latest.push(step);
         }
-        let Ok(games) = self.store.list("games") else {
+        if self
+            .listed
+            .is_some_and(|(at, took)| at.elapsed() < SCAN_EVERY.max(took * 10))
+        {
+            return;
+        }
+        let listing = Instant::now();
+        let games = self.store.list("games");
+        self.listed = Some((listing, listing.elapsed()));
+        let Ok(games) = games else {
             return;
         };
         let published = self.latest.last().copied().unwrap_or(0);
@@ -565,6 +600,11 @@ fn chaos(location: &str, env: Vec<(String, String)>, server: Option<&mut S3Serve
         .into_iter()
         .filter(|f| server.is_some() || *f != Fault::StoreOutage)
         .collect();
+    let niceness = if server.is_some() {
+        ROLE_NICENESS_ON_S3
+    } else {
+        0
+    };
     let mut cluster = Cluster {
         // Bounded as a role's lease renewals are: after an outage a request to s3s-fs can
         // hang until the client's timeout, and the watch (scans, takeovers) must go on.
@@ -585,6 +625,8 @@ fn chaos(location: &str, env: Vec<(String, String)>, server: Option<&mut S3Serve
         takeovers: Vec::new(),
         began: Instant::now(),
         pending: Vec::new(),
+        listed: None,
+        niceness,
         published_at: Vec::new(),
         fault_at: Vec::new(),
     };

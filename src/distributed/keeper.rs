@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::backoff::transient;
+use super::backoff::{retry, transient};
 use super::lease::{Lease, LeaseError, LeaseInfo, Role};
 use super::{unix_millis, DistError, StopFlag};
 use crate::config::lease::LeaseConfig;
@@ -18,17 +18,32 @@ use crate::config::RunConfig;
 use crate::layout::CONFIG;
 use crate::store::RunStore;
 
-/// The lease settings of the run at `store`: its recorded config's `[lease]`, else
-/// `given`'s (a new run), else the defaults.
+/// The first bound of one request while taking a lease ([`LeaseKeeper::acquire_waiting`]):
+/// short, so that a request that hangs (a store just restarted, or busy) costs little at
+/// the holder's expiry; doubled after each try the store did not answer, up to the renewal
+/// interval, so that a slow store is still reached.
+const FIRST_ACQUIRE_BOUND: Duration = Duration::from_secs(2);
+
+/// The lease settings of the run at `location`: its recorded config's `[lease]`, else
+/// `given`'s (a new run), else the defaults; with the recorded config's text. A role's first
+/// request: each try ends within the renewal interval, and a store that does not answer is
+/// asked again for up to the lease time, so that a second learner hears promptly that the
+/// run is held (an unbounded request to a stalled store could outlast the holder's lease).
 pub fn lease_settings(
-    store: &RunStore,
+    location: &str,
     given: Option<&RunConfig>,
-) -> Result<LeaseConfig, DistError> {
-    if let Some(text) = store.get_text(CONFIG)? {
-        let name = format!("{}/{CONFIG}", store.location());
-        return Ok(RunConfig::parse(&text, &name)?.lease);
-    }
-    Ok(given.map(|config| config.lease.clone()).unwrap_or_default())
+) -> Result<(LeaseConfig, Option<String>), DistError> {
+    let fallback = given.map(|config| config.lease.clone()).unwrap_or_default();
+    let store = RunStore::open_bounded(location, &[], Some(fallback.renew_interval()))?;
+    let text = retry("reading the run's config", fallback.duration(), || {
+        Ok(store.get_text(CONFIG)?)
+    })?;
+    let Some(text) = text else {
+        return Ok((fallback, None));
+    };
+    let name = format!("{}/{CONFIG}", store.location());
+    let settings = RunConfig::parse(&text, &name)?.lease;
+    Ok((settings, Some(text)))
 }
 
 /// What the renewing thread and the role share.
@@ -61,11 +76,22 @@ impl LeaseKeeper {
         role: Role,
         settings: &LeaseConfig,
     ) -> Result<LeaseKeeper, DistError> {
+        LeaseKeeper::acquire_within(location, role, settings, settings.renew_interval())
+    }
+
+    /// [`LeaseKeeper::acquire`] with each request of the taking bounded by `bound`.
+    fn acquire_within(
+        location: &str,
+        role: Role,
+        settings: &LeaseConfig,
+        bound: Duration,
+    ) -> Result<LeaseKeeper, DistError> {
+        let taking = RunStore::open_bounded(location, &[], Some(bound))?;
+        let lease = Lease::acquire(&taking, role, settings.duration())?;
         // Each request of a renewal ends within the time between renewals, so that one that
         // hangs (a store just restarted) fails and the next renewal starts afresh.
         let every = settings.renew_interval();
         let store = RunStore::open_bounded(location, &[], Some(every))?;
-        let lease = Lease::acquire(&store, role, settings.duration())?;
         let info = lease.info().clone();
         let shared = Arc::new(Shared::default());
         shared
@@ -87,9 +113,10 @@ impl LeaseKeeper {
     /// [`LeaseKeeper::acquire`], waiting while another holder's lease runs, for up to
     /// `patience` (`None`: not at all): a role restarted before its killed predecessor's
     /// lease ran out (a Kubernetes pod) takes the run over at the expiry instead of exiting.
-    /// It tries again every 2 s at most and at the holder's expiry (a store that does not
-    /// answer is waited out too: an outage). Each wait is said
-    /// once on stderr; past the patience, the refusal or the store's error as without
+    /// It tries again every 2 s at most and at the holder's expiry. A store that does not
+    /// answer is waited out too (an outage), for up to `patience`, or without one up to the
+    /// lease time; each try's requests are bounded ([`FIRST_ACQUIRE_BOUND`]). Each wait is
+    /// said once on stderr; past the patience, the refusal or the store's error as without
     /// waiting. `None` when `stop` is raised while waiting (the role then ends cleanly,
     /// having written nothing).
     pub fn acquire_waiting(
@@ -99,33 +126,44 @@ impl LeaseKeeper {
         patience: Option<Duration>,
         stop: &StopFlag,
     ) -> Result<Option<LeaseKeeper>, DistError> {
-        let Some(patience) = patience else {
-            return LeaseKeeper::acquire(location, role, settings).map(Some);
-        };
         let started = Instant::now();
+        let waits = |error: &DistError| match patience {
+            Some(patience) => started.elapsed() < patience && waits_out(error),
+            None => started.elapsed() < settings.duration() && transient(error),
+        };
+        let most = settings.renew_interval();
+        let mut bound = FIRST_ACQUIRE_BOUND.min(most);
         let (mut said_held, mut said_store) = (false, false);
         loop {
-            let error = match LeaseKeeper::acquire(location, role, settings) {
-                Err(error) if started.elapsed() < patience && waits_out(&error) => error,
+            let error = match LeaseKeeper::acquire_within(location, role, settings, bound) {
+                Err(error) if waits(&error) => error,
                 other => return other.map(Some),
             };
-            let said = match error {
-                DistError::Lease(LeaseError::Held { .. }) => &mut said_held,
-                _ => &mut said_store,
+            let held = matches!(error, DistError::Lease(LeaseError::Held { .. }));
+            bound = match held {
+                true => FIRST_ACQUIRE_BOUND.min(most),
+                false => (bound * 2).min(most),
             };
-            if !std::mem::replace(said, true) {
+            if !std::mem::replace(
+                if held {
+                    &mut said_held
+                } else {
+                    &mut said_store
+                },
+                true,
+            ) {
+                let (all, how) = match patience {
+                    Some(patience) => (patience, " (--wait-for-lease)"),
+                    None => (settings.duration(), ""),
+                };
                 eprintln!(
-                    "{error}; waiting up to {:.0} s in all (--wait-for-lease)",
-                    patience.as_secs_f64()
+                    "{error}; waiting up to {:.0} s in all{how}",
+                    all.as_secs_f64()
                 );
             }
-            let pause = Instant::now() + retry_after(&error, settings);
-            while Instant::now() < pause {
-                if stop.raised() {
-                    eprintln!("stopped while waiting for the {} lease", role.name());
-                    return Ok(None);
-                }
-                std::thread::sleep(Duration::from_millis(10));
+            if !pause(retry_after(&error, settings), stop) {
+                eprintln!("stopped while waiting for the {} lease", role.name());
+                return Ok(None);
             }
         }
     }
@@ -199,6 +237,18 @@ fn renew_until_stopped(store: RunStore, mut lease: Lease, every: Duration, share
     if let Err(error) = lease.release(&store) {
         eprintln!("warning: giving the lease up failed ({error}); it expires by itself");
     }
+}
+
+/// Sleeps `wait`; false (at once) when `stop` is raised meanwhile.
+fn pause(wait: Duration, stop: &StopFlag) -> bool {
+    let until = Instant::now() + wait;
+    while Instant::now() < until {
+        if stop.raised() {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    !stop.raised()
 }
 
 /// How long a waiting role waits before it tries again after `error`: until just past the

@@ -160,7 +160,7 @@ fn open_run(
         .to_str()
         .ok_or_else(|| DistError::Run(format!("{}: not a UTF-8 path", run_dir.display())))?;
     let store = RunStore::open(location)?;
-    let settings = lease_settings(&store, given.as_ref())?;
+    let (settings, _) = lease_settings(location, given.as_ref())?;
     let lease = LeaseKeeper::acquire(location, Role::Learner, &settings)?;
     let given = match (&options.fork, given) {
         (Some(point), Some(config)) if !recorded => {

@@ -16,8 +16,22 @@ pub struct Role {
 }
 
 pub fn spawn(dir: &Path, name: &str, args: &[&str], env: &[(String, String)]) -> Role {
+    spawn_at(dir, name, args, env, 0)
+}
+
+/// [`spawn`] at CPU priority `niceness` (0: this process's; more: lower, through `nice`).
+pub fn spawn_at(
+    dir: &Path,
+    name: &str,
+    args: &[&str],
+    env: &[(String, String)],
+    niceness: u8,
+) -> Role {
     let file = |ext: &str| std::fs::File::create(dir.join(format!("{name}.{ext}"))).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
+    let binary = env!("CARGO_BIN_EXE_checkers-zero");
+    let mut command = Command::new("nice");
+    command.args(["-n", &niceness.to_string(), binary]);
+    let child = command
         .args(args)
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
@@ -60,7 +74,12 @@ impl Role {
             if let Some(status) = self.child.try_wait().unwrap() {
                 break status;
             }
-            assert!(started.elapsed() < timeout, "{} was not refused", self.name);
+            assert!(
+                started.elapsed() < timeout,
+                "{} was not refused in {timeout:?}; it said: {}",
+                self.name,
+                self.errors(dir)
+            );
             std::thread::sleep(Duration::from_millis(50));
         };
         let err = std::fs::read_to_string(dir.join(format!("{}.err", self.name))).unwrap();
@@ -147,6 +166,19 @@ pub fn role(
     extra: &[&str],
     env: &[(String, String)],
 ) -> Role {
+    role_at(dir, name, command, location, extra, env, 0)
+}
+
+/// [`role`] at CPU priority `niceness` ([`spawn_at`]).
+pub fn role_at(
+    dir: &Path,
+    name: &str,
+    command: &str,
+    location: &str,
+    extra: &[&str],
+    env: &[(String, String)],
+    niceness: u8,
+) -> Role {
     let mut args = vec![
         command,
         "--store",
@@ -156,7 +188,7 @@ pub fn role(
         "0.2",
     ];
     args.extend_from_slice(extra);
-    spawn(dir, name, &args, env)
+    spawn_at(dir, name, &args, env, niceness)
 }
 
 /// The run of the distributed tests, without its `[evaluation]` and `[lease]` sections

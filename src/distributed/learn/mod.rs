@@ -108,10 +108,10 @@ pub fn learn(options: &LearnOptions) -> Result<LearnSummary, DistError> {
     let store = RunStore::open(&options.store)?;
     let given = options.config.as_deref().map(RunConfig::load).transpose()?;
     // The lease comes first: a second learner writes nothing, not even a new run's config.
-    let settings = lease_settings(&store, given.as_ref())?;
+    let (settings, stored) = lease_settings(&options.store, given.as_ref())?;
     let patience = options.wait_for_lease.then(|| settings.duration() * 2);
     let stop = StopFlag::on_signals();
-    if patience.is_some() && store.get_text(CONFIG)?.is_some() {
+    if patience.is_some() && stored.is_some() {
         // A run that exists: readied while another learner's lease runs.
         let mut config = run_config(&store, given, &options.net)?;
         options.net.apply_to(&mut config);
