@@ -135,11 +135,13 @@ impl LeaseKeeper {
         let mut bound = FIRST_ACQUIRE_BOUND.min(most);
         let (mut said_held, mut said_store) = (false, false);
         loop {
+            let tried = Instant::now();
             let error = match LeaseKeeper::acquire_within(location, role, settings, bound) {
                 Err(error) if waits(&error) => error,
                 other => return other.map(Some),
             };
             let held = matches!(error, DistError::Lease(LeaseError::Held { .. }));
+            let wait = retry_after(&error, settings, tried.elapsed(), bound);
             bound = match held {
                 true => FIRST_ACQUIRE_BOUND.min(most),
                 false => (bound * 2).min(most),
@@ -161,7 +163,7 @@ impl LeaseKeeper {
                     all.as_secs_f64()
                 );
             }
-            if !pause(retry_after(&error, settings), stop) {
+            if !pause(wait, stop) {
                 eprintln!("stopped while waiting for the {} lease", role.name());
                 return Ok(None);
             }
@@ -251,15 +253,23 @@ fn pause(wait: Duration, stop: &StopFlag) -> bool {
     !stop.raised()
 }
 
-/// How long a waiting role waits before it tries again after `error`: until just past the
-/// holder's expiry by this machine's clock, at most 2 s (or the renewal interval) at a time.
-fn retry_after(error: &DistError, settings: &LeaseConfig) -> Duration {
+/// How long a waiting role waits before it tries again after `error`, from a try that took
+/// `took` with its requests bounded by `bound`: until just past the holder's expiry by this
+/// machine's clock, at most 2 s (or the renewal interval) at a time; at once after a try the
+/// store did not answer within its bound, which has waited already (at the holder's
+/// expiry, every second counts).
+fn retry_after(
+    error: &DistError,
+    settings: &LeaseConfig,
+    took: Duration,
+    bound: Duration,
+) -> Duration {
     let most = settings.renew_interval().min(Duration::from_secs(2));
     let DistError::Lease(LeaseError::Held {
         expires_unix_ms, ..
     }) = error
     else {
-        return most;
+        return if took >= bound { Duration::ZERO } else { most };
     };
     let now = u64::try_from(unix_millis()).unwrap_or(u64::MAX);
     // A few milliseconds past it, so that the next try finds it expired.
@@ -373,6 +383,37 @@ mod tests {
         .unwrap();
         waited.expect("taken once given up").check().unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_try_the_store_did_not_answer_in_time_is_followed_at_once_a_refused_one_after_a_pause() {
+        let unanswered = DistError::Store(crate::store::StoreError::Request {
+            location: "s3://runs/x".into(),
+            key: "leases/learner.json".into(),
+            source: object_store::Error::Generic {
+                store: "S3",
+                source: "error sending request".into(),
+            },
+        });
+        let lease = settings(45.0, 5.0);
+        let bound = Duration::from_secs(2);
+        let wait = |took| retry_after(&unanswered, &lease, took, bound);
+        assert_eq!(wait(Duration::from_millis(2_001)), Duration::ZERO);
+        assert_eq!(wait(Duration::from_millis(100)), Duration::from_secs(2));
+        // A held lease: until just past its expiry, however long the try took.
+        let now = u64::try_from(unix_millis()).unwrap();
+        let held = DistError::Lease(LeaseError::Held {
+            role: "learner".into(),
+            a_role: "a learner".into(),
+            host: "elsewhere".into(),
+            until: "soon".into(),
+            expires_unix_ms: now + 700,
+        });
+        let wait = retry_after(&held, &lease, Duration::from_secs(3), bound);
+        assert!(
+            wait > Duration::from_millis(500) && wait <= Duration::from_millis(705),
+            "{wait:?}"
+        );
     }
 
     #[test]
