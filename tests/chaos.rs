@@ -7,7 +7,8 @@
 //! monotone, no game counted twice, every second learner refused, every corrupt shard named
 //! and skipped. It prints one line: faults injected, faults survived, objects lost. On
 //! s3s-fs the roles run below the store's CPU priority (`nice`), as a store on machines of
-//! its own would not be starved by them.
+//! its own would not be starved by them, and the test watches the objects as s3s-fs's
+//! files, without loading the server.
 //!
 //! By default one fault of each kind (about three minutes; `scripts/test` runs the local
 //! store's, the S3 one is ignored there, see its note);
@@ -116,7 +117,12 @@ struct Cluster<'a> {
     location: String,
     env: Vec<(String, String)>,
     server: Option<&'a mut S3Server>,
+    /// The store as the roles use it (the test writes its corrupt shards there).
     store: RunStore,
+    /// The same objects as the test watches them: on s3s-fs, its files, read without
+    /// loading the server (every listing there walks the whole bucket, and the test's, of
+    /// thousands of shards, would slow the roles it times).
+    watch: RunStore,
     rng: StdRng,
     learner: Option<Role>,
     workers: Vec<Role>,
@@ -154,8 +160,7 @@ struct Cluster<'a> {
 const ROLE_NICENESS_ON_S3: u8 = 10;
 
 /// The test lists the store at most this often, and at most a tenth of the time (as the
-/// learner's intake): on s3s-fs every listing walks the whole bucket, and a test that
-/// listed faster would be the store's heaviest client, slowing the roles it times.
+/// learner's intake): listing and hashing thousands of shards takes CPU the roles need.
 const SCAN_EVERY: Duration = Duration::from_secs(2);
 
 /// Now, Unix seconds.
@@ -226,7 +231,7 @@ impl<'a> Cluster<'a> {
     /// Reads `latest` and, when a listing is due ([`SCAN_EVERY`]), hashes what is new in
     /// the store (store errors: nothing seen).
     fn scan(&mut self) {
-        if let Ok(Some(step)) = read_pointer(&self.store, LATEST) {
+        if let Ok(Some(step)) = read_pointer(&self.watch, LATEST) {
             if self.latest.last().is_none_or(|&last| step > last) {
                 self.published_at.push(Instant::now());
             }
@@ -239,14 +244,14 @@ impl<'a> Cluster<'a> {
             return;
         }
         let listing = Instant::now();
-        let games = self.store.list("games");
+        let games = self.watch.list("games");
         self.listed = Some((listing, listing.elapsed()));
         let Ok(games) = games else {
             return;
         };
         let published = self.latest.last().copied().unwrap_or(0);
         let weights = self
-            .store
+            .watch
             .list("checkpoints")
             .unwrap_or_default()
             .into_iter()
@@ -264,7 +269,7 @@ impl<'a> Cluster<'a> {
             .collect();
         // Fetched several at a time (thousands of shards accumulate on s3s-fs).
         for chunk in new.chunks(64) {
-            let Ok(fetched) = self.store.get_many(chunk) else {
+            let Ok(fetched) = self.watch.get_many(chunk) else {
                 return;
             };
             for (key, bytes) in chunk.iter().zip(fetched) {
@@ -278,7 +283,7 @@ impl<'a> Cluster<'a> {
     /// `latest` as the store has it now (asked again while the store does not answer).
     #[allow(clippy::result_large_err)] // retry's closures return the crate's `DistError`
     fn latest_now(&self) -> u64 {
-        let store = &self.store;
+        let store = &self.watch;
         retry("reading latest", Duration::from_secs(60), || {
             read_pointer(store, LATEST)
         })
@@ -293,7 +298,7 @@ impl<'a> Cluster<'a> {
         let now = u64::try_from(checkers_zero::distributed::unix_millis()).unwrap();
         let evaluator_pending = self.pending.iter().any(|p| !p.learner);
         let holders = match evaluator_pending {
-            true => Lease::holders(&self.store).unwrap_or_default(),
+            true => Lease::holders(&self.watch).unwrap_or_default(),
             false => Vec::new(),
         };
         let mut still = Vec::new();
@@ -513,7 +518,7 @@ fn patiently<T>(what: &str, mut read: impl FnMut() -> Result<T, DistError>) -> T
 /// The invariants; returns the objects lost and overwritten.
 #[allow(clippy::result_large_err)] // `patiently`'s closures return the crate's `DistError`
 fn check(cluster: &mut Cluster) -> (usize, usize) {
-    let store = &cluster.store;
+    let store = &cluster.watch;
     // Every object seen and every shard there now, read back several at a time.
     let mut keys: Vec<String> = cluster.seen.keys().cloned().collect();
     keys.extend(patiently("the shards", || Ok(store.list("games")?)));
@@ -587,7 +592,14 @@ fn check(cluster: &mut Cluster) -> (usize, usize) {
 }
 
 /// Runs the cluster on `location` with `faults` drawn on `seed` for `minutes`.
-fn chaos(location: &str, env: Vec<(String, String)>, server: Option<&mut S3Server>, name: &str) {
+/// The test on the store at `location`, watched at `watch` (the same objects, read as files).
+fn chaos(
+    location: &str,
+    watch: &str,
+    env: Vec<(String, String)>,
+    server: Option<&mut S3Server>,
+    name: &str,
+) {
     let seed: u64 = std::env::var("CHECKERS_ZERO_CHAOS_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -609,8 +621,9 @@ fn chaos(location: &str, env: Vec<(String, String)>, server: Option<&mut S3Serve
     };
     let mut cluster = Cluster {
         // Bounded as a role's lease renewals are: after an outage a request to s3s-fs can
-        // hang until the client's timeout, and the watch (scans, takeovers) must go on.
+        // hang until the client's timeout.
         store: RunStore::open_bounded(location, &env, Some(Duration::from_secs(5))).unwrap(),
+        watch: RunStore::open(watch).unwrap(),
         dir: dir.clone(),
         location: location.to_string(),
         env,
@@ -640,11 +653,11 @@ fn chaos(location: &str, env: Vec<(String, String)>, server: Option<&mut S3Serve
         "the first shards and checkpoint",
         Duration::from_secs(300),
         || {
-            read_pointer(&cluster.store, LATEST)
+            read_pointer(&cluster.watch, LATEST)
                 .ok()
                 .flatten()
                 .is_some_and(|s| s > 0)
-                && cluster.store.list("games").is_ok_and(|g| g.len() >= 2)
+                && cluster.watch.list("games").is_ok_and(|g| g.len() >= 2)
         },
     );
     let started = Instant::now();
@@ -692,7 +705,14 @@ fn faults_on_s3_are_survived_and_nothing_is_lost_or_overwritten() {
     };
     server.create_bucket("runs");
     let env = server.env();
-    chaos("s3://runs/chaos", env, Some(&mut server), "chaos-s3");
+    let watch = server.bucket_dir("runs").join("chaos");
+    chaos(
+        "s3://runs/chaos",
+        watch.to_str().unwrap(),
+        env,
+        Some(&mut server),
+        "chaos-s3",
+    );
 }
 
 /// The short version that `scripts/test` runs (one round, about 2.5 minutes).
@@ -700,6 +720,7 @@ fn faults_on_s3_are_survived_and_nothing_is_lost_or_overwritten() {
 fn faults_on_a_local_store_are_survived_and_nothing_is_lost_or_overwritten() {
     let dir = fresh_dir("chaos-local-store");
     let location = dir.join("store");
-    chaos(location.to_str().unwrap(), Vec::new(), None, "chaos-local");
+    let location = location.to_str().unwrap();
+    chaos(location, location, Vec::new(), None, "chaos-local");
     std::fs::remove_dir_all(&dir).unwrap();
 }

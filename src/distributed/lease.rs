@@ -348,15 +348,6 @@ impl Lease {
         !self.info.expired_at(now_ms())
     }
 
-    /// The lease of `role` as stored (expired or not), if there is one.
-    pub fn stored(store: &RunStore, role: Role) -> Result<Option<LeaseInfo>, LeaseError> {
-        let key = role.key();
-        store
-            .get(&key)?
-            .map(|bytes| LeaseInfo::parse(&bytes, store, &key, role))
-            .transpose()
-    }
-
     /// Every lease in the run (expired ones too), by role; objects that do not parse are
     /// left out (acquiring that role names them).
     pub fn holders(store: &RunStore) -> Result<Vec<LeaseInfo>, StoreError> {

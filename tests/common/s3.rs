@@ -72,6 +72,12 @@ impl S3Server {
         std::fs::create_dir(self.base.join("data").join(name)).expect("bucket directory");
     }
 
+    /// The directory s3s-fs keeps bucket `name`'s objects in, a file per key (a test reads
+    /// the objects there without loading the server).
+    pub fn bucket_dir(&self, name: &str) -> PathBuf {
+        self.base.join("data").join(name)
+    }
+
     /// The variables a child process needs for `AmazonS3Builder::from_env()` to reach this
     /// server (path-style requests over plain HTTP). The bucket is not included.
     pub fn env(&self) -> Vec<(String, String)> {

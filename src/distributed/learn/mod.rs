@@ -36,7 +36,7 @@ pub use step::{Iteration, Tick};
 
 use super::backoff::{retry, PATIENCE};
 use super::keeper::{lease_settings, LeaseKeeper};
-use super::lease::{Lease, Role};
+use super::lease::Role;
 use super::{unix_millis, write_pointer, DistError, StopFlag, StoredMetrics, WorkDir};
 use crate::config::lease::LeaseConfig;
 use crate::config::ConfigError;
@@ -211,32 +211,17 @@ fn ready_while_waiting<S: Encode>(
     };
     eprintln!("readied step {} while waiting", ready.step());
     while !done.raised() {
-        if !ready.due() {
-            std::thread::sleep(Duration::from_millis(50));
-        } else if near_expiry(store) {
-            std::thread::sleep(Duration::from_millis(500));
-        } else if let Err(error) = ready.take_in(store) {
-            said(error);
-            std::thread::sleep(Duration::from_secs(2));
+        match ready.due() {
+            true => {
+                if let Err(error) = ready.take_in(store) {
+                    said(error);
+                    std::thread::sleep(Duration::from_secs(2));
+                }
+            }
+            false => std::thread::sleep(Duration::from_millis(50)),
         }
     }
     Some(ready)
-}
-
-/// How close to the holder's expiry a standby takes nothing in: its intake (a listing and
-/// many reads) would slow the store just as the standby tries the lease; the learner takes
-/// in what is left once it holds it.
-const QUIET_BEFORE_EXPIRY: Duration = Duration::from_secs(5);
-
-/// True when the learner lease expires within [`QUIET_BEFORE_EXPIRY`] (or has, or cannot
-/// be read): the standby is about to try it.
-fn near_expiry(store: &RunStore) -> bool {
-    let quiet = u64::try_from(QUIET_BEFORE_EXPIRY.as_millis()).unwrap_or(u64::MAX);
-    let now = u64::try_from(unix_millis()).unwrap_or(u64::MAX);
-    Lease::stored(store, Role::Learner)
-        .ok()
-        .flatten()
-        .is_none_or(|lease| lease.expired_at(now.saturating_add(quiet)))
 }
 
 /// The learner alone, driven by [`drive`].
@@ -514,25 +499,5 @@ impl<S: Encode> LearnerRole<S> {
         })?;
         let metrics = &self.metrics;
         retry("publishing metrics", PATIENCE, || metrics.publish(store))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_standby_keeps_quiet_only_near_the_holders_expiry() {
-        let dir = std::env::temp_dir().join(format!("cz-learn-quiet-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let store = RunStore::open(dir.to_str().unwrap()).unwrap();
-        // No lease: the standby is about to take it.
-        assert!(near_expiry(&store));
-        let far = Lease::acquire(&store, Role::Learner, Duration::from_secs(60)).unwrap();
-        assert!(!near_expiry(&store));
-        far.release(&store).unwrap();
-        let _near = Lease::acquire(&store, Role::Learner, Duration::from_secs(3)).unwrap();
-        assert!(near_expiry(&store));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
