@@ -197,8 +197,9 @@ fn next_link(before: Option<IntakeLink>, step: u64, pending: Vec<String>) -> Int
 }
 
 /// Uploads the files of the local checkpoint directory `dir` (its state last), each created
-/// where nothing is; the same step `again` updates only its counters, at the version this
-/// learner last wrote them (`last`). Returns the counters' key and new version.
+/// where nothing is, the others at once (a remote store's latency, paid once); the same step
+/// `again` updates only its counters, at the version this learner last wrote them (`last`).
+/// Returns the counters' key and new version.
 fn upload(
     store: &RunStore,
     dir: &Path,
@@ -211,9 +212,20 @@ fn upload(
         std::fs::read(&path).map_err(io_error(&path))
     };
     if !again {
-        for file in CHECKPOINT_FILES.iter().filter(|f| **f != STATE_FILE) {
-            put_created(store, &checkpoint_key(step, file), read(file)?)?;
-        }
+        std::thread::scope(|scope| {
+            let puts: Vec<_> = CHECKPOINT_FILES
+                .iter()
+                .filter(|f| **f != STATE_FILE)
+                .map(|file| {
+                    scope
+                        .spawn(move || put_created(store, &checkpoint_key(step, file), read(file)?))
+                })
+                .collect();
+            puts.into_iter().try_for_each(|put| {
+                put.join()
+                    .map_err(|_| DistError::Run("a checkpoint upload's thread panicked".into()))?
+            })
+        })?;
     }
     let key = checkpoint_key(step, STATE_FILE);
     let version = put_own(store, &key, read(STATE_FILE)?, last)?;
@@ -272,6 +284,11 @@ pub(super) fn find_newest<S: Encode>(
 /// The newest candidate checkpoint now, if the run has one: a learner readied earlier
 /// ([`Resume::candidates`]) is stale when this differs.
 pub(super) fn newest_candidate(store: &RunStore) -> Result<Option<u64>, DistError> {
+    // A readable `latest` is the newest: every other candidate is at or below it (one read,
+    // not a listing, as a standby takes the run over).
+    if let Ok(Some(latest)) = read_pointer(store, LATEST) {
+        return Ok(Some(latest));
+    }
     Ok(resume_candidates(store)?.first().copied())
 }
 
