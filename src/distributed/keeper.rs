@@ -146,14 +146,11 @@ impl LeaseKeeper {
                 true => FIRST_ACQUIRE_BOUND.min(most),
                 false => (bound * 2).min(most),
             };
-            if !std::mem::replace(
-                if held {
-                    &mut said_held
-                } else {
-                    &mut said_store
-                },
-                true,
-            ) {
+            let said = match held {
+                true => &mut said_held,
+                false => &mut said_store,
+            };
+            if !std::mem::replace(said, true) {
                 let (all, how) = match patience {
                     Some(patience) => (patience, " (--wait-for-lease)"),
                     None => (settings.duration(), ""),
