@@ -591,8 +591,8 @@ fn check(cluster: &mut Cluster) -> (usize, usize) {
     (lost, overwritten)
 }
 
-/// Runs the cluster on `location` with `faults` drawn on `seed` for `minutes`.
-/// The test on the store at `location`, watched at `watch` (the same objects, read as files).
+/// Runs the cluster on the store at `location`, watched at `watch` (the same objects, read
+/// as files), with faults drawn on the seed for the minutes asked.
 fn chaos(
     location: &str,
     watch: &str,
