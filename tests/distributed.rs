@@ -459,17 +459,7 @@ fn a_learner_on_a_store_that_does_not_answer_says_so_within_the_lease_time() {
     let dir = fresh_dir("dist-silent");
     // A server that takes connections and never answers (a stalled store).
     let silent = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
-    let endpoint = format!("http://{}", silent.local_addr().unwrap());
-    let env: Vec<(String, String)> = [
-        ("AWS_ACCESS_KEY_ID", "key"),
-        ("AWS_SECRET_ACCESS_KEY", "secret"),
-        ("AWS_REGION", "us-east-1"),
-        ("AWS_ENDPOINT", endpoint.as_str()),
-        ("AWS_ALLOW_HTTP", "true"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
+    let env = common::s3::client_env(&format!("http://{}", silent.local_addr().unwrap()));
     let config = dir.join("config.toml");
     std::fs::write(&config, CONFIG.as_str()).unwrap();
     let config = config.to_str().unwrap();

@@ -79,20 +79,27 @@ impl S3Server {
     }
 
     /// The variables a child process needs for `AmazonS3Builder::from_env()` to reach this
-    /// server (path-style requests over plain HTTP). The bucket is not included.
+    /// server ([`client_env`]).
     pub fn env(&self) -> Vec<(String, String)> {
-        [
-            ("AWS_ACCESS_KEY_ID", ACCESS_KEY.to_string()),
-            ("AWS_SECRET_ACCESS_KEY", SECRET_KEY.to_string()),
-            ("AWS_REGION", REGION.to_string()),
-            ("AWS_ENDPOINT", self.endpoint()),
-            ("AWS_ALLOW_HTTP", "true".to_string()),
-            ("AWS_VIRTUAL_HOSTED_STYLE_REQUEST", "false".to_string()),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect()
+        client_env(&self.endpoint())
     }
+}
+
+/// The variables a child process needs for `AmazonS3Builder::from_env()` to reach an S3
+/// server at `endpoint` (path-style requests over plain HTTP, this module's keys). The
+/// bucket is not included.
+pub fn client_env(endpoint: &str) -> Vec<(String, String)> {
+    [
+        ("AWS_ACCESS_KEY_ID", ACCESS_KEY),
+        ("AWS_SECRET_ACCESS_KEY", SECRET_KEY),
+        ("AWS_REGION", REGION),
+        ("AWS_ENDPOINT", endpoint),
+        ("AWS_ALLOW_HTTP", "true"),
+        ("AWS_VIRTUAL_HOSTED_STYLE_REQUEST", "false"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
 }
 
 impl Drop for S3Server {
