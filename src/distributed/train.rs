@@ -173,7 +173,8 @@ fn open_run(
         }
         (_, given) => given,
     };
-    let mut config = run_config(&store, given, &options.net)?;
+    // Read after the fork, which stores the forked run's config.
+    let mut config = run_config(&store, store.get_text(CONFIG)?, given, &options.net)?;
     options.net.apply_to(&mut config);
     Ok((run_dir, store, config, lease))
 }

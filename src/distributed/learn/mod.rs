@@ -112,8 +112,9 @@ pub fn learn(options: &LearnOptions) -> Result<LearnSummary, DistError> {
     let patience = options.wait_for_lease.then(|| settings.duration() * 2);
     let stop = StopFlag::on_signals();
     if patience.is_some() && stored.is_some() {
-        // A run that exists: readied while another learner's lease runs.
-        let mut config = run_config(&store, given, &options.net)?;
+        // A run that exists (its config, once stored, never changes): readied while another
+        // learner's lease runs.
+        let mut config = run_config(&store, stored, given, &options.net)?;
         options.net.apply_to(&mut config);
         let waiting = Waiting {
             settings: &settings,
@@ -128,7 +129,8 @@ pub fn learn(options: &LearnOptions) -> Result<LearnSummary, DistError> {
     else {
         return Ok(LearnSummary::default());
     };
-    let mut config = run_config(&store, given, &options.net)?;
+    // Read again under the lease: a run another learner began meanwhile has its config now.
+    let mut config = run_config(&store, store.get_text(CONFIG)?, given, &options.net)?;
     options.net.apply_to(&mut config);
     with_game!(config.kind(), S => {
         let ready = Readied::<S>::prepare(&store, config, options.work_dir.as_deref(), poll(options))?;
@@ -252,10 +254,12 @@ fn alone<S: Encode>(
     Ok(role.summary())
 }
 
-/// The stored config, or (new run) the given one with `net` over it, stored. A given config
-/// must match the stored one, and the periodic evaluation's anchors must be agents.
+/// The stored config (`stored`: its text as read from `store`), or (new run) the given one
+/// with `net` over it, stored. A given config must match the stored one, and the periodic
+/// evaluation's anchors must be agents.
 pub fn run_config(
     store: &RunStore,
+    stored: Option<String>,
     given: Option<RunConfig>,
     net: &crate::net::args::NetArgs,
 ) -> Result<RunConfig, DistError> {
@@ -266,7 +270,7 @@ pub fn run_config(
             error,
         })
     };
-    match (store.get_text(CONFIG)?, given) {
+    match (stored, given) {
         (Some(text), given) => {
             let config = RunConfig::parse(&text, &name)?;
             if given.is_some_and(|g| g != config) {
