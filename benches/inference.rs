@@ -6,6 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use checkers_zero::config::batching::Form;
 use checkers_zero::config::net::NetConfig;
 use checkers_zero::game::{GameKind, RulesConfig, StepList};
 use checkers_zero::net::args::PROBE_BUDGET;
@@ -13,6 +14,7 @@ use checkers_zero::net::backend::Request;
 use checkers_zero::net::batcher::{Batcher, BatcherConfig};
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::forward::{forward_raw, GpuStaging, Staging};
+use checkers_zero::net::inference::InferenceNet;
 use checkers_zero::net::model::Model;
 use checkers_zero::net::precision::{choose, probe_batches, probe_model};
 use checkers_zero::with_game;
@@ -70,7 +72,8 @@ fn standalone_here(model: &Model, reqs: &[Request], batch: usize, seconds: f64) 
         .collect();
     let _guard = tch::no_grad_guard();
     let mut staging = Staging::new(GpuStaging::default(), model.var_store().device());
-    let mut forward = || forward_raw(|_| model, &input, batch, batch, &mut staging).unwrap();
+    let net = InferenceNet::build(model, model.kind(), Form::Folded).unwrap();
+    let mut forward = || forward_raw(|_| &net, &input, batch, batch, &mut staging).unwrap();
     forward(); // warm-up: kernels and allocations
     let start = Instant::now();
     let mut positions = 0;
@@ -237,7 +240,8 @@ fn main() {
             }
             // What `precision = "auto"` picks for this net (the probe, as the commands run
             // it), against the faster standalone.
-            let timings = probe_model(&fp32, &probe_batches(128), 2, PROBE_BUDGET).unwrap();
+            let timings =
+                probe_model(&fp32, &[Form::Folded], &probe_batches(128), 2, PROBE_BUDGET).unwrap();
             let choice = choose(&timings);
             let rule = (choice.bf16_from.is_some(), choice.bf16_from.unwrap_or(0));
             for (b, batch) in BATCHES.into_iter().enumerate().take(2) {

@@ -7,11 +7,13 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use checkers_zero::config::batching::Form;
 use checkers_zero::config::RunConfig;
 use checkers_zero::net::args::settle_selfplay;
 use checkers_zero::net::backend::Request;
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::forward::{forward_raw, GpuStaging, Staging};
+use checkers_zero::net::inference::InferenceNet;
 use checkers_zero::net::model::Model;
 use checkers_zero::selfplay::pool::SelfPlayPool;
 use checkers_zero::selfplay::record::GameRecord;
@@ -49,7 +51,8 @@ fn standalone(model: &Model, requests: &[Request], batch: usize, seconds: f64) -
         .collect();
     let _guard = tch::no_grad_guard();
     let mut staging = Staging::new(GpuStaging::default(), model.var_store().device());
-    let mut forward = || forward_raw(|_| model, &input, batch, batch, &mut staging).unwrap();
+    let net = InferenceNet::build(model, model.kind(), Form::Folded).unwrap();
+    let mut forward = || forward_raw(|_| &net, &input, batch, batch, &mut staging).unwrap();
     forward();
     let start = Instant::now();
     let mut positions = 0;
@@ -218,13 +221,25 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64, latency: Option<Duration>) {
     let mut rng = StdRng::seed_from_u64(1);
     for _ in 0..3 {
         let batch = window.batch(t.batch_size, actions, &symmetries, &mut rng);
-        train_step(&model, &mut optimizer, &batch, LossWeights::of(t));
+        train_step(
+            &model,
+            &mut optimizer,
+            &batch,
+            LossWeights::of(t),
+            tch::Kind::Float,
+        );
     }
     let start = Instant::now();
     let mut steps = 0;
     while start.elapsed().as_secs_f64() < seconds / 2.0 {
         let batch = window.batch(t.batch_size, actions, &symmetries, &mut rng);
-        train_step(&model, &mut optimizer, &batch, LossWeights::of(t));
+        train_step(
+            &model,
+            &mut optimizer,
+            &batch,
+            LossWeights::of(t),
+            tch::Kind::Float,
+        );
         steps += 1;
     }
     let rate = (steps * t.batch_size) as f64 / start.elapsed().as_secs_f64();

@@ -48,6 +48,7 @@ fn fp32_cpu() -> NetSettings {
     NetSettings {
         precision: Precision::Fp32,
         device: DeviceChoice::Cpu,
+        ..NetSettings::default()
     }
 }
 

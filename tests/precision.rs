@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use checkers_zero::config::batching::Count;
 use checkers_zero::config::batching::DeviceChoice;
+use checkers_zero::config::batching::Form;
 use checkers_zero::config::batching::Precision;
 use checkers_zero::config::net::NetConfig;
 use checkers_zero::config::RunConfig;
@@ -29,11 +30,7 @@ fn timings(ratio: [f64; 5]) -> ProbeTimings {
     let batches = vec![1, 4, 16, 64, 128];
     let fp32: Vec<f64> = batches.iter().map(|&b| 1e-4 * b as f64).collect();
     let bf16 = fp32.iter().zip(ratio).map(|(t, r)| t * r).collect();
-    ProbeTimings {
-        batches,
-        fp32,
-        bf16,
-    }
+    ProbeTimings::single(&batches, Form::Folded, fp32, bf16)
 }
 
 #[test]
@@ -93,20 +90,37 @@ fn probe_times_both_precisions_at_every_batch_within_its_budget() {
     // The real net, tiny: positive timings for both precisions at every batch.
     let shape = Rematch::net_shape(checkers_zero::game::GameKind::Rematch);
     let model = Model::new(shape, NetConfig::tiny(), tch::Device::Cpu).unwrap();
-    let real = probe_model(&model, &[1, 4], 1, Duration::from_millis(100)).unwrap();
+    let forms = [Form::Folded, Form::FoldedChannelsLast];
+    let real = probe_model(&model, &forms, &[1, 4], 1, Duration::from_millis(100)).unwrap();
     assert!(real.fp32.iter().chain(&real.bf16).all(|&t| t > 0.0));
+    // Both forms measured; the choice is the faster of them per precision.
+    assert_eq!(real.forms.len(), 2);
+    let per_position = |t: &[f64]| t[0] + t[1] / 4.0;
+    let fastest = real
+        .forms
+        .iter()
+        .min_by(|a, b| per_position(&a.fp32).total_cmp(&per_position(&b.fp32)))
+        .unwrap();
+    assert_eq!(real.fp32_form, fastest.form);
+    assert_eq!(real.fp32, fastest.fp32);
 }
 
 fn key(threads: i32) -> ProbeKey {
-    ProbeKey::new("a test net", tch::Device::Cpu, threads, &[1, 4])
+    ProbeKey::new(
+        "a test net",
+        tch::Device::Cpu,
+        (&[Form::Folded], threads),
+        &[1, 4],
+    )
 }
 
 fn fake(bf16_ratio: f64) -> ProbeTimings {
-    ProbeTimings {
-        batches: vec![1, 4],
-        fp32: vec![1.0, 4.0],
-        bf16: vec![bf16_ratio, 4.0 * bf16_ratio],
-    }
+    ProbeTimings::single(
+        &[1, 4],
+        Form::Folded,
+        vec![1.0, 4.0],
+        vec![bf16_ratio, 4.0 * bf16_ratio],
+    )
 }
 
 #[test]
@@ -124,10 +138,12 @@ fn forced_precision_wins_without_probing() {
     let config = NetSettings {
         precision: Precision::Bf16,
         device: DeviceChoice::Cpu,
+        ..NetSettings::default()
     };
     let flags = NetArgs {
         precision: Some(Precision::Fp32),
         device: None,
+        form: None,
     };
     assert_eq!(flags.over(config).precision, Precision::Fp32);
     assert_eq!(flags.over(config).device, DeviceChoice::Cpu);
@@ -164,7 +180,12 @@ fn the_cache_is_keyed_by_machine_libtorch_net_and_threads() {
     // Other threads, another net, another libtorch or CPU: other keys, probed anew.
     let mut others = vec![
         key(2),
-        ProbeKey::new("another net", tch::Device::Cpu, 1, &[1, 4]),
+        ProbeKey::new(
+            "another net",
+            tch::Device::Cpu,
+            (&[Form::Folded], 1),
+            &[1, 4],
+        ),
     ];
     let mut torch = key(1);
     torch.torch = "0.0.1".into();

@@ -52,6 +52,10 @@ pub struct BatchingConfig {
     /// default: on one H200 it cut the pass by 18% but self-play by no more than noise, which the CPU
     /// cores' search then bounds (docs/benchmarks.md).
     pub cuda_graphs: bool,
+    /// The net's inference form: `auto` (the faster of `folded` and `folded-channels-last`
+    /// per precision, measured with the precision), `folded` (batch norm folded into the
+    /// convolutions), `folded-channels-last`, or `training` (the training form's pass).
+    pub form: FormSetting,
 }
 
 impl Default for BatchingConfig {
@@ -70,6 +74,7 @@ impl Default for BatchingConfig {
             cudnn_benchmark: true,
             own_stream: true,
             cuda_graphs: false,
+            form: FormSetting::Auto,
         }
     }
 }
@@ -115,6 +120,85 @@ impl BatchingConfig {
             ),
         ];
         first_failure("batching.", &checks)
+    }
+}
+
+/// How the evaluator computes the net (`crate::net::inference` builds each form).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Form {
+    /// The training form's forward pass (batch norm as separate ops).
+    Training,
+    /// Batch norm folded into the convolutions, contiguous (NCHW) memory.
+    #[default]
+    Folded,
+    /// Folded, in channels-last (NHWC) memory.
+    FoldedChannelsLast,
+}
+
+/// Every form, in the order tables list them.
+pub const FORMS: [Form; 3] = [Form::Training, Form::Folded, Form::FoldedChannelsLast];
+
+/// The values `[batching] form` accepts.
+pub const FORM_VALUES: &str = "auto, training, folded, folded-channels-last";
+
+impl Form {
+    /// Its name in configs and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Form::Training => "training",
+            Form::Folded => "folded",
+            Form::FoldedChannelsLast => "folded-channels-last",
+        }
+    }
+}
+
+impl std::fmt::Display for Form {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The form setting: measured (`auto`) or one form.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FormSetting {
+    /// The faster folded form, measured per precision.
+    #[default]
+    Auto,
+    /// The training form.
+    Training,
+    /// Folded, NCHW.
+    Folded,
+    /// Folded, NHWC.
+    FoldedChannelsLast,
+}
+
+impl FormSetting {
+    /// The forms the probe measures under this setting (the training form only adds work,
+    /// so `auto` leaves it out).
+    pub fn candidates(self) -> &'static [Form] {
+        match self {
+            FormSetting::Auto => &[Form::Folded, Form::FoldedChannelsLast],
+            FormSetting::Training => &[Form::Training],
+            FormSetting::Folded => &[Form::Folded],
+            FormSetting::FoldedChannelsLast => &[Form::FoldedChannelsLast],
+        }
+    }
+}
+
+impl FromStr for FormSetting {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "auto" => Ok(FormSetting::Auto),
+            "training" => Ok(FormSetting::Training),
+            "folded" => Ok(FormSetting::Folded),
+            "folded-channels-last" => Ok(FormSetting::FoldedChannelsLast),
+            _ => Err(format!(
+                "unknown net form `{text}` (allowed: {FORM_VALUES})"
+            )),
+        }
     }
 }
 

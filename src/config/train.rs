@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::batching::DeviceChoice;
+use super::batching::{DeviceChoice, Precision};
 use super::check::{first_failure, Check};
 
 /// Training settings.
@@ -61,6 +61,11 @@ pub struct TrainConfig {
     /// Where training runs: `auto`, `cpu`, `cuda` or `cuda:N` (may differ from
     /// `batching.device`: a learner on the GPU, self-play on the CPU).
     pub device: DeviceChoice,
+    /// The learner's arithmetic: `auto` (times fp32 and bf16 training steps on this machine
+    /// at start-up, cached per machine, and takes the faster), `fp32`, or `bf16` (mixed:
+    /// the forward and backward passes in bf16, the weights, optimizer and batch-norm
+    /// statistics in fp32, so checkpoints are the same either way).
+    pub precision: Precision,
 }
 
 impl TrainConfig {
@@ -115,6 +120,7 @@ impl Default for TrainConfig {
             window_max: 500_000,
             torch_threads: 1,
             device: DeviceChoice::Auto,
+            precision: Precision::Auto,
         }
     }
 }

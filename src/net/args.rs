@@ -13,7 +13,7 @@ use super::model::Model;
 use super::precision::{probe_batches, probe_model, resolve, ProbeCache, ProbeKey, Resolved};
 use super::threads::Layout;
 use super::NetError;
-use crate::config::batching::{BatchingConfig, DeviceChoice, Precision};
+use crate::config::batching::{BatchingConfig, DeviceChoice, FormSetting, Precision};
 use crate::config::RunConfig;
 
 /// Longest time the precision probe spends timing the net.
@@ -26,6 +26,9 @@ pub struct NetSettings {
     pub precision: Precision,
     /// `auto`, `cpu`, `cuda` or `cuda:N`.
     pub device: DeviceChoice,
+    /// The inference form: `auto` (measured with the precision) or one form.
+    #[serde(default)]
+    pub form: FormSetting,
 }
 
 /// `--precision` and `--device`: override the config (or the defaults, `auto` both).
@@ -39,6 +42,10 @@ pub struct NetArgs {
     /// or cuda:N.
     #[arg(long)]
     pub device: Option<DeviceChoice>,
+    /// Inference form of the net: auto (the faster folded form, measured), folded,
+    /// folded-channels-last or training (the training form's pass, the reference).
+    #[arg(long)]
+    pub form: Option<FormSetting>,
 }
 
 impl NetSettings {
@@ -52,6 +59,7 @@ impl NetSettings {
                 None => batching.precision,
             },
             device: batching.device,
+            form: batching.form,
         }
     }
 }
@@ -68,6 +76,9 @@ impl NetArgs {
             config.batching.device = device;
             config.train.device = device;
         }
+        if let Some(form) = self.form {
+            config.batching.form = form;
+        }
     }
 
     /// `settings` with the flags given here put over them.
@@ -75,6 +86,7 @@ impl NetArgs {
         NetSettings {
             precision: self.precision.unwrap_or(settings.precision),
             device: self.device.unwrap_or(settings.device),
+            form: self.form.unwrap_or(settings.form),
         }
     }
 
@@ -116,11 +128,18 @@ pub fn prepare(
         moved = model.copy_to(device)?;
         &moved
     };
-    let key = ProbeKey::for_model(probed, base.torch_threads, &batches);
+    let forms = settings.form.candidates();
+    let key = ProbeKey::for_model(probed, forms, base.torch_threads, &batches);
     let precision = resolve(settings.precision, &key, &ProbeCache::user(), || {
-        probe_model(probed, &batches, base.torch_threads, PROBE_BUDGET)
+        probe_model(probed, forms, &batches, base.torch_threads, PROBE_BUDGET)
     })?;
+    let (fp32_form, bf16_form) = match &precision.timings {
+        Some(t) => (t.fp32_form, t.bf16_form),
+        None => (forms[0], forms[0]),
+    };
     let config = BatcherConfig {
+        fp32_form,
+        bf16_form,
         bf16: precision.choice.bf16_from.is_some(),
         fp32_below: precision.choice.bf16_from.unwrap_or(0),
         device,
@@ -143,10 +162,17 @@ pub fn prepare(
 
 /// Prints `resolved.describe()` to stderr, once per process for each distinct line.
 pub fn announce(resolved: &Resolved) {
+    announce_line(&resolved.describe());
+}
+
+/// Prints `line` to stderr, once per process for each distinct line.
+pub fn announce_line(line: &str) {
     static SHOWN: Mutex<Option<HashSet<String>>> = Mutex::new(None);
-    let line = resolved.describe();
     let mut shown = SHOWN.lock().unwrap_or_else(|e| e.into_inner());
-    if shown.get_or_insert_with(HashSet::new).insert(line.clone()) {
+    if shown
+        .get_or_insert_with(HashSet::new)
+        .insert(line.to_string())
+    {
         eprintln!("{line}");
     }
 }

@@ -35,11 +35,12 @@ use super::backend::{
 };
 use super::forward::{forward_raw, GpuStaging, Staging};
 use super::in_place::InPlaceCheck;
+use super::inference::InferenceNet;
 use super::model::Model;
 use super::precision::probe_batches;
 use super::threads::Layout;
 use super::NetError;
-use crate::config::batching::BatchingConfig;
+use crate::config::batching::{BatchingConfig, Form};
 
 /// How the evaluator batches and runs the net.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,6 +59,10 @@ pub struct BatcherConfig {
     pub fp32_below: usize,
     /// Where the net runs: models given on another device are copied there.
     pub device: tch::Device,
+    /// The inference form of the fp32 weights ([`Form`]; the probe's choice under `auto`).
+    pub fp32_form: Form,
+    /// The inference form of the bf16 weights.
+    pub bf16_form: Form,
     /// Check the precision in place (`precision = "auto"`): alternate fp32 and bf16 on the
     /// first batches of each batch band and keep the faster ([`super::in_place`]).
     pub check_in_place: bool,
@@ -88,6 +93,8 @@ impl Default for BatcherConfig {
             bf16: false,
             fp32_below: 0,
             device: tch::Device::Cpu,
+            fp32_form: Form::default(),
+            bf16_form: Form::default(),
             check_in_place: false,
             probe_speedups: Vec::new(),
             latency: None,
@@ -345,8 +352,8 @@ impl Drop for Batcher {
 /// The weights as the evaluator runs them, and which precision serves a batch: the
 /// configured split (bf16 from `fp32_below` positions on), or the in-place check's.
 struct Nets {
-    fp32: Option<Model>,
-    bf16: Option<Model>,
+    fp32: Option<InferenceNet>,
+    bf16: Option<InferenceNet>,
     fp32_below: usize,
     check: Option<InPlaceCheck>,
 }
@@ -368,15 +375,19 @@ impl Nets {
             )
         });
         let both = check.is_some() || (config.bf16 && config.fp32_below > 1);
-        let copy = |kind: Kind| {
-            let mut copy = model.try_clone().ok()?;
-            copy.set_kind(kind);
-            Some(copy)
+        let form = |kind: Kind| {
+            let form = match kind {
+                Kind::BFloat16 => config.bf16_form,
+                _ => config.fp32_form,
+            };
+            InferenceNet::build(&model, kind, form)
+                .map_err(|e| eprintln!("warning: the evaluator has no {kind:?} net: {e}"))
+                .ok()
         };
         let (fp32, bf16) = match (config.bf16, both) {
-            (false, false) => (Some(*model), None),
-            (true, false) => (None, copy(Kind::BFloat16)),
-            (_, true) => (copy(Kind::Float), copy(Kind::BFloat16)),
+            (false, false) => (form(Kind::Float), None),
+            (true, false) => (None, form(Kind::BFloat16)),
+            (_, true) => (form(Kind::Float), form(Kind::BFloat16)),
         };
         Nets {
             fp32,
@@ -398,8 +409,8 @@ impl Nets {
         }
     }
 
-    /// The model to run a batch of `positions` on.
-    fn for_batch(&self, positions: usize) -> &Model {
+    /// The net to run a batch of `positions` on.
+    fn for_batch(&self, positions: usize) -> &InferenceNet {
         let (first, second) = if self.bf16_for(positions) {
             (&self.bf16, &self.fp32)
         } else {
@@ -696,7 +707,7 @@ fn answer(pending: &mut Vec<Job>, result: Result<RawOutput, NetError>) {
 /// The latency backend's answer to `positions` positions: a sleep of `latency` per forward
 /// pass of up to `max_batch` positions, then all-zero policy and W/D/L logits.
 fn latency_output(nets: &Nets, latency: Duration, positions: usize, max_batch: usize) -> RawOutput {
-    let num_actions = nets.for_batch(1).meta().shape.num_actions as usize;
+    let num_actions = nets.for_batch(1).shape().num_actions as usize;
     std::thread::sleep(latency * positions.div_ceil(max_batch.max(1)) as u32);
     RawOutput {
         policy: vec![0.0; positions * num_actions],

@@ -9,7 +9,7 @@ use tch::{Kind, Tensor};
 
 use super::backend::RawOutput;
 use super::cuda::{self, Graph, GraphPool};
-use super::model::Model;
+use super::inference::InferenceNet;
 use super::NetError;
 use crate::config::batching::BatchingConfig;
 
@@ -201,7 +201,7 @@ impl Staging {
     /// CPU in tests), appending the answers to `raw`.
     fn forward_staged(
         &mut self,
-        model: &Model,
+        net: &InferenceNet,
         chunk: &[f32],
         batch: usize,
         dims: [i64; 3],
@@ -216,7 +216,7 @@ impl Staging {
         ]);
         let replayed = match &mut self.graphs {
             Some(graphs) => warn_once(
-                graphs.run(model, &input, padded),
+                graphs.run(net, &input, padded),
                 "stops replaying CUDA graphs: the eager pass answers",
             ),
             None => None,
@@ -227,9 +227,9 @@ impl Staging {
         let both = match replayed {
             Some(both) => both,
             None => {
-                let device = model.var_store().device();
-                let x = input.f_to_device_(device, Kind::Float, self.pin_for.is_some(), false)?;
-                answers(model, &x)?
+                let x =
+                    input.f_to_device_(net.device(), Kind::Float, self.pin_for.is_some(), false)?;
+                net.answers(&x)?
             }
         };
         self.read_back(&both.narrow(0, 0, batch as i64), raw)
@@ -280,20 +280,13 @@ fn warn_once<T>(result: Result<T, NetError>, then: &str) -> Option<T> {
     }
 }
 
-/// The net's answers to `x` (f32 on the model's device): policy logits and W/D/L side by
-/// side, `[rows, actions + 3]`, in f32.
-fn answers(model: &Model, x: &Tensor) -> Result<Tensor, NetError> {
-    let (policy, value) = model.forward_t(&x.f_to_kind(model.kind())?, false);
-    Ok(Tensor::f_cat(&[policy, value], 1)?.f_to_kind(Kind::Float)?)
-}
-
-/// A stream's CUDA graphs: one per batch shape and precision, captured on first use, their
+/// A stream's CUDA graphs: one per batch shape, precision and form, captured on first use, their
 /// memory from one pool (they replay one after another on one thread, and each answer is
 /// read back before the next replay).
 struct Graphs {
     device: tch::Device,
     pool: GraphPool,
-    captured: HashMap<(usize, Kind), Captured>,
+    captured: HashMap<(usize, Kind, crate::config::batching::Form), Captured>,
 }
 
 /// A captured forward pass: the graph, and the tensors it reads and writes.
@@ -312,13 +305,18 @@ impl Graphs {
         })
     }
 
-    /// Replays the graph of `model` for `padded` positions on `input` (a host tensor),
+    /// Replays the graph of `net` for `padded` positions on `input` (a host tensor),
     /// capturing it first if need be; its output, `[padded, actions + 3]` on the GPU, holds
     /// until the next replay.
-    fn run(&mut self, model: &Model, input: &Tensor, padded: usize) -> Result<Tensor, NetError> {
-        let key = (padded, model.kind());
+    fn run(
+        &mut self,
+        net: &InferenceNet,
+        input: &Tensor,
+        padded: usize,
+    ) -> Result<Tensor, NetError> {
+        let key = (padded, net.kind(), net.form());
         if !self.captured.contains_key(&key) {
-            let captured = self.capture(model, input)?;
+            let captured = self.capture(net, input)?;
             self.captured.insert(key, captured);
         }
         let captured = self.captured.get_mut(&key).expect("captured above");
@@ -329,22 +327,22 @@ impl Graphs {
         Ok(captured.output.shallow_clone())
     }
 
-    /// Captures `model`'s pass on `input`'s shape after two eager passes (cuDNN's
+    /// Captures `net`'s pass on `input`'s shape after two eager passes (cuDNN's
     /// benchmark and cuBLAS's set-up happen outside the capture), and checks the replay
     /// against the eager answer.
-    fn capture(&self, model: &Model, input: &Tensor) -> Result<Captured, NetError> {
+    fn capture(&self, net: &InferenceNet, input: &Tensor) -> Result<Captured, NetError> {
         let x = input.f_to_device(self.device)?;
-        let _ = answers(model, &x)?;
-        let eager = answers(model, &x)?;
+        let _ = net.answers(&x)?;
+        let eager = net.answers(&x)?;
         cuda::sync_own_stream(self.device)?;
         let mut graph = Graph::begin(self.pool)?;
-        let output = answers(model, &x);
+        let output = net.answers(&x);
         graph.end()?;
         let output = output?;
         graph.replay()?;
         let differs = (&output - &eager).f_abs()?.f_max()?.f_double_value(&[])?;
         let scale = 1.0 + eager.f_abs()?.f_max()?.f_double_value(&[])?;
-        let tolerance = if model.kind() == Kind::Float {
+        let tolerance = if net.kind() == Kind::Float {
             1e-3
         } else {
             3e-2
@@ -364,16 +362,16 @@ impl Graphs {
 }
 
 /// Runs `positions` laid out in `input` through the net, at most `max_batch` at a time, each
-/// chunk on `model_for(chunk size)`, its input staged by `staging`: the evaluator's forward
+/// chunk on `net_for(chunk size)`, its input staged by `staging`: the evaluator's forward
 /// pass (the precision probe and benchmarks time it alone).
 pub fn forward_raw<'a>(
-    model_for: impl Fn(usize) -> &'a Model,
+    net_for: impl Fn(usize) -> &'a InferenceNet,
     input: &[f32],
     positions: usize,
     max_batch: usize,
     staging: &mut Staging,
 ) -> Result<RawOutput, NetError> {
-    let shape = &model_for(positions.min(max_batch)).meta().shape;
+    let shape = net_for(positions.min(max_batch)).shape();
     let per_position = (shape.planes * shape.height * shape.width) as usize;
     let actions = shape.num_actions as usize;
     let mut raw = RawOutput {
@@ -383,15 +381,13 @@ pub fn forward_raw<'a>(
     let dims = [shape.planes, shape.height, shape.width];
     for chunk in input.chunks(max_batch * per_position) {
         let batch = chunk.len() / per_position;
-        let model = model_for(batch);
-        if staging.pad_to > 1 || model.var_store().device().is_cuda() {
-            staging.forward_staged(model, chunk, batch, dims, &mut raw)?;
+        let net = net_for(batch);
+        if staging.pad_to > 1 || net.device().is_cuda() {
+            staging.forward_staged(net, chunk, batch, dims, &mut raw)?;
             continue;
         }
         let x = Tensor::from_slice(chunk).reshape([batch as i64, dims[0], dims[1], dims[2]]);
-        let (policy, value) = model.forward_t(&x.f_to_kind(model.kind())?, false);
-        append_f32(&policy, &mut raw.policy)?;
-        append_f32(&value, &mut raw.value)?;
+        staging.read_back(&net.answers(&x)?, &mut raw)?;
     }
     Ok(raw)
 }
@@ -412,10 +408,12 @@ fn append_f32(tensor: &Tensor, out: &mut Vec<f32>) -> Result<(), NetError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::batching::Form;
     use crate::config::net::NetConfig;
     use crate::game::rematch::Rematch;
     use crate::game::GameKind;
     use crate::net::encode::Encode;
+    use crate::net::model::Model;
 
     #[test]
     fn padded_batches_answer_exactly_the_positions_asked_for() {
@@ -423,6 +421,7 @@ mod tests {
         let shape = Rematch::net_shape(GameKind::Rematch);
         let config = NetConfig::default_for(GameKind::Rematch);
         let model = Model::new(shape.clone(), config, tch::Device::Cpu).unwrap();
+        let model = InferenceNet::build(&model, Kind::Float, Form::Folded).unwrap();
         let per = (shape.planes * shape.height * shape.width) as usize;
         let input: Vec<f32> = (0..5 * per)
             .map(|i| ((i * 37) % 11) as f32 / 11.0)
@@ -453,6 +452,7 @@ mod tests {
         let shape = Rematch::net_shape(GameKind::Rematch);
         let config = NetConfig::default_for(GameKind::Rematch);
         let model = Model::new(shape.clone(), config, device).unwrap();
+        let model = InferenceNet::build(&model, Kind::Float, Form::Folded).unwrap();
         let per = (shape.planes * shape.height * shape.width) as usize;
         let input: Vec<f32> = (0..100 * per)
             .map(|i| ((i * 13) % 5) as f32 / 5.0)

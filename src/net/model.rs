@@ -82,16 +82,7 @@ impl Conv3 {
             &[out_channels, in_channels, 3, 3],
             nn::init::DEFAULT_KAIMING_UNIFORM,
         );
-        // Axial neighbours are (±1,0), (0,±1), ±(1,1) in (file, rank) = (x, y): the kernel
-        // taps at (dx, dy) = (1, -1) and (-1, 1) are not neighbours.
-        let kernel_mask = hex.then(|| {
-            let mut m = [1.0f32; 9];
-            m[2] = 0.0; // dy = -1, dx = +1
-            m[6] = 0.0; // dy = +1, dx = -1
-            Tensor::from_slice(&m)
-                .reshape([1, 1, 3, 3])
-                .to_device(path.device())
-        });
+        let kernel_mask = hex.then(|| hex_kernel_mask(path.device()));
         let mut conv = Conv3 {
             weight,
             kernel_mask,
@@ -117,8 +108,48 @@ impl Conv3 {
             (Some(mask), true) => &self.weight * mask.to_kind(self.weight.kind()),
             _ => self.weight.shallow_clone(),
         };
-        x.conv2d(&weight, None::<Tensor>, [1, 1], [1, 1], [1, 1], 1)
+        x.conv2d(
+            &weight.to_kind(x.kind()),
+            None::<Tensor>,
+            [1, 1],
+            [1, 1],
+            [1, 1],
+            1,
+        )
     }
+}
+
+/// `fc` applied to `x` in `x`'s kind (the weights cast to it where they differ).
+fn linear(x: &Tensor, fc: &nn::Linear) -> Tensor {
+    let kind = x.kind();
+    let bias = fc.bs.as_ref().map(|b| b.to_kind(kind));
+    x.linear(&fc.ws.to_kind(kind), bias.as_ref())
+}
+
+/// A 1x1 convolution applied to `x` in `x`'s kind.
+fn conv1x1(x: &Tensor, conv: &nn::Conv2D) -> Tensor {
+    let kind = x.kind();
+    let bias = conv.bs.as_ref().map(|b| b.to_kind(kind));
+    x.conv2d(
+        &conv.ws.to_kind(kind),
+        bias.as_ref(),
+        [1, 1],
+        [0, 0],
+        [1, 1],
+        1,
+    )
+}
+
+/// The hex kernel mask `[1, 1, 3, 3]` on `device`. Axial neighbours are (±1,0), (0,±1),
+/// ±(1,1) in (file, rank) = (x, y): the kernel taps at (dx, dy) = (1, -1) and (-1, 1) are
+/// not neighbours.
+pub(crate) fn hex_kernel_mask(device: Device) -> Tensor {
+    let mut m = [1.0f32; 9];
+    m[2] = 0.0; // dy = -1, dx = +1
+    m[6] = 0.0; // dy = +1, dx = -1
+    Tensor::from_slice(&m)
+        .reshape([1, 1, 3, 3])
+        .to_device(device)
 }
 
 #[derive(Debug)]
@@ -261,7 +292,10 @@ impl Model {
         (out.policy, out.value)
     }
 
-    /// The forward pass with every head (training reads the auxiliary ones).
+    /// The forward pass with every head (training reads the auxiliary ones), computed in
+    /// `input`'s kind: with fp32 weights and a bf16 input, each weight is cast to bf16 on
+    /// its way into its layer (mixed precision: gradients reach the fp32 weights in fp32;
+    /// batch norm keeps fp32 parameters and statistics).
     pub fn forward_outputs(&self, input: &Tensor, train: bool) -> Outputs {
         let mask = self.board_mask.to_kind(input.kind());
         let mut x = self
@@ -280,23 +314,23 @@ impl Model {
         }
         let p = self
             .policy_bn
-            .forward_t(&x.apply(&self.policy_conv), train)
+            .forward_t(&conv1x1(&x, &self.policy_conv), train)
             .relu()
             * &mask;
-        let policy = p.flatten(1, -1).apply(&self.policy_fc);
+        let policy = linear(&p.flatten(1, -1), &self.policy_fc);
         let v = self
             .value_bn
-            .forward_t(&x.apply(&self.value_conv), train)
+            .forward_t(&conv1x1(&x, &self.value_conv), train)
             .relu()
             * &mask;
-        let hidden = v.flatten(1, -1).apply(&self.value_fc1).relu();
+        let hidden = linear(&v.flatten(1, -1), &self.value_fc1).relu();
         Outputs {
             policy,
-            value: hidden.apply(&self.value_fc2),
+            value: linear(&hidden, &self.value_fc2),
             moves_left: self
                 .moves_left_fc
                 .as_ref()
-                .map(|fc| hidden.apply(fc).squeeze_dim(-1)),
+                .map(|fc| linear(&hidden, fc).squeeze_dim(-1)),
         }
     }
 
@@ -305,8 +339,7 @@ impl Model {
     fn pool_bias(&self, y: &Tensor, fc: &nn::Linear) -> Tensor {
         let mean = y.sum_dim_intlist([2i64, 3].as_slice(), false, y.kind()) / self.board_cells;
         let max = y.amax([2i64, 3].as_slice(), false);
-        Tensor::cat(&[mean, max], 1)
-            .apply(fc)
+        linear(&Tensor::cat(&[mean, max], 1), fc)
             .unsqueeze(-1)
             .unsqueeze(-1)
     }

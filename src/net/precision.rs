@@ -12,9 +12,10 @@ use serde::{Deserialize, Serialize};
 use tch::{Device, Kind};
 
 use super::forward::{forward_raw, GpuStaging, Staging};
+use super::inference::InferenceNet;
 use super::model::{Model, NetShape};
 use super::NetError;
-use crate::config::batching::Precision;
+use crate::config::batching::{Form, Precision};
 use crate::config::net::NetConfig;
 
 /// Seconds per forward pass (best of the repetitions) at each probed batch size.
@@ -26,6 +27,62 @@ pub struct ProbeTimings {
     pub fp32: Vec<f64>,
     /// bf16 seconds per pass, one per batch size.
     pub bf16: Vec<f64>,
+    /// The inference form the fp32 timings are of (the fastest measured).
+    #[serde(default)]
+    pub fp32_form: Form,
+    /// The inference form the bf16 timings are of.
+    #[serde(default)]
+    pub bf16_form: Form,
+    /// Every form measured, with its timings (empty in entries from before forms).
+    #[serde(default)]
+    pub forms: Vec<FormTimings>,
+}
+
+/// One inference form's seconds per pass at each probed batch size.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FormTimings {
+    /// The form.
+    pub form: Form,
+    /// fp32 seconds per pass.
+    pub fp32: Vec<f64>,
+    /// bf16 seconds per pass.
+    pub bf16: Vec<f64>,
+}
+
+impl ProbeTimings {
+    /// Timings of one form, that form chosen for both precisions.
+    pub fn single(batches: &[usize], form: Form, fp32: Vec<f64>, bf16: Vec<f64>) -> ProbeTimings {
+        ProbeTimings::of_forms(batches, vec![FormTimings { form, fp32, bf16 }])
+    }
+
+    /// The fastest of `forms` per precision, by the mean time per position over the probed
+    /// batches (each batch band weighing the same).
+    pub fn of_forms(batches: &[usize], forms: Vec<FormTimings>) -> ProbeTimings {
+        let per_position = |times: &[f64]| -> f64 {
+            times
+                .iter()
+                .zip(batches)
+                .map(|(t, &b)| t / b.max(1) as f64)
+                .sum()
+        };
+        let best = |pick: fn(&FormTimings) -> &Vec<f64>| {
+            forms
+                .iter()
+                .min_by(|a, b| per_position(pick(a)).total_cmp(&per_position(pick(b))))
+                .map(|f| (f.form, pick(f).clone()))
+                .unwrap_or((Form::default(), vec![f64::INFINITY; batches.len()]))
+        };
+        let (fp32_form, fp32) = best(|f| &f.fp32);
+        let (bf16_form, bf16) = best(|f| &f.bf16);
+        ProbeTimings {
+            batches: batches.to_vec(),
+            fp32,
+            bf16,
+            fp32_form,
+            bf16_form,
+            forms,
+        }
+    }
 }
 
 /// What the evaluator runs: bf16 from `bf16_from` positions per batch on (fp32 below), or
@@ -128,31 +185,48 @@ pub fn probe_with<E>(
         }
         Ok(best)
     };
-    let mut timings = ProbeTimings {
-        batches: batches.to_vec(),
-        fp32: Vec::new(),
-        bf16: Vec::new(),
-    };
+    let (mut fp32, mut bf16) = (Vec::new(), Vec::new());
     for &batch in batches {
-        timings.fp32.push(time(Precision::Fp32, batch)?);
-        timings.bf16.push(time(Precision::Bf16, batch)?);
+        fp32.push(time(Precision::Fp32, batch)?);
+        bf16.push(time(Precision::Bf16, batch)?);
     }
-    Ok(timings)
+    Ok(ProbeTimings::single(batches, Form::default(), fp32, bf16))
 }
 
 /// Probes `model` as the evaluator runs it (input to the device, forward, results back as
-/// f32) at `batches`, with `threads` libtorch threads (0: libtorch's default), in a thread
-/// of its own so the setting does not leak.
+/// f32) in each of `forms` at `batches`, with `threads` libtorch threads (0: libtorch's
+/// default), in a thread of its own so the setting does not leak; the fastest form per
+/// precision is the one chosen.
 pub fn probe_model(
     model: &Model,
+    forms: &[Form],
     batches: &[usize],
     threads: i32,
     budget: Duration,
 ) -> Result<ProbeTimings, NetError> {
-    let mut bf16 = model.try_clone()?;
-    bf16.set_kind(Kind::BFloat16);
-    let mut fp32 = model.try_clone()?;
-    fp32.set_kind(Kind::Float);
+    let mut measured = Vec::new();
+    for &form in forms {
+        let share = budget.div_f64(forms.len().max(1) as f64);
+        let t = probe_form(model, form, batches, threads, share)?;
+        measured.push(FormTimings {
+            form,
+            fp32: t.fp32,
+            bf16: t.bf16,
+        });
+    }
+    Ok(ProbeTimings::of_forms(batches, measured))
+}
+
+/// Times one inference form of `model` in fp32 and bf16 ([`probe_model`]).
+fn probe_form(
+    model: &Model,
+    form: Form,
+    batches: &[usize],
+    threads: i32,
+    budget: Duration,
+) -> Result<ProbeTimings, NetError> {
+    let bf16 = InferenceNet::build(model, Kind::BFloat16, form)?;
+    let fp32 = InferenceNet::build(model, Kind::Float, form)?;
     let shape = model.meta().shape.clone();
     let device = model.var_store().device();
     std::thread::scope(|scope| {
@@ -167,13 +241,13 @@ pub fn probe_model(
                 let input: Vec<f32> = (0..largest * per).map(|i| (i % 7) as f32 / 7.0).collect();
                 let mut staging = Staging::new(probe_staging(), device);
                 probe_with(batches, budget, |precision, batch| {
-                    let model = if precision == Precision::Bf16 {
+                    let net = if precision == Precision::Bf16 {
                         &bf16
                     } else {
                         &fp32
                     };
                     let input = &input[..batch * per];
-                    forward_raw(|_| model, input, batch, batch, &mut staging)?;
+                    forward_raw(|_| net, input, batch, batch, &mut staging)?;
                     Ok::<(), NetError>(())
                 })
             })
@@ -204,24 +278,27 @@ pub struct ProbeKey {
     pub net: String,
     /// The probed batch sizes.
     pub batches: Vec<usize>,
+    /// The inference forms measured ([`Form`]), by name.
+    pub forms: Vec<String>,
 }
 
 impl ProbeKey {
-    /// The key for `model` run on its device with `threads` threads at `batches`.
-    pub fn for_model(model: &Model, threads: i32, batches: &[usize]) -> ProbeKey {
+    /// The key for `model` run on its device in `forms` with `threads` threads at `batches`.
+    pub fn for_model(model: &Model, forms: &[Form], threads: i32, batches: &[usize]) -> ProbeKey {
         let meta = model.meta();
         let device = model.var_store().device();
         ProbeKey::new(
             &net_label(&meta.shape, &meta.config),
             device,
-            threads,
+            (forms, threads),
             batches,
         )
     }
 
-    /// The key for the net described by `net` run on `device` with `threads` threads at
-    /// `batches`, on this machine and libtorch.
-    pub fn new(net: &str, device: Device, threads: i32, batches: &[usize]) -> ProbeKey {
+    /// The key for the net described by `net` run on `device` in the forms and with the
+    /// threads of `run`, at `batches`, on this machine and libtorch.
+    pub fn new(net: &str, device: Device, run: (&[Form], i32), batches: &[usize]) -> ProbeKey {
+        let (forms, threads) = run;
         let (cpu, cpu_flags) = cpu_identity();
         ProbeKey {
             cpu,
@@ -239,6 +316,7 @@ impl ProbeKey {
             threads,
             net: net.to_string(),
             batches: batches.to_vec(),
+            forms: forms.iter().map(|f| f.name().to_string()).collect(),
         }
     }
 
@@ -254,7 +332,7 @@ impl ProbeKey {
 }
 
 /// Version of the cache entry format; other versions are stale.
-const CACHE_FORMAT_VERSION: u32 = 1;
+const CACHE_FORMAT_VERSION: u32 = 2;
 
 /// One cached probe: the key it was measured under and what was measured.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -339,10 +417,24 @@ pub struct Resolved {
 }
 
 impl Resolved {
-    /// One line for people: the choice and its reason.
+    /// One line for people: the choice and its reason, and the forms measured.
     pub fn describe(&self) -> String {
+        let forms = match &self.timings {
+            Some(t) if t.forms.len() > 1 => format!(
+                "; forms: fp32 {}, bf16 {} (fastest of {})",
+                t.fp32_form,
+                t.bf16_form,
+                t.forms
+                    .iter()
+                    .map(|f| f.form.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Some(t) => format!("; form {}", t.fp32_form),
+            None => String::new(),
+        };
         format!(
-            "precision: {} ({}; {})",
+            "precision: {} ({}; {}){forms}",
             self.choice.label(),
             self.choice.reason,
             self.source

@@ -9,16 +9,20 @@ use std::path::{Path, PathBuf};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use serde_json::{json, Value};
+use tch::Kind;
 
 use super::checkpoint::{load_checkpoint, write_checkpoint};
 use super::error::TrainError;
 use super::optimizer::AdamW;
+use super::precision;
 use super::trainer::{train_step, LossWeights, StepStats};
-use super::window::{ReplayWindow, Sample, Symmetries};
+use super::window::{Batch, ReplayWindow, Sample, Symmetries};
 use crate::config::RunConfig;
 use crate::layout::state::TrainState;
+use crate::net::args::announce_line;
 use crate::net::encode::Encode;
 use crate::net::model::Model;
+use crate::net::precision::ProbeCache;
 use crate::util::game_seed;
 
 /// Model, optimizer, counters and replay window of a run of game `S`.
@@ -45,6 +49,10 @@ pub struct Learner<S: Encode> {
     ratio_credit: f64,
     symmetries: Symmetries,
     num_actions: usize,
+    /// What the net computes in while training (fp32, or bf16 mixed precision).
+    compute: Kind,
+    /// The next step's batch, drawn while the step before it trained: (step, batch).
+    prefetched: Option<(u64, Batch)>,
     _game: PhantomData<S>,
 }
 
@@ -72,6 +80,8 @@ impl<S: Encode> Learner<S> {
         };
         // Saved with every checkpoint: play defaults to the rules self-play used.
         model.set_rules(config.rules());
+        let precision = precision::settle(&model, &config.train, &ProbeCache::user())?;
+        announce_line(&precision::describe(&precision));
         let num_actions = model.meta().shape.num_actions as usize;
         let symmetries = Symmetries::of::<S>(config.train.colour_symmetry);
         Ok(Learner {
@@ -88,6 +98,8 @@ impl<S: Encode> Learner<S> {
             ratio_credit: 0.0,
             symmetries,
             num_actions,
+            compute: precision::compute_kind(&precision),
+            prefetched: None,
             _game: PhantomData,
         })
     }
@@ -128,18 +140,46 @@ impl<S: Encode> Learner<S> {
             && (self.state.samples_trained + t.batch_size as u64) as f64 <= allowed
     }
 
-    /// One training step on a batch drawn from the window (seeded by the run and the step).
+    /// What the net computes in while training.
+    pub fn compute_kind(&self) -> Kind {
+        self.compute
+    }
+
+    /// The batch of training step `step` ([`draw`]).
+    fn draw(&self, step: u64) -> Batch {
+        draw(&self.window, &self.symmetries, self.shape(), step)
+    }
+
+    /// What a batch is drawn with: the seed, batch size and action count.
+    fn shape(&self) -> (u64, usize, usize) {
+        (
+            self.state.seed,
+            self.config.train.batch_size,
+            self.num_actions,
+        )
+    }
+
+    /// One training step on its batch; the next step's batch is drawn meanwhile on another
+    /// thread (from the window as it is now: samples taken in before the next step join
+    /// the batch after it).
     pub fn step(&mut self) -> StepStats {
+        let step = self.state.step;
+        let batch = match self.prefetched.take() {
+            Some((at, batch)) if at == step => batch,
+            _ => self.draw(step),
+        };
         let t = &self.config.train;
-        let mut rng = StdRng::seed_from_u64(game_seed(
-            self.state.seed ^ 0x7472_6169_6e00_0000,
-            self.state.step,
-        ));
-        let batch = self
-            .window
-            .batch(t.batch_size, self.num_actions, &self.symmetries, &mut rng);
-        self.optimizer.learning_rate = t.learning_rate_at(self.state.step, self.progress);
-        let stats = train_step(&self.model, &mut self.optimizer, &batch, LossWeights::of(t));
+        self.optimizer.learning_rate = t.learning_rate_at(step, self.progress);
+        let shape = self.shape();
+        let (model, optimizer, compute) = (&self.model, &mut self.optimizer, self.compute);
+        let (window, symmetries) = (&self.window, &self.symmetries);
+        let (stats, next) = std::thread::scope(|scope| {
+            let next = scope.spawn(move || draw(window, symmetries, shape, step + 1));
+            let stats = train_step(model, optimizer, &batch, LossWeights::of(t), compute);
+            (stats, next.join().ok())
+        });
+        self.prefetched = next.map(|b| (step + 1, b));
+        let t = &self.config.train;
         self.state.step += 1;
         self.state.samples_trained += t.batch_size as u64;
         stats
@@ -170,4 +210,17 @@ impl<S: Encode> Learner<S> {
             "samples_trained": self.state.samples_trained,
         })
     }
+}
+
+/// The batch of training step `step` from `window`, seeded by the run's seed and the step;
+/// `shape` is (seed, batch size, action count).
+fn draw(
+    window: &ReplayWindow,
+    symmetries: &Symmetries,
+    shape: (u64, usize, usize),
+    step: u64,
+) -> Batch {
+    let (seed, size, actions) = shape;
+    let mut rng = StdRng::seed_from_u64(game_seed(seed ^ 0x7472_6169_6e00_0000, step));
+    window.batch(size, actions, symmetries, &mut rng)
 }

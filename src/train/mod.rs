@@ -8,6 +8,7 @@ pub mod error;
 pub mod learner;
 pub mod metrics;
 pub mod optimizer;
+pub mod precision;
 pub mod retention;
 pub mod trainer;
 pub mod window;

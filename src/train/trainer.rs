@@ -67,15 +67,27 @@ impl LossWeights {
     }
 }
 
-/// The losses of `batch` under `model` (train mode: batch statistics in batch norm):
-/// (total loss tensor, stats).
+/// The losses of `batch` under `model` (train mode: batch statistics in batch norm), computed
+/// in fp32: (total loss tensor, stats).
 pub fn losses(model: &Model, batch: &Batch, weights: LossWeights) -> (Tensor, StepStats) {
+    losses_in(model, batch, weights, Kind::Float)
+}
+
+/// [`losses`] with the net computed in `compute` (Float, or BFloat16 for mixed precision:
+/// the losses themselves are taken in fp32).
+pub fn losses_in(
+    model: &Model,
+    batch: &Batch,
+    weights: LossWeights,
+    compute: Kind,
+) -> (Tensor, StepStats) {
     let shape = &model.meta().shape;
     let n = batch.size as i64;
     let device = model.var_store().device();
     let input = Tensor::from_slice(&batch.inputs)
         .reshape([n, shape.planes, shape.height, shape.width])
-        .to_device(device);
+        .to_device(device)
+        .to_kind(compute);
     let policy_target = Tensor::from_slice(&batch.policy)
         .reshape([n, shape.num_actions])
         .to_device(device);
@@ -86,7 +98,7 @@ pub fn losses(model: &Model, batch: &Batch, weights: LossWeights) -> (Tensor, St
         .reshape([n, 3])
         .to_device(device);
     let out = model.forward_outputs(&input, true);
-    let log_probs = (out.policy + &mask).log_softmax(-1, Kind::Float);
+    let log_probs = (out.policy.to_kind(Kind::Float) + &mask).log_softmax(-1, Kind::Float);
     let policy_loss = -(&policy_target * &log_probs)
         .sum_dim_intlist(-1, false, Kind::Float)
         .mean(Kind::Float);
@@ -119,15 +131,16 @@ pub fn losses(model: &Model, batch: &Batch, weights: LossWeights) -> (Tensor, St
     (total, stats)
 }
 
-/// One optimisation step on `batch`.
+/// One optimisation step on `batch`, the net computed in `compute` ([`losses_in`]).
 pub fn train_step(
     model: &Model,
     optimizer: &mut AdamW,
     batch: &Batch,
     weights: LossWeights,
+    compute: Kind,
 ) -> StepStats {
     optimizer.zero_grad();
-    let (total, stats) = losses(model, batch, weights);
+    let (total, stats) = losses_in(model, batch, weights, compute);
     total.backward();
     optimizer.step();
     stats

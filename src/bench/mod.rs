@@ -7,6 +7,8 @@
 //! on many cores, self-play's net can be faster there. Bounded by `--seconds`; a progress
 //! bar shows where it is.
 
+pub mod limits;
+
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -14,8 +16,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::config::batching::DeviceChoice;
-use crate::config::batching::Precision;
+use crate::config::batching::{DeviceChoice, Form, Precision, FORMS};
 use crate::config::RunConfig;
 use crate::net::args::{NetArgs, NetSettings};
 use crate::net::batcher::BatcherConfig;
@@ -29,6 +30,7 @@ use crate::net::threads::{auto_layout, cores, Layout};
 use crate::selfplay::pool::SelfPlayPool;
 use crate::selfplay::worker::WorkerSettings;
 use crate::with_game;
+use limits::{learner_lines, measure_limits, net_table, peak_lines, Limits};
 
 /// Arguments of `checkers-zero bench`.
 #[derive(clap::Args, Debug, Clone)]
@@ -92,10 +94,14 @@ const FEW_STEPS_PER_GAME: f64 = 5.0;
 /// What the benchmark measured.
 #[derive(Clone, Debug)]
 pub struct BenchReport {
-    /// Net timings per libtorch thread count.
+    /// Net timings per libtorch thread count, every form.
     pub net: Vec<(usize, ProbeTimings)>,
     /// The precision choice at the recommended layout's threads.
     pub choice: PrecisionChoice,
+    /// The forms chosen for fp32 and bf16 (the fastest the form setting allows).
+    pub forms: (Form, Form),
+    /// The machine's matmul peaks and the learner's speed (none in tests).
+    pub limits: Option<Limits>,
     /// Self-play per layout, the first being `auto`'s.
     pub selfplay: Vec<LayoutRun>,
 }
@@ -195,23 +201,43 @@ fn measure<S: Encode>(
             .expect("valid template")
             .progress_chars("=> "),
     );
-    let net_budget = Duration::from_secs_f64(0.4 * seconds / threads.len() as f64);
+    let net_budget = Duration::from_secs_f64(0.3 * seconds / threads.len() as f64);
     let batches = probe_batches(config.batching.max_batch);
     let mut net = Vec::new();
     for &t in &threads {
-        bar.set_message(format!("net, {t} thread(s)"));
-        net.push((t, probe_model(&model, &batches, t as i32, net_budget)?));
+        bar.set_message(format!("net, {t} thread(s), every form"));
+        net.push((
+            t,
+            probe_model(&model, &FORMS, &batches, t as i32, net_budget)?,
+        ));
         bar.inc(1);
     }
+    bar.set_message("matmul peaks, learner steps");
+    let limits = measure_limits(
+        &model,
+        config,
+        &threads,
+        Duration::from_secs_f64(0.15 * seconds),
+    )?;
     let auto_threads = layouts[0].torch_threads;
-    let timings = &net
+    let full = &net
         .iter()
         .find(|(t, _)| *t == auto_threads)
         .expect("probed")
         .1;
+    let candidates = settings.form.candidates();
+    let timings = ProbeTimings::of_forms(
+        &batches,
+        full.forms
+            .iter()
+            .filter(|f| candidates.contains(&f.form))
+            .cloned()
+            .collect(),
+    );
     let choice = PrecisionChoice::forced(settings.precision, "--precision or the config")
-        .unwrap_or_else(|| choose(timings));
-    let play_budget = Duration::from_secs_f64(0.6 * seconds / layouts.len() as f64);
+        .unwrap_or_else(|| choose(&timings));
+    let forms = (timings.fp32_form, timings.bf16_form);
+    let play_budget = Duration::from_secs_f64(0.55 * seconds / layouts.len() as f64);
     let mut selfplay = Vec::new();
     for layout in layouts {
         bar.set_message(format!(
@@ -219,7 +245,7 @@ fn measure<S: Encode>(
             layout.workers, layout.instances, layout.torch_threads
         ));
         let (positions_per_s, net) =
-            play::<S>(config, &model, &choice, &layout, play_budget, None)?;
+            play::<S>(config, &model, (&choice, forms), &layout, play_budget, None)?;
         selfplay.push(LayoutRun {
             layout,
             positions_per_s,
@@ -231,6 +257,8 @@ fn measure<S: Encode>(
     Ok(BenchReport {
         net,
         choice,
+        forms,
+        limits: Some(limits),
         selfplay,
     })
 }
@@ -292,7 +320,15 @@ fn latency_runs<S: Encode>(
     layouts
         .into_iter()
         .map(|layout| {
-            let (rate, net) = play::<S>(config, &model, &choice, &layout, budget, Some(latency))?;
+            let forms = (Form::default(), Form::default());
+            let (rate, net) = play::<S>(
+                config,
+                &model,
+                (&choice, forms),
+                &layout,
+                budget,
+                Some(latency),
+            )?;
             Ok(LayoutRun {
                 layout,
                 positions_per_s: rate,
@@ -308,12 +344,15 @@ fn latency_runs<S: Encode>(
 fn play<S: Encode>(
     config: &RunConfig,
     model: &Model,
-    choice: &PrecisionChoice,
+    run: (&PrecisionChoice, (Form, Form)),
     layout: &Layout,
     budget: Duration,
     latency: Option<Duration>,
 ) -> Result<(f64, NetLoad)> {
+    let (choice, (fp32_form, bf16_form)) = run;
     let evaluator = BatcherConfig {
+        fp32_form,
+        bf16_form,
         bf16: choice.bf16_from.is_some(),
         fp32_below: choice.bf16_from.unwrap_or(0),
         device: model.var_store().device(),
@@ -466,7 +505,8 @@ fn settle_device<S: Encode>(
             tch::manual_seed(config.seed as i64);
             let model = Model::new(S::net_shape(config.kind()), config.net_config(), *device)?;
             let layout = best_layout(report);
-            let (rate, _) = play::<S>(config, &model, &report.choice, &layout, budget, None)?;
+            let run = (&report.choice, report.forms);
+            let (rate, _) = play::<S>(config, &model, run, &layout, budget, None)?;
             rates.push(rate);
         }
         let decision = DeviceDecision::of(&samples);
@@ -518,27 +558,35 @@ pub fn describe(
     let c = config.net_config();
     let _ = writeln!(
         text,
-        "net: {} {} blocks x {} channels\n\nnet positions/s (standalone forward passes)",
-        config.game, c.blocks, c.channels
+        "net: {} {} blocks x {} channels{}",
+        config.game,
+        c.blocks,
+        c.channels,
+        report.limits.as_ref().map_or(String::new(), |l| format!(
+            ", {:.1} MFLOP a position",
+            l.flops_per_position / 1e6
+        ))
     );
-    let _ = writeln!(text, "threads  batch      fp32      bf16  bf16/fp32");
-    for (threads, t) in &report.net {
-        for (i, &batch) in t.batches.iter().enumerate() {
-            let _ = writeln!(
-                text,
-                "{threads:>7} {batch:>6} {:>9.0} {:>9.0} {:>10.2}",
-                batch as f64 / t.fp32[i],
-                batch as f64 / t.bf16[i],
-                t.fp32[i] / t.bf16[i]
-            );
-        }
+    if let Some(limits) = &report.limits {
+        peak_lines(&mut text, limits);
     }
     let _ = writeln!(
         text,
-        "\nprecision: {} ({})\n\nself-play positions/s at that precision",
-        report.choice.label(),
-        report.choice.reason
+        "\nnet positions/s (standalone forward passes), every form"
     );
+    net_table(&mut text, &report.net, report.limits.as_ref());
+    let _ = writeln!(
+        text,
+        "\nprecision: {} ({}); forms: fp32 {}, bf16 {}\n",
+        report.choice.label(),
+        report.choice.reason,
+        report.forms.0,
+        report.forms.1
+    );
+    if let Some(limits) = &report.limits {
+        learner_lines(&mut text, limits);
+    }
+    let _ = writeln!(text, "\nself-play positions/s at that precision and form");
     selfplay_table(&mut text, report);
     let _ = writeln!(
         text,
@@ -652,6 +700,8 @@ mod tests {
         BenchReport {
             net: Vec::new(),
             choice: PrecisionChoice::forced(Precision::Fp32, "test").unwrap(),
+            forms: (Form::Folded, Form::Folded),
+            limits: None,
             selfplay: rates
                 .iter()
                 .map(|&positions_per_s| LayoutRun {

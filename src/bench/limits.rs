@@ -1,0 +1,186 @@
+//! How far the net runs from this machine's limit: the matmul peak in each precision, the
+//! net's GFLOP/s at each batch and form as a share of that peak, and the learner's training
+//! steps in fp32 and mixed bf16 (samples/s, GFLOP/s, share of the peak).
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use anyhow::Result;
+use tch::Kind;
+
+use crate::config::RunConfig;
+use crate::net::model::Model;
+use crate::net::peak::{matmul_peak, MatmulPeak};
+use crate::net::precision::ProbeTimings;
+use crate::train::precision::time_steps;
+
+/// A training step's multiply-adds next to the forward pass's: forward, and backward for
+/// both the activations and the weights.
+const TRAIN_FLOPS_FACTOR: f64 = 3.0;
+
+/// The learner's measured steps.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LearnerTimes {
+    /// Samples per step.
+    pub batch: usize,
+    /// libtorch threads of the trainer.
+    pub threads: usize,
+    /// Seconds per fp32 step.
+    pub fp32_s: f64,
+    /// Seconds per mixed-bf16 step.
+    pub bf16_s: f64,
+}
+
+/// The machine's ceilings and the learner's speed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Limits {
+    /// Matmul peak per libtorch thread count.
+    pub peaks: Vec<(usize, MatmulPeak)>,
+    /// The net's forward multiply-adds x2 per position.
+    pub flops_per_position: f64,
+    /// The learner's steps.
+    pub learner: LearnerTimes,
+}
+
+impl Limits {
+    fn peak(&self, threads: usize) -> Option<MatmulPeak> {
+        self.peaks.iter().find(|(t, _)| *t == threads).map(|p| p.1)
+    }
+}
+
+/// Measures the peaks at each of `threads` and the learner's steps under `config`, within
+/// about `budget`.
+pub fn measure_limits(
+    model: &Model,
+    config: &RunConfig,
+    threads: &[usize],
+    budget: Duration,
+) -> Result<Limits> {
+    let device = model.var_store().device();
+    let train_threads = config.train.torch_threads.max(1) as usize;
+    let mut all: Vec<usize> = threads.to_vec();
+    all.push(train_threads);
+    all.sort_unstable();
+    all.dedup();
+    let share = budget.div_f64(2.0 * all.len() as f64);
+    let mut peaks = Vec::new();
+    for &t in &all {
+        peaks.push((t, matmul_peak(device, t as i32, share)?));
+    }
+    let batch = config.train.batch_size.max(1);
+    let copy = model.try_clone()?;
+    let steps = std::thread::scope(|scope| {
+        scope
+            .spawn(move || {
+                tch::set_num_threads(train_threads as i32);
+                time_steps(&copy, &config.train, batch, budget / 2)
+            })
+            .join()
+            .unwrap_or_else(|_| {
+                Err(crate::net::NetError::Thread(
+                    "the learner's timing panicked".into(),
+                ))
+            })
+    })?;
+    Ok(Limits {
+        peaks,
+        flops_per_position: model.flops_per_position(),
+        learner: LearnerTimes {
+            batch,
+            threads: train_threads,
+            fp32_s: steps.fp32[0],
+            bf16_s: steps.bf16[0],
+        },
+    })
+}
+
+/// `gflops` as a share of `peak`, in percent (blank without a peak).
+fn share(gflops: f64, peak: Option<f64>) -> String {
+    match peak {
+        Some(p) if p > 0.0 => format!("{:>5.1}%", 100.0 * gflops / p),
+        _ => "     -".into(),
+    }
+}
+
+/// The matmul peaks, one line per thread count.
+pub fn peak_lines(text: &mut String, limits: &Limits) {
+    for (threads, p) in &limits.peaks {
+        let _ = writeln!(
+            text,
+            "peak, {threads} thread(s): fp32 {:.0} GFLOP/s, bf16 {:.0} GFLOP/s ({:.2}x); \
+             matmul alone fp32 {:.0}, bf16 {:.0}",
+            p.fp32,
+            p.bf16,
+            p.bf16 / p.fp32.max(1e-9),
+            p.matmul_fp32,
+            p.matmul_bf16
+        );
+    }
+}
+
+/// The net's table: positions/s and GFLOP/s (share of the peak) per thread count, batch
+/// and form, in fp32 and bf16; the forms the choice took from marked.
+pub fn net_table(text: &mut String, net: &[(usize, ProbeTimings)], limits: Option<&Limits>) {
+    let _ = writeln!(
+        text,
+        "threads  batch  form                    fp32 pos/s  GFLOP/s  %peak   bf16 pos/s  GFLOP/s  %peak"
+    );
+    let flops = limits.map_or(0.0, |l| l.flops_per_position);
+    for (threads, t) in net {
+        let peak = limits.and_then(|l| l.peak(*threads));
+        for (i, &batch) in t.batches.iter().enumerate() {
+            for form in &t.forms {
+                let rate = |secs: f64| batch as f64 / secs.max(1e-12);
+                let (f, b) = (rate(form.fp32[i]), rate(form.bf16[i]));
+                let _ = writeln!(
+                    text,
+                    "{threads:>7} {batch:>6}  {:<22} {f:>11.0} {:>8.1} {} {b:>12.0} {:>8.1} {}",
+                    form.form.name(),
+                    f * flops / 1e9,
+                    share(f * flops / 1e9, peak.map(|p| p.fp32)),
+                    b * flops / 1e9,
+                    share(b * flops / 1e9, peak.map(|p| p.bf16)),
+                );
+            }
+        }
+    }
+}
+
+/// The learner's lines: samples/s, GFLOP/s and share of the peak in each precision, and
+/// which is faster.
+pub fn learner_lines(text: &mut String, limits: &Limits) {
+    let l = &limits.learner;
+    let peak = limits.peak(l.threads);
+    let _ = writeln!(
+        text,
+        "learner (batch {}, {} thread(s); a step ~{TRAIN_FLOPS_FACTOR}x the forward pass's work):",
+        l.batch, l.threads
+    );
+    for (name, secs, kind) in [
+        ("fp32", l.fp32_s, Kind::Float),
+        ("bf16 mixed", l.bf16_s, Kind::BFloat16),
+    ] {
+        let samples = l.batch as f64 / secs.max(1e-12);
+        let gflops = samples * limits.flops_per_position * TRAIN_FLOPS_FACTOR / 1e9;
+        let _ = writeln!(
+            text,
+            "  {name:<10} {samples:>8.0} samples/s {gflops:>7.1} GFLOP/s {} of the {} peak",
+            share(gflops, peak.map(|p| p.of(kind))),
+            if kind == Kind::BFloat16 {
+                "bf16"
+            } else {
+                "fp32"
+            }
+        );
+    }
+    let _ = writeln!(
+        text,
+        "  faster: {} ({:.2}x); `[train] precision = \"auto\"` measures the same at start-up",
+        if l.bf16_s < l.fp32_s {
+            "bf16 mixed"
+        } else {
+            "fp32"
+        },
+        l.fp32_s.max(l.bf16_s) / l.fp32_s.min(l.bf16_s).max(1e-12)
+    );
+}
