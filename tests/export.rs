@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
 
+use checkers_zero::config::batching::Form;
 use checkers_zero::config::search::SearchConfig;
 use checkers_zero::config::search::SearchKind;
 use checkers_zero::config::search::SearchOverrides;
@@ -20,6 +21,7 @@ use checkers_zero::game::turns::distinct_turns;
 use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
 use checkers_zero::net::backend::Request;
 use checkers_zero::net::encode::Encode;
+use checkers_zero::net::inference::InferenceNet;
 use checkers_zero::net::model::Model;
 use checkers_zero::net::NetError;
 use checkers_zero::search::agents::Agent;
@@ -99,10 +101,22 @@ fn max_diff(a: &Tensor, b: &Tensor) -> f64 {
 }
 
 /// The Rust net's output on `input`, laid out as the module's: policy then W/D/L logits.
+/// Rust's answers to `input` from the weights: the inference form `export` traces (fp32,
+/// batch norm folded), after checking it against the training form's pass (folding changes
+/// the logits only within fp32 rounding).
 fn rust_output(weights: &Path, shape_of: &ExportMeta, input: &Tensor) -> Tensor {
     let model = Model::load(weights, &shape_of.shape, Device::Cpu).unwrap();
     let (policy, value) = tch::no_grad(|| model.forward_t(input, false));
-    Tensor::cat(&[policy, value], 1)
+    let training = Tensor::cat(&[policy, value], 1);
+    let net = InferenceNet::build(&model, Kind::Float, Form::Folded).unwrap();
+    let folded = tch::no_grad(|| net.answers(input)).unwrap();
+    let scale = training.abs().max().double_value(&[]).max(1.0);
+    assert!(
+        max_diff(&training, &folded) <= 1e-5 * scale,
+        "the folded form differs from the training form by {}",
+        max_diff(&training, &folded)
+    );
+    folded
 }
 
 fn exported_output(dir: &Path, input: &Tensor) -> Tensor {

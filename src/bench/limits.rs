@@ -3,12 +3,15 @@
 //! steps in fp32 and mixed bf16 (samples/s, GFLOP/s, share of the peak).
 
 use std::fmt::Write as _;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use tch::Kind;
+use tch::{Kind, Tensor};
 
+use crate::config::batching::Form;
 use crate::config::RunConfig;
+use crate::export::torchscript::trace_form;
+use crate::net::inference::InferenceNet;
 use crate::net::model::Model;
 use crate::net::peak::{matmul_peak, MatmulPeak};
 use crate::net::precision::ProbeTimings;
@@ -40,6 +43,9 @@ pub struct Limits {
     pub flops_per_position: f64,
     /// The learner's steps.
     pub learner: LearnerTimes,
+    /// libtorch's own route: the folded fp32 form traced into TorchScript, positions/s at
+    /// each probed batch, per thread count.
+    pub torchscript: Vec<(usize, Vec<(usize, f64)>)>,
 }
 
 impl Limits {
@@ -48,12 +54,12 @@ impl Limits {
     }
 }
 
-/// Measures the peaks at each of `threads` and the learner's steps under `config`, within
-/// about `budget`.
+/// Measures the peaks and the traced module at each of `threads` (the module at `batches`)
+/// and the learner's steps under `config`, within about `budget`.
 pub fn measure_limits(
     model: &Model,
     config: &RunConfig,
-    threads: &[usize],
+    (threads, batches): (&[usize], &[usize]),
     budget: Duration,
 ) -> Result<Limits> {
     let device = model.var_store().device();
@@ -62,12 +68,16 @@ pub fn measure_limits(
     all.push(train_threads);
     all.sort_unstable();
     all.dedup();
-    let share = budget.div_f64(2.0 * all.len() as f64);
+    let share = budget.div_f64(3.0 * all.len() as f64);
     let mut peaks = Vec::new();
     for &t in &all {
         peaks.push((t, matmul_peak(device, t as i32, share)?));
     }
     let batch = config.train.batch_size.max(1);
+    let mut torchscript = Vec::new();
+    for &t in threads {
+        torchscript.push((t, traced_rates(model, batches, t, share)?));
+    }
     let copy = model.try_clone()?;
     let steps = std::thread::scope(|scope| {
         scope
@@ -91,6 +101,50 @@ pub fn measure_limits(
             fp32_s: steps.fp32[0],
             bf16_s: steps.bf16[0],
         },
+        torchscript,
+    })
+}
+
+/// Positions/s of the folded fp32 form traced into TorchScript (what `export` writes), at
+/// each of `batches`, with `threads` libtorch threads, within about `budget`.
+fn traced_rates(
+    model: &Model,
+    batches: &[usize],
+    threads: usize,
+    budget: Duration,
+) -> Result<Vec<(usize, f64)>> {
+    let net = InferenceNet::build(model, Kind::Float, Form::Folded)?;
+    let module = trace_form(&net)?;
+    let shape = net.shape().clone();
+    let per = budget.div_f64(batches.len().max(1) as f64);
+    std::thread::scope(|scope| {
+        scope
+            .spawn(move || {
+                tch::set_num_threads(threads as i32);
+                let _no_grad = tch::no_grad_guard();
+                batches
+                    .iter()
+                    .map(|&b| {
+                        let x = Tensor::ones(
+                            [b as i64, shape.planes, shape.height, shape.width],
+                            (Kind::Float, net.device()),
+                        );
+                        let started = Instant::now();
+                        let mut best = f64::INFINITY;
+                        for rep in 0..30 {
+                            let t = Instant::now();
+                            let _ = module.forward_ts(&[&x])?;
+                            best = best.min(t.elapsed().as_secs_f64());
+                            if rep >= 2 && started.elapsed() >= per {
+                                break;
+                            }
+                        }
+                        Ok((b, b as f64 / best))
+                    })
+                    .collect::<Result<Vec<_>>>()
+            })
+            .join()
+            .unwrap_or_else(|_| anyhow::bail!("the TorchScript timing panicked"))
     })
 }
 
@@ -143,6 +197,25 @@ pub fn net_table(text: &mut String, net: &[(usize, ProbeTimings)], limits: Optio
                 );
             }
         }
+    }
+}
+
+/// The TorchScript lines: libtorch's traced route, for comparison with the forms.
+pub fn torchscript_lines(text: &mut String, limits: &Limits) {
+    for (threads, rates) in &limits.torchscript {
+        let peak = limits.peak(*threads).map(|p| p.fp32);
+        let cells: Vec<String> = rates
+            .iter()
+            .map(|(b, r)| {
+                let gflops = r * limits.flops_per_position / 1e9;
+                format!("batch {b}: {r:.0} ({})", share(gflops, peak).trim())
+            })
+            .collect();
+        let _ = writeln!(
+            text,
+            "torchscript (folded fp32 form traced, as exported), {threads} thread(s), pos/s (% of fp32 peak): {}",
+            cells.join(", ")
+        );
     }
 }
 

@@ -30,7 +30,7 @@ use crate::net::threads::{auto_layout, cores, Layout};
 use crate::selfplay::pool::SelfPlayPool;
 use crate::selfplay::worker::WorkerSettings;
 use crate::with_game;
-use limits::{learner_lines, measure_limits, net_table, peak_lines, Limits};
+use limits::{learner_lines, measure_limits, net_table, peak_lines, torchscript_lines, Limits};
 
 /// Arguments of `checkers-zero bench`.
 #[derive(clap::Args, Debug, Clone)]
@@ -216,7 +216,7 @@ fn measure<S: Encode>(
     let limits = measure_limits(
         &model,
         config,
-        &threads,
+        (&threads, &batches),
         Duration::from_secs_f64(0.15 * seconds),
     )?;
     let auto_threads = layouts[0].torch_threads;
@@ -575,6 +575,9 @@ pub fn describe(
         "\nnet positions/s (standalone forward passes), every form"
     );
     net_table(&mut text, &report.net, report.limits.as_ref());
+    if let Some(limits) = &report.limits {
+        torchscript_lines(&mut text, limits);
+    }
     let _ = writeln!(
         text,
         "\nprecision: {} ({}); forms: fp32 {}, bf16 {}\n",

@@ -9,44 +9,51 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use tch::{CModule, Device, Kind, Tensor};
+use tch::{CModule, Kind, Tensor};
 
 use super::{ExportError, ExportMeta};
+use crate::config::batching::Form;
 use crate::config::search::SearchConfig;
 use crate::net::args::NetSettings;
 use crate::net::encode::Encode;
+use crate::net::inference::InferenceNet;
 use crate::net::model::{check_shape, Model};
 use crate::net::net_eval::NetEvaluator;
 use crate::net::torchscript::TorchScriptNet;
 use crate::net::NetError;
 use crate::search::agents::{Budget, SearchAgent};
 
-/// Traces `model` (fp32, inference mode) into a TorchScript module with a `forward`
-/// method. The model's variables are frozen first (traced weights become constants, which
-/// must not require gradients).
-pub fn trace(model: &mut Model) -> Result<CModule, ExportError> {
-    if model.kind() != Kind::Float {
-        model.set_kind(Kind::Float);
-    }
-    model.var_store_mut().freeze();
-    let shape = &model.meta().shape;
+/// Traces `model`'s inference form (fp32, batch norm folded, NCHW: the form every machine
+/// runs well) into a TorchScript module with a `forward` method; the form's weights, built
+/// without gradients, become the module's constants.
+pub fn trace(model: &Model) -> Result<CModule, ExportError> {
+    let net = InferenceNet::build(model, Kind::Float, Form::Folded)?;
+    trace_form(&net)
+}
+
+/// Traces an inference form as [`trace`] does (on its device, in its precision).
+pub fn trace_form(net: &InferenceNet) -> Result<CModule, ExportError> {
+    let shape = net.shape();
     // Batch 2, so that nothing specialises on a batch of one; the traced graph takes any batch.
     let example = Tensor::zeros(
         [2, shape.planes, shape.height, shape.width],
-        (Kind::Float, Device::Cpu),
+        (Kind::Float, net.device()),
     );
-    let model: &Model = model;
     let _no_grad = tch::no_grad_guard();
-    let mut forward = |inputs: &[Tensor]| {
-        let (policy, value) = model.forward_t(&inputs[0], false);
-        vec![Tensor::cat(&[policy, value], 1)]
+    let mut failed = None;
+    let mut forward = |inputs: &[Tensor]| match net.answers(&inputs[0]) {
+        Ok(both) => vec![both],
+        Err(e) => {
+            failed = Some(e);
+            vec![inputs[0].shallow_clone()]
+        }
     };
-    Ok(CModule::create_by_tracing(
-        "CheckersZeroNet",
-        "forward",
-        &[example],
-        &mut forward,
-    )?)
+    let module =
+        CModule::create_by_tracing("CheckersZeroNet", "forward", &[example], &mut forward)?;
+    match failed {
+        Some(e) => Err(e.into()),
+        None => Ok(module),
+    }
 }
 
 /// Saves a module to `path` atomically (a temporary file in the same folder, renamed).

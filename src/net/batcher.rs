@@ -83,12 +83,14 @@ pub struct BatcherConfig {
 }
 
 impl Default for BatcherConfig {
-    /// fp32 throughout: the precision that is right everywhere. Which precision is faster
-    /// depends on the machine; commands settle it with [`super::args::prepare`].
+    /// `[batching]`'s defaults for the batch and its wait, fp32 throughout: the precision
+    /// that is right everywhere. Which precision is faster depends on the machine; commands
+    /// settle it with [`super::args::prepare`].
     fn default() -> Self {
+        let batching = BatchingConfig::default();
         BatcherConfig {
-            max_batch: 128,
-            max_wait: Duration::from_millis(2),
+            max_batch: batching.max_batch,
+            max_wait: Duration::from_secs_f64(batching.max_wait_ms / 1000.0),
             torch_threads: 0,
             bf16: false,
             fp32_below: 0,

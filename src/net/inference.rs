@@ -230,7 +230,7 @@ impl Vars {
         let mut weight = self.get(&format!("{conv}.weight"))?;
         if let (Some(mask), 4) = (kernel_mask, weight.dim()) {
             if weight.size()[2] == 3 {
-                weight = weight * mask;
+                weight *= mask;
             }
         }
         let gamma = self.get(&format!("{bn}.weight"))?;
@@ -257,7 +257,7 @@ fn head_fc(fc: Linear, shape: &NetShape, mask: Option<&Tensor>, nhwc: bool) -> L
     let out = fc.weight.size()[0];
     let mut w = fc.weight.reshape([out, -1, shape.height, shape.width]);
     if let Some(mask) = mask {
-        w = w * mask;
+        w *= mask;
     }
     let w = match nhwc {
         true => w.permute([0, 2, 3, 1]).reshape([out, -1]),
@@ -284,7 +284,7 @@ fn fold(model: &Model, kind: Kind, nhwc: bool) -> Result<Folded, NetError> {
         })
         .collect();
     let board_cells = board.iter().sum::<f32>() as f64;
-    let mask = (board.iter().any(|&b| b == 0.0)).then(|| {
+    let mask = board.contains(&0.0).then(|| {
         Tensor::from_slice(&board)
             .reshape([1, 1, shape.height, shape.width])
             .to_device(device)

@@ -190,7 +190,14 @@ pub fn probe_with<E>(
         fp32.push(time(Precision::Fp32, batch)?);
         bf16.push(time(Precision::Bf16, batch)?);
     }
-    Ok(ProbeTimings::single(batches, Form::default(), fp32, bf16))
+    Ok(ProbeTimings {
+        batches: batches.to_vec(),
+        fp32,
+        bf16,
+        fp32_form: Form::default(),
+        bf16_form: Form::default(),
+        forms: Vec::new(),
+    })
 }
 
 /// Probes `model` as the evaluator runs it (input to the device, forward, results back as
@@ -430,8 +437,8 @@ impl Resolved {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            Some(t) => format!("; form {}", t.fp32_form),
-            None => String::new(),
+            Some(t) if t.forms.len() == 1 => format!("; form {}", t.fp32_form),
+            _ => String::new(),
         };
         format!(
             "precision: {} ({}; {}){forms}",

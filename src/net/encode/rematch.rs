@@ -2,7 +2,7 @@
 //!
 //! # Grid and frame
 //! The 19-hex board of radius 2 embedded in a 5x5 grid (square `rank * 5 + file`, cells as
-//! [`HexGrid::new(2)`]); the 6 squares with |file − rank| > 2 are off the board and 0 in
+//! `HexGrid::new(2)`); the 6 squares with |file − rank| > 2 are off the board and 0 in
 //! every plane. There is no board turn: Red and the Team are different armies, so colours
 //! stay absolute (R, W, O planes) and constant planes say who moves.
 //!
