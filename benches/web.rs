@@ -89,6 +89,7 @@ fn main() {
         models: vec![model.clone()],
         run_dir: None,
         config: ServeConfig::default(),
+        shipped: false,
     };
     let addr = web::serve_in_background(options);
     let body = serde_json::json!({"game": "rematch", "visits": visits});

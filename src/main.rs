@@ -152,9 +152,12 @@ enum GamesCommand {
 /// `play`'s options.
 #[derive(clap::Args)]
 struct PlayArgs {
-    /// The export directory.
+    /// The export directory (default: the shipped model of --game).
     #[arg(long)]
-    model: std::path::PathBuf,
+    model: Option<std::path::PathBuf>,
+    /// Without --model: the game whose shipped model plays (default rematch).
+    #[arg(long, conflicts_with = "model")]
+    game: Option<String>,
     /// Seats people play: names or numbers, comma-separated, `all` or `none`
     /// (default: the seat that moves first).
     #[arg(long)]
@@ -176,7 +179,7 @@ struct PlayArgs {
 impl PlayArgs {
     fn run(self, out: &mut impl Write) -> Result<()> {
         let options = export::play::PlayOptions {
-            model: self.model,
+            model: model_or_shipped(self.model, self.game.as_deref())?,
             seats: self.seat,
             visits: self.visits,
             position: self.position,
@@ -191,9 +194,12 @@ impl PlayArgs {
 /// `engine`'s options.
 #[derive(clap::Args)]
 struct EngineArgs {
-    /// The export directory.
+    /// The export directory (default: the shipped model of --game).
     #[arg(long)]
-    model: std::path::PathBuf,
+    model: Option<std::path::PathBuf>,
+    /// Without --model: the game whose shipped model plays (default rematch).
+    #[arg(long, conflicts_with = "model")]
+    game: Option<String>,
     /// Default root visits per searched step of `go` (default: the export's).
     #[arg(long)]
     visits: Option<u32>,
@@ -209,9 +215,24 @@ impl EngineArgs {
     fn run(self, out: &mut impl Write) -> Result<()> {
         let input = std::io::stdin().lock();
         let net = self.net.settings();
-        export::engine::run_engine(&self.model, self.visits, self.ply_cap, net, input, out)?;
+        let model = model_or_shipped(self.model, self.game.as_deref())?;
+        export::engine::run_engine(&model, self.visits, self.ply_cap, net, input, out)?;
         Ok(())
     }
+}
+
+/// `model`, or the shipped model of `game` (default rematch), said on stderr.
+fn model_or_shipped(
+    model: Option<std::path::PathBuf>,
+    game: Option<&str>,
+) -> Result<std::path::PathBuf> {
+    if let Some(model) = model {
+        return Ok(model);
+    }
+    let kind: GameKind = game.unwrap_or("rematch").parse()?;
+    let dir = export::shipped::require_shipped(kind).map_err(anyhow::Error::msg)?;
+    eprintln!("{}", export::shipped::say_shipped(kind, &dir));
+    Ok(dir)
 }
 
 fn run(cli: Cli) -> Result<()> {

@@ -1072,3 +1072,39 @@ fn a_learner_readied_while_waiting_is_readied_again_if_the_run_moved_on() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_run_whose_game_files_are_gone_resumes_and_refills_its_window_from_new_selfplay() {
+    // What a run moved to a fresh machine from its committed checkpoints looks like.
+    let dir = fresh_dir("train-no-games");
+    let run = dir.join("run");
+    let config = write_config(&dir, TINY);
+    assert_eq!(train_to(&run, Some(config), 2).final_step, 10);
+    std::fs::remove_dir_all(run.join("games")).unwrap();
+    let run_text = run.to_str().unwrap();
+    let (ok, _, stderr) = run_binary(&[
+        "train",
+        "--run-dir",
+        run_text,
+        "--resume",
+        "--iterations",
+        "3",
+        "--quiet",
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains("refills from new self-play"), "{stderr}");
+    let window = learner_metrics(&run, "window");
+    assert_eq!(window.len(), 1, "{window:?}");
+    assert!(
+        window[0]["shards_missing"].as_u64().unwrap() > 0,
+        "{window:?}"
+    );
+    assert_eq!(window[0]["samples"].as_u64(), Some(0), "{window:?}");
+    assert_eq!(window[0]["refills_from_new_selfplay"].as_bool(), Some(true));
+    // It trained on from the new games: the next iteration's step, its losses finite.
+    let last = learner_metrics(&run, "train").pop().unwrap();
+    assert_eq!(last["step"].as_u64(), Some(15), "{last}");
+    assert!(last["policy_loss"].as_f64().unwrap().is_finite(), "{last}");
+    assert!(games_on_disk(&run) > 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

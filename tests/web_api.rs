@@ -24,6 +24,7 @@ fn server(name: &str, config: ServeConfig) -> (SocketAddr, std::path::PathBuf) {
         models: Vec::new(),
         run_dir: Some(run.clone()),
         config,
+        shipped: false,
     };
     (serve_in_background(options), run)
 }

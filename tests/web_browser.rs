@@ -47,6 +47,7 @@ fn server() -> SocketAddr {
             default_visits: 24,
             ..ServeConfig::default()
         },
+        shipped: false,
     };
     common::web::serve_in_background(options)
 }

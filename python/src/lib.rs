@@ -22,6 +22,7 @@ use pyo3::types::{PyDict, PyInt, PyList, PyString};
 
 use bridge::{AnyState, Brain, BridgeError, Choice, Kind};
 use checkers_zero::config::search::SearchOverrides;
+use checkers_zero::game::GameKind;
 
 impl From<BridgeError> for PyErr {
     fn from(error: BridgeError) -> PyErr {
@@ -495,6 +496,23 @@ impl Player {
             .and("c_puct", c_puct)
             .and("fpu_reduction", fpu_reduction);
         let brain = py.detach(move || Brain::load(&path, &overrides))?;
+        Ok(Player::new(brain, seed))
+    }
+
+    /// The game's shipped model (`models/GAME`, found as `checkers-zero` finds it; see
+    /// docs/export.md), loaded as `Player.load` loads an export.
+    #[staticmethod]
+    #[pyo3(signature = (game = "rematch", visits = None, seed = 0))]
+    fn shipped(py: Python<'_>, game: &str, visits: Option<u32>, seed: u64) -> PyResult<Player> {
+        let kind: GameKind = game
+            .parse()
+            .map_err(|e: checkers_zero::game::NotationError| {
+                PyValueError::new_err(e.to_string())
+            })?;
+        let dir =
+            checkers_zero::export::shipped::require_shipped(kind).map_err(PyValueError::new_err)?;
+        let overrides = SearchOverrides::default().and("visits", visits);
+        let brain = py.detach(move || Brain::load(&dir, &overrides))?;
         Ok(Player::new(brain, seed))
     }
 

@@ -116,3 +116,21 @@ def test_player_errors_are_clean(tmp_path, exported):
         done.apply(rng.choice(done.legal_actions()))
     with pytest.raises(ValueError, match="game is over"):
         cz.Player.baseline("random").think(done)
+
+
+def test_the_shipped_model_is_found_through_the_environment_and_a_missing_one_is_said(exported, monkeypatch, tmp_path):
+    # A models folder holding this test's ReMATCH export as the shipped ReMATCH model.
+    import shutil
+
+    shutil.copytree(exported, tmp_path / "rematch")
+    monkeypatch.setenv("CHECKERS_ZERO_MODELS", str(tmp_path))
+    player = cz.Player.shipped("rematch", visits=8)
+    assert str(tmp_path / "rematch") in repr(player)
+    state = cz.new_game("rematch")
+    assert player.think(state, seed=1).path in state.legal_turns()
+    empty = tmp_path / "none"
+    empty.mkdir()
+    monkeypatch.setenv("CHECKERS_ZERO_MODELS", str(empty))
+    monkeypatch.chdir(empty)
+    with pytest.raises(ValueError, match="no shipped hexdame model"):
+        cz.Player.shipped("hexdame")

@@ -40,10 +40,10 @@ impl StoreArgs {
 /// Arguments of `checkers-zero train`.
 #[derive(Args, Debug, Clone)]
 pub struct TrainArgs {
-    /// The run's config (configs/<game>.toml); needed to start a run.
+    /// The run's config (`configs/<game>.toml`); needed to start a run.
     #[arg(long)]
     config: Option<PathBuf>,
-    /// The run directory (default: runs/<config name>-<unix time>).
+    /// The run directory (default: `runs/<config name>-<unix time>`).
     #[arg(long)]
     run_dir: Option<PathBuf>,
     /// Continue the run in --run-dir from its newest checkpoint that loads.

@@ -1,7 +1,7 @@
 //! The `train` command: the roles of a distributed run in one process, over the run
 //! directory as a local store. Self-play ([`super::selfplay`]) plays on its own threads and
 //! publishes shards; the learner ([`LearnerRole`], driven by the one loop of `learn`,
-//! [`drive`]) takes them in on the calling thread and publishes checkpoints, which self-play
+//! [`drive()`](crate::distributed::learn::drive::drive)) takes them in on the calling thread and publishes checkpoints, which self-play
 //! reads where they were written; with `evaluation.every > 0` the evaluator
 //! ([`EvaluationRole`]) plays each due checkpoint on a third thread. So a `train` run has the
 //! layout of a distributed one (see [`super`]) and resumes the same way; `learn`,

@@ -32,7 +32,8 @@ pub struct MatchArgs {
     /// `random`, `uct:N` (N playouts per step), `alphabeta:D` (D whole turns deep) or
     /// `alphabeta:Nms`, `policy:PATH` (the net's best step, no search), `net:PATH[:V]` or
     /// `PATH[@V]` (net + search with V visits per step, default 100), `export:DIR[:V]` (an
-    /// exported model); `net:PATH:KEY=VALUE,...` overrides search settings by name, e.g.
+    /// exported model), `shipped[:V]` (the game's shipped model, models/GAME);
+    /// `net:PATH:KEY=VALUE,...` overrides search settings by name, e.g.
     /// `net:runs/a:visits=200,search=puct` (docs/search.md). PATH is a checkpoint
     /// directory, a run directory (its latest checkpoint) or a model .safetensors file.
     #[arg(long = "agent", required = true, num_args = 1)]
@@ -123,7 +124,7 @@ pub fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<()> {
     let specs = args
         .agents
         .iter()
-        .map(|s| AgentSpec::parse(s))
+        .map(|s| AgentSpec::parse_for(s, kind))
         .collect::<Result<Vec<_>, _>>()?;
     let sprt = args.sprt.as_deref().map(str::parse::<Sprt>).transpose()?;
     let has_net = specs.iter().any(|s| s.model_path().is_some());
@@ -315,7 +316,7 @@ pub fn run_ratings(args: &RatingsArgs, out: &mut impl Write) -> Result<()> {
 #[derive(Args, Debug, Clone, Default)]
 pub struct RatingOpenings {
     /// The opening suite of the rating matches (default: the game's suite,
-    /// openings/<game>.txt in the working directory or the source tree).
+    /// `openings/<game>.txt` in the working directory or the source tree).
     #[arg(long, value_name = "FILE")]
     pub openings: Option<PathBuf>,
     /// Open the games with --opening-turns random whole turns instead of a suite.

@@ -8,6 +8,7 @@
 //! | `policy:PATH` | the net's most probable step, no search |
 //! | `net:PATH` / `net:PATH:V` / `net:PATH:KEY=VALUE,...` / `PATH` / `PATH@V` | net + search, `V` visits per step |
 //! | `export:DIR` / `export:DIR:V` / `export:DIR:KEY=VALUE,...` (or `DIR`, `DIR@V` for an export directory) | an exported TorchScript model + search |
+//! | `shipped` / `shipped:V` / `shipped:KEY=VALUE,...` | the game's shipped model (`models/GAME`) + search; where the game is known ([`AgentSpec::parse_for`]) |
 //!
 //! A net agent searches with the match's search settings (`match`: the defaults of
 //! [`SearchConfig`]; evaluation: the run's `[search]`), an exported one with those in its
@@ -106,6 +107,14 @@ pub enum SpecError {
     /// A net or policy agent without a path.
     #[error("agent '{0}': a model path is missing")]
     MissingPath(String),
+    /// The shipped model, where no game says which, or where the game has none.
+    #[error("agent '{spec}': {reason}")]
+    Shipped {
+        /// The whole spec.
+        spec: String,
+        /// Why it cannot be had.
+        reason: String,
+    },
 }
 
 fn number(
@@ -176,11 +185,39 @@ fn looks_like_path(text: &str) -> bool {
 }
 
 impl AgentSpec {
+    /// Parses a spec for a match of `kind`: as [`AgentSpec::parse`], and `shipped[:...]` is
+    /// the game's shipped model, an export agent.
+    pub fn parse_for(text: &str, kind: crate::game::GameKind) -> Result<AgentSpec, SpecError> {
+        let spec = text.trim();
+        let tail = match spec.split_once(':') {
+            Some(("shipped", tail)) => Some(tail),
+            None if spec == "shipped" => None,
+            _ => return AgentSpec::parse(text),
+        };
+        let dir =
+            crate::export::shipped::require_shipped(kind).map_err(|reason| SpecError::Shipped {
+                spec: spec.to_string(),
+                reason,
+            })?;
+        Ok(AgentSpec::Exported {
+            dir,
+            search: overrides(spec, tail)?,
+        })
+    }
+
     /// Parses a spec (see the module documentation for the forms).
     pub fn parse(text: &str) -> Result<AgentSpec, SpecError> {
         let spec = text.trim();
         if spec.is_empty() {
             return Err(SpecError::Empty);
+        }
+        if spec == "shipped" || spec.starts_with("shipped:") {
+            return Err(SpecError::Shipped {
+                spec: spec.to_string(),
+                reason: "the shipped model is the game's: name it where a game is given \
+                         (`match --game`), or name the export (`export:models/GAME`)"
+                    .into(),
+            });
         }
         if spec == "random" {
             return Ok(AgentSpec::Random);

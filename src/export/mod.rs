@@ -17,6 +17,7 @@
 pub mod average;
 pub mod engine;
 pub mod play;
+pub mod shipped;
 pub mod torchscript;
 
 use std::path::{Path, PathBuf};
@@ -193,8 +194,8 @@ fn export_typed<S: Encode>(
     out: &Path,
 ) -> Result<ExportSummary, ExportError> {
     let shape = S::net_shape(kind);
-    let mut model = Model::load(&source.weights, &shape, Device::Cpu)?;
-    let module = torchscript::trace(&mut model)?;
+    let model = Model::load(&source.weights, &shape, Device::Cpu)?;
+    let module = torchscript::trace(&model)?;
     std::fs::create_dir_all(out).map_err(ExportError::io(out))?;
     torchscript::save_module(&module, &out.join(TORCHSCRIPT_FILE))?;
     // RUN/checkpoints/step-N/model.safetensors: the run's recorded [search]; the

@@ -17,7 +17,7 @@
 //! a stack growing at the bottom costs no rehash of its pieces); plus turn-state keys from
 //! fixed tables: Red to move with White/Orange due, or the Team colour that moves; mid-turn,
 //! the capturing stack's hex and each jumped hex still standing. `quiet` and the turn count
-//! are left out. [`Rematch::recompute_position_hash`] recomputes it from scratch.
+//! are left out. `Rematch::recompute_piece_hash` recomputes the pieces' part from scratch.
 //!
 //! # Legal steps
 //! At a turn boundary: if any stack of the colour to move has an adjacent capture, the

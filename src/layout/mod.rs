@@ -1,6 +1,6 @@
 //! Where a run's and an export's files live. Every path of a run is named here, as a key
 //! relative to the run (the same key in a local run directory and in a run store), and the
-//! records kept beside checkpoints are read and written in [`record`] only:
+//! records kept beside checkpoints are read and written in [`state`] only:
 //!
 //! ```text
 //! config.toml                               the run's config
@@ -90,7 +90,7 @@ pub const MODEL_META_FILE: &str = "model.json";
 pub const OPTIMIZER_FILE: &str = "optimizer.safetensors";
 /// A checkpoint's counters ([`TrainState`]).
 pub const STATE_FILE: &str = "state.json";
-/// A published checkpoint's intake link ([`record::IntakeLink`]).
+/// A published checkpoint's intake link ([`state::IntakeLink`]).
 pub const INTAKE_FILE: &str = "intake.json";
 /// The files of a checkpoint, in upload order (`state.json` last).
 pub const CHECKPOINT_FILES: [&str; 4] = [WEIGHTS_FILE, MODEL_META_FILE, OPTIMIZER_FILE, STATE_FILE];

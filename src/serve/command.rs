@@ -14,10 +14,13 @@ use super::{mirror, serve, ServeConfig, ServeOptions};
 #[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
     /// A model: an export directory, a checkpoint or run directory, or a weights file.
-    /// Repeat for other games (one model per game); games without one are played by search
-    /// with random playouts.
+    /// Repeat for other games (one model per game); games without one play their shipped
+    /// model (models/GAME), or search with random playouts where none is shipped.
     #[arg(long)]
     pub model: Vec<PathBuf>,
+    /// Do not play the shipped models: games without a --model search with random playouts.
+    #[arg(long)]
+    pub no_shipped_models: bool,
     /// A run directory (or a folder of runs) to watch and chart; lends its newest
     /// checkpoint when no --model is given.
     #[arg(long)]
@@ -64,6 +67,7 @@ pub fn run_serve(args: &ServeArgs, out: &mut impl Write) -> Result<()> {
         models: args.model.clone(),
         run_dir,
         config,
+        shipped: !args.no_shipped_models,
     };
     serve(&options, args.addr, |bound| {
         let _ = writeln!(out, "serving on http://{bound}/");

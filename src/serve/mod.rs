@@ -120,6 +120,9 @@ pub struct ServeOptions {
     pub run_dir: Option<PathBuf>,
     /// The limits.
     pub config: ServeConfig,
+    /// Games left without a model (none given, none lent by the run) play their shipped
+    /// model where one is found ([`crate::export::shipped`]).
+    pub shipped: bool,
 }
 
 /// Everything the handlers share.
@@ -147,6 +150,15 @@ impl ServeState {
             let (kind, model) = LoadedModel::load(path)?;
             if models.insert(kind, model).is_some() {
                 return Err(format!("two models given for {kind}"));
+            }
+        }
+        for kind in GameKind::ALL {
+            let shipped = crate::export::shipped::shipped_model(kind);
+            if let (true, false, Some(dir)) = (options.shipped, models.contains_key(&kind), shipped)
+            {
+                let (_, model) = LoadedModel::load(&dir)?;
+                eprintln!("{}", crate::export::shipped::say_shipped(kind, &dir));
+                models.insert(kind, model);
             }
         }
         let run = options.run_dir.as_deref().map(RunRoot::new).transpose()?;

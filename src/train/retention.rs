@@ -57,6 +57,17 @@ impl RetentionConfig {
     }
 }
 
+/// The CPU-hours of the doubling (1, 2, 4, ...) the run's CPU time reached between two
+/// checkpoints, `before` and `now` CPU seconds: the smallest doubling above `before`, if
+/// `now` is at or past it.
+pub fn doubling_reached(before: f64, now: f64) -> Option<u64> {
+    let mut hours = 1u64;
+    while (hours as f64) * 3600.0 <= before {
+        hours = hours.checked_mul(2)?;
+    }
+    (now >= hours as f64 * 3600.0).then_some(hours)
+}
+
 /// The steps of `steps` kept at even spacing, at most `most` of them: the multiples of the
 /// smallest spacing (`every` doubled as often as needed) that leaves no more than `most`.
 pub fn thinned(steps: &[u64], every: u64, most: usize) -> BTreeSet<u64> {
@@ -81,6 +92,24 @@ pub fn thinned(steps: &[u64], every: u64, most: usize) -> BTreeSet<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_doubling_of_cpu_time_is_reached_once() {
+        assert_eq!(doubling_reached(0.0, 3599.0), None);
+        assert_eq!(doubling_reached(3500.0, 3600.0), Some(1));
+        assert_eq!(doubling_reached(3600.0, 7000.0), None);
+        assert_eq!(doubling_reached(7000.0, 7300.0), Some(2));
+        assert_eq!(doubling_reached(7300.0, 20000.0), Some(4));
+        assert_eq!(doubling_reached(28_800.0, 28_900.0), None);
+        assert_eq!(doubling_reached(28_799.0, 28_800.0), Some(8));
+        // Checkpoints walked in order pin exactly one per doubling.
+        let cpu: Vec<f64> = (0..400).map(|i| i as f64 * 100.0).collect();
+        let pinned: Vec<u64> = cpu
+            .windows(2)
+            .filter_map(|w| doubling_reached(w[0], w[1]))
+            .collect();
+        assert_eq!(pinned, vec![1, 2, 4, 8]);
+    }
 
     #[test]
     fn weights_are_thinned_evenly_and_never_come_back() {

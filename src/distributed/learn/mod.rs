@@ -6,7 +6,7 @@
 //! window rebuilt on resume), [`step`] (a training step and its iteration), [`publish`]
 //! (checkpoints and their intake links, and the one to resume from), [`retention`] (what
 //! is kept of older checkpoints), [`limits`] (when it stops), [`metrics`] (the metrics log),
-//! [`progress`] (the progress line) and [`drive`], the one loop: the `learn` command drives
+//! [`progress`] (the progress line) and [`mod@drive`], the one loop: the `learn` command drives
 //! [`LearnerRole`] alone ([`learn`]), and `train` drives it beside self-play and the
 //! evaluator in one process (`super::train`). Both start, resume and stop through the same
 //! code.
@@ -42,10 +42,13 @@ use crate::config::lease::LeaseConfig;
 use crate::config::ConfigError;
 use crate::config::RunConfig;
 use crate::eval::periodic::check_anchors;
-use crate::layout::{checkpoint_name, CONFIG, LATEST, LEARNER_METRICS, PROMOTED};
+use crate::layout::{
+    checkpoint_key, checkpoint_name, CONFIG, LATEST, LEARNER_METRICS, PINNED_FILE, PROMOTED,
+};
 use crate::net::encode::Encode;
 use crate::store::RunStore;
 use crate::train::learner::Learner;
+use crate::train::retention::doubling_reached;
 use crate::util::process_cpu_seconds;
 use crate::with_game;
 use intake::Intake;
@@ -226,7 +229,7 @@ fn ready_while_waiting<S: Encode>(
     Some(ready)
 }
 
-/// The learner alone, driven by [`drive`].
+/// The learner alone, driven by [`drive()`].
 fn alone<S: Encode>(
     options: &LearnOptions,
     store: RunStore,
@@ -316,6 +319,9 @@ pub struct LearnerRole<S: Encode> {
     /// The run's CPU seconds before this invocation, and this process's when it started.
     cpu_base: f64,
     cpu_started: f64,
+    /// The run's CPU seconds at the checkpoint before the newest (a doubling's first
+    /// checkpoint is pinned).
+    cpu_at_last_checkpoint: f64,
 }
 
 impl<S: Encode> LearnerRole<S> {
@@ -348,6 +354,7 @@ impl<S: Encode> LearnerRole<S> {
             resume,
             intake,
             tally,
+            rebuilt,
         } = ready;
         let resumed = resume.is_some();
         if let Some(resume) = resume {
@@ -377,7 +384,13 @@ impl<S: Encode> LearnerRole<S> {
             last_loss: None,
             started: Instant::now(),
             cpu_started: process_cpu_seconds().unwrap_or(0.0),
+            cpu_at_last_checkpoint: 0.0,
         };
+        role.cpu_at_last_checkpoint = role.cpu_base;
+        if let Some(rebuilt) = rebuilt {
+            eprintln!("{}", rebuilt.describe());
+            role.record(rebuilt.metrics())?;
+        }
         if !resumed {
             role.checkpoint()?;
             if role.learner.config.evaluation.gating {
@@ -473,6 +486,25 @@ impl<S: Encode> LearnerRole<S> {
         }
     }
 
+    /// Pins the checkpoint just published when it is the run's first at or past a doubling
+    /// of its CPU time (1, 2, 4, ... CPU-hours): the curve of a long run is rated there, so
+    /// retention keeps its weights.
+    fn pin_doubling(&mut self) -> Result<(), DistError> {
+        let (step, cpu_s) = (self.learner.state.step, self.learner.state.cpu_s);
+        let before = std::mem::replace(&mut self.cpu_at_last_checkpoint, cpu_s);
+        if let Some(hours) = doubling_reached(before, cpu_s) {
+            let key = checkpoint_key(step, PINNED_FILE);
+            retry("pinning a doubling's checkpoint", PATIENCE, || {
+                Ok(self.store.put(&key, Vec::new())?)
+            })?;
+            eprintln!(
+                "pinned {}: the run's first checkpoint at {hours} CPU-hours (retention keeps its weights)",
+                checkpoint_name(step)
+            );
+        }
+        Ok(())
+    }
+
     /// Writes and publishes a checkpoint of the current step with the shards taken in since
     /// the previous one, thins the older checkpoints, then publishes the metrics.
     fn checkpoint(&mut self) -> Result<(), DistError> {
@@ -497,6 +529,7 @@ impl<S: Encode> LearnerRole<S> {
                 unix_millis() as f64 / 1000.0
             );
         }
+        self.pin_doubling()?;
         let (store, config) = (&self.store, &self.learner.config);
         retry("thinning old checkpoints", PATIENCE, || {
             retention::prune(store, config)

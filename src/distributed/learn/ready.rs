@@ -30,6 +30,8 @@ pub struct Readied<S: Encode> {
     pub(super) intake: Intake,
     /// What was taken in while waiting, for the first iteration's metrics.
     pub(super) tally: IntakeTally,
+    /// What the resume's window rebuild found (none for a fresh net).
+    pub(super) rebuilt: Option<window::Rebuilt>,
 }
 
 impl<S: Encode> Readied<S> {
@@ -53,12 +55,13 @@ impl<S: Encode> Readied<S> {
     ) -> Result<Self, DistError> {
         let publisher = Publisher::new(store, work.path());
         let mut intake = Intake::new(poll);
-        let (learner, resume) = match find_newest::<S>(store, &config, publisher.cache())? {
+        let (learner, resume, rebuilt) = match find_newest::<S>(store, &config, publisher.cache())?
+        {
             Some((mut learner, resume)) => {
-                window::rebuild(store, &mut learner, &mut intake.diversity)?;
-                (learner, Some(resume))
+                let rebuilt = window::rebuild(store, &mut learner, &mut intake.diversity)?;
+                (learner, Some(resume), Some(rebuilt))
             }
-            None => (Learner::<S>::new(config, None)?, None),
+            None => (Learner::<S>::new(config, None)?, None, None),
         };
         Ok(Readied {
             work,
@@ -67,6 +70,7 @@ impl<S: Encode> Readied<S> {
             resume,
             intake,
             tally: IntakeTally::default(),
+            rebuilt,
         })
     }
 

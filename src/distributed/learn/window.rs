@@ -17,13 +17,55 @@ use crate::selfplay::samples::take_game;
 use crate::store::RunStore;
 use crate::train::learner::Learner;
 
+/// What a resume's window rebuild found: the shards it read back and those whose game
+/// files were gone (a run moved to a machine with only its committed checkpoints): the
+/// window then refills from new self-play.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rebuilt {
+    /// Shards read back.
+    pub shards_read: u64,
+    /// Shards taken in before whose files are gone.
+    pub shards_missing: u64,
+    /// Samples in the window after the rebuild.
+    pub samples: u64,
+}
+
+impl Rebuilt {
+    /// In words, for the start of a resumed run: what the window holds, and, when game files
+    /// were gone, that it refills from new self-play.
+    pub fn describe(&self) -> String {
+        match self.shards_missing {
+            0 => format!(
+                "replay window rebuilt from {} shards: {} samples",
+                self.shards_read, self.samples
+            ),
+            n => format!(
+                "replay window: {n} of the game files taken in before are gone (a run moved \
+                 to another machine keeps only its checkpoints), {} shards read back, {} \
+                 samples; the window refills from new self-play, and training waits for it \
+                 to hold train.min_window samples",
+                self.shards_read, self.samples
+            ),
+        }
+    }
+
+    /// The same as a metrics line (`type` `window`).
+    pub fn metrics(&self) -> serde_json::Value {
+        serde_json::json!({
+            "type": "window", "shards_read": self.shards_read,
+            "shards_missing": self.shards_missing, "samples": self.samples,
+            "refills_from_new_selfplay": self.shards_missing > 0,
+        })
+    }
+}
+
 /// Rebuilds `learner`'s window, and the diversity figures, after a resume from the
-/// checkpoint it loaded.
+/// checkpoint it loaded; says what it found.
 pub(super) fn rebuild<S: Encode>(
     store: &RunStore,
     learner: &mut Learner<S>,
     diversity: &mut GameDiversity,
-) -> Result<(), DistError> {
+) -> Result<Rebuilt, DistError> {
     let state = learner.state.clone();
     // Sized for the whole run from the start, so that re-reading evicts nothing early.
     let capacity = learner.config.window_size(state.samples_seen) as u64;
@@ -31,10 +73,14 @@ pub(super) fn rebuild<S: Encode>(
         true => newest_games(store, state.step, capacity)?,
         false => None,
     };
-    let Some(newest) = newest else {
+    let Some((newest, missing)) = newest else {
         // Without the chain or the counts: every shard, session by session, counted.
-        let keys = consumed_shards(&store.list(GAMES)?, &state.consumed);
-        return reingest(store, learner, diversity, &keys);
+        let listed = store.list(GAMES)?;
+        let keys = consumed_shards(&listed, &state.consumed);
+        let taken: u64 = state.consumed.values().sum();
+        let mut rebuilt = reingest(store, learner, diversity, &keys)?;
+        rebuilt.shards_missing += taken.saturating_sub(keys.len() as u64);
+        return Ok(rebuilt);
     };
     learner.restore_totals(state.samples_seen, state.games_seen);
     for (key, games) in newest.iter().rev() {
@@ -50,7 +96,11 @@ pub(super) fn rebuild<S: Encode>(
             }
         }
     }
-    Ok(())
+    Ok(Rebuilt {
+        shards_read: newest.len() as u64,
+        shards_missing: missing,
+        samples: learner.window.len() as u64,
+    })
 }
 
 /// A shard's key and its games.
@@ -59,15 +109,17 @@ type ShardGames = (String, Vec<GameRecord>);
 /// The games of the newest shards of the chain ending at checkpoint `step` that hold
 /// `capacity` samples, newest first, walking the chain back only as far as they go (the
 /// shards of several links fetched together, [`SHARDS_PER_FETCH`] or a link's more at a
-/// time); `None` when a link of the chain does not read (a run from before the links).
+/// time), with the count of the chain's shards whose files are gone; `None` when a link of
+/// the chain does not read (a run from before the links).
 fn newest_games(
     store: &RunStore,
     step: u64,
     capacity: u64,
-) -> Result<Option<Vec<ShardGames>>, DistError> {
+) -> Result<Option<(Vec<ShardGames>, u64)>, DistError> {
     let mut walk = IntakeWalk::from(store, step);
     let mut newest = Vec::new();
     let mut samples = 0u64;
+    let mut missing = 0u64;
     let mut walked_back = false;
     while !walked_back {
         // The next shards back, newest first.
@@ -83,7 +135,10 @@ fn newest_games(
             }
         }
         for (key, bytes) in batch.iter().zip(store.get_many(&batch)?) {
-            let Some(bytes) = bytes else { continue };
+            let Some(bytes) = bytes else {
+                missing += 1;
+                continue;
+            };
             let games = parse_record_bytes(&bytes, Path::new(key)).unwrap_or_else(|e| {
                 eprintln!("warning: skipping shard {key}: {e}");
                 Vec::new()
@@ -91,11 +146,11 @@ fn newest_games(
             samples += games.iter().map(searched_steps).sum::<u64>();
             newest.push((key.clone(), games));
             if samples >= capacity {
-                return Ok(Some(newest));
+                return Ok(Some((newest, missing)));
             }
         }
     }
-    Ok(Some(newest))
+    Ok(Some((newest, missing)))
 }
 
 /// The keys of the shards the counts `consumed` had taken in, among `listed` (a listing of
@@ -122,18 +177,24 @@ fn reingest<S: Encode>(
     learner: &mut Learner<S>,
     diversity: &mut GameDiversity,
     keys: &[String],
-) -> Result<(), DistError> {
+) -> Result<Rebuilt, DistError> {
+    let mut rebuilt = Rebuilt::default();
     for chunk in keys.chunks(SHARDS_PER_FETCH) {
         for (key, bytes) in chunk.iter().zip(store.get_many(chunk)?) {
             match bytes {
                 Some(bytes) => {
                     ingest_shard(learner, diversity, key, &bytes);
+                    rebuilt.shards_read += 1;
                 }
-                None => eprintln!("warning: {key} was taken in before but is gone"),
+                None => {
+                    eprintln!("warning: {key} was taken in before but is gone");
+                    rebuilt.shards_missing += 1;
+                }
             }
         }
     }
-    Ok(())
+    rebuilt.samples = learner.window.len() as u64;
+    Ok(rebuilt)
 }
 
 #[cfg(test)]

@@ -51,7 +51,7 @@
 //!
 //! **Search of net agents.** A `net:` agent searches with the `[search]` its checkpoint's
 //! run trained with (the match's settings only for a model outside a run), an `export:`
-//! agent with its `model.json`'s, both as [`SearchConfig::for_play`] makes them (no root
+//! agent with its `model.json`'s, both as [`crate::config::search::SearchConfig::for_play`] makes them (no root
 //! noise: play is deterministic given the opening), then the spec's overrides.
 
 //!
