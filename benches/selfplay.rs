@@ -219,27 +219,18 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64, latency: Option<Duration>) {
     let symmetries = Symmetries::of::<S>(false);
     let actions = shape.num_actions as usize;
     let mut rng = StdRng::seed_from_u64(1);
-    for _ in 0..3 {
+    let mut step = || {
         let batch = window.batch(t.batch_size, actions, &symmetries, &mut rng);
-        train_step(
-            &model,
-            &mut optimizer,
-            &batch,
-            LossWeights::of(t),
-            tch::Kind::Float,
-        );
+        let weights = LossWeights::of(t);
+        train_step(&model, &mut optimizer, &batch, weights, tch::Kind::Float);
+    };
+    for _ in 0..3 {
+        step();
     }
     let start = Instant::now();
     let mut steps = 0;
     while start.elapsed().as_secs_f64() < seconds / 2.0 {
-        let batch = window.batch(t.batch_size, actions, &symmetries, &mut rng);
-        train_step(
-            &model,
-            &mut optimizer,
-            &batch,
-            LossWeights::of(t),
-            tch::Kind::Float,
-        );
+        step();
         steps += 1;
     }
     let rate = (steps * t.batch_size) as f64 / start.elapsed().as_secs_f64();

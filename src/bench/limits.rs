@@ -15,6 +15,7 @@ use crate::net::inference::InferenceNet;
 use crate::net::model::Model;
 use crate::net::peak::{matmul_peak, MatmulPeak};
 use crate::net::precision::ProbeTimings;
+use crate::net::threads::on_torch_threads;
 use crate::train::precision::time_steps;
 
 /// A training step's multiply-adds next to the forward pass's: forward, and backward for
@@ -79,18 +80,8 @@ pub fn measure_limits(
         torchscript.push((t, traced_rates(model, batches, t, share)?));
     }
     let copy = model.try_clone()?;
-    let steps = std::thread::scope(|scope| {
-        scope
-            .spawn(move || {
-                tch::set_num_threads(train_threads as i32);
-                time_steps(&copy, &config.train, batch, budget / 2)
-            })
-            .join()
-            .unwrap_or_else(|_| {
-                Err(crate::net::NetError::Thread(
-                    "the learner's timing panicked".into(),
-                ))
-            })
+    let steps = on_torch_threads(train_threads as i32, "the learner's timing", move || {
+        time_steps(&copy, &config.train, batch, budget / 2)
     })?;
     Ok(Limits {
         peaks,
@@ -117,34 +108,28 @@ fn traced_rates(
     let module = trace_form(&net)?;
     let shape = net.shape().clone();
     let per = budget.div_f64(batches.len().max(1) as f64);
-    std::thread::scope(|scope| {
-        scope
-            .spawn(move || {
-                tch::set_num_threads(threads as i32);
-                let _no_grad = tch::no_grad_guard();
-                batches
-                    .iter()
-                    .map(|&b| {
-                        let x = Tensor::ones(
-                            [b as i64, shape.planes, shape.height, shape.width],
-                            (Kind::Float, net.device()),
-                        );
-                        let started = Instant::now();
-                        let mut best = f64::INFINITY;
-                        for rep in 0..30 {
-                            let t = Instant::now();
-                            let _ = module.forward_ts(&[&x])?;
-                            best = best.min(t.elapsed().as_secs_f64());
-                            if rep >= 2 && started.elapsed() >= per {
-                                break;
-                            }
-                        }
-                        Ok((b, b as f64 / best))
-                    })
-                    .collect::<Result<Vec<_>>>()
+    on_torch_threads(threads as i32, "the TorchScript timing", move || {
+        let _no_grad = tch::no_grad_guard();
+        batches
+            .iter()
+            .map(|&b| {
+                let x = Tensor::ones(
+                    [b as i64, shape.planes, shape.height, shape.width],
+                    (Kind::Float, net.device()),
+                );
+                let started = Instant::now();
+                let mut best = f64::INFINITY;
+                for rep in 0..30 {
+                    let t = Instant::now();
+                    let _ = module.forward_ts(&[&x])?;
+                    best = best.min(t.elapsed().as_secs_f64());
+                    if rep >= 2 && started.elapsed() >= per {
+                        break;
+                    }
+                }
+                Ok((b, b as f64 / best))
             })
-            .join()
-            .unwrap_or_else(|_| anyhow::bail!("the TorchScript timing panicked"))
+            .collect::<Result<Vec<_>>>()
     })
 }
 

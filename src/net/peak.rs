@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use tch::{Device, Kind, Tensor};
 
+use super::threads::on_torch_threads;
 use super::NetError;
 
 /// Side of the square matrices timed.
@@ -40,27 +41,19 @@ impl MatmulPeak {
 /// Times `SIDE`-square matmuls on `device` with `threads` libtorch threads (0: libtorch's
 /// default) for about `budget` in all, the best repetition of each precision counted.
 pub fn matmul_peak(device: Device, threads: i32, budget: Duration) -> Result<MatmulPeak, NetError> {
-    std::thread::scope(|scope| {
-        scope
-            .spawn(move || {
-                if threads > 0 {
-                    tch::set_num_threads(threads);
-                }
-                let _no_grad = tch::no_grad_guard();
-                let quarter = budget / 4;
-                let matmul_fp32 = gflops(Kernel::Matmul, Kind::Float, device, quarter)?;
-                let matmul_bf16 = gflops(Kernel::Matmul, Kind::BFloat16, device, quarter)?;
-                let conv_fp32 = gflops(Kernel::Conv, Kind::Float, device, quarter)?;
-                let conv_bf16 = gflops(Kernel::Conv, Kind::BFloat16, device, quarter)?;
-                Ok(MatmulPeak {
-                    fp32: matmul_fp32.max(conv_fp32),
-                    bf16: matmul_bf16.max(conv_bf16),
-                    matmul_fp32,
-                    matmul_bf16,
-                })
-            })
-            .join()
-            .unwrap_or_else(|_| Err(NetError::Thread("the matmul timing panicked".into())))
+    on_torch_threads(threads, "the peak's timing", move || {
+        let _no_grad = tch::no_grad_guard();
+        let quarter = budget / 4;
+        let matmul_fp32 = gflops(Kernel::Matmul, Kind::Float, device, quarter)?;
+        let matmul_bf16 = gflops(Kernel::Matmul, Kind::BFloat16, device, quarter)?;
+        let conv_fp32 = gflops(Kernel::Conv, Kind::Float, device, quarter)?;
+        let conv_bf16 = gflops(Kernel::Conv, Kind::BFloat16, device, quarter)?;
+        Ok(MatmulPeak {
+            fp32: matmul_fp32.max(conv_fp32),
+            bf16: matmul_bf16.max(conv_bf16),
+            matmul_fp32,
+            matmul_bf16,
+        })
     })
 }
 

@@ -14,6 +14,7 @@ use tch::{Device, Kind};
 use super::forward::{forward_raw, GpuStaging, Staging};
 use super::inference::InferenceNet;
 use super::model::{Model, NetShape};
+use super::threads::on_torch_threads;
 use super::NetError;
 use crate::config::batching::{Form, Precision};
 use crate::config::net::NetConfig;
@@ -236,30 +237,22 @@ fn probe_form(
     let fp32 = InferenceNet::build(model, Kind::Float, form)?;
     let shape = model.meta().shape.clone();
     let device = model.var_store().device();
-    std::thread::scope(|scope| {
-        scope
-            .spawn(move || {
-                if threads > 0 {
-                    tch::set_num_threads(threads);
-                }
-                let _no_grad = tch::no_grad_guard();
-                let largest = batches.iter().copied().max().unwrap_or(1);
-                let per = (shape.planes * shape.height * shape.width) as usize;
-                let input: Vec<f32> = (0..largest * per).map(|i| (i % 7) as f32 / 7.0).collect();
-                let mut staging = Staging::new(probe_staging(), device);
-                probe_with(batches, budget, |precision, batch| {
-                    let net = if precision == Precision::Bf16 {
-                        &bf16
-                    } else {
-                        &fp32
-                    };
-                    let input = &input[..batch * per];
-                    forward_raw(|_| net, input, batch, batch, &mut staging)?;
-                    Ok::<(), NetError>(())
-                })
-            })
-            .join()
-            .unwrap_or_else(|_| Err(NetError::Thread("the precision probe panicked".into())))
+    on_torch_threads(threads, "the precision probe", move || {
+        let _no_grad = tch::no_grad_guard();
+        let largest = batches.iter().copied().max().unwrap_or(1);
+        let per = (shape.planes * shape.height * shape.width) as usize;
+        let input: Vec<f32> = (0..largest * per).map(|i| (i % 7) as f32 / 7.0).collect();
+        let mut staging = Staging::new(probe_staging(), device);
+        probe_with(batches, budget, |precision, batch| {
+            let net = if precision == Precision::Bf16 {
+                &bf16
+            } else {
+                &fp32
+            };
+            let input = &input[..batch * per];
+            forward_raw(|_| net, input, batch, batch, &mut staging)?;
+            Ok::<(), NetError>(())
+        })
     })
 }
 

@@ -56,3 +56,24 @@ pub fn auto_layout(cores: usize, device: Device) -> Layout {
 pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
+
+/// Runs `work` on a thread of its own with `threads` libtorch threads (0: libtorch's
+/// default), so that the setting does not leak into the caller's thread; a panic there
+/// comes back as an error naming `what`.
+pub fn on_torch_threads<T: Send, E: Send + From<NetError>>(
+    threads: i32,
+    what: &str,
+    work: impl FnOnce() -> Result<T, E> + Send,
+) -> Result<T, E> {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(move || {
+                if threads > 0 {
+                    tch::set_num_threads(threads);
+                }
+                work()
+            })
+            .join()
+            .unwrap_or_else(|_| Err(NetError::Thread(format!("{what} panicked")).into()))
+    })
+}
