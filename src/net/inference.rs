@@ -16,7 +16,7 @@
 
 use tch::{Device, Kind, Tensor};
 
-use super::model::{hex_kernel_mask, Model, NetShape};
+use super::model::{board_mask_tensor, hex_kernel_mask, Model, NetShape};
 use super::NetError;
 use crate::config::batching::Form;
 
@@ -277,18 +277,9 @@ fn fold(model: &Model, kind: Kind, nhwc: bool) -> Result<Folded, NetError> {
     let device = model.var_store().device();
     let kernel_mask = shape.hex.then(|| hex_kernel_mask(device));
     let km = kernel_mask.as_ref();
-    let board: Vec<f32> = (0..(shape.height * shape.width) as usize)
-        .map(|i| match shape.board_mask.get(i) {
-            Some(false) => 0.0,
-            _ => 1.0,
-        })
-        .collect();
-    let board_cells = board.iter().sum::<f32>() as f64;
-    let mask = board.contains(&0.0).then(|| {
-        Tensor::from_slice(&board)
-            .reshape([1, 1, shape.height, shape.width])
-            .to_device(device)
-    });
+    let board = board_mask_tensor(shape, device);
+    let board_cells = board.sum(Kind::Float).double_value(&[]);
+    let mask = shape.board_mask.contains(&false).then_some(board);
     let blocks = (0..meta.config.blocks)
         .map(|i| {
             let p = format!("block{i}");

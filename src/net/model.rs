@@ -532,7 +532,7 @@ fn value_head(
 }
 
 /// The board cells as a `[1, 1, height, width]` 0/1 tensor on `device`.
-fn board_mask_tensor(shape: &NetShape, device: Device) -> Tensor {
+pub(crate) fn board_mask_tensor(shape: &NetShape, device: Device) -> Tensor {
     let cells = (shape.height * shape.width) as usize;
     let mask: Vec<f32> = if shape.board_mask.is_empty() {
         vec![1.0; cells]
