@@ -5,13 +5,13 @@
 
 pub mod bench;
 pub mod config;
-pub mod distributed;
 pub mod eval;
 pub mod export;
 pub mod game;
 pub mod layout;
 pub mod learning_bench;
 pub mod net;
+pub mod roles;
 pub mod rules_commands;
 pub mod search;
 pub mod selfplay;

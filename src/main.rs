@@ -72,20 +72,20 @@ enum Command {
     Average(checkers_zero::export::average::AverageArgs),
     /// Train: self-play, the learner and the evaluator in one process, in a run directory
     /// that survives being stopped (the layout of a distributed run; docs/training.md).
-    Train(checkers_zero::distributed::command::TrainArgs),
+    Train(checkers_zero::roles::command::TrainArgs),
     /// Distributed run, learner role (one per run): take in the game shards self-play
     /// publishes at --store, train, publish checkpoints. Starts the run from --config or
     /// resumes it.
-    Learn(checkers_zero::distributed::command::LearnArgs),
+    Learn(checkers_zero::roles::command::LearnArgs),
     /// Distributed run, self-play role (any number, any machines): play games with the
     /// newest checkpoint at --store and publish them as shards.
-    Selfplay(checkers_zero::distributed::command::SelfPlayArgs),
+    Selfplay(checkers_zero::roles::command::SelfPlayArgs),
     /// Distributed run, evaluator role (at most one): play each new checkpoint against the
     /// previous one and the config's anchors; with gating, promote winners to self-play.
-    Evaluate(checkers_zero::distributed::command::EvaluateArgs),
+    Evaluate(checkers_zero::roles::command::EvaluateArgs),
     /// Distributed run: what the learner, the self-play sessions and the evaluator are doing,
     /// read from the store.
-    Status(checkers_zero::distributed::command::StatusArgs),
+    Status(checkers_zero::roles::command::StatusArgs),
     /// Play a match between agents: games in parallel, seats rotating, per-seat results,
     /// Elo with a 95% interval, optional SPRT stop; writes result.json and games.jsonl.
     Match(checkers_zero::eval::command::MatchArgs),
@@ -268,15 +268,11 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Probe(args) => checkers_zero::eval::probe::command::run_probe(&args, &mut out)?,
         Command::Average(args) => writeln!(out, "{}", args.run()?)?,
-        Command::Train(args) => checkers_zero::distributed::command::run_train(&args, &mut out)?,
-        Command::Learn(args) => checkers_zero::distributed::command::run_learn(&args, &mut out)?,
-        Command::Selfplay(args) => {
-            checkers_zero::distributed::command::run_selfplay(&args, &mut out)?
-        }
-        Command::Evaluate(args) => {
-            checkers_zero::distributed::command::run_evaluate(&args, &mut out)?
-        }
-        Command::Status(args) => checkers_zero::distributed::command::run_status(&args, &mut out)?,
+        Command::Train(args) => checkers_zero::roles::command::run_train(&args, &mut out)?,
+        Command::Learn(args) => checkers_zero::roles::command::run_learn(&args, &mut out)?,
+        Command::Selfplay(args) => checkers_zero::roles::command::run_selfplay(&args, &mut out)?,
+        Command::Evaluate(args) => checkers_zero::roles::command::run_evaluate(&args, &mut out)?,
+        Command::Status(args) => checkers_zero::roles::command::run_status(&args, &mut out)?,
         Command::Match(args) => checkers_zero::eval::command::run_match(&args, &mut out)?,
         Command::Openings(args) => checkers_zero::eval::command::run_openings(&args, &mut out)?,
         Command::Ratings(args) => checkers_zero::eval::command::run_ratings(&args, &mut out)?,

@@ -6,7 +6,7 @@
 //! one, never part of one), gets, lists and deletes. Two conditional puts guard what must not
 //! be written twice: [`RunStore::put_new`] writes only a name that does not exist yet, and
 //! [`RunStore::get_versioned`] with [`RunStore::put_if`] is a compare-and-swap (the leases of
-//! `crate::distributed::lease`). Remote stores do both natively (S3, GCS, Azure; not
+//! `crate::roles::lease`). Remote stores do both natively (S3, GCS, Azure; not
 //! `http(s)://`); a local directory does them with a lock file beside the object.
 //!
 //! Credentials and endpoints come from the environment, as each backend's builder reads it

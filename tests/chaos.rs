@@ -23,14 +23,14 @@ use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
-use checkers_zero::distributed::backoff::retry;
-use checkers_zero::distributed::learn::intake_chain;
-use checkers_zero::distributed::lease::Lease;
-use checkers_zero::distributed::{put_new_or_same, read_pointer, read_state_file, DistError};
 use checkers_zero::layout::state::TrainState;
 use checkers_zero::layout::{
     checkpoint_key, parse_checkpoint_name, parse_shard_key, LATEST, STATE_FILE,
 };
+use checkers_zero::roles::backoff::retry;
+use checkers_zero::roles::learner::intake_chain;
+use checkers_zero::roles::lease::Lease;
+use checkers_zero::roles::{put_new_or_same, read_pointer, read_state_file, RoleError};
 use checkers_zero::selfplay::record::parse_record_bytes;
 use checkers_zero::store::RunStore;
 use common::fresh_dir;
@@ -165,7 +165,7 @@ const SCAN_EVERY: Duration = Duration::from_secs(2);
 
 /// Now, Unix seconds.
 fn unix_seconds() -> f64 {
-    checkers_zero::distributed::unix_millis() as f64 / 1000.0
+    checkers_zero::roles::unix_millis() as f64 / 1000.0
 }
 
 fn hash(bytes: &[u8]) -> u64 {
@@ -281,7 +281,7 @@ impl<'a> Cluster<'a> {
     }
 
     /// `latest` as the store has it now (asked again while the store does not answer).
-    #[allow(clippy::result_large_err)] // retry's closures return the crate's `DistError`
+    #[allow(clippy::result_large_err)] // retry's closures return the crate's `RoleError`
     fn latest_now(&self) -> u64 {
         let store = &self.watch;
         retry("reading latest", Duration::from_secs(60), || {
@@ -295,7 +295,7 @@ impl<'a> Cluster<'a> {
     /// past the killed one's (its takeover time kept), an evaluator once it holds the lease.
     fn poll_pending(&mut self) {
         let latest = self.latest.last().copied().unwrap_or(0);
-        let now = u64::try_from(checkers_zero::distributed::unix_millis()).unwrap();
+        let now = u64::try_from(checkers_zero::roles::unix_millis()).unwrap();
         let evaluator_pending = self.pending.iter().any(|p| !p.learner);
         let holders = match evaluator_pending {
             true => Lease::holders(&self.watch).unwrap_or_default(),
@@ -462,7 +462,7 @@ impl<'a> Cluster<'a> {
     /// Writes a shard of garbage and one cut short, each in a session of its own. The
     /// test's own requests retry as the roles do (`backoff::retry`, for up to a minute):
     /// after an outage, a request to s3s-fs can hang until the client's timeout.
-    #[allow(clippy::result_large_err)] // retry's closures return the crate's `DistError`
+    #[allow(clippy::result_large_err)] // retry's closures return the crate's `RoleError`
     fn corrupt_shard(&mut self) {
         let n = self.corrupt.len();
         let store = &self.store;
@@ -510,13 +510,13 @@ fn stop_all(cluster: &mut Cluster) {
 
 /// A read of the check, asked again while it fails: after an outage a request to s3s-fs can
 /// hang, and the test's client gives up on it after 5 s.
-#[allow(clippy::result_large_err)] // retry's closures return the crate's `DistError`
-fn patiently<T>(what: &str, mut read: impl FnMut() -> Result<T, DistError>) -> T {
+#[allow(clippy::result_large_err)] // retry's closures return the crate's `RoleError`
+fn patiently<T>(what: &str, mut read: impl FnMut() -> Result<T, RoleError>) -> T {
     retry(what, Duration::from_secs(120), &mut read).unwrap()
 }
 
 /// The invariants; returns the objects lost and overwritten.
-#[allow(clippy::result_large_err)] // `patiently`'s closures return the crate's `DistError`
+#[allow(clippy::result_large_err)] // `patiently`'s closures return the crate's `RoleError`
 fn check(cluster: &mut Cluster) -> (usize, usize) {
     let store = &cluster.watch;
     // Every object seen and every shard there now, read back several at a time.

@@ -11,11 +11,11 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use checkers_zero::config::RunConfig;
-use checkers_zero::distributed::learn::intake_chain;
-use checkers_zero::distributed::lease::Lease;
-use checkers_zero::distributed::{read_pointer, read_state_file};
 use checkers_zero::layout::state::TrainState;
 use checkers_zero::layout::{checkpoint_key, parse_shard_key, LATEST, PROMOTED, STATE_FILE};
+use checkers_zero::roles::learner::intake_chain;
+use checkers_zero::roles::lease::Lease;
+use checkers_zero::roles::{read_pointer, read_state_file};
 use checkers_zero::selfplay::record::{parse_record_bytes, GameRecord};
 use checkers_zero::store::RunStore;
 use common::roles::{role, spawn, wait_for_lease_expiry, wait_until, DISTRIBUTED_RUN};

@@ -1,6 +1,6 @@
 //! The import order of the crate's top-level modules (`docs/architecture.md`): imports point
 //! down `game <- config <- net <- train <- search <- selfplay <- export <- eval <- bench <-
-//! distributed <- serve <- learning_bench <- cli`, never up, and `util`, `store` and `layout` are leaves anyone may use. Read from
+//! roles <- serve <- learning_bench <- cli`, never up, and `util`, `store` and `layout` are leaves anyone may use. Read from
 //! the `crate::<module>` paths (and `super::` paths that reach the crate root) in
 //! `src/**/*.rs`, leaving out comments, string and char literals and `#[cfg(test)]` items.
 //! A failure names the file and line of every offending use.
@@ -26,7 +26,7 @@ const ORDER: &[&str] = &[
     "export",
     "eval",
     "bench",
-    "distributed",
+    "roles",
     "serve",
     "learning_bench",
     "rules_commands",
@@ -483,7 +483,7 @@ fn paths_are_read_from_code_only() {
     let text = r#"
 // use crate::train;  a comment
 /* crate::eval in a /* nested */ block comment */
-const S: &str = "crate::distributed";
+const S: &str = "crate::roles";
 const R: &str = r"crate::store";
 const C: char = '"';
 fn f<'a>(x: &'a str) -> &'a str { x }

@@ -14,15 +14,15 @@ use std::time::Duration;
 use checkers_zero::config::net::NetConfig;
 use checkers_zero::config::search::SearchKind;
 use checkers_zero::config::RunConfig;
-use checkers_zero::distributed::fork::{fork_run, ForkPoint};
-use checkers_zero::distributed::keeper::LeaseKeeper;
-use checkers_zero::distributed::learn::{LearnerRole, Readied};
-use checkers_zero::distributed::lease::Role;
-use checkers_zero::distributed::train::{train, TrainOptions, TrainSummary};
 use checkers_zero::game::rematch::Rematch;
 use checkers_zero::layout::read_state;
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::Model;
+use checkers_zero::roles::fork::{fork_run, ForkPoint};
+use checkers_zero::roles::keeper::LeaseKeeper;
+use checkers_zero::roles::learner::{LearnerRole, Readied};
+use checkers_zero::roles::lease::Role;
+use checkers_zero::roles::local::{train, TrainOptions, TrainSummary};
 use checkers_zero::selfplay::record::read_records;
 use checkers_zero::store::RunStore;
 use checkers_zero::train::learner::Learner;
@@ -963,7 +963,7 @@ fn retention_keeps_the_newest_whole_and_thinned_weights_and_resume_and_fork_go_o
     assert_eq!(listed, vec![0, 20, 25, 30]);
     // The links still name every shard taken in.
     let store = RunStore::open(run.to_str().unwrap()).unwrap();
-    let chain = checkers_zero::distributed::learn::intake_chain(&store, 30).unwrap();
+    let chain = checkers_zero::roles::learner::intake_chain(&store, 30).unwrap();
     assert_eq!(chain.len() as u64, read_state_consumed(&run, 30));
 
     // A pinned checkpoint (bench-learning pins those it rated) keeps its weights.

@@ -10,12 +10,12 @@ use std::process::Command;
 use checkers_zero::config::net::NetConfig;
 use checkers_zero::config::selfplay::SelfPlayConfig;
 use checkers_zero::config::RunConfig;
-use checkers_zero::distributed::learn::StepLimits;
 use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
 use checkers_zero::net::batcher::BatcherConfig;
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::Model;
 use checkers_zero::net::threads::Layout;
+use checkers_zero::roles::learner::StepLimits;
 use checkers_zero::search::sample::sample_with_temperature;
 use checkers_zero::selfplay::record::{
     read_records, records_to_gzip, write_records, GameRecord, StepRecord,

@@ -1,6 +1,6 @@
 //! The lease section (`[lease]`): how long the leases of a distributed run's singleton roles
 //! (the learner and the evaluator) last, and how often their holders renew them. The leases
-//! themselves: `crate::distributed::lease`.
+//! themselves: `crate::roles::lease`.
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! Checkpoints: a directory per saved step, its files each written atomically with the
 //! counters (`state.json`) last, so a checkpoint is whole once they are there; then named in
 //! `checkpoints/latest`. The learner writes them straight into a local run, or into its
-//! scratch directory and then up to a remote store (`crate::distributed::learn`); either way
+//! scratch directory and then up to a remote store (`crate::roles::learner`); either way
 //! a run never holds a checkpoint that reads as whole but is not.
 //!
 //! ```text

@@ -1,5 +1,5 @@
 //! Everything that can stop the learner, as one error type shared by `train`, the learner
-//! and the distributed roles (which add their own: `crate::distributed::DistError`).
+//! and the distributed roles (which add their own: `crate::roles::RoleError`).
 
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! whole (weights, optimizer state, counters: what resume and fork need); of the older
 //! ones, at most `keep_weights` keep their weights (for ratings and play), at evenly thinned
 //! steps; the rest keep only their intake link, which resume and fork follow back through
-//! the run. The plan here is pure; `crate::distributed::learn::retention` applies it.
+//! the run. The plan here is pure; `crate::roles::learner::retention` applies it.
 
 use std::collections::{BTreeMap, BTreeSet};
 

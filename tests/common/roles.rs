@@ -5,8 +5,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use checkers_zero::distributed::lease::Lease;
-use checkers_zero::distributed::unix_millis;
+use checkers_zero::roles::lease::Lease;
+use checkers_zero::roles::unix_millis;
 use checkers_zero::store::RunStore;
 
 /// A role process with its output in `dir/<name>.out` and `.err`.

@@ -11,9 +11,9 @@ use super::intake::{Intake, IntakeTally};
 use super::publish::{find_newest, newest_candidate, Publisher, Resume};
 use super::window;
 use crate::config::RunConfig;
-use crate::distributed::{DistError, WorkDir};
 use crate::layout::checkpoint_name;
 use crate::net::encode::Encode;
+use crate::roles::{RoleError, WorkDir};
 use crate::store::RunStore;
 use crate::train::learner::Learner;
 
@@ -43,7 +43,7 @@ impl<S: Encode> Readied<S> {
         config: RunConfig,
         work_dir: Option<&Path>,
         poll: Duration,
-    ) -> Result<Self, DistError> {
+    ) -> Result<Self, RoleError> {
         Readied::prepare_in(store, config, WorkDir::new(work_dir, "learn")?, poll)
     }
 
@@ -52,7 +52,7 @@ impl<S: Encode> Readied<S> {
         config: RunConfig,
         work: WorkDir,
         poll: Duration,
-    ) -> Result<Self, DistError> {
+    ) -> Result<Self, RoleError> {
         let publisher = Publisher::new(store, work.path());
         let mut intake = Intake::new(poll);
         let (learner, resume, rebuilt) = match find_newest::<S>(store, &config, publisher.cache())?
@@ -81,7 +81,7 @@ impl<S: Encode> Readied<S> {
 
     /// Takes in the shards published since the last look (into the window; nothing is
     /// written: the checkpoint that records them comes once the lease is held).
-    pub fn take_in(&mut self, store: &RunStore) -> Result<(), DistError> {
+    pub fn take_in(&mut self, store: &RunStore) -> Result<(), RoleError> {
         let tally = self.intake.take_in(store, &mut self.learner)?;
         self.tally.merge(&tally);
         Ok(())
@@ -99,7 +99,7 @@ impl<S: Encode> Readied<S> {
 
     /// This learner, or one readied again if the run has a newer checkpoint than the one
     /// it loaded (its lease holder went on while this one waited).
-    pub fn fresh(self, store: &RunStore) -> Result<Self, DistError> {
+    pub fn fresh(self, store: &RunStore) -> Result<Self, RoleError> {
         let loaded = self
             .resume
             .as_ref()

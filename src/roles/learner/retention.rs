@@ -5,18 +5,18 @@
 //! fork follow them back to the run's first checkpoint.
 
 use crate::config::RunConfig;
-use crate::distributed::{read_pointer, read_state_file, DistError};
 use crate::layout::state::EvaluationState;
 use crate::layout::{
     checkpoint_key, held_checkpoints, pinned_steps, CHECKPOINTS, EVALUATION_STATE, MODEL_META_FILE,
     OPTIMIZER_FILE, PROMOTED, STATE_FILE, WEIGHTS_FILE,
 };
+use crate::roles::{read_pointer, read_state_file, RoleError};
 use crate::store::RunStore;
 use crate::train::retention::Keep;
 
 /// Thins the run's older checkpoints as its `[checkpoints]` settings say; returns how many
 /// it changed.
-pub fn prune(store: &RunStore, config: &RunConfig) -> Result<usize, DistError> {
+pub fn prune(store: &RunStore, config: &RunConfig) -> Result<usize, RoleError> {
     if config.checkpoints.keep_full == 0 {
         return Ok(0);
     }
@@ -50,7 +50,7 @@ struct Protected {
 }
 
 impl Protected {
-    fn read(store: &RunStore, config: &RunConfig) -> Result<Protected, DistError> {
+    fn read(store: &RunStore, config: &RunConfig) -> Result<Protected, RoleError> {
         let state: Option<EvaluationState> = read_state_file(store, EVALUATION_STATE)?;
         let on = config.evaluation.every > 0;
         let evaluated_from = match state {

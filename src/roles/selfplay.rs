@@ -17,7 +17,7 @@ use tch::Device;
 use super::backoff::{retry, transient, Backoff, PATIENCE};
 use super::{
     fetch_checkpoint, prune_cache, put_created, read_pointer, unix_millis, wait_for,
-    wait_for_config, DistError, StopFlag, WorkDir,
+    wait_for_config, RoleError, StopFlag, WorkDir,
 };
 use crate::config::RunConfig;
 use crate::layout::state::{StateFile, WorkerStatus};
@@ -84,9 +84,9 @@ pub struct SelfPlaySummary {
 const FINAL_PATIENCE: Duration = Duration::from_secs(60);
 
 /// Runs a self-play worker until its game or time limit or a stop signal.
-pub fn selfplay(options: &SelfPlayOptions) -> Result<SelfPlaySummary, DistError> {
+pub fn selfplay(options: &SelfPlayOptions) -> Result<SelfPlaySummary, RoleError> {
     if options.games_per_shard == 0 {
-        return Err(DistError::Run(
+        return Err(RoleError::Run(
             "--games-per-shard must be at least 1".into(),
         ));
     }
@@ -115,7 +115,7 @@ pub fn new_session(worker_id: &str) -> String {
 }
 
 /// Worker ids become object names: letters, digits, `.`, `_` and `-`, 1–64 of them.
-fn check_worker_id(id: &str) -> Result<(), DistError> {
+fn check_worker_id(id: &str) -> Result<(), RoleError> {
     let ok = (1..=64).contains(&id.len())
         && id
             .bytes()
@@ -123,7 +123,7 @@ fn check_worker_id(id: &str) -> Result<(), DistError> {
     if ok {
         Ok(())
     } else {
-        Err(DistError::Run(format!(
+        Err(RoleError::Run(format!(
             "worker id {id:?}: use 1-64 letters, digits, '.', '_' or '-'"
         )))
     }
@@ -218,7 +218,7 @@ impl ShardWriter {
     /// Publishes the buffered games as the session's next shard: one put, whole or nothing,
     /// and only under a new name (a shard that exists is never replaced). A put that failed
     /// is tried again with the same games, whatever was played since.
-    fn publish(&mut self, store: &RunStore, session: &str) -> Result<(), DistError> {
+    fn publish(&mut self, store: &RunStore, session: &str) -> Result<(), RoleError> {
         if self.attempt.is_none() && !self.buffer.is_empty() {
             self.attempt = Some(Attempt {
                 key: shard_key(session, self.shards),
@@ -255,7 +255,7 @@ pub fn play<S: Encode>(
     session: String,
     stop: &StopFlag,
     monitor: &SelfPlayMonitor,
-) -> Result<SelfPlaySummary, DistError> {
+) -> Result<SelfPlaySummary, RoleError> {
     let mut role = SelfPlayRole::start::<S>(options, store, config, session, stop, monitor)?;
     let failure = role.play(stop, monitor)?;
     role.finish(failure)
@@ -291,7 +291,7 @@ impl<'a> SelfPlayRole<'a> {
         session: String,
         stop: &StopFlag,
         monitor: &SelfPlayMonitor,
-    ) -> Result<Self, DistError> {
+    ) -> Result<Self, RoleError> {
         let work = WorkDir::new(options.work_dir.as_deref(), "selfplay")?;
         let pointer = if config.evaluation.gating {
             PROMOTED
@@ -344,7 +344,7 @@ impl<'a> SelfPlayRole<'a> {
         &mut self,
         stop: &StopFlag,
         monitor: &SelfPlayMonitor,
-    ) -> Result<Option<DistError>, DistError> {
+    ) -> Result<Option<RoleError>, RoleError> {
         let deadline = self
             .options
             .max_minutes
@@ -366,7 +366,7 @@ impl<'a> SelfPlayRole<'a> {
                         continue;
                     }
                     if !self.pool.alive() {
-                        return Ok(Some(DistError::SelfPlayStopped));
+                        return Ok(Some(RoleError::SelfPlayStopped));
                     }
                     self.follow_pointer()?;
                 }
@@ -386,7 +386,7 @@ impl<'a> SelfPlayRole<'a> {
     /// Publishes the buffered games once there are enough of them or the first is old.
     /// While the store does not answer, the games stay buffered and play goes on; the
     /// next try comes on the backoff schedule.
-    fn publish_when_due(&mut self) -> Result<(), DistError> {
+    fn publish_when_due(&mut self) -> Result<(), RoleError> {
         let shard_age = Duration::from_secs_f64(self.options.shard_seconds.max(0.0));
         let due = self.shards.buffer.len() >= self.options.games_per_shard
             || self
@@ -405,7 +405,7 @@ impl<'a> SelfPlayRole<'a> {
 
     /// A store request's result: a transient failure is counted and waited out on the
     /// backoff schedule (said on stderr), anything else is returned.
-    fn ride_out(&mut self, result: Result<(), DistError>) -> Result<(), DistError> {
+    fn ride_out(&mut self, result: Result<(), RoleError>) -> Result<(), RoleError> {
         match result {
             Ok(()) => {
                 self.outage.succeeded();
@@ -427,7 +427,7 @@ impl<'a> SelfPlayRole<'a> {
     }
 
     /// Every `poll_seconds`: takes up the checkpoint the pointer names, if it is new.
-    fn follow_pointer(&mut self) -> Result<(), DistError> {
+    fn follow_pointer(&mut self) -> Result<(), RoleError> {
         let poll = Duration::from_secs_f64(self.options.poll_seconds.max(0.05));
         if self.last_poll.elapsed() < poll || !self.outage.ready() {
             return Ok(());
@@ -486,7 +486,7 @@ impl<'a> SelfPlayRole<'a> {
     }
 
     /// Writes the session's counters to `workers/<session>.json`.
-    fn put_status(&self, done: bool) -> Result<(), DistError> {
+    fn put_status(&self, done: bool) -> Result<(), RoleError> {
         let seconds = self.seconds();
         let (pool, shards) = (&self.pool, &self.shards);
         let evals = pool.batcher_totals();
@@ -517,7 +517,7 @@ impl<'a> SelfPlayRole<'a> {
     }
 
     /// Stops the workers and publishes every finished game.
-    fn finish(mut self, failure: Option<DistError>) -> Result<SelfPlaySummary, DistError> {
+    fn finish(mut self, failure: Option<RoleError>) -> Result<SelfPlaySummary, RoleError> {
         let positions = self.pool.steps_played();
         let seconds = self.started.elapsed().as_secs_f64();
         self.shards.add(self.pool.finished_games()?);
@@ -560,7 +560,7 @@ fn load_model(
     work: &WorkDir,
     shape: &NetShape,
     step: u64,
-) -> Result<Model, DistError> {
+) -> Result<Model, RoleError> {
     let dir = fetch_checkpoint(store, step, &MODEL_FILES, work.path())?;
     Ok(Model::load(&dir.join(WEIGHTS_FILE), shape, Device::Cpu)?)
 }

@@ -6,9 +6,10 @@
 //! window rebuilt on resume), [`step`] (a training step and its iteration), [`publish`]
 //! (checkpoints and their intake links, and the one to resume from), [`retention`] (what
 //! is kept of older checkpoints), [`limits`] (when it stops), [`metrics`] (the metrics log),
-//! [`progress`] (the progress line) and [`mod@drive`], the one loop: the `learn` command drives
-//! [`LearnerRole`] alone ([`learn`]), and `train` drives it beside self-play and the
-//! evaluator in one process (`super::train`). Both start, resume and stop through the same
+//! [`progress`] (the progress line), `ready` (a learner readied before it holds the lease)
+//! and [`mod@drive`], the one loop: the `learn` command drives [`LearnerRole`] alone
+//! ([`learn`]), and `train` drives it beside self-play and the evaluation role in one
+//! process ([`super::local`]). Both start, resume and stop through the same
 //! code.
 
 pub mod drive;
@@ -37,7 +38,7 @@ pub use step::{Iteration, Tick};
 use super::backoff::{retry, PATIENCE};
 use super::keeper::{lease_settings, LeaseKeeper};
 use super::lease::Role;
-use super::{unix_millis, write_pointer, DistError, StopFlag, StoredMetrics, WorkDir};
+use super::{unix_millis, write_pointer, RoleError, StopFlag, StoredMetrics, WorkDir};
 use crate::config::lease::LeaseConfig;
 use crate::config::ConfigError;
 use crate::config::RunConfig;
@@ -107,7 +108,7 @@ pub struct LearnSummary {
 }
 
 /// Runs the learner until its step target, time limit, idle limit or a stop signal.
-pub fn learn(options: &LearnOptions) -> Result<LearnSummary, DistError> {
+pub fn learn(options: &LearnOptions) -> Result<LearnSummary, RoleError> {
     let store = RunStore::open(&options.store)?;
     let given = options.config.as_deref().map(RunConfig::load).transpose()?;
     // The lease comes first: a second learner writes nothing, not even a new run's config.
@@ -163,7 +164,7 @@ fn standby<S: Encode>(
     store: RunStore,
     config: RunConfig,
     waiting: Waiting,
-) -> Result<LearnSummary, DistError> {
+) -> Result<LearnSummary, RoleError> {
     let work_dir = options.work_dir.as_deref();
     let waited = Instant::now();
     let done = StopFlag::new();
@@ -204,7 +205,7 @@ fn ready_while_waiting<S: Encode>(
     poll: Duration,
     done: &StopFlag,
 ) -> Option<Readied<S>> {
-    let said = |error: DistError| {
+    let said = |error: RoleError| {
         eprintln!("warning: readying the learner while waiting: {error}; it goes on once it holds the lease")
     };
     let mut ready = match Readied::<S>::prepare(store, config.clone(), work_dir, poll) {
@@ -236,7 +237,7 @@ fn alone<S: Encode>(
     ready: Readied<S>,
     lease: LeaseKeeper,
     stop: &StopFlag,
-) -> Result<LearnSummary, DistError> {
+) -> Result<LearnSummary, RoleError> {
     let limits = StepLimits::new(
         &ready.config().train,
         options.max_steps,
@@ -265,7 +266,7 @@ pub fn run_config(
     stored: Option<String>,
     given: Option<RunConfig>,
     net: &crate::net::args::NetArgs,
-) -> Result<RunConfig, DistError> {
+) -> Result<RunConfig, RoleError> {
     let name = format!("{}/{CONFIG}", store.location());
     let check = |config: &RunConfig| {
         check_anchors(&config.evaluation).map_err(|error| ConfigError::Invalid {
@@ -277,7 +278,7 @@ pub fn run_config(
         (Some(text), given) => {
             let config = RunConfig::parse(&text, &name)?;
             if given.is_some_and(|g| g != config) {
-                return Err(DistError::Run(format!(
+                return Err(RoleError::Run(format!(
                     "--config differs from the config the run at {} started with (drop --config to resume it)",
                     store.location()
                 )));
@@ -292,7 +293,7 @@ pub fn run_config(
             store.put(CONFIG, config.to_toml().into_bytes())?;
             Ok(config)
         }
-        (None, None) => Err(DistError::Run(format!(
+        (None, None) => Err(RoleError::Run(format!(
             "{} holds no run: pass --config to start one",
             store.location()
         ))),
@@ -336,7 +337,7 @@ impl<S: Encode> LearnerRole<S> {
         work_dir: Option<&Path>,
         poll: Duration,
         lease: LeaseKeeper,
-    ) -> Result<Self, DistError> {
+    ) -> Result<Self, RoleError> {
         lease.check()?;
         let ready = Readied::prepare(&store, config, work_dir, poll)?;
         LearnerRole::begin(store, ready, lease)
@@ -344,7 +345,7 @@ impl<S: Encode> LearnerRole<S> {
 
     /// [`LearnerRole::start`] from a learner readied before: readied again when the run
     /// has a newer checkpoint than the one it loaded.
-    fn begin(store: RunStore, ready: Readied<S>, lease: LeaseKeeper) -> Result<Self, DistError> {
+    fn begin(store: RunStore, ready: Readied<S>, lease: LeaseKeeper) -> Result<Self, RoleError> {
         lease.check()?;
         let ready = ready.fresh(&store)?;
         let Readied {
@@ -437,7 +438,7 @@ impl<S: Encode> LearnerRole<S> {
 
     /// One turn of the loop: takes in new shards (when the intake is due), then trains a
     /// step if the replay ratio allows, publishing a checkpoint at the end of an iteration.
-    pub fn tick(&mut self) -> Result<Tick, DistError> {
+    pub fn tick(&mut self) -> Result<Tick, RoleError> {
         let mut tick = Tick::default();
         if self.intake.due() {
             let (intake, store, learner) = (&mut self.intake, &self.store, &mut self.learner);
@@ -460,7 +461,7 @@ impl<S: Encode> LearnerRole<S> {
 
     /// Takes in what has come and publishes it with a final checkpoint (unless the newest
     /// checkpoint already holds everything).
-    pub fn finish(&mut self) -> Result<(), DistError> {
+    pub fn finish(&mut self) -> Result<(), RoleError> {
         let tally = self.intake.take_in(&self.store, &mut self.learner)?;
         self.iteration.intake.merge(&tally);
         let published_step = self.publisher.published.as_ref().map(|l| l.step);
@@ -489,7 +490,7 @@ impl<S: Encode> LearnerRole<S> {
     /// Pins the checkpoint just published when it is the run's first at or past a doubling
     /// of its CPU time (1, 2, 4, ... CPU-hours): the curve of a long run is rated there, so
     /// retention keeps its weights.
-    fn pin_doubling(&mut self) -> Result<(), DistError> {
+    fn pin_doubling(&mut self) -> Result<(), RoleError> {
         let (step, cpu_s) = (self.learner.state.step, self.learner.state.cpu_s);
         let before = std::mem::replace(&mut self.cpu_at_last_checkpoint, cpu_s);
         if let Some(hours) = doubling_reached(before, cpu_s) {
@@ -507,7 +508,7 @@ impl<S: Encode> LearnerRole<S> {
 
     /// Writes and publishes a checkpoint of the current step with the shards taken in since
     /// the previous one, thins the older checkpoints, then publishes the metrics.
-    fn checkpoint(&mut self) -> Result<(), DistError> {
+    fn checkpoint(&mut self) -> Result<(), RoleError> {
         self.lease.check()?;
         let state = &mut self.learner.state;
         state.elapsed_s = self.elapsed_base + self.started.elapsed().as_secs_f64();

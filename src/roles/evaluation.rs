@@ -13,7 +13,7 @@ use super::keeper::LeaseKeeper;
 use super::lease::Role;
 use super::{
     advance_pointer, fetch_checkpoint, io_error, prune_cache, put_new_or_same, read_pointer,
-    read_state_file, wait_for_config, DistError, StopFlag, StoredMetrics, WorkDir,
+    read_state_file, wait_for_config, RoleError, StopFlag, StoredMetrics, WorkDir,
 };
 use crate::config::evaluation::EvaluationConfig;
 use crate::config::RunConfig;
@@ -50,7 +50,7 @@ pub struct EvaluateOptions {
 }
 
 /// Runs the evaluator; returns the steps it evaluated.
-pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, DistError> {
+pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, RoleError> {
     let store = RunStore::open(&options.store)?;
     let stop = StopFlag::on_signals();
     let wait = Duration::from_secs_f64(options.wait_minutes.max(0.0) * 60.0);
@@ -116,7 +116,7 @@ impl<'a> EvaluationRole<'a> {
         config: &RunConfig,
         work_dir: Option<&Path>,
         lease: LeaseKeeper,
-    ) -> Result<Self, DistError> {
+    ) -> Result<Self, RoleError> {
         let work = WorkDir::new(work_dir, "evaluate")?;
         // Fetched checkpoints sit under the work directory as in a run, and a checkpoint's
         // agent reads its run's config there (on a local store they are read in place).
@@ -145,7 +145,7 @@ impl<'a> EvaluationRole<'a> {
     }
 
     /// The newest checkpoint, if it is `every` iterations past the last one evaluated.
-    pub fn due(&self) -> Result<Option<u64>, DistError> {
+    pub fn due(&self) -> Result<Option<u64>, RoleError> {
         let last = self.state.last_step.unwrap_or(0);
         let latest = retry("reading latest", PATIENCE, || {
             read_pointer(self.store, LATEST)
@@ -156,7 +156,7 @@ impl<'a> EvaluationRole<'a> {
     /// Plays the checkpoint at `candidate` against the incumbent (the previous one
     /// evaluated, or with gating the promoted one) and the anchors; records the results and
     /// returns the summary line.
-    pub fn evaluate(&mut self, candidate: u64) -> Result<String, DistError> {
+    pub fn evaluate(&mut self, candidate: u64) -> Result<String, RoleError> {
         let store = self.store;
         let incumbent = if self.evaluation.gating {
             retry("reading promoted", PATIENCE, || {
@@ -215,7 +215,7 @@ fn upload_matches(
     store: &RunStore,
     work: &Path,
     uploaded: &mut BTreeSet<String>,
-) -> Result<(), DistError> {
+) -> Result<(), RoleError> {
     let dir = work.join(MATCHES);
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return Ok(());
@@ -238,7 +238,7 @@ fn upload_matches(
 /// Writes a match record only where nothing is: a record there already (an earlier
 /// evaluator played the same match before it stopped) is kept as it is, said on stderr when
 /// it differs.
-fn put_record(store: &RunStore, key: &str, bytes: Vec<u8>) -> Result<(), DistError> {
+fn put_record(store: &RunStore, key: &str, bytes: Vec<u8>) -> Result<(), RoleError> {
     if !put_new_or_same(store, key, bytes)? {
         eprintln!(
             "warning: {}/{key} exists with other contents (an earlier evaluator played this \

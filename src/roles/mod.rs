@@ -1,8 +1,20 @@
-//! A run split into roles that share one run location ([`crate::store::RunStore`]): any
-//! number of self-play workers ([`selfplay`]), one learner ([`learn`]) and at most one
-//! evaluator ([`evaluate`]), each its own process on its own machine, or all three in one
-//! process over a local directory ([`train`]: the `train` command). One loop, one layout
-//! (docs/training.md):
+//! The roles of a run, which share one run location ([`crate::store::RunStore`]): any
+//! number of self-play workers, one learner and at most one evaluation role, each its own
+//! process on its own machine, or all three in one process over a local directory (the
+//! `train` command). One loop, one layout (docs/training.md). Its modules:
+//!
+//! - [`learner`]: the learner's loop (intake, steps, checkpoints published), shared by
+//!   `learn` and `train`;
+//! - [`selfplay`]: a self-play session publishing game shards;
+//! - [`evaluation`]: the evaluation role, rating each new checkpoint;
+//! - [`local`]: the `train` command, the three roles in one process;
+//! - [`fork`]: a new run started from a base run's checkpoint;
+//! - [`lease`] and [`keeper`]: the learner's and the evaluation role's leases, and a role's
+//!   lease kept renewed; [`backoff`]: riding out a store that does not answer;
+//! - [`status`]: what each role is doing, read from the store;
+//! - [`command`]: the command lines of `train`, `learn`, `selfplay`, `evaluate`, `status`;
+//! - here, what the roles share: pointers, checkpoints fetched, stored metrics logs, stop
+//!   flags and scratch directories.
 //!
 //! The run's objects are named by [`crate::layout`], the same keys as in a local run
 //! directory.
@@ -16,14 +28,14 @@
 
 pub mod backoff;
 pub mod command;
-pub mod evaluate;
+pub mod evaluation;
 pub mod fork;
 pub mod keeper;
-pub mod learn;
+pub mod learner;
 pub mod lease;
+pub mod local;
 pub mod selfplay;
 pub mod status;
-pub mod train;
 
 use std::path::{Path, PathBuf};
 
@@ -47,9 +59,9 @@ use crate::train::error::TrainError;
 use crate::train::metrics::MetricsLog;
 use crate::util::write_atomic;
 
-/// Errors of the distributed roles.
+/// Errors of the roles.
 #[derive(Debug, thiserror::Error)]
-pub enum DistError {
+pub enum RoleError {
     /// The run location failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -73,18 +85,18 @@ pub enum DistError {
 /// Errors of the training side reach the roles through [`TrainError`].
 macro_rules! via_train_error {
     ($($source:ty),*) => {$(
-        impl From<$source> for DistError {
+        impl From<$source> for RoleError {
             fn from(error: $source) -> Self {
-                DistError::Train(error.into())
+                RoleError::Train(error.into())
             }
         }
     )*};
 }
 via_train_error!(ConfigError, CheckpointError, NetError);
 
-pub(crate) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> DistError + '_ {
+pub(crate) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> RoleError + '_ {
     move |source| {
-        DistError::Train(TrainError::Io {
+        RoleError::Train(TrainError::Io {
             path: path.to_path_buf(),
             source,
         })
@@ -92,12 +104,12 @@ pub(crate) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> DistError 
 }
 
 /// The step a pointer object (`latest`, `promoted`) names, if it exists.
-pub fn read_pointer(store: &RunStore, key: &str) -> Result<Option<u64>, DistError> {
+pub fn read_pointer(store: &RunStore, key: &str) -> Result<Option<u64>, RoleError> {
     let Some(text) = store.get_text(key)? else {
         return Ok(None);
     };
     parse_checkpoint_name(&text).map(Some).ok_or_else(|| {
-        DistError::Run(format!(
+        RoleError::Run(format!(
             "{}/{key} holds {:?}, not a checkpoint name",
             store.location(),
             text.trim()
@@ -108,11 +120,11 @@ pub fn read_pointer(store: &RunStore, key: &str) -> Result<Option<u64>, DistErro
 /// Writes `bytes` at `key` only where nothing is (a checkpoint's weights, a match record):
 /// a retry whose earlier put landed (the same bytes there) counts as written; other bytes
 /// there are an error in words, and they are left as they were.
-pub fn put_created(store: &RunStore, key: &str, bytes: Vec<u8>) -> Result<(), DistError> {
+pub fn put_created(store: &RunStore, key: &str, bytes: Vec<u8>) -> Result<(), RoleError> {
     if put_new_or_same(store, key, bytes)? {
         return Ok(());
     }
-    Err(DistError::Run(format!(
+    Err(RoleError::Run(format!(
         "{}/{key} exists with other contents: another process wrote it; it is left as it was \
          and this one stops",
         store.location()
@@ -122,7 +134,7 @@ pub fn put_created(store: &RunStore, key: &str, bytes: Vec<u8>) -> Result<(), Di
 /// Creates `key` with `bytes` where nothing is. True when these bytes are there now (written,
 /// or a retry of a put that landed); false when another process created it with other
 /// contents, which are left as they were.
-pub fn put_new_or_same(store: &RunStore, key: &str, bytes: Vec<u8>) -> Result<bool, DistError> {
+pub fn put_new_or_same(store: &RunStore, key: &str, bytes: Vec<u8>) -> Result<bool, RoleError> {
     match store.put_new(key, bytes.clone()) {
         Ok(()) => Ok(true),
         Err(StoreError::Exists { .. }) => Ok(store.get(key)?.as_deref() == Some(&bytes[..])),
@@ -139,12 +151,12 @@ pub fn put_own(
     key: &str,
     bytes: Vec<u8>,
     last: Option<&Version>,
-) -> Result<Version, DistError> {
+) -> Result<Version, RoleError> {
     match store.put_if(key, bytes.clone(), last)? {
         Ok(version) => Ok(version),
         Err(_) => match store.get_versioned(key)? {
             Some((there, version)) if there == bytes => Ok(version),
-            _ => Err(DistError::Run(format!(
+            _ => Err(RoleError::Run(format!(
                 "{}/{key} was written by another process since this one last wrote it; it \
                  is left as it was and this one stops",
                 store.location()
@@ -154,7 +166,7 @@ pub fn put_own(
 }
 
 /// Points `key` at the checkpoint of `step`.
-pub fn write_pointer(store: &RunStore, key: &str, step: u64) -> Result<(), DistError> {
+pub fn write_pointer(store: &RunStore, key: &str, step: u64) -> Result<(), RoleError> {
     Ok(store.put(key, checkpoint_name(step).into_bytes())?)
 }
 
@@ -162,14 +174,14 @@ pub fn write_pointer(store: &RunStore, key: &str, step: u64) -> Result<(), DistE
 /// pointer already past `step` means another process wrote the run, an error in words.
 /// (Moving it back, as a learner resuming from an older checkpoint does, is
 /// [`write_pointer`], under the learner's lease.)
-pub fn advance_pointer(store: &RunStore, key: &str, step: u64) -> Result<(), DistError> {
+pub fn advance_pointer(store: &RunStore, key: &str, step: u64) -> Result<(), RoleError> {
     for _ in 0..5 {
         let current = store.get_versioned(key)?;
         let at = current
             .as_ref()
             .and_then(|(bytes, _)| parse_checkpoint_name(&String::from_utf8_lossy(bytes)));
         if let Some(at) = at.filter(|at| *at > step) {
-            return Err(DistError::Run(format!(
+            return Err(RoleError::Run(format!(
                 "{}/{key} names step {at}, past this process's step {step}: another process writes this run, so this one stops",
                 store.location()
             )));
@@ -182,21 +194,21 @@ pub fn advance_pointer(store: &RunStore, key: &str, step: u64) -> Result<(), Dis
             return Ok(());
         }
     }
-    Err(DistError::Run(format!(
+    Err(RoleError::Run(format!(
         "{}/{key}: other writers kept moving it; this process stops",
         store.location()
     )))
 }
 
 /// Reads the record `key` of `store` (`None` when it is not there).
-pub fn read_state_file<R: StateFile>(store: &RunStore, key: &str) -> Result<Option<R>, DistError> {
+pub fn read_state_file<R: StateFile>(store: &RunStore, key: &str) -> Result<Option<R>, RoleError> {
     let Some(text) = store.get_text(key)? else {
         return Ok(None);
     };
     let source = format!("{}/{key}", store.location());
     R::parse(&text, &source)
         .map(Some)
-        .map_err(|e| DistError::Run(e.to_string()))
+        .map_err(|e| RoleError::Run(e.to_string()))
 }
 
 /// The directory holding `files` of the checkpoint at `step`: a local store's own (read in
@@ -206,11 +218,11 @@ pub fn fetch_checkpoint(
     step: u64,
     files: &[&str],
     cache: &Path,
-) -> Result<PathBuf, DistError> {
+) -> Result<PathBuf, RoleError> {
     if let Some(run) = store.local_dir() {
         let dir = run.join(checkpoint_dir_key(step));
         return match files.iter().find(|file| !dir.join(file).is_file()) {
-            Some(file) => Err(DistError::Run(format!(
+            Some(file) => Err(RoleError::Run(format!(
                 "{}/{} is missing",
                 store.location(),
                 checkpoint_key(step, file)
@@ -228,7 +240,7 @@ pub fn fetch_checkpoint(
         let key = checkpoint_key(step, file);
         let bytes = store
             .get(&key)?
-            .ok_or_else(|| DistError::Run(format!("{}/{key} is missing", store.location())))?;
+            .ok_or_else(|| RoleError::Run(format!("{}/{key} is missing", store.location())))?;
         write_atomic(&path, &bytes).map_err(io_error(&path))?;
     }
     Ok(dir)
@@ -252,10 +264,10 @@ pub fn wait_for_config(
     store: &RunStore,
     wait: Duration,
     stop: &StopFlag,
-) -> Result<RunConfig, DistError> {
+) -> Result<RunConfig, RoleError> {
     let text = wait_for(store, wait, stop, CONFIG, |s| {
         s.get_text(CONFIG)
-            .map_err(DistError::from)
+            .map_err(RoleError::from)
             .map(|t| t.filter(|t| !t.is_empty()))
     })?;
     Ok(RunConfig::parse(
@@ -271,8 +283,8 @@ pub fn wait_for<T>(
     wait: Duration,
     stop: &StopFlag,
     what: &str,
-    mut probe: impl FnMut(&RunStore) -> Result<Option<T>, DistError>,
-) -> Result<T, DistError> {
+    mut probe: impl FnMut(&RunStore) -> Result<Option<T>, RoleError>,
+) -> Result<T, RoleError> {
     let started = std::time::Instant::now();
     let (mut said, mut said_outage) = (false, false);
     loop {
@@ -287,7 +299,7 @@ pub fn wait_for<T>(
             Err(error) => return Err(error),
         }
         if started.elapsed() >= wait || stop.raised() {
-            return Err(DistError::Run(format!(
+            return Err(RoleError::Run(format!(
                 "{} has no {what} yet (waited {:.0} s; is the learner running?)",
                 store.location(),
                 started.elapsed().as_secs_f64()
@@ -343,7 +355,7 @@ pub struct WorkDir {
 impl WorkDir {
     /// `given`, kept afterwards, or a fresh temporary directory for `role`, removed (its
     /// name unique in the process, even for roles started in the same millisecond).
-    pub fn new(given: Option<&Path>, role: &str) -> Result<WorkDir, DistError> {
+    pub fn new(given: Option<&Path>, role: &str) -> Result<WorkDir, RoleError> {
         static STARTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let (path, remove) = match given {
             Some(path) => (path.to_path_buf(), false),
@@ -392,7 +404,7 @@ impl StoredMetrics {
         key: &'static str,
         work: &Path,
         resume_step: Option<u64>,
-    ) -> Result<StoredMetrics, DistError> {
+    ) -> Result<StoredMetrics, RoleError> {
         let path = work.join(METRICS_FILE);
         if let Some(bytes) = store.get(key)? {
             std::fs::write(&path, bytes).map_err(io_error(&path))?;
@@ -402,12 +414,12 @@ impl StoredMetrics {
     }
 
     /// Appends one line locally.
-    pub fn append(&self, line: &serde_json::Value) -> Result<(), DistError> {
+    pub fn append(&self, line: &serde_json::Value) -> Result<(), RoleError> {
         self.log.append(line).map_err(io_error(&self.path))
     }
 
     /// Publishes the whole log (if it has any line).
-    pub fn publish(&self, store: &RunStore) -> Result<(), DistError> {
+    pub fn publish(&self, store: &RunStore) -> Result<(), RoleError> {
         if self.path.is_file() {
             let bytes = std::fs::read(&self.path).map_err(io_error(&self.path))?;
             store.put(self.key, bytes)?;

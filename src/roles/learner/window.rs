@@ -8,9 +8,9 @@ use std::path::Path;
 
 use super::intake::{ingest_shard, listed_shards, searched_steps, SHARDS_PER_FETCH};
 use super::publish::IntakeWalk;
-use crate::distributed::DistError;
 use crate::layout::GAMES;
 use crate::net::encode::Encode;
+use crate::roles::RoleError;
 use crate::selfplay::diversity::GameDiversity;
 use crate::selfplay::record::{parse_record_bytes, GameRecord};
 use crate::selfplay::samples::take_game;
@@ -65,7 +65,7 @@ pub(super) fn rebuild<S: Encode>(
     store: &RunStore,
     learner: &mut Learner<S>,
     diversity: &mut GameDiversity,
-) -> Result<Rebuilt, DistError> {
+) -> Result<Rebuilt, RoleError> {
     let state = learner.state.clone();
     // Sized for the whole run from the start, so that re-reading evicts nothing early.
     let capacity = learner.config.window_size(state.samples_seen) as u64;
@@ -115,7 +115,7 @@ fn newest_games(
     store: &RunStore,
     step: u64,
     capacity: u64,
-) -> Result<Option<(Vec<ShardGames>, u64)>, DistError> {
+) -> Result<Option<(Vec<ShardGames>, u64)>, RoleError> {
     let mut walk = IntakeWalk::from(store, step);
     let mut newest = Vec::new();
     let mut samples = 0u64;
@@ -177,7 +177,7 @@ fn reingest<S: Encode>(
     learner: &mut Learner<S>,
     diversity: &mut GameDiversity,
     keys: &[String],
-) -> Result<Rebuilt, DistError> {
+) -> Result<Rebuilt, RoleError> {
     let mut rebuilt = Rebuilt::default();
     for chunk in keys.chunks(SHARDS_PER_FETCH) {
         for (key, bytes) in chunk.iter().zip(store.get_many(chunk)?) {

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use rand::Rng;
 
 use super::lease::LeaseError;
-use super::DistError;
+use super::RoleError;
 use crate::store::StoreError;
 
 /// The first wait after a failure.
@@ -24,9 +24,9 @@ pub const PATIENCE: Duration = Duration::from_secs(15 * 60);
 
 /// True for a store error that may pass by itself: a request that failed. A bad location,
 /// missing rights, or an object that exists where a new one was to be written, will not.
-pub fn transient(error: &DistError) -> bool {
+pub fn transient(error: &RoleError) -> bool {
     match error {
-        DistError::Store(error) | DistError::Lease(LeaseError::Store(error)) => {
+        RoleError::Store(error) | RoleError::Lease(LeaseError::Store(error)) => {
             transient_store(error)
         }
         _ => false,
@@ -119,8 +119,8 @@ impl Backoff {
 pub fn retry<T>(
     what: &str,
     patience: Duration,
-    mut op: impl FnMut() -> Result<T, DistError>,
-) -> Result<T, DistError> {
+    mut op: impl FnMut() -> Result<T, RoleError>,
+) -> Result<T, RoleError> {
     let started = Instant::now();
     let mut backoff = Backoff::default();
     loop {
@@ -144,8 +144,8 @@ pub fn retry<T>(
 mod tests {
     use super::*;
 
-    fn outage() -> DistError {
-        DistError::Store(StoreError::Request {
+    fn outage() -> RoleError {
+        RoleError::Store(StoreError::Request {
             location: "s3://b/run".into(),
             key: "games/x".into(),
             source: object_store::Error::Generic {
@@ -188,11 +188,11 @@ mod tests {
         let mut calls = 0;
         let error = retry("test", Duration::from_secs(60), || -> Result<(), _> {
             calls += 1;
-            Err(DistError::Run("bad".into()))
+            Err(RoleError::Run("bad".into()))
         })
         .unwrap_err();
         assert_eq!((calls, error.to_string()), (1, "bad".to_string()));
-        let exists = DistError::Store(StoreError::Exists {
+        let exists = RoleError::Store(StoreError::Exists {
             location: "d".into(),
             key: "k".into(),
         });

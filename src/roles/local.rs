@@ -1,7 +1,7 @@
 //! The `train` command: the roles of a distributed run in one process, over the run
 //! directory as a local store. Self-play ([`super::selfplay`]) plays on its own threads and
 //! publishes shards; the learner ([`LearnerRole`], driven by the one loop of `learn`,
-//! [`drive()`](crate::distributed::learn::drive::drive)) takes them in on the calling thread and publishes checkpoints, which self-play
+//! [`drive()`](crate::roles::learner::drive::drive)) takes them in on the calling thread and publishes checkpoints, which self-play
 //! reads where they were written; with `evaluation.every > 0` the evaluator
 //! ([`EvaluationRole`]) plays each due checkpoint on a third thread. So a `train` run has the
 //! layout of a distributed one (see [`super`]) and resumes the same way; `learn`,
@@ -17,15 +17,15 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::evaluate::EvaluationRole;
+use super::evaluation::EvaluationRole;
 use super::fork::{fork_run, ForkPoint};
 use super::keeper::{lease_settings, LeaseKeeper};
-use super::learn::{
+use super::learner::{
     drive, run_config, Beside, LearnerRole, Printer, Progress, SelfPlayRates, StepLimits,
 };
 use super::lease::Role;
 use super::selfplay::{new_session, play, PlayCounters, SelfPlayMonitor, SelfPlayOptions};
-use super::{DistError, StopFlag};
+use super::{RoleError, StopFlag};
 use crate::config::RunConfig;
 use crate::game::GameKind;
 use crate::layout::{checkpoint_dir_key, CONFIG};
@@ -110,7 +110,7 @@ const LOCAL: Local = Local {
 };
 
 /// Runs (or resumes) a training run.
-pub fn train(options: &TrainOptions) -> Result<TrainSummary, DistError> {
+pub fn train(options: &TrainOptions) -> Result<TrainSummary, RoleError> {
     let (run_dir, store, config, lease) = open_run(options)?;
     let location = store.location().to_string();
     let summary =
@@ -132,21 +132,21 @@ pub fn train(options: &TrainOptions) -> Result<TrainSummary, DistError> {
 /// process on the same run is refused before it writes anything.
 fn open_run(
     options: &TrainOptions,
-) -> Result<(PathBuf, RunStore, RunConfig, LeaseKeeper), DistError> {
+) -> Result<(PathBuf, RunStore, RunConfig, LeaseKeeper), RoleError> {
     let run_dir = match (&options.run_dir, options.resume) {
         (Some(dir), _) => dir.clone(),
-        (None, true) => return Err(DistError::Run("--resume needs --run-dir".into())),
+        (None, true) => return Err(RoleError::Run("--resume needs --run-dir".into())),
         (None, false) => default_run_dir(options)?,
     };
     let recorded = run_dir.join(CONFIG).is_file();
     if options.resume && !recorded {
-        return Err(DistError::Run(format!(
+        return Err(RoleError::Run(format!(
             "{} holds no run to resume (no {CONFIG})",
             run_dir.display()
         )));
     }
     if !options.resume && recorded {
-        return Err(DistError::Run(format!(
+        return Err(RoleError::Run(format!(
             "{} already holds a run: pass --resume to continue it, or choose another --run-dir",
             run_dir.display()
         )));
@@ -154,11 +154,11 @@ fn open_run(
     // Read the config before the directory is made, so a bad one leaves nothing behind.
     let given = given_config(options)?;
     if !options.resume && given.is_none() {
-        return Err(DistError::Run("--config is needed to start a run".into()));
+        return Err(RoleError::Run("--config is needed to start a run".into()));
     }
     let location = run_dir
         .to_str()
-        .ok_or_else(|| DistError::Run(format!("{}: not a UTF-8 path", run_dir.display())))?;
+        .ok_or_else(|| RoleError::Run(format!("{}: not a UTF-8 path", run_dir.display())))?;
     let store = RunStore::open(location)?;
     let (settings, _) = lease_settings(location, given.as_ref())?;
     let lease = LeaseKeeper::acquire(location, Role::Learner, &settings)?;
@@ -181,14 +181,14 @@ fn open_run(
 
 /// The config given to start a run: `--config`, else the fork's base config, with `--set`
 /// over it; `None` when neither is given (a resume).
-fn given_config(options: &TrainOptions) -> Result<Option<RunConfig>, DistError> {
+fn given_config(options: &TrainOptions) -> Result<Option<RunConfig>, RoleError> {
     let base = options
         .fork
         .as_ref()
         .filter(|_| options.config.is_none())
         .map(|point| point.base.join(CONFIG));
     if let Some(path) = base.as_ref().filter(|p| !p.is_file()) {
-        return Err(DistError::Run(format!(
+        return Err(RoleError::Run(format!(
             "{} holds no run to fork (no {CONFIG})",
             path.parent().unwrap_or(path).display()
         )));
@@ -196,18 +196,18 @@ fn given_config(options: &TrainOptions) -> Result<Option<RunConfig>, DistError> 
     match options.config.clone().or(base) {
         Some(path) => Ok(Some(RunConfig::load_with(&path, &options.set)?)),
         None if options.set.is_empty() => Ok(None),
-        None => Err(DistError::Run(
+        None => Err(RoleError::Run(
             "--set changes a config: give --config or --fork with it".into(),
         )),
     }
 }
 
 /// `runs/<config name>-<unix time>`.
-fn default_run_dir(options: &TrainOptions) -> Result<PathBuf, DistError> {
+fn default_run_dir(options: &TrainOptions) -> Result<PathBuf, RoleError> {
     let named = match (&options.config, &options.fork) {
         (Some(config), _) => config.file_stem(),
         (None, Some(point)) => point.base.file_name(),
-        (None, None) => return Err(DistError::Run("--config is needed to start a run".into())),
+        (None, None) => return Err(RoleError::Run("--config is needed to start a run".into())),
     };
     let stem = named
         .map(|s| s.to_string_lossy().to_string())
@@ -222,7 +222,7 @@ fn run<S: Encode>(
     (store, lease): (RunStore, LeaseKeeper),
     location: &str,
     config: &RunConfig,
-) -> Result<super::learn::LearnSummary, DistError> {
+) -> Result<super::learner::LearnSummary, RoleError> {
     let signals = StopFlag::on_signals();
     let every = config.train.steps_per_iteration;
     let target = options.iterations.filter(|i| *i > 0).map(|i| i * every);
@@ -328,12 +328,12 @@ fn selfplay_options() -> SelfPlayOptions {
 
 /// A role thread's result (a panic becomes an error naming the role).
 fn joined<T>(
-    result: std::thread::Result<Result<T, DistError>>,
+    result: std::thread::Result<Result<T, RoleError>>,
     role: &str,
-) -> Result<(), DistError> {
+) -> Result<(), RoleError> {
     match result {
         Ok(outcome) => outcome.map(|_| ()),
-        Err(_) => Err(DistError::Run(format!("{role} panicked"))),
+        Err(_) => Err(RoleError::Run(format!("{role} panicked"))),
     }
 }
 
@@ -358,7 +358,7 @@ fn evaluate(
     config: &RunConfig,
     stop: &StopFlag,
     printer: &Printer,
-) -> Result<(), DistError> {
+) -> Result<(), RoleError> {
     let store = RunStore::open(location)?;
     let lease = LeaseKeeper::acquire(location, Role::Evaluation, &config.lease)?;
     let mut role = EvaluationRole::start(&store, config, None, lease)?;

@@ -8,7 +8,7 @@ use std::fmt;
 use serde_json::Value;
 
 use super::lease::Lease;
-use super::{read_pointer, read_state_file, unix_millis, DistError};
+use super::{read_pointer, read_state_file, unix_millis, RoleError};
 use crate::config::RunConfig;
 use crate::layout::state::{EvaluationState, IntakeLink, TrainState, WorkerStatus};
 use crate::layout::{
@@ -63,9 +63,9 @@ pub struct RunStatus {
 }
 
 /// Reads the status of the run at `store`.
-pub fn run_status(store: &RunStore) -> Result<RunStatus, DistError> {
+pub fn run_status(store: &RunStore) -> Result<RunStatus, RoleError> {
     let Some(config_text) = store.get_text(CONFIG)? else {
-        return Err(DistError::Run(format!("{} holds no run", store.location())));
+        return Err(RoleError::Run(format!("{} holds no run", store.location())));
     };
     let config = RunConfig::parse(&config_text, CONFIG)?;
     let latest = read_pointer(store, LATEST)?;

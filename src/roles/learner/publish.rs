@@ -8,17 +8,17 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::config::RunConfig;
-use crate::distributed::backoff::{retry, PATIENCE};
-use crate::distributed::{
-    advance_pointer, fetch_checkpoint, io_error, prune_cache, put_created, put_own, read_pointer,
-    read_state_file, unix_millis, DistError,
-};
 use crate::layout::state::{IntakeLink, StateFile};
 use crate::layout::{
     checkpoint_key, checkpoint_name, full_checkpoint_steps, parse_checkpoint_key, CHECKPOINTS,
     CHECKPOINT_FILES, INTAKE_FILE, LATEST, STATE_FILE,
 };
 use crate::net::encode::Encode;
+use crate::roles::backoff::{retry, PATIENCE};
+use crate::roles::{
+    advance_pointer, fetch_checkpoint, io_error, prune_cache, put_created, put_own, read_pointer,
+    read_state_file, unix_millis, RoleError,
+};
 use crate::store::{RunStore, Version};
 use crate::train::learner::Learner;
 
@@ -59,7 +59,7 @@ impl Publisher {
         store: &RunStore,
         learner: &Learner<S>,
         pending: Vec<String>,
-    ) -> Result<(), DistError> {
+    ) -> Result<(), RoleError> {
         let step = learner.state.step;
         // The same step again (more intake, no training) updates this learner's own files;
         // a new step is created where nothing is.
@@ -105,7 +105,7 @@ impl Publisher {
     /// its lease: a publish at its step updates its files; and what an earlier learner left
     /// above it (never published: `latest` did not reach it) is removed, named on stderr,
     /// so that this learner creates its checkpoints where nothing is.
-    pub fn adopt(&mut self, store: &RunStore, link: IntakeLink) -> Result<(), DistError> {
+    pub fn adopt(&mut self, store: &RunStore, link: IntakeLink) -> Result<(), RoleError> {
         let step = link.step;
         self.own.clear();
         for file in [INTAKE_FILE, STATE_FILE] {
@@ -136,7 +136,7 @@ impl Publisher {
 
 /// Removes the files of every checkpoint above `step`: what a learner that stopped before
 /// publishing them left behind.
-fn remove_above(store: &RunStore, step: u64) -> Result<(), DistError> {
+fn remove_above(store: &RunStore, step: u64) -> Result<(), RoleError> {
     let mut left: BTreeMap<u64, Vec<String>> = BTreeMap::new();
     for key in store.list(CHECKPOINTS)? {
         let at = parse_checkpoint_key(&key).map(|(at, _)| at);
@@ -161,10 +161,10 @@ fn remove_above(store: &RunStore, step: u64) -> Result<(), DistError> {
 
 /// A local store's checkpoint at `step` that is whole already was written by another
 /// learner: an error in words, before anything of it is replaced.
-fn refuse_taken(store: &RunStore, local: &Path, step: u64) -> Result<(), DistError> {
+fn refuse_taken(store: &RunStore, local: &Path, step: u64) -> Result<(), RoleError> {
     let name = checkpoint_name(step);
     if local.join(&name).join(STATE_FILE).is_file() {
-        return Err(DistError::Run(format!(
+        return Err(RoleError::Run(format!(
             "{}/{CHECKPOINTS}/{name} exists already: another learner wrote it; it is left as \
              it was and this one stops",
             store.location()
@@ -206,7 +206,7 @@ fn upload(
     step: u64,
     again: bool,
     last: Option<&Version>,
-) -> Result<(String, Version), DistError> {
+) -> Result<(String, Version), RoleError> {
     let read = |file: &str| {
         let path = dir.join(file);
         std::fs::read(&path).map_err(io_error(&path))
@@ -223,7 +223,7 @@ fn upload(
                 .collect();
             puts.into_iter().try_for_each(|put| {
                 put.join()
-                    .map_err(|_| DistError::Run("a checkpoint upload's thread panicked".into()))?
+                    .map_err(|_| RoleError::Run("a checkpoint upload's thread panicked".into()))?
             })
         })?;
     }
@@ -253,7 +253,7 @@ pub(super) fn find_newest<S: Encode>(
     store: &RunStore,
     config: &RunConfig,
     cache: &Path,
-) -> Result<Option<(Learner<S>, Resume)>, DistError> {
+) -> Result<Option<(Learner<S>, Resume)>, RoleError> {
     let candidates = resume_candidates(store)?;
     let mut first_error = None;
     for &step in &candidates {
@@ -274,7 +274,7 @@ pub(super) fn find_newest<S: Encode>(
     }
     match first_error {
         None => Ok(None),
-        Some(error) => Err(DistError::Run(format!(
+        Some(error) => Err(RoleError::Run(format!(
             "no checkpoint of {} loads (the newest: {error})",
             store.location()
         ))),
@@ -283,7 +283,7 @@ pub(super) fn find_newest<S: Encode>(
 
 /// The newest candidate checkpoint now, if the run has one: a learner readied earlier
 /// ([`Resume::candidates`]) is stale when this differs.
-pub(super) fn newest_candidate(store: &RunStore) -> Result<Option<u64>, DistError> {
+pub(super) fn newest_candidate(store: &RunStore) -> Result<Option<u64>, RoleError> {
     // A readable `latest` is the newest: every other candidate is at or below it (one read,
     // not a listing, as a standby takes the run over).
     if let Ok(Some(latest)) = read_pointer(store, LATEST) {
@@ -296,7 +296,7 @@ pub(super) fn newest_candidate(store: &RunStore) -> Result<Option<u64>, DistErro
 /// the one `latest` names and those below it (a checkpoint above it was not published
 /// whole; with an unreadable `latest`, every one there). Checkpoints thinned to their
 /// weights are left out: they have no optimizer state.
-fn resume_candidates(store: &RunStore) -> Result<Vec<u64>, DistError> {
+fn resume_candidates(store: &RunStore) -> Result<Vec<u64>, RoleError> {
     let pointer = read_pointer(store, LATEST);
     let latest = pointer.as_ref().ok().copied().flatten();
     let mut steps: Vec<u64> = full_checkpoint_steps(&store.list(CHECKPOINTS)?)
@@ -319,10 +319,10 @@ fn resume_candidates(store: &RunStore) -> Result<Vec<u64>, DistError> {
 }
 
 /// The link of the published checkpoint at `step`.
-fn read_link(store: &RunStore, step: u64) -> Result<IntakeLink, DistError> {
+fn read_link(store: &RunStore, step: u64) -> Result<IntakeLink, RoleError> {
     let key = checkpoint_key(step, INTAKE_FILE);
     read_state_file(store, &key)?
-        .ok_or_else(|| DistError::Run(format!("{}/{key}: missing", store.location())))
+        .ok_or_else(|| RoleError::Run(format!("{}/{key}: missing", store.location())))
 }
 
 /// The checkpoint chain ending at a step, walked back one `previous` link at a time: each
@@ -343,13 +343,13 @@ impl<'a> IntakeWalk<'a> {
     }
 
     /// The shards the next checkpoint back took in, in order; `None` past the first.
-    pub fn next_shards(&mut self) -> Result<Option<Vec<String>>, DistError> {
+    pub fn next_shards(&mut self) -> Result<Option<Vec<String>>, RoleError> {
         let Some(step) = self.next else {
             return Ok(None);
         };
         let link = read_link(self.store, step)?;
         if link.previous.is_some_and(|p| p >= step) {
-            return Err(DistError::Run(format!(
+            return Err(RoleError::Run(format!(
                 "checkpoint {step} links back to {:?}",
                 link.previous
             )));
@@ -361,7 +361,7 @@ impl<'a> IntakeWalk<'a> {
 
 /// Every shard the checkpoint chain ending at `step` took in, in order, following each
 /// checkpoint's `previous` link (used to audit exactly-once intake).
-pub fn intake_chain(store: &RunStore, step: u64) -> Result<Vec<String>, DistError> {
+pub fn intake_chain(store: &RunStore, step: u64) -> Result<Vec<String>, RoleError> {
     let mut walk = IntakeWalk::from(store, step);
     let mut links = Vec::new();
     while let Some(shards) = walk.next_shards()? {

@@ -6,10 +6,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::distributed::DistError;
 use crate::game::Side;
 use crate::layout::{parse_shard_key, GAMES};
 use crate::net::encode::Encode;
+use crate::roles::RoleError;
 use crate::selfplay::diversity::GameDiversity;
 use crate::selfplay::record::{parse_record_bytes, GameRecord};
 use crate::selfplay::samples::take_game;
@@ -159,7 +159,7 @@ impl Intake {
         &mut self,
         store: &RunStore,
         learner: &mut Learner<S>,
-    ) -> Result<IntakeTally, DistError> {
+    ) -> Result<IntakeTally, RoleError> {
         let started = Instant::now();
         let keys = store.list(GAMES)?;
         self.last_list = Some((Instant::now(), started.elapsed()));

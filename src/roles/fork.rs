@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use super::learn::intake_chain;
-use super::{read_pointer, read_state_file, write_pointer, DistError};
+use super::learner::intake_chain;
+use super::{read_pointer, read_state_file, write_pointer, RoleError};
 use crate::config::RunConfig;
 use crate::layout::state::{ForkState, StateFile, TrainState};
 use crate::layout::{
@@ -65,11 +65,11 @@ pub fn fork_run(
     point: &ForkPoint,
     into: &RunStore,
     config: &RunConfig,
-) -> Result<ForkState, DistError> {
+) -> Result<ForkState, RoleError> {
     let base_location = point
         .base
         .to_str()
-        .ok_or_else(|| DistError::Run(format!("{}: not a UTF-8 path", point.base.display())))?;
+        .ok_or_else(|| RoleError::Run(format!("{}: not a UTF-8 path", point.base.display())))?;
     let base = RunStore::open(base_location)?;
     let base_config = stored_config(&base)?;
     check_same_net(&base_config, config)?;
@@ -94,9 +94,9 @@ pub fn fork_run(
 }
 
 /// The base run's config.
-fn stored_config(base: &RunStore) -> Result<RunConfig, DistError> {
+fn stored_config(base: &RunStore) -> Result<RunConfig, RoleError> {
     let text = base.get_text(CONFIG)?.ok_or_else(|| {
-        DistError::Run(format!(
+        RoleError::Run(format!(
             "{} holds no run to fork (no {CONFIG})",
             base.location()
         ))
@@ -108,16 +108,16 @@ fn stored_config(base: &RunStore) -> Result<RunConfig, DistError> {
 }
 
 /// A fork keeps the base's weights: same game, same net.
-fn check_same_net(base: &RunConfig, arm: &RunConfig) -> Result<(), DistError> {
+fn check_same_net(base: &RunConfig, arm: &RunConfig) -> Result<(), RoleError> {
     if base.kind() != arm.kind() {
-        return Err(DistError::Run(format!(
+        return Err(RoleError::Run(format!(
             "the fork's config is for {}, the base run trains {}",
             arm.kind(),
             base.kind()
         )));
     }
     if base.net_config() != arm.net_config() {
-        return Err(DistError::Run(
+        return Err(RoleError::Run(
             "the fork's config changes the net ([net]): a fork starts from the base's weights, \
              so its net must be the base's"
                 .into(),
@@ -128,13 +128,13 @@ fn check_same_net(base: &RunConfig, arm: &RunConfig) -> Result<(), DistError> {
 
 /// The step to fork at: the one asked for, which must have a published checkpoint, or the
 /// newest.
-fn fork_step(base: &RunStore, point: &ForkPoint) -> Result<u64, DistError> {
+fn fork_step(base: &RunStore, point: &ForkPoint) -> Result<u64, RoleError> {
     let latest = read_pointer(base, LATEST)?;
     let step = match (point.step, latest) {
         (Some(step), _) => step,
         (None, Some(latest)) => latest,
         (None, None) => {
-            return Err(DistError::Run(format!(
+            return Err(RoleError::Run(format!(
                 "{} has no checkpoint to fork from",
                 base.location()
             )))
@@ -144,13 +144,13 @@ fn fork_step(base: &RunStore, point: &ForkPoint) -> Result<u64, DistError> {
     let whole = |held: &Held| *held == Held::Full;
     match held.get(&step) {
         Some(Held::Full) if latest.is_some_and(|l| step <= l) => Ok(step),
-        Some(Held::Weights) => Err(DistError::Run(format!(
+        Some(Held::Weights) => Err(RoleError::Run(format!(
             "{} keeps only the weights of step {step} (older checkpoints are thinned, \
              [checkpoints]): a fork needs the optimizer state too; whole checkpoints: {}",
             base.location(),
             steps_of(&held, whole)
         ))),
-        _ => Err(DistError::Run(format!(
+        _ => Err(RoleError::Run(format!(
             "{} has no published checkpoint at step {step} (checkpoints: {})",
             base.location(),
             steps_of(&held, |_| true)
@@ -173,7 +173,7 @@ fn steps_of(held: &BTreeMap<u64, Held>, keep: impl Fn(&Held) -> bool) -> String 
 }
 
 /// Copies the objects `keys` that exist in `from` to `to`.
-fn copy_keys(from: &RunStore, to: &RunStore, keys: &[String]) -> Result<(), DistError> {
+fn copy_keys(from: &RunStore, to: &RunStore, keys: &[String]) -> Result<(), RoleError> {
     for chunk in keys.chunks(64) {
         for (key, bytes) in chunk.iter().zip(from.get_many(chunk)?) {
             if let Some(bytes) = bytes {
@@ -186,7 +186,7 @@ fn copy_keys(from: &RunStore, to: &RunStore, keys: &[String]) -> Result<(), Dist
 
 /// Copies the intake links of every checkpoint up to `step` and the files of the checkpoint
 /// at `step`, its state carrying `seed` (the arm's).
-fn copy_checkpoints(from: &RunStore, to: &RunStore, step: u64, seed: u64) -> Result<(), DistError> {
+fn copy_checkpoints(from: &RunStore, to: &RunStore, step: u64, seed: u64) -> Result<(), RoleError> {
     let links: Vec<String> = from
         .list(CHECKPOINTS)?
         .into_iter()
@@ -201,7 +201,7 @@ fn copy_checkpoints(from: &RunStore, to: &RunStore, step: u64, seed: u64) -> Res
     copy_keys(from, to, &files)?;
     let key = checkpoint_key(step, STATE_FILE);
     let mut state: TrainState = read_state_file(from, &key)?
-        .ok_or_else(|| DistError::Run(format!("{}/{key} is missing", from.location())))?;
+        .ok_or_else(|| RoleError::Run(format!("{}/{key} is missing", from.location())))?;
     state.seed = seed;
     to.put(&key, state.to_json().into_bytes())?;
     Ok(())

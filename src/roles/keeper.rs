@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use super::backoff::{retry, transient};
 use super::lease::{Lease, LeaseError, LeaseInfo, Role};
-use super::{unix_millis, DistError, StopFlag};
+use super::{unix_millis, RoleError, StopFlag};
 use crate::config::lease::LeaseConfig;
 use crate::config::RunConfig;
 use crate::layout::CONFIG;
@@ -32,7 +32,7 @@ const FIRST_ACQUIRE_BOUND: Duration = Duration::from_secs(2);
 pub fn lease_settings(
     location: &str,
     given: Option<&RunConfig>,
-) -> Result<(LeaseConfig, Option<String>), DistError> {
+) -> Result<(LeaseConfig, Option<String>), RoleError> {
     let fallback = given.map(|config| config.lease.clone()).unwrap_or_default();
     let store = RunStore::open_bounded(location, &[], Some(fallback.renew_interval()))?;
     let text = retry("reading the run's config", fallback.duration(), || {
@@ -75,7 +75,7 @@ impl LeaseKeeper {
         location: &str,
         role: Role,
         settings: &LeaseConfig,
-    ) -> Result<LeaseKeeper, DistError> {
+    ) -> Result<LeaseKeeper, RoleError> {
         LeaseKeeper::acquire_within(location, role, settings, settings.renew_interval())
     }
 
@@ -85,7 +85,7 @@ impl LeaseKeeper {
         role: Role,
         settings: &LeaseConfig,
         bound: Duration,
-    ) -> Result<LeaseKeeper, DistError> {
+    ) -> Result<LeaseKeeper, RoleError> {
         let taking = RunStore::open_bounded(location, &[], Some(bound))?;
         let lease = Lease::acquire(&taking, role, settings.duration())?;
         // Each request of a renewal ends within the time between renewals, so that one that
@@ -101,7 +101,7 @@ impl LeaseKeeper {
         let thread = std::thread::Builder::new()
             .name(format!("{}-lease", role.name()))
             .spawn(move || renew_until_stopped(store, lease, every, &thread_shared))
-            .map_err(|e| DistError::Run(format!("cannot start the lease's thread: {e}")))?;
+            .map_err(|e| RoleError::Run(format!("cannot start the lease's thread: {e}")))?;
         Ok(LeaseKeeper {
             role,
             info,
@@ -125,9 +125,9 @@ impl LeaseKeeper {
         settings: &LeaseConfig,
         patience: Option<Duration>,
         stop: &StopFlag,
-    ) -> Result<Option<LeaseKeeper>, DistError> {
+    ) -> Result<Option<LeaseKeeper>, RoleError> {
         let started = Instant::now();
-        let waits = |error: &DistError| match patience {
+        let waits = |error: &RoleError| match patience {
             Some(patience) => started.elapsed() < patience && waits_out(error),
             None => started.elapsed() < settings.duration() && transient(error),
         };
@@ -140,7 +140,7 @@ impl LeaseKeeper {
                 Err(error) if waits(&error) => error,
                 other => return other.map(Some),
             };
-            let held = matches!(error, DistError::Lease(LeaseError::Held { .. }));
+            let held = matches!(error, RoleError::Lease(LeaseError::Held { .. }));
             let wait = retry_after(&error, settings, tried.elapsed(), bound);
             bound = match held {
                 true => FIRST_ACQUIRE_BOUND.min(most),
@@ -175,7 +175,7 @@ impl LeaseKeeper {
     /// `Ok` while the lease is this process's and has not expired by this machine's clock:
     /// the role writes the run only then. Otherwise the error says why (taken over,
     /// removed, or not renewed in time because the store did not answer).
-    pub fn check(&self) -> Result<(), DistError> {
+    pub fn check(&self) -> Result<(), RoleError> {
         if let Some(error) = self.shared.lost.lock().ok().and_then(|mut l| l.take()) {
             return Err(error.into());
         }
@@ -183,7 +183,7 @@ impl LeaseKeeper {
         if u64::try_from(unix_millis()).unwrap_or(u64::MAX) >= expires {
             let tries = self.shared.tries.load(Ordering::Acquire);
             let failures = self.shared.failures.load(Ordering::Acquire);
-            return Err(DistError::Run(format!(
+            return Err(RoleError::Run(format!(
                 "this {role}'s lease expired before it was renewed ({tries} renewals tried, {failures} of them failed because the store did not answer): it stops so that only one {role} writes the run",
                 role = self.role.name()
             )));
@@ -256,13 +256,13 @@ fn pause(wait: Duration, stop: &StopFlag) -> bool {
 /// store did not answer within its bound, which has waited already (at the holder's
 /// expiry, every second counts).
 fn retry_after(
-    error: &DistError,
+    error: &RoleError,
     settings: &LeaseConfig,
     took: Duration,
     bound: Duration,
 ) -> Duration {
     let most = settings.renew_interval().min(Duration::from_secs(2));
-    let DistError::Lease(LeaseError::Held {
+    let RoleError::Lease(LeaseError::Held {
         expires_unix_ms, ..
     }) = error
     else {
@@ -276,8 +276,8 @@ fn retry_after(
 
 /// An error [`LeaseKeeper::acquire_waiting`] waits out: another holder's lease, or a store
 /// that does not answer.
-fn waits_out(error: &DistError) -> bool {
-    matches!(error, DistError::Lease(LeaseError::Held { .. })) || transient(error)
+fn waits_out(error: &RoleError) -> bool {
+    matches!(error, RoleError::Lease(LeaseError::Held { .. })) || transient(error)
 }
 
 #[cfg(test)]
@@ -384,7 +384,7 @@ mod tests {
 
     #[test]
     fn a_try_the_store_did_not_answer_in_time_is_followed_at_once_a_refused_one_after_a_pause() {
-        let unanswered = DistError::Store(crate::store::StoreError::Request {
+        let unanswered = RoleError::Store(crate::store::StoreError::Request {
             location: "s3://runs/x".into(),
             key: "leases/learner.json".into(),
             source: object_store::Error::Generic {
@@ -399,7 +399,7 @@ mod tests {
         assert_eq!(wait(Duration::from_millis(100)), Duration::from_secs(2));
         // A held lease: until just past its expiry, however long the try took.
         let now = u64::try_from(unix_millis()).unwrap();
-        let held = DistError::Lease(LeaseError::Held {
+        let held = RoleError::Lease(LeaseError::Held {
             role: "learner".into(),
             a_role: "a learner".into(),
             host: "elsewhere".into(),

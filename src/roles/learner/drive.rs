@@ -10,8 +10,8 @@ use super::limits::StepLimits;
 use super::metrics::SelfPlayRates;
 use super::progress::Progress;
 use super::LearnerRole;
-use crate::distributed::{DistError, StopFlag};
 use crate::net::encode::Encode;
+use crate::roles::{RoleError, StopFlag};
 
 /// What runs beside the learner in its process, as the loop sees it: nothing for `learn`
 /// ([`Alone`]), self-play for `train`.
@@ -55,7 +55,7 @@ pub fn drive<S: Encode>(
     beside: &mut impl Beside,
     progress: &mut Progress,
     idle_exit: Option<f64>,
-) -> Result<(), DistError> {
+) -> Result<(), RoleError> {
     let mut last_new = Instant::now();
     while !stop.raised() && !limits.reached(role.step()) && !beside.ended() {
         if let Some(line) = beside.take_record() {

@@ -7,11 +7,11 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use super::evaluate::{evaluate, EvaluateOptions};
+use super::evaluation::{evaluate, EvaluateOptions};
 use super::fork::ForkPoint;
-use super::learn::{learn, LearnOptions, LOG_EVERY};
+use super::learner::{learn, LearnOptions, LOG_EVERY};
+use super::local::{train, TrainOptions};
 use super::selfplay::{selfplay, SelfPlayOptions};
-use super::train::{train, TrainOptions};
 use crate::store::RunStore;
 
 /// Where the run lives, shared by every role.

@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 use super::intake::IntakeTally;
 use super::step::Iteration;
 use super::LearnerRole;
-use crate::distributed::DistError;
 use crate::net::encode::Encode;
+use crate::roles::RoleError;
 use crate::selfplay::worker::SearchCounts;
 
 /// Self-play's rates over an iteration, when self-play runs in the same process.
@@ -28,7 +28,7 @@ pub struct SelfPlayRates {
 
 impl<S: Encode> LearnerRole<S> {
     /// Writes one more metrics line (self-play's precision choice, say), at the current step.
-    pub fn record(&self, mut line: Value) -> Result<(), DistError> {
+    pub fn record(&self, mut line: Value) -> Result<(), RoleError> {
         line["step"] = json!(self.learner.state.step);
         self.metrics.append(&line)
     }
@@ -38,7 +38,7 @@ impl<S: Encode> LearnerRole<S> {
         &self,
         iteration: &Iteration,
         selfplay: Option<&SelfPlayRates>,
-    ) -> Result<(), DistError> {
+    ) -> Result<(), RoleError> {
         let batch = self.learner.config.train.batch_size as f64;
         let train_seconds = iteration.train_time.as_secs_f64().max(1e-9);
         let samples_per_s = iteration.steps as f64 * batch / train_seconds;
