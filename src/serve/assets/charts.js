@@ -1,20 +1,13 @@
 // Line charts drawn with uPlot (vendored: /assets/uplot.min.js, MIT licence): gridlines,
 // values on hover, a marker shape per series, intervals as bands, and an axis that keeps a
 // constant series readable.
+import { fmt } from "./util.js";
+
 const COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"];
 const DASHES = [[], [6, 3], [2, 2], [8, 3, 2, 3]];
 
-const COMPACT = new Intl.NumberFormat("en-US", { notation: "compact", maximumSignificantDigits: 4 });
-
-// A number in words people read: 50,000 and 150K alike in one style (compact from 10,000:
-// 15K, 1.5M), small ones to four significant digits, tiny ones in scientific notation.
-export function fmt(v) {
-  if (v === null || v === undefined || !Number.isFinite(v)) return "–";
-  const a = Math.abs(v);
-  if (a >= 1e4) return COMPACT.format(v);
-  if (a !== 0 && a < 1e-3) return v.toExponential(1);
-  return Number(v.toPrecision(4)).toLocaleString("en-US");
-}
+// Numbers in the charts: `fmt`'s short form (util.js).
+const short = v => fmt(v, true);
 
 // A constant series gets a range around its value (not -1..1); others a 5% margin.
 function range(u, min, max) {
@@ -31,10 +24,10 @@ export function lineChart(target, xs, series, opts = {}) {
   target.replaceChildren();
   const width = Math.min(opts.width || 390, Math.max(260, target.parentElement?.clientWidth - 10 || 390));
   const few = xs.length <= 40;
-  const uSeries = [{ label: opts.xLabel || "step", value: (u, v) => fmt(v) }];
+  const uSeries = [{ label: opts.xLabel || "step", value: (u, v) => short(v) }];
   series.forEach((s, i) => uSeries.push({
     label: s.name, stroke: COLOURS[i % COLOURS.length], width: 1.6, dash: DASHES[i % DASHES.length],
-    spanGaps: true, value: (u, v) => fmt(v),
+    spanGaps: true, value: (u, v) => short(v),
     points: { show: few || xs.length === 1, size: 5 + (i % 3) * 2, fill: i % 2 ? "#fff" : COLOURS[i % COLOURS.length] },
   }));
   const hooks = opts.marker ? { draw: [u => drawMarker(u, opts.marker())] } : {};
@@ -42,8 +35,8 @@ export function lineChart(target, xs, series, opts = {}) {
     title: opts.title, width, height: opts.height || 220, hooks,
     scales: { x: { time: false }, y: { range: opts.yRange ? () => opts.yRange : range } },
     axes: [
-      { label: opts.xLabel || "step", grid: { stroke: "#eee" }, values: (u, vs) => vs.map(fmt) },
-      { label: opts.yLabel, grid: { stroke: "#eee" }, values: (u, vs) => vs.map(fmt), size: 60 },
+      { label: opts.xLabel || "step", grid: { stroke: "#eee" }, values: (u, vs) => vs.map(short) },
+      { label: opts.yLabel, grid: { stroke: "#eee" }, values: (u, vs) => vs.map(short), size: 60 },
     ],
     series: uSeries,
     bands: opts.band ? [{ series: opts.band.map(i => i + 1), fill: "rgba(31,119,180,0.15)" }] : [],

@@ -2,8 +2,8 @@
 // (losses, strength, throughput, self-play), Elo with its 95% interval as a band, and the
 // checkpoints with their ratings. Records without a step (the precision choice) are told
 // in words, not drawn as a lone dot.
-import { $, guard, fillRuns, every } from "./util.js";
-import { lineChart, fmt } from "./charts.js";
+import { $, guard, fillRuns, every, fmt } from "./util.js";
+import { lineChart } from "./charts.js";
 
 const cap = s => s ? s[0].toUpperCase() + s.slice(1) : "";
 const SKIP = new Set(["type", "step", "iteration", "elapsed_s"]);
@@ -88,7 +88,7 @@ function eloChart(group, ratings) {
 function facts(metrics, ratings) {
   const out = [];
   for (const p of metrics.filter(m => m.type === "precision")) out.push(`Precision: ${p.choice}${p.reason ? ` (${p.reason})` : ""}.`);
-  for (const r of ratings.filter(r => r.step === null && r.elo !== null)) out.push(`Anchor ${r.player}: Elo ${fmt(r.elo)} over ${r.games} games.`);
+  for (const r of ratings.filter(r => r.step === null && r.elo !== null)) out.push(`Anchor ${r.player}: Elo ${fmt(r.elo, true)} over ${r.games} games.`);
   return out.join(" ");
 }
 

@@ -4,10 +4,9 @@
 // as a heat map (optional), several engine lines, each with its win/draw/loss, visits and
 // proven value (click a turn to play up to it), and a table of the turns searched. Visits
 // and lines outside the server's limits are refused in words, never changed quietly.
-import { $, guard, every } from "./util.js";
+import { $, guard, every, fmt } from "./util.js";
 
 const pct = x => `${Math.round(100 * x)}%`;
-const fmt = n => Number(n).toLocaleString("en-US");
 // Polls of a running analysis: 300 ms apart while the page is in view, 2 s while its tab is
 // hidden (the server stops an analysis nobody polled for 5 s).
 const POLL_MS = 300, HIDDEN_POLL_MS = 2000;

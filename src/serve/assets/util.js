@@ -3,8 +3,24 @@ export const $ = id => document.getElementById(id);
 
 // Requests in flight (tests wait for 0 before they look at the page) and requests sent.
 let pending = 0, sent = 0;
-window.__czPending = () => pending;
-window.__czSent = () => sent;
+if (typeof window !== "undefined") {
+  window.__czPending = () => pending;
+  window.__czSent = () => sent;
+}
+
+const COMPACT = new Intl.NumberFormat("en-US", { notation: "compact", maximumSignificantDigits: 4 });
+
+// A number in words people read, the page's one formatter: digit groups ("100,000") for
+// counts and limits; `short` (charts, ratings) compact from 10,000 (15K, 1.5M), small ones
+// to four significant digits, tiny ones in scientific notation. A missing number reads "–".
+export function fmt(v, short = false) {
+  if (v === null || v === undefined || !Number.isFinite(Number(v))) return "–";
+  const n = Number(v), a = Math.abs(n);
+  if (!short) return n.toLocaleString("en-US");
+  if (a >= 1e4) return COMPACT.format(n);
+  if (a !== 0 && a < 1e-3) return n.toExponential(1);
+  return Number(n.toPrecision(4)).toLocaleString("en-US");
+}
 
 // `signal` (an AbortController's) aborts the request: the server then stops its work.
 export async function api(path, body, method, signal) {
