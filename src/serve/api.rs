@@ -129,6 +129,8 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("play.js", JS, include_str!("assets/play.js")),
     ("engine.js", JS, include_str!("assets/engine.js")),
     ("gametext.js", JS, include_str!("assets/gametext.js")),
+    ("tree.js", JS, include_str!("assets/tree.js")),
+    ("link.js", JS, include_str!("assets/link.js")),
     ("board.js", JS, include_str!("assets/board.js")),
     ("charts.js", JS, include_str!("assets/charts.js")),
     ("views.js", JS, include_str!("assets/views.js")),

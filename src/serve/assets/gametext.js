@@ -13,7 +13,10 @@
 // turn that opens a variation, or follows one or a comment, is numbered `N...`. Start is the
 // position the game began from. Variations follow the turn they replace, in parentheses,
 // nested to any depth; comments follow their turn in braces. Import reads the Game and Start
-// tags, the turns (any path of a legal turn), the variations and the comments.
+// tags, the turns (any path of a legal turn), the variations and the comments. A comment's
+// braces and backslashes are escaped with a backslash (`{a \{b\} c}`), so every comment
+// comes back as written (its white space as single spaces). No DOM here but
+// `fillMoveList`'s table, so node's test runner imports it (tests/js/).
 
 const tag = (name, value) => `[${name} "${String(value).replace(/["\\]/g, "\\$&")}"]`;
 
@@ -57,19 +60,26 @@ function numbering(board, movers) {
   return { round: rows.length, first: row.find(i => i !== null) === movers.length - 1 };
 }
 
+// The tree's items (`treeItems`) as one line of text: turns, variations in parentheses,
+// comments in braces (escaped: see the top).
+export function movetext(items) {
+  const words = items.map(item => {
+    if (item.kind === "turn") return item.number ? `${item.number} ${item.text}` : item.text;
+    if (item.kind === "comment") return `{${escapeComment(item.text)}}`;
+    return item.kind === "open" ? "(" : ")";
+  });
+  return words.join(" ").replace(/\( /g, "(").replace(/ \)/g, ")");
+}
+
+const escapeComment = text => text.replace(/\s+/g, " ").trim().replace(/[\\{}]/g, "\\$&");
+
 // The game text: the header, then the tree's items (`treeItems`) wrapped at 78 characters.
 export function exportGame({ game, seats, result, date, start, items }) {
   const lines = [tag("Game", game)];
   for (const [seat, who] of seats) lines.push(tag(seat, who));
   lines.push(tag("Result", result), tag("Date", date), tag("Start", start), "");
-  const words = [];
-  for (const item of items) {
-    if (item.kind === "turn") words.push(item.number ? `${item.number} ${item.text}` : item.text);
-    else if (item.kind === "comment") words.push(`{${item.text.replace(/[{}]/g, "")}}`);
-    else words.push(item.kind === "open" ? "(" : ")");
-  }
   let row = "";
-  for (const w of words.join(" ").replace(/\( /g, "(").replace(/ \)/g, ")").split(" ")) {
+  for (const w of movetext(items).split(" ")) {
     if (row.length + w.length > 78) { lines.push(row.trimEnd()); row = ""; }
     row += w + " ";
   }
@@ -88,20 +98,20 @@ export function parseGame(text) {
     else body.push(line);
   }
   if (!tags.game) throw new Error('Import: the text has no [Game "..."] tag');
-  const tree = parseTree(body.join(" "));
+  const tree = parseMoves(body.join(" "));
   const turns = [];
   for (let n = tree; n.children.length > 0; n = n.children[0]) turns.push(n.children[0].turn);
   return { game: tags.game, start: tags.start || null, turns, tree, tags };
 }
 
-// The move tree of a game text's body.
-function parseTree(body) {
+// The move tree of a game text's body (or of a link's `tree`: see `movetext`).
+export function parseMoves(body) {
   const root = { turn: null, comment: "", children: [] };
   // `at`: the node the next turn follows; `last`: the node before the last turn read (where
   // a variation of that turn starts).
   let at = root, last = null;
   const open = [];
-  for (const token of body.match(/\{[^}]*\}|\(|\)|[^\s(){}]+|[{}]/g) || []) {
+  for (const token of body.match(/\{(?:[^\\}]|\\.)*\}|\(|\)|[^\s(){}]+|[{}]/g) || []) {
     if (token === "(") {
       if (!last) throw new Error("Import: a variation, '(', before any turn it could replace");
       open.push({ at, last });
@@ -111,7 +121,7 @@ function parseTree(body) {
       ({ at, last } = open.pop());
     } else if (token.startsWith("{")) {
       if (!token.endsWith("}")) throw new Error("Import: a comment, '{', is not closed with '}'");
-      const words = token.slice(1, -1).trim();
+      const words = token.slice(1, -1).trim().replace(/\\([\\{}])/g, "$1");
       at.comment = at.comment ? `${at.comment} ${words}` : words;
     } else if (token === "}") {
       throw new Error("Import: a '}' closes no comment");
