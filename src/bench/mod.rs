@@ -1,11 +1,11 @@
 //! `checkers-zero bench`: what this machine does with a config's net, like KataGo's
 //! `benchmark`/`genconfig`. It times the net in fp32 and bf16 at the batch sizes self-play
 //! serves, for each libtorch thread count worth trying, then plays self-play for a few
-//! seconds with each evaluator layout worth trying at the precision `auto` picks, prints
+//! seconds with each batcher layout worth trying at the precision `auto` picks, prints
 //! the tables with the CPU (model and flags) and GPU, recommends settings and can write them
 //! as a config snippet. With the net on a GPU it measures the CPU cores too: for small nets
 //! on many cores, self-play's net can be faster there. Bounded by `--seconds`; a progress
-//! bar shows where it is.
+//! bar shows where it is. [`limits`]: how far the net runs from the machine's limit.
 
 pub mod limits;
 

@@ -3,6 +3,11 @@
 //! file and of a run's recorded config, and one check type that names the file and the key.
 //! Unknown keys and bad values are errors; older spellings are read ([`compat`]).
 //!
+//! One module per section: [`net`], [`search`], [`selfplay`], [`batching`], [`train`],
+//! [`evaluation`], [`retention`] (`[checkpoints]`), [`lease`]; [`decided`]: when a shallow
+//! search calls a position decided; [`check`]: the one check type. Here: [`RunConfig`] and
+//! [`ConfigError`].
+//!
 //! This module only holds data: what the settings build (workers, nets, searches, probes) is
 //! built by the module that owns it.
 

@@ -1,7 +1,13 @@
-//! Evaluation: matches between agents ([`arena`]), Elo estimates ([`elo`]), paired games
-//! ([`pairs`]), opening suites ([`openings`]), the sequential probability ratio test
-//! ([`sprt`]), agent specs as written on the command line ([`spec`]), and the periodic
-//! evaluation of new checkpoints during training ([`periodic`]).
+//! Evaluation: measuring strength. Its modules:
+//!
+//! - [`arena`]: matches between agents; [`spec`]: agent specs as written on the command
+//!   line; [`openings`]: opening suites;
+//! - [`elo`]: Elo estimates; [`pairs`]: paired games; [`sprt`]: the sequential probability
+//!   ratio test;
+//! - [`ratings`]: a run's checkpoints rated; [`plot`]: PNG line charts;
+//! - [`periodic`]: the periodic evaluation of new checkpoints during training;
+//! - [`probe`]: probe sets with proven labels;
+//! - [`command`]: `match`, `openings` and `ratings`.
 
 pub mod arena;
 pub mod command;

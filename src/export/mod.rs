@@ -12,7 +12,9 @@
 //! * [`engine`] (`checkers-zero engine`): a line protocol on stdin/stdout for other programs.
 //!
 //! Both pick whole turns with [`crate::search::think::TurnSearch`]: MCTS over the turn's
-//! steps, steps with one legal choice applied without search.
+//! steps, steps with one legal choice applied without search. Beside them: [`average`]
+//! (`checkers-zero average`, checkpoints' weights averaged) and [`shipped`] (the models
+//! shipped with the project).
 
 pub mod average;
 pub mod engine;

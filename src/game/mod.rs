@@ -7,6 +7,11 @@
 //! the same seat moves again. Rules that look at a whole turn (majority capture, "jumped at
 //! most once", drops) are enforced by offering only steps that begin or continue a legal
 //! complete turn.
+//!
+//! The rules cores are [`rematch`], [`hexdame`] and [`eximo`] ([`hex`]: the hex geometry
+//! two of them share); [`facts`] holds what else the program needs to know of each game,
+//! [`notation`] positions and moves as text, [`turns`] whole turns and perft for every game,
+//! and [`zobrist`] the hashing keys.
 
 pub mod eximo;
 pub mod facts;

@@ -1,6 +1,7 @@
 //! Where a run's and an export's files live. Every path of a run is named here, as a key
-//! relative to the run (the same key in a local run directory and in a run store), and the
-//! records kept beside checkpoints are read and written in [`state`] only:
+//! relative to the run (the same key in a local run directory and in a run store); the
+//! run's state files (checkpoints' counters and intake links, self-play sessions', the
+//! evaluation role's and a fork's records) are read and written in [`state`] only:
 //!
 //! ```text
 //! config.toml                               the run's config
@@ -16,11 +17,13 @@
 //! workers/<session>.json                    each self-play session's counters
 //! learner/metrics.jsonl                     the learner's metrics (metrics.jsonl in old runs)
 //! evaluator/metrics.jsonl, evaluator/state.json   the evaluation role's results and progress
+//! leases/learner.json, leases/evaluator.json the learner's and the evaluation role's leases
 //! matches/…                                 match games and reports
 //! ratings.csv, ratings.png, losses.png      `ratings`' outputs
 //! bench/…                                   `bench-learning`'s plan, tables and matches
 //! ```
-//! Training, evaluation, export, serve and the distributed roles all read this one layout.
+//! An export directory holds `model.pt` and `model.json`. Training, evaluation, export,
+//! serve and the roles all read this one layout.
 
 pub mod state;
 
@@ -50,6 +53,8 @@ pub const GAMES: &str = "games";
 pub const WORKERS: &str = "workers";
 /// The folder of match games and reports.
 pub const MATCHES: &str = "matches";
+/// The folder of the singleton roles' lease objects (`leases/learner.json`).
+pub const LEASES: &str = "leases";
 /// The learner's metrics.
 pub const LEARNER_METRICS: &str = "learner/metrics.jsonl";
 /// The evaluation role's metrics.

@@ -2,7 +2,8 @@
 //! a wall-clock budget, then rate checkpoints spread over that budget against a fixed ladder
 //! of agents, and write the results as a table (markdown and CSV) and a plot of Elo against
 //! training time. This module holds the plan and the tables; [`command`] drives `train` and
-//! `match` as child processes, so the benchmark measures exactly what a user runs.
+//! `match` as child processes, so the benchmark measures exactly what a user runs;
+//! [`diversity`] draws self-play's diversity over the run.
 //!
 //! ```text
 //! RUN/bench/plan.json                     the settings of the benchmark (kept for --resume)

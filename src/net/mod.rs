@@ -1,6 +1,16 @@
-//! The neural net: model (residual tower, policy and W/D/L heads), the one interface to
-//! whatever runs it (`backend`: the batched evaluator that serves many concurrent searches,
-//! a TorchScript export), and the bridge search evaluates positions through.
+//! The neural net. Its modules:
+//!
+//! - [`model`]: the residual tower with policy and W/D/L heads; [`encode`]: each game's
+//!   input planes, policy indexing and symmetries;
+//! - [`backend`]: the one interface to whatever runs the net; its two backends, the
+//!   [`batcher`] (many searches' leaves in one forward pass) and [`torchscript`];
+//! - [`net_eval`]: the bridge search evaluates positions through;
+//! - [`inference`]: the net's inference form; [`forward`]: the forward pass the batcher's
+//!   streams run; [`cuda`]: CUDA streams and graphs through `cuda_shim.cpp`;
+//! - [`precision`]: the precision by measurement; [`in_place`]: that check where the net
+//!   serves; [`peak`]: this machine's peak GFLOP/s;
+//! - [`device`], [`threads`] and [`args`]: where it runs, with how many threads, and the
+//!   command-line flags for both.
 
 pub mod args;
 pub mod backend;

@@ -20,10 +20,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::layout::LEASES;
 use crate::store::{Conflict, RunStore, StoreError, Version};
-
-/// The folder of the lease objects.
-pub const LEASES: &str = "leases";
 
 /// How often [`Lease::acquire`] reads the lease again after losing a race for it.
 const ACQUIRE_ATTEMPTS: usize = 5;

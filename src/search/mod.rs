@@ -1,7 +1,12 @@
 //! Search: PUCT Monte-Carlo tree search over steps, batched across many trees, with a
 //! Gumbel root as the other way to spend the root's budget (`docs/search.md`). Imports run
-//! one way: `rollout <- tree <- root <- {puct, gumbel} <- config <- run <- {think, agents}`; `sample` is a
-//! leaf.
+//! one way: `rollout <- tree <- root <- {puct, gumbel} <- config <- run <- {think, agents}`;
+//! `sample` and `solve` are leaves.
+//!
+//! [`tree`]: the tree; [`root`], [`puct`], [`gumbel`]: what a search does at its root;
+//! [`config`]: their settings from the run's; [`run`]: the one search loop; [`think`]: a
+//! whole turn chosen; [`agents`]: anything that picks a step; [`rollout`]: random playouts;
+//! [`sample`]: the temperature sampler; [`solve`]: the exact solver.
 
 pub mod agents;
 pub mod config;

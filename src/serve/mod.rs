@@ -8,7 +8,9 @@
 //!   checkpoints and ratings read from the run directory; [`engine`]: models and search
 //!   (the only file that touches them); [`words`]: results, movers and limits in words;
 //!   [`guard`]: what every request passes first (JSON bodies only, read on time and within
-//!   the limit) and the request log.
+//!   the limit) and the request log; [`error`]: the one shape of a refusal;
+//!   [`mirror`]: `serve --store`, a local copy of a run's store; [`command`]: its command
+//!   line.
 //!   The page itself is in `assets/` (ES modules; uPlot vendored in `assets/vendor/`).
 
 pub mod api;

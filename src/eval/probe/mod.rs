@@ -16,6 +16,10 @@
 //! position's value is proven at least as a class; with `labels search` only the turn two
 //! different searches agreed on is listed, as `TURN=best`, and the position's value is
 //! `unknown`: search labels, not proofs.
+//!
+//! The parts: [`build`] (`probe-build`), [`score`] (`probe`: a checkpoint measured),
+//! [`agents`] (agents without a net measured), [`validate`] (a set checked against a
+//! ladder), [`command`] (both commands' arguments); here, the set file.
 
 pub mod agents;
 pub mod build;
