@@ -4,8 +4,9 @@
 //! Unknown keys and bad values are errors; older spellings are read ([`compat`]).
 //!
 //! One module per section: [`net`], [`search`], [`selfplay`], [`batching`], [`train`],
-//! [`evaluation`], [`retention`] (`[checkpoints]`), [`lease`]; [`decided`]: when a shallow
-//! search calls a position decided; [`check`]: the one check type. Here: [`RunConfig`] and
+//! [`evaluation`], [`retention`] (`[checkpoints]`), [`lease`]; [`serve`]: the web server's
+//! limits (a file of its own); [`decided`]: when a shallow search calls a position decided;
+//! [`check`]: the one check type. Here: [`RunConfig`] and
 //! [`ConfigError`].
 //!
 //! This module only holds data: what the settings build (workers, nets, searches, probes) is
@@ -21,6 +22,7 @@ pub mod net;
 pub mod retention;
 pub mod search;
 pub mod selfplay;
+pub mod serve;
 pub mod train;
 
 use std::path::Path;
@@ -75,6 +77,14 @@ pub enum ConfigError {
 }
 
 impl ConfigError {
+    /// A syntax or key error of the TOML in `path`.
+    pub fn parse(path: &str, error: &toml::de::Error) -> ConfigError {
+        ConfigError::Parse {
+            path: path.to_string(),
+            message: error.to_string().trim().replace('\n', " "),
+        }
+    }
+
     /// The bad key, when the error names one.
     pub fn key(&self) -> Option<&str> {
         match self {
@@ -120,6 +130,14 @@ pub struct RunConfig {
     pub lease: LeaseConfig,
 }
 
+/// The text of a config file (a run's or the server's).
+fn read_config_text(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
 fn default_seed() -> u64 {
     1
 }
@@ -132,12 +150,8 @@ impl RunConfig {
 
     /// Reads a config file with `KEY=VALUE` overrides (see [`RunConfig::parse_with`]).
     pub fn load_with(path: &Path, overrides: &[String]) -> Result<RunConfig, ConfigError> {
-        let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
-            path: name.clone(),
-            source,
-        })?;
-        RunConfig::parse_with(&text, &name, overrides)
+        let text = read_config_text(path)?;
+        RunConfig::parse_with(&text, &path.display().to_string(), overrides)
     }
 
     /// The config a run recorded (`RUN/config.toml`); a run without one is an error.
@@ -181,10 +195,7 @@ impl RunConfig {
         name: &str,
         overrides: &[String],
     ) -> Result<RunConfig, ConfigError> {
-        let parse_error = |e: toml::de::Error| ConfigError::Parse {
-            path: name.to_string(),
-            message: e.to_string().trim().replace('\n', " "),
-        };
+        let parse_error = |e: toml::de::Error| ConfigError::parse(name, &e);
         let invalid = |error: KeyError| ConfigError::Invalid {
             path: name.to_string(),
             error,

@@ -50,7 +50,7 @@ pub enum LogWhat {
 /// Runs the server until the process is stopped; prints the address once it listens.
 pub fn run_serve(args: &ServeArgs, out: &mut impl Write) -> Result<()> {
     let mut config = match &args.config {
-        Some(path) => ServeConfig::read(path).map_err(anyhow::Error::msg)?,
+        Some(path) => ServeConfig::load(path)?,
         None => ServeConfig::default(),
     };
     if args.log == Some(LogWhat::Requests) {

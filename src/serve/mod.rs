@@ -26,91 +26,14 @@ pub mod words;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Deserialize;
-
+pub use crate::config::serve::ServeConfig;
 use crate::game::GameKind;
 use engine::LoadedModel;
 use rundir::RunRoot;
-
-/// The server's limits, as data (`--config FILE`, TOML; every key optional).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ServeConfig {
-    /// Largest request body, in bytes.
-    pub max_body_bytes: usize,
-    /// Most root visits one search may ask for.
-    pub max_visits: u32,
-    /// Visits of a search that names none (the model's moves and analysis).
-    pub default_visits: u32,
-    /// Longest time one search may run, in seconds.
-    pub max_seconds: f64,
-    /// Searches running at once; more wait their turn.
-    pub max_searches: usize,
-    /// Root visits between two progress reports of an analysis.
-    pub snapshot_visits: u32,
-    /// Analyses kept for polling (the oldest finished ones are dropped first).
-    pub max_analyses: usize,
-    /// One line per request on stderr: method, path, status, milliseconds (`--log
-    /// requests`).
-    pub log_requests: bool,
-}
-
-impl Default for ServeConfig {
-    fn default() -> Self {
-        ServeConfig {
-            max_body_bytes: 64 * 1024,
-            max_visits: 100_000,
-            default_visits: 200,
-            max_seconds: 60.0,
-            max_searches: 2,
-            snapshot_visits: 50,
-            max_analyses: 64,
-            log_requests: false,
-        }
-    }
-}
-
-impl ServeConfig {
-    /// Reads a config file and checks it.
-    pub fn read(path: &Path) -> Result<ServeConfig, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let config: ServeConfig =
-            toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        config.check()?;
-        Ok(config)
-    }
-
-    /// Checks every key's range, naming the key.
-    pub fn check(&self) -> Result<(), String> {
-        let bad = |key: &str, range: &str| Err(format!("serve config: {key} must be {range}"));
-        if !(1024..=16 << 20).contains(&self.max_body_bytes) {
-            return bad("max_body_bytes", "in 1024..=16777216");
-        }
-        if !(1..=10_000_000).contains(&self.max_visits) {
-            return bad("max_visits", "in 1..=10000000");
-        }
-        if !(1..=self.max_visits).contains(&self.default_visits) {
-            return bad("default_visits", "in 1..=max_visits");
-        }
-        if !(self.max_seconds > 0.0 && self.max_seconds <= 3600.0) {
-            return bad("max_seconds", "in (0, 3600]");
-        }
-        if !(1..=64).contains(&self.max_searches) {
-            return bad("max_searches", "in 1..=64");
-        }
-        if !(1..=100_000).contains(&self.snapshot_visits) {
-            return bad("snapshot_visits", "in 1..=100000");
-        }
-        if !(1..=10_000).contains(&self.max_analyses) {
-            return bad("max_analyses", "in 1..=10000");
-        }
-        Ok(())
-    }
-}
 
 /// What `checkers-zero serve` is told.
 #[derive(Clone, Debug, Default)]
@@ -140,7 +63,10 @@ impl ServeState {
     /// Loads the models and opens the run directory. With no model, a run directory that
     /// has checkpoints lends its newest one.
     pub fn new(options: &ServeOptions) -> Result<ServeState, String> {
-        options.config.check()?;
+        options
+            .config
+            .check()
+            .map_err(|e| format!("serve config: {e}"))?;
         let mut models = HashMap::new();
         let mut paths = options.models.clone();
         if let (true, Some(run)) = (paths.is_empty(), &options.run_dir) {
@@ -225,24 +151,5 @@ async fn accept_loop(listener: tokio::net::TcpListener, router: axum::Router) {
                 .serve_connection(io, service)
                 .await;
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn config_ranges_name_the_key() {
-        assert!(ServeConfig::default().check().is_ok());
-        let config = ServeConfig {
-            max_visits: 0,
-            ..ServeConfig::default()
-        };
-        assert!(config.check().unwrap_err().contains("max_visits"));
-        let parsed: Result<ServeConfig, _> = toml::from_str("max_visitz = 3");
-        assert!(parsed.unwrap_err().to_string().contains("max_visitz"));
-        let parsed: ServeConfig = toml::from_str("max_searches = 4").unwrap();
-        assert_eq!(parsed.max_searches, 4);
     }
 }
