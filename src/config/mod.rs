@@ -5,7 +5,8 @@
 //!
 //! One module per section: [`net`], [`search`], [`selfplay`], [`batching`], [`train`],
 //! [`evaluation`], [`retention`] (`[checkpoints]`), [`lease`]; [`serve`]: the web server's
-//! limits (a file of its own); [`decided`]: when a shallow search calls a position decided;
+//! limits (a file of its own); [`timings`]: how often the roles publish and
+//! look (not a config key: a preset per way of running); [`decided`]: when a shallow search calls a position decided;
 //! [`check`]: the one check type. Here: [`RunConfig`] and
 //! [`ConfigError`].
 //!
@@ -23,6 +24,7 @@ pub mod retention;
 pub mod search;
 pub mod selfplay;
 pub mod serve;
+pub mod timings;
 pub mod train;
 
 use std::path::Path;

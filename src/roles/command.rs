@@ -12,7 +12,11 @@ use super::fork::ForkPoint;
 use super::learner::{learn, LearnOptions, LOG_EVERY};
 use super::local::{train, TrainOptions};
 use super::selfplay::{selfplay, SelfPlayOptions};
+use crate::config::timings::RoleTimings;
 use crate::store::RunStore;
+
+/// The defaults of the roles' timings.
+const DISTRIBUTED: RoleTimings = RoleTimings::DISTRIBUTED;
 
 /// Where the run lives, shared by every role.
 #[derive(Args, Debug, Clone)]
@@ -181,7 +185,7 @@ pub struct LearnArgs {
     #[arg(long, value_name = "N", default_value_t = LOG_EVERY)]
     log_every: u64,
     /// Seconds between listings of new shards.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = DISTRIBUTED.learner_poll_seconds)]
     poll_seconds: f64,
 }
 
@@ -196,10 +200,10 @@ pub struct SelfPlayArgs {
     #[arg(long)]
     worker_id: Option<String>,
     /// Games per published shard.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = DISTRIBUTED.games_per_shard)]
     games_per_shard: usize,
     /// Publish a smaller shard once its first game is this many seconds old.
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = DISTRIBUTED.shard_seconds)]
     shard_seconds: f64,
     /// Stop after publishing at least this many games.
     #[arg(long)]
@@ -209,13 +213,13 @@ pub struct SelfPlayArgs {
     max_minutes: Option<f64>,
     /// On stopping (a limit, SIGTERM or SIGINT), let the games in flight finish for up to
     /// this many seconds and publish them (keep it under Kubernetes' grace period, 30 s).
-    #[arg(long, default_value_t = 20.0)]
+    #[arg(long, default_value_t = DISTRIBUTED.drain_seconds)]
     drain_seconds: f64,
     /// Minutes to wait for the run's config and first checkpoint.
-    #[arg(long, default_value_t = 30.0)]
+    #[arg(long, default_value_t = DISTRIBUTED.selfplay_wait_minutes)]
     wait_minutes: f64,
     /// Seconds between looks for a newer checkpoint.
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = DISTRIBUTED.selfplay_poll_seconds)]
     poll_seconds: f64,
 }
 
@@ -237,10 +241,10 @@ pub struct EvaluateArgs {
     #[arg(long)]
     wait_for_lease: bool,
     /// Minutes to wait for the run's config.
-    #[arg(long, default_value_t = 30.0)]
+    #[arg(long, default_value_t = DISTRIBUTED.evaluation_wait_minutes)]
     wait_minutes: f64,
     /// Seconds between looks for a new checkpoint.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = DISTRIBUTED.evaluation_poll_seconds)]
     poll_seconds: f64,
 }
 

@@ -26,6 +26,7 @@ use super::learner::{
 use super::lease::Role;
 use super::selfplay::{new_session, play, PlayCounters, SelfPlayMonitor, SelfPlayOptions};
 use super::{RoleError, StopFlag};
+use crate::config::timings::RoleTimings;
 use crate::config::RunConfig;
 use crate::game::GameKind;
 use crate::layout::{checkpoint_dir_key, CONFIG};
@@ -82,32 +83,11 @@ pub struct TrainSummary {
     pub samples: u64,
 }
 
-/// How the roles work together on one machine: small shards published often, pointers
-/// looked at often (a local store makes both cheap).
-#[derive(Clone, Copy, Debug)]
-struct Local {
-    /// Self-play publishes a shard with this many games…
-    games_per_shard: usize,
-    /// …or once its first game is this old (seconds).
-    shard_seconds: f64,
-    /// The learner lists new shards this often (seconds).
-    learner_poll: f64,
-    /// Self-play looks for a new checkpoint this often (seconds).
-    selfplay_poll: f64,
-    /// The evaluator looks for a due checkpoint this often (seconds).
-    evaluator_poll: f64,
-    /// The worker id of the self-play sessions.
-    worker_id: &'static str,
-}
+/// How the roles work together in one process.
+const LOCAL: RoleTimings = RoleTimings::LOCAL;
 
-const LOCAL: Local = Local {
-    games_per_shard: 16,
-    shard_seconds: 1.0,
-    learner_poll: 0.25,
-    selfplay_poll: 0.25,
-    evaluator_poll: 0.5,
-    worker_id: "local",
-};
+/// The worker id of the self-play sessions.
+const WORKER_ID: &str = "local";
 
 /// Runs (or resumes) a training run.
 pub fn train(options: &TrainOptions) -> Result<TrainSummary, RoleError> {
@@ -228,7 +208,7 @@ fn run<S: Encode>(
     let target = options.iterations.filter(|i| *i > 0).map(|i| i * every);
     let limits =
         StepLimits::new(&config.train, target, options.minutes).with_spent(options.spent_minutes);
-    let poll = Duration::from_secs_f64(LOCAL.learner_poll);
+    let poll = Duration::from_secs_f64(LOCAL.learner_poll_seconds);
     let mut learner = LearnerRole::<S>::start(store, config.clone(), None, poll, lease)?;
     let mut progress = Progress::new(options.progress, options.log_every, limits, learner.step());
     let printer = progress.printer();
@@ -238,7 +218,7 @@ fn run<S: Encode>(
     std::thread::scope(|scope| {
         let selfplay = scope.spawn(|| {
             let store = RunStore::open(location)?;
-            let session = new_session(LOCAL.worker_id);
+            let session = new_session(WORKER_ID);
             play::<S>(
                 &selfplay_options,
                 &store,
@@ -310,15 +290,14 @@ impl<F: Fn() -> bool> Beside for LocalSelfPlay<'_, F> {
 fn selfplay_options() -> SelfPlayOptions {
     SelfPlayOptions {
         store: String::new(),
-        worker_id: Some(LOCAL.worker_id.into()),
+        worker_id: Some(WORKER_ID.into()),
         games_per_shard: LOCAL.games_per_shard,
         shard_seconds: LOCAL.shard_seconds,
         max_games: None,
         max_minutes: None,
-        // A stop ends the games in flight at once, as a time limit should.
-        drain_seconds: 0.0,
-        wait_minutes: 1.0,
-        poll_seconds: LOCAL.selfplay_poll,
+        drain_seconds: LOCAL.drain_seconds,
+        wait_minutes: LOCAL.selfplay_wait_minutes,
+        poll_seconds: LOCAL.selfplay_poll_seconds,
         work_dir: None,
         progress: false,
         // The config `train` passes has its `--precision` and `--device` already.
@@ -367,7 +346,7 @@ fn evaluate(
         match role.due()? {
             Some(candidate) => printer.say(&role.evaluate(candidate)?),
             None if stopping => return Ok(()),
-            None => std::thread::sleep(Duration::from_secs_f64(LOCAL.evaluator_poll)),
+            None => std::thread::sleep(Duration::from_secs_f64(LOCAL.evaluation_poll_seconds)),
         }
     }
 }
