@@ -132,6 +132,25 @@ pub struct RunConfig {
     pub lease: LeaseConfig,
 }
 
+/// The game `name` names (the `game` key).
+fn parse_game(name: &str) -> Result<GameKind, KeyError> {
+    name.parse().map_err(|_| {
+        let message = format!("unknown game `{name}` ({})", GameKind::names(", "));
+        KeyError::new("game", message)
+    })
+}
+
+/// A run's recorded config file; a run without one is an error.
+fn run_config_path(run_dir: &Path) -> Result<std::path::PathBuf, ConfigError> {
+    let path = run_dir.join(CONFIG);
+    if !path.is_file() {
+        return Err(ConfigError::NoRunConfig {
+            run: run_dir.display().to_string(),
+        });
+    }
+    Ok(path)
+}
+
 /// The text of a config file (a run's or the server's).
 fn read_config_text(path: &Path) -> Result<String, ConfigError> {
     std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
@@ -158,13 +177,29 @@ impl RunConfig {
 
     /// The config a run recorded (`RUN/config.toml`); a run without one is an error.
     pub fn of_run(run_dir: &Path) -> Result<RunConfig, ConfigError> {
-        let path = run_dir.join(CONFIG);
-        if !path.is_file() {
-            return Err(ConfigError::NoRunConfig {
-                run: run_dir.display().to_string(),
-            });
+        RunConfig::load(&run_config_path(run_dir)?)
+    }
+
+    /// The game a run trains (`RUN/config.toml`'s `game`), the rest of its config unread.
+    pub fn game_of_run(run_dir: &Path) -> Result<GameKind, ConfigError> {
+        let path = run_config_path(run_dir)?;
+        let text = read_config_text(&path)?;
+        RunConfig::game_in(&text, &path.display().to_string())
+    }
+
+    /// The game a run's config text names, the rest unread (a config another build wrote
+    /// still says its game); `name` labels errors.
+    pub fn game_in(text: &str, name: &str) -> Result<GameKind, ConfigError> {
+        /// A config's `game` line alone.
+        #[derive(Deserialize)]
+        struct Game {
+            game: String,
         }
-        RunConfig::load(&path)
+        let read: Game = toml::from_str(text).map_err(|e| ConfigError::parse(name, &e))?;
+        parse_game(&read.game).map_err(|error| ConfigError::Invalid {
+            path: name.to_string(),
+            error,
+        })
     }
 
     /// The config of the run a weights file was trained in, when it lies in a run's
@@ -250,10 +285,7 @@ impl RunConfig {
     }
 
     fn check_game_and_net(&self) -> Result<(), KeyError> {
-        if self.game.parse::<GameKind>().is_err() {
-            let message = format!("unknown game `{}` ({})", self.game, GameKind::names(", "));
-            return Err(KeyError::new("game", message));
-        }
+        parse_game(&self.game)?;
         let Some(net) = &self.net else {
             return Ok(());
         };

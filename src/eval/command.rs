@@ -287,7 +287,7 @@ pub fn run_ratings(args: &RatingsArgs, out: &mut impl Write) -> Result<()> {
             true => None,
             false => args
                 .openings
-                .suite(super::ratings::run_game(&args.run_dir)?)?,
+                .suite(crate::config::RunConfig::game_of_run(&args.run_dir)?)?,
         },
         rules: ratings_rules(args),
         play: !args.no_play,

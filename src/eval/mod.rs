@@ -60,6 +60,9 @@ pub enum EvalError {
     /// Settings that cannot make a match.
     #[error("bad match settings: {0}")]
     Settings(String),
+    /// A run's config that cannot be read.
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
     /// A run's record (a checkpoint's state) that cannot be read.
     #[error(transparent)]
     State(#[from] crate::layout::state::StateError),

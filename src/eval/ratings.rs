@@ -127,18 +127,6 @@ fn file_error(path: &Path, reason: impl ToString) -> EvalError {
     }
 }
 
-/// The run's game, from `RUN/config.toml`.
-pub fn run_game(run_dir: &Path) -> Result<GameKind, EvalError> {
-    let path = run_dir.join(layout::CONFIG);
-    let text = std::fs::read_to_string(&path).map_err(|e| file_error(&path, e))?;
-    let value: toml::Value = toml::from_str(&text).map_err(|e| file_error(&path, e))?;
-    let game = value
-        .get("game")
-        .and_then(|g| g.as_str())
-        .ok_or_else(|| file_error(&path, "no `game = \"...\"` line"))?;
-    game.parse().map_err(|e| file_error(&path, e))
-}
-
 /// The run's complete checkpoints, by step.
 pub fn list_checkpoints(run_dir: &Path) -> Result<Vec<Checkpoint>, EvalError> {
     let folder = run_dir.join(layout::CHECKPOINTS);
@@ -259,7 +247,7 @@ fn file_stem(name: &str) -> String {
 /// Plays the missing games, rates every player, writes the CSV and the plots.
 pub fn rate_run(options: &RatingsOptions) -> Result<RatingsSummary, EvalError> {
     let run = &options.run_dir;
-    let kind = run_game(run)?;
+    let kind = RunConfig::game_of_run(run)?;
     let checkpoints = chosen_checkpoints(run, options.every)?;
     let (mut names, specs) = players_of(&checkpoints, options);
     if names.is_empty() {

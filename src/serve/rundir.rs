@@ -11,6 +11,7 @@ use super::board::{pieces, Piece};
 use super::words::result_words;
 use crate::game::turns::push_step_text;
 use crate::game::{GameState, Side};
+use crate::config::RunConfig;
 use crate::layout;
 use crate::selfplay::record::{is_record_file, parse_record_bytes_within, GameRecord};
 use crate::with_game;
@@ -195,9 +196,10 @@ impl RunRoot {
 
     /// The game `run` trains (its `config.toml`'s `game`), when it says.
     pub fn game(&self, run: &str) -> Option<String> {
-        let text = self.read(&join(run, "config.toml")).ok()?;
-        let config: toml::Value = toml::from_str(&text).ok()?;
-        Some(config.get("game")?.as_str()?.to_string())
+        let rel = join(run, layout::CONFIG);
+        let text = self.read(&rel).ok()?;
+        let game = RunConfig::game_in(&text, &rel).ok()?;
+        Some(game.name().to_string())
     }
 
     /// The rows of `run`'s `ratings.csv` (none when it has no ratings yet).
