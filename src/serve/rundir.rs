@@ -9,9 +9,9 @@ use serde_json::Value;
 
 use super::board::{pieces, Piece};
 use super::words::result_words;
+use crate::config::RunConfig;
 use crate::game::turns::push_step_text;
 use crate::game::{GameState, Side};
-use crate::config::RunConfig;
 use crate::layout;
 use crate::selfplay::record::{is_record_file, parse_record_bytes_within, GameRecord};
 use crate::with_game;
