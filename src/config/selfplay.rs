@@ -89,8 +89,9 @@ pub struct SelfPlayConfig {
     /// position of the game's shipped evaluation suite ([`crate::selfplay::opening`]);
     /// `none`: every draw is kept.
     pub balanced_openings: DecidedCheck,
-    /// Whole turns after which a game is adjudicated a draw (self-play needs a cap; in
-    /// older configs 0 meant the rules' default, 1000, and is read so).
+    /// Whole turns after which a game is adjudicated a draw: self-play's own cap, shorter
+    /// than the rules' default (`RulesConfig::default`, 1000), which self-play never uses
+    /// (in older configs 0 meant that default, and is read so).
     pub ply_cap: u32,
     /// A side resigns when the search's value for it stays below this (with calibration:
     /// the highest threshold calibration may pick)...

@@ -84,6 +84,11 @@ impl Outcome {
 
 /// Switches for the rules marked \[project\] in `docs/rules.md` (on by default). Saved with
 /// a trained model (the rules its self-play used), so that play uses the same ones.
+///
+/// The default cap (1000) is that of games with no trained rules to follow (play, matches,
+/// the page, Python, and older configs' `selfplay.ply_cap = 0`); self-play's cap is the
+/// config's `selfplay.ply_cap` (default 300, `crate::config::selfplay`), which a checkpoint
+/// records and play then follows.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RulesConfig {
