@@ -297,7 +297,7 @@ pub fn run_ratings(args: &RatingsArgs, out: &mut impl Write) -> Result<()> {
     };
     let summary = super::ratings::rate_run(&options)
         .with_context(|| format!("rating {}", args.run_dir.display()))?;
-    write!(out, "{}", super::ratings::ratings_table(&summary))?;
+    write!(out, "{}", super::ratings::outputs::ratings_table(&summary))?;
     writeln!(
         out,
         "anchor {} = 0; {} games played now",

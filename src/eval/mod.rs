@@ -4,7 +4,8 @@
 //!   line; [`openings`]: opening suites;
 //! - [`elo`]: Elo estimates; [`pairs`]: paired games; [`sprt`]: the sequential probability
 //!   ratio test;
-//! - [`ratings`]: a run's checkpoints rated; [`plot`]: PNG line charts;
+//! - [`ratings`]: a run's checkpoints rated; [`losses`]: the training losses' plot;
+//!   [`plot`]: PNG line charts;
 //! - [`periodic`]: the periodic evaluation of new checkpoints during training;
 //! - [`probe`]: probe sets with proven labels;
 //! - [`command`]: `match`, `openings` and `ratings`.
@@ -12,6 +13,7 @@
 pub mod arena;
 pub mod command;
 pub mod elo;
+pub mod losses;
 pub mod openings;
 pub mod pairs;
 pub mod periodic;

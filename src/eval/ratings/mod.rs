@@ -23,25 +23,28 @@
 //! `RUN/ratings.png` (Elo against training step and against training hours, 95% intervals
 //! as bars) and `RUN/losses.png` (the `"type": "train"` lines of the learner's
 //! `RUN/learner/metrics.jsonl`; `RUN/metrics.jsonl` in runs of older versions).
+//!
+//! The parts: [`schedule`] (the pairs and the games each still lacks), [`play`] (playing
+//! them and writing the records), [`outputs`] (the CSV, the Elo plot, the printed table);
+//! here, the rating itself. The training losses' plot is [`super::losses`]'s.
+
+pub mod outputs;
+pub mod play;
+pub mod schedule;
 
 use std::collections::{BTreeMap, HashMap};
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::arena::{play_match, read_report, seat_sides, write_report, MatchReport, MatchSettings};
+use super::arena::{read_report, seat_sides, MatchReport};
 use super::elo::{solve, EloEstimate, PairGames};
-use super::openings::{OpeningRange, OpeningSuite};
-use super::plot::{render_png, Panel, Series};
+use super::openings::OpeningSuite;
 use super::spec::AgentSpec;
 use super::EvalError;
 use crate::config::search::SearchOverrides;
 use crate::config::RunConfig;
 use crate::game::{GameKind, RulesConfig};
 use crate::layout;
-use crate::selfplay::record::write_records;
-use crate::util::game_seed;
-use crate::util::write_atomic;
 
 /// What `ratings` does.
 #[derive(Clone, Debug)]
@@ -145,25 +148,6 @@ pub fn list_checkpoints(run_dir: &Path) -> Result<Vec<Checkpoint>, EvalError> {
     Ok(found)
 }
 
-/// The pairs (indices into the player list) the schedule wants on record: consecutive
-/// checkpoints, each anchor against the first and last checkpoint, anchors against each
-/// other. Checkpoints are players `0..checkpoints`, anchors follow.
-pub fn scheduled_pairs(checkpoints: usize, anchors: usize) -> Vec<(usize, usize)> {
-    let mut pairs: Vec<(usize, usize)> = (1..checkpoints).map(|i| (i, i - 1)).collect();
-    for a in checkpoints..checkpoints + anchors {
-        if checkpoints > 0 {
-            pairs.push((checkpoints - 1, a));
-            if checkpoints > 1 {
-                pairs.push((0, a));
-            }
-        }
-        for b in a + 1..checkpoints + anchors {
-            pairs.push((a, b));
-        }
-    }
-    pairs
-}
-
 /// One result per pair of opposite-side seats held by different players, by player name.
 fn pair_results(
     reports: &[MatchReport],
@@ -232,18 +216,6 @@ pub fn read_reports(
     Ok(reports)
 }
 
-fn file_stem(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
 /// Plays the missing games, rates every player, writes the CSV and the plots.
 pub fn rate_run(options: &RatingsOptions) -> Result<RatingsSummary, EvalError> {
     let run = &options.run_dir;
@@ -257,7 +229,7 @@ pub fn rate_run(options: &RatingsOptions) -> Result<RatingsSummary, EvalError> {
         )));
     }
     let games_played = if options.play {
-        play_missing(options, kind, &checkpoints, &names, &specs)?
+        play::play_missing(options, kind, &checkpoints, &names, &specs)?
     } else {
         0
     };
@@ -277,7 +249,7 @@ pub fn rate_run(options: &RatingsOptions) -> Result<RatingsSummary, EvalError> {
         checkpoints.len()
     };
     let players = rate_players(&names, &checkpoints, &results, anchor)?;
-    let (files, notes) = write_outputs(run, &players, &names[anchor])?;
+    let (files, notes) = outputs::write_outputs(run, &players, &names[anchor])?;
     Ok(RatingsSummary {
         players,
         anchor: names[anchor].clone(),
@@ -321,146 +293,6 @@ fn players_of(
         specs.push(anchor.clone());
     }
     (names, specs)
-}
-
-/// Plays the games each scheduled pair still lacks (`games_per_pair` minus those on
-/// record), writing them to `RUN/matches/`. Returns the games played.
-fn play_missing(
-    options: &RatingsOptions,
-    kind: GameKind,
-    checkpoints: &[Checkpoint],
-    names: &[String],
-    specs: &[AgentSpec],
-) -> Result<u64, EvalError> {
-    let run = &options.run_dir;
-    let matches_dir = run.join(layout::MATCHES);
-    let reports: Vec<MatchReport> = read_reports(run, kind)?.into_iter().map(|r| r.1).collect();
-    let mut on_record: HashMap<(String, String), u64> = HashMap::new();
-    for report in &reports {
-        let mut distinct = report.agents.clone();
-        distinct.sort();
-        distinct.dedup();
-        if let [a, b] = distinct.as_slice() {
-            *on_record.entry((a.clone(), b.clone())).or_default() += report.games.len() as u64;
-        }
-    }
-    std::fs::create_dir_all(&matches_dir).map_err(|e| file_error(&matches_dir, e))?;
-    let seats = seat_sides(kind).len() as u64;
-    let mut serial = reports.len() as u64;
-    let mut played = 0;
-    for (a, b) in scheduled_pairs(checkpoints.len(), options.anchors.len()) {
-        let key = if names[a] < names[b] {
-            (names[a].clone(), names[b].clone())
-        } else {
-            (names[b].clone(), names[a].clone())
-        };
-        let have = on_record.get(&key).copied().unwrap_or(0);
-        let missing = options.games_per_pair.saturating_sub(have);
-        if missing == 0 {
-            continue;
-        }
-        let games = missing.div_ceil(seats) * seats;
-        let pair = [(&names[a], &specs[a]), (&names[b], &specs[b])];
-        // The openings after those the games on record used.
-        let offset = (have / seats) as usize;
-        check_openings_left(options, pair, games / seats, offset)?;
-        played += play_pair(
-            options,
-            kind,
-            pair,
-            games,
-            offset,
-            &matches_dir,
-            &mut serial,
-        )?;
-    }
-    Ok(played)
-}
-
-/// Checks that the suite (if any) has `rotations` openings from `offset` on for `pair`.
-fn check_openings_left(
-    options: &RatingsOptions,
-    pair: [(&String, &AgentSpec); 2],
-    rotations: u64,
-    offset: usize,
-) -> Result<(), EvalError> {
-    let Some(suite) = &options.openings else {
-        return Ok(());
-    };
-    let left = suite.len().saturating_sub(offset) as u64;
-    if rotations > left {
-        return Err(EvalError::Settings(format!(
-            "{} vs {} needs {rotations} more openings, but {} has {left} left after the {offset} \
-             its games on record used; pass a larger suite with --openings or lower \
-             --games-per-pair",
-            pair[0].0,
-            pair[1].0,
-            suite.path.display()
-        )));
-    }
-    Ok(())
-}
-
-/// Plays `games` between the two named agents of `pair` (the second filling the extra
-/// seats) from opening `offset` of the suite on, and writes the match to `matches_dir`.
-/// Returns the games played.
-fn play_pair(
-    options: &RatingsOptions,
-    kind: GameKind,
-    pair: [(&String, &AgentSpec); 2],
-    games: u64,
-    offset: usize,
-    matches_dir: &Path,
-    serial: &mut u64,
-) -> Result<u64, EvalError> {
-    let seats = seat_sides(kind).len();
-    let [(name_a, spec_a), (name_b, spec_b)] = pair;
-    let mut specs = vec![spec_a.clone(), spec_b.clone()];
-    let mut names = vec![name_a.clone(), name_b.clone()];
-    while specs.len() < seats {
-        specs.push(spec_b.clone());
-        names.push(name_b.clone());
-    }
-    if options.progress {
-        eprintln!("{name_a} vs {name_b}: {games} games");
-    }
-    let settings = MatchSettings {
-        kind,
-        rules: options.rules,
-        games,
-        parallel: options.parallel,
-        seed: game_seed(options.seed, *serial),
-        opening_turns: options.opening_turns,
-        openings: options
-            .openings
-            .clone()
-            .map(|suite| OpeningRange { suite, offset }),
-        sprt: None,
-        search: RunConfig::of_run(&options.run_dir)
-            .map_err(|e| EvalError::Settings(e.to_string()))?
-            .search,
-        progress: options.progress,
-        net: options.net,
-    };
-    let (mut report, mut records) = play_match(&specs, &settings)?;
-    report.agents = names.clone();
-    for record in &mut records {
-        record.agents = super::arena::seat_agents(seats, record.index)
-            .into_iter()
-            .map(|i| names[i].clone())
-            .collect();
-    }
-    let stem = loop {
-        let stem = format!("{}_vs_{}-{serial}", file_stem(name_a), file_stem(name_b));
-        *serial += 1;
-        if !matches_dir.join(format!("{stem}.json")).exists() {
-            break stem;
-        }
-    };
-    let games_path = matches_dir.join(format!("{stem}.games.jsonl"));
-    write_records(&games_path, &records).map_err(|e| file_error(&games_path, e))?;
-    write_report(&matches_dir.join(format!("{stem}.json")), &report)?;
-    Ok(report.games.len() as u64)
 }
 
 /// Rates the players joined to `anchor` (an index into `names`) by a chain of games in
@@ -538,204 +370,9 @@ fn connected(players: usize, pairs: &[PairGames], from: usize) -> Vec<bool> {
     reached
 }
 
-/// Writes `ratings.csv`, `ratings.png` and (from the learner's metrics) `losses.png` into
-/// the run directory. Returns the files written and notes on what was not.
-fn write_outputs(
-    run: &Path,
-    players: &[Rated],
-    anchor: &str,
-) -> Result<(Vec<PathBuf>, Vec<String>), EvalError> {
-    let mut files = Vec::new();
-    let mut notes = Vec::new();
-    let csv_path = run.join(layout::RATINGS_CSV);
-    write_atomic(&csv_path, ratings_csv(players).as_bytes())
-        .map_err(|e| file_error(&csv_path, e))?;
-    files.push(csv_path);
-    let plot_path = run.join(layout::RATINGS_PLOT);
-    let png = render_png(&elo_panels(players, anchor), 2).map_err(|e| file_error(&plot_path, e))?;
-    write_atomic(&plot_path, &png).map_err(|e| file_error(&plot_path, e))?;
-    files.push(plot_path);
-    let loss_path = run.join(layout::LOSSES_PLOT);
-    // The learner's metrics (`train` and `learn` alike); RUN/metrics.jsonl in runs written
-    // by `train` before it ran the roles.
-    let metrics = [layout::LEARNER_METRICS, layout::METRICS_FILE]
-        .map(|key| run.join(key))
-        .into_iter()
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| run.join(layout::LEARNER_METRICS));
-    match loss_panels(&metrics) {
-        Ok(panels) => {
-            let png = render_png(&panels, 2).map_err(|e| file_error(&loss_path, e))?;
-            write_atomic(&loss_path, &png).map_err(|e| file_error(&loss_path, e))?;
-            files.push(loss_path);
-        }
-        Err(reason) => notes.push(format!("no loss plot: {reason}")),
-    }
-    Ok((files, notes))
-}
-
-fn csv_number(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:.1}")
-    } else {
-        String::new()
-    }
-}
-
-/// `ratings.csv`: `player,step,hours,games,elo,elo_low,elo_high,cpu_hours` (empty cells
-/// where a value does not apply; `cpu_hours` last, so readers of the older seven columns
-/// read it unchanged).
-pub fn ratings_csv(players: &[Rated]) -> String {
-    let mut out = String::from("player,step,hours,games,elo,elo_low,elo_high,cpu_hours\n");
-    let hours = |h: Option<f64>| h.map_or(String::new(), |h| format!("{h:.4}"));
-    for p in players {
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{},{}",
-            p.name,
-            p.step.map_or(String::new(), |s| s.to_string()),
-            hours(p.hours),
-            p.games,
-            csv_number(p.elo.elo),
-            csv_number(p.elo.low),
-            csv_number(p.elo.high),
-            hours(p.cpu_hours)
-        );
-    }
-    out
-}
-
-/// Elo against step, hours and (where the run recorded it) CPU hours, the measure of
-/// strength per CPU-hour that compares machines: the checkpoints as one line with interval
-/// bars, each anchor as a flat line.
-fn elo_panels(players: &[Rated], anchor: &str) -> Vec<Panel> {
-    let axis = |x: &dyn Fn(&Rated) -> Option<f64>, x_label: &str| {
-        let ckpts: Vec<&Rated> = players.iter().filter(|p| x(p).is_some()).collect();
-        let mut series = vec![Series {
-            label: "checkpoints".into(),
-            points: ckpts
-                .iter()
-                .map(|p| (x(p).unwrap_or(0.0), p.elo.elo))
-                .collect(),
-            bars: ckpts.iter().map(|p| (p.elo.low, p.elo.high)).collect(),
-        }];
-        let span = ckpts
-            .iter()
-            .filter_map(|p| x(p))
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-                (lo.min(v), hi.max(v))
-            });
-        if span.0 <= span.1 {
-            for p in players.iter().filter(|p| p.step.is_none()) {
-                series.push(Series {
-                    label: p.name.clone(),
-                    points: vec![(span.0, p.elo.elo), (span.1, p.elo.elo)],
-                    bars: Vec::new(),
-                });
-            }
-        }
-        Panel {
-            title: format!("Elo by {x_label}"),
-            x_label: x_label.into(),
-            y_label: format!("Elo ({anchor} = 0)"),
-            series,
-        }
-    };
-    let mut panels = vec![
-        axis(&|p: &Rated| p.step.map(|s| s as f64), "training step"),
-        axis(&|p: &Rated| p.hours, "training hours"),
-    ];
-    if players.iter().any(|p| p.cpu_hours.is_some()) {
-        panels.push(axis(&|p: &Rated| p.cpu_hours, "training CPU hours"));
-    }
-    panels
-}
-
-/// Panels of policy loss, value loss, total loss and policy entropy against step, from the
-/// `"type": "train"` lines of `metrics.jsonl`.
-pub fn loss_panels(metrics: &Path) -> Result<Vec<Panel>, String> {
-    let text =
-        std::fs::read_to_string(metrics).map_err(|e| format!("{}: {e}", metrics.display()))?;
-    let keys = ["policy_loss", "value_loss", "total_loss", "policy_entropy"];
-    let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); keys.len()];
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue; // a line being written, or another tool's
-        };
-        if value.get("type").and_then(|t| t.as_str()) != Some("train") {
-            continue;
-        }
-        let Some(step) = value.get("step").and_then(|s| s.as_f64()) else {
-            continue;
-        };
-        for (k, key) in keys.iter().enumerate() {
-            if let Some(v) = value.get(*key).and_then(|v| v.as_f64()) {
-                series[k].push((step, v));
-            }
-        }
-    }
-    if series.iter().all(|s| s.is_empty()) {
-        return Err(format!("{} has no train lines", metrics.display()));
-    }
-    Ok(keys
-        .iter()
-        .zip(series)
-        .map(|(key, points)| Panel {
-            title: key.replace('_', " "),
-            x_label: "training step".into(),
-            y_label: key.to_string(),
-            series: vec![Series {
-                label: key.to_string(),
-                points,
-                bars: Vec::new(),
-            }],
-        })
-        .collect())
-}
-
-/// The table printed by `ratings`.
-pub fn ratings_table(summary: &RatingsSummary) -> String {
-    let width = summary
-        .players
-        .iter()
-        .map(|p| p.name.len())
-        .max()
-        .unwrap_or(6)
-        .max(6);
-    let mut out = format!(
-        "{:<width$}  {:>9}  {:>7}  {:>7}  {:>6}  {:>20}\n",
-        "player", "step", "hours", "CPU h", "games", "Elo (95%)"
-    );
-    let hours = |h: Option<f64>| h.map_or("-".into(), |h| format!("{h:.2}"));
-    for p in &summary.players {
-        let _ = writeln!(
-            out,
-            "{:<width$}  {:>9}  {:>7}  {:>7}  {:>6}  {:>20}",
-            p.name,
-            p.step.map_or("-".into(), |s| s.to_string()),
-            hours(p.hours),
-            hours(p.cpu_hours),
-            p.games,
-            format!("{:+.0} [{:+.0}, {:+.0}]", p.elo.elo, p.elo.low, p.elo.high)
-        );
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn schedule_chains_checkpoints_and_ties_anchors_to_both_ends() {
-        assert_eq!(scheduled_pairs(3, 0), vec![(1, 0), (2, 1)]);
-        assert_eq!(
-            scheduled_pairs(3, 2),
-            vec![(1, 0), (2, 1), (2, 3), (0, 3), (3, 4), (2, 4), (0, 4)]
-        );
-        assert_eq!(scheduled_pairs(1, 1), vec![(0, 1)]);
-        assert_eq!(scheduled_pairs(0, 2), vec![(0, 1)]);
-    }
 
     #[test]
     fn three_player_pairs_count_opposite_seats_of_different_players() {
