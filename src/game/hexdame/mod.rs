@@ -38,6 +38,9 @@
 //! increment whatever the history's length (it stays short with the 50-turn rule and is
 //! unbounded but still cheap to clone without it). An irreversible turn empties it (no
 //! allocation); a king's quiet move adds one node.
+//!
+//! The text form (notation and the drawn board) is in `notation.rs`, the dedicated perft
+//! in `perft.rs`.
 
 mod notation;
 mod perft;

@@ -45,16 +45,6 @@
 //! its hex empty at once; the other stacks never move during the turn, so a hex identifies
 //! a stack).
 //!
-//! # Notation
-//! `SEAT cell:STACK ... [team=white|orange] [quiet=N]`. SEAT is `red`, or for the Team the
-//! colour that moves (`white`/`orange`). When a Team colour is given that tops no stack, it
-//! is read as the colour *due* and the Team moves the other one (the notation written back
-//! names the colour that moves; both mean the same position). `team=` is the colour due next
-//! when Red is to move (default white); when the Team is to move it is accepted only if it
-//! equals the seat token, and never written. `quiet=N` counts whole turns since the last
-//! capture (0..=40, default 0; 40 means the game is already drawn). Stacks are written bottom
-//! to top; tokens are written sorted by cell (file, then rank), counters omitted at default.
-//!
 //! # Ending
 //! After every turn, in this order: a side with no stack topped by its colour(s) has lost
 //! ([`EndReason::NoPieces`]); else 40 consecutive turns without a capture is a draw
@@ -62,7 +52,14 @@
 //! loses for its side ([`EndReason::Blocked`]); else, \[project\], `ply_cap` whole turns
 //! since the position was set up give a draw ([`EndReason::PlyCap`]). ReMATCH has no other
 //! \[project\] rule, so `RulesConfig::project_draws` has no effect here.
-use std::fmt::Write;
+//!
+//! The text form (notation and the drawn board) is in `notation.rs`, the dedicated perft
+//! in `perft.rs`.
+
+mod notation;
+mod perft;
+#[cfg(test)]
+mod tests;
 
 use super::hex::{HexGrid, DIRECTIONS, NONE};
 use super::notation::{parse_counter, PositionTokens};
@@ -623,125 +620,6 @@ impl Rematch {
         None
     }
 
-    /// Perft by whole turns, with capture sequences deduped by their end boards (the
-    /// distinct children); checked against the generic perft in the tests.
-    fn perft_fast(&self, depth: u32, scratch: &mut Vec<u64>) -> u64 {
-        if depth == 0 {
-            return 1;
-        }
-        if self.outcome.is_some() {
-            return 0;
-        }
-        let own = self.tops[self.colour as usize];
-        // Every capture opening of every stack; an adjacent one (distance 2) forces a capture.
-        let mut openings = [(0u8, 0u8, 0u8); 48];
-        let mut n = 0;
-        let mut forced = false;
-        for s in bits(own) {
-            self.for_each_capture(s, |d, k| {
-                forced |= k == 2;
-                openings[n] = (s as u8, d as u8, k as u8);
-                n += 1;
-            });
-        }
-        let mut total = self.perft_captures(&openings[..n], depth, scratch);
-        if !forced {
-            total += self.perft_moves(own, depth, scratch);
-        }
-        total
-    }
-
-    /// [`Rematch::perft_fast`]'s capture turns from `openings`: distinct end boards (by
-    /// piece hash) are the distinct children.
-    fn perft_captures(&self, openings: &[(u8, u8, u8)], depth: u32, scratch: &mut Vec<u64>) -> u64 {
-        if openings.is_empty() {
-            return 0;
-        }
-        if depth == 1 {
-            let mark = scratch.len();
-            for &(s, d, k) in openings {
-                let mut next = *self;
-                next.capture_dfs(s as usize, d as usize, k as usize, &mut |end| {
-                    scratch.push(end.piece_hash)
-                });
-            }
-            let found = &mut scratch[mark..];
-            found.sort_unstable();
-            let mut unique = 0u64;
-            for i in 0..found.len() {
-                if i == 0 || found[i] != found[i - 1] {
-                    unique += 1;
-                }
-            }
-            scratch.truncate(mark);
-            return unique;
-        }
-        let mut children: Vec<Rematch> = Vec::new();
-        for &(s, d, k) in openings {
-            let mut next = *self;
-            next.capture_dfs(s as usize, d as usize, k as usize, &mut |end| {
-                let mut done = *end;
-                done.finish_turn(true, false);
-                children.push(done);
-            });
-        }
-        children.sort_unstable_by_key(|c| c.piece_hash);
-        children.dedup_by_key(|c| c.piece_hash);
-        children
-            .iter()
-            .map(|c| c.perft_fast(depth - 1, scratch))
-            .sum()
-    }
-
-    /// [`Rematch::perft_fast`]'s plain moves of the stacks `own` tops (one cell onto an
-    /// empty neighbour, always distinct children).
-    fn perft_moves(&self, own: u32, depth: u32, scratch: &mut Vec<u64>) -> u64 {
-        let empty = ALL_CELLS & !self.occupied();
-        if depth == 1 {
-            return bits(own)
-                .map(|s| (NEIGHBOURS[s] & empty).count_ones() as u64)
-                .sum();
-        }
-        let mut total = 0u64;
-        for s in bits(own) {
-            let targets = NEIGHBOURS[s] & empty;
-            if targets == 0 {
-                continue;
-            }
-            for (d, ray) in RAY[s].iter().enumerate() {
-                let n = ray[0];
-                if n != NONE && targets & (1 << n) != 0 {
-                    let mut next = *self;
-                    next.move_pieces(s, d, 1);
-                    next.finish_turn(false, false);
-                    total += next.perft_fast(depth - 1, scratch);
-                }
-            }
-        }
-        total
-    }
-
-    /// Plays a capture and all its continuations, calling `on_end` with each end board
-    /// (before the turn's end-of-turn bookkeeping).
-    fn capture_dfs(&mut self, from: usize, d: usize, k: usize, on_end: &mut impl FnMut(&Self)) {
-        self.move_pieces(from, d, k);
-        let at = RAY[from][d][k - 1] as usize;
-        let mut openings = [(0u8, 0u8); 6];
-        let mut n = 0;
-        self.for_each_capture(at, |d, k| {
-            openings[n] = (d as u8, k as u8);
-            n += 1;
-        });
-        if n == 0 {
-            on_end(self);
-            return;
-        }
-        for &(d2, k2) in &openings[..n] {
-            let mut next = *self;
-            next.capture_dfs(at, d2 as usize, k2 as usize, on_end);
-        }
-    }
-
     fn empty_state(kind: GameKind, rules: RulesConfig) -> Rematch {
         Rematch {
             cells: [0; CELLS],
@@ -758,10 +636,6 @@ impl Rematch {
             rules,
         }
     }
-}
-
-fn parse_colour_name(s: &str) -> Option<u8> {
-    COLOUR_NAMES.iter().position(|&n| n == s).map(|i| i as u8)
 }
 
 impl GameState for Rematch {
@@ -796,43 +670,11 @@ impl GameState for Rematch {
         text: &str,
         rules: RulesConfig,
     ) -> Result<Self, NotationError> {
-        if !matches!(kind, GameKind::Rematch | GameKind::Rematch3) {
-            return Err(NotationError::UnknownGame(format!(
-                "{kind} (this parser reads rematch and rematch3 positions)"
-            )));
-        }
-        let tokens = PositionTokens::split(text)?;
-        let seat = parse_colour_name(tokens.seat).ok_or_else(|| NotationError::BadSeat {
-            token: tokens.seat.to_string(),
-            expected: "red, white or orange",
-        })?;
-        let mut state = Rematch::empty_state(kind, rules);
-        let counts = state.place_stacks(&tokens)?;
-        let team_counter = state.read_counters(&tokens)?;
-        check_piece_counts(counts)?;
-        state.set_seat_to_move(seat, team_counter)?;
-        state.outcome = state.end_check(true);
-        Ok(state)
+        Rematch::read_notation(kind, text, rules)
     }
 
     fn to_notation(&self) -> String {
-        let mut out = String::from(COLOUR_NAMES[self.colour as usize]);
-        let mut order: Vec<usize> = (0..CELLS).filter(|&c| self.cells[c] != 0).collect();
-        order.sort_by_key(|&c| coord(c));
-        for c in order {
-            let s = self.cells[c];
-            let _ = write!(out, " {}:", coord(c));
-            for level in 0..height(s) {
-                out.push(COLOUR_CHARS[piece_at(s, level) as usize]);
-            }
-        }
-        if self.colour == RED && self.team_due == ORANGE {
-            out.push_str(" team=orange");
-        }
-        if self.quiet != 0 {
-            let _ = write!(out, " quiet={}", self.quiet);
-        }
-        out
+        self.write_notation()
     }
 
     fn kind(&self) -> GameKind {
@@ -925,259 +767,10 @@ impl GameState for Rematch {
     }
 
     fn render(&self) -> String {
-        let grid = HexGrid::new(2);
-        let mut out = grid.render(3, |cell| {
-            let s = self.cells[cell as usize];
-            if s == 0 {
-                ".".to_string()
-            } else {
-                format!("{}{}", COLOUR_CHARS[top(s) as usize], height(s))
-            }
-        });
-        out.push_str("stacks (bottom to top):\n");
-        let mut order: Vec<usize> = (0..CELLS).filter(|&c| self.cells[c] != 0).collect();
-        order.sort_by_key(|&c| coord(c));
-        for c in order {
-            let s = self.cells[c];
-            let text: String = (0..height(s))
-                .map(|l| COLOUR_CHARS[piece_at(s, l) as usize])
-                .collect();
-            let _ = writeln!(out, "  {}: {}", coord(c), text);
-        }
-        let _ = write!(
-            out,
-            "colour to move: {}",
-            COLOUR_NAMES[self.colour as usize]
-        );
-        if self.colour == RED {
-            let _ = write!(
-                out,
-                " (Team's colour due next: {})",
-                COLOUR_NAMES[self.team_due as usize]
-            );
-        }
-        let _ = writeln!(out, ", turns without capture: {}", self.quiet);
-        if self.jumper != NONE {
-            let _ = writeln!(
-                out,
-                "capture sequence in progress from {}",
-                coord(self.jumper as usize)
-            );
-        }
-        out
+        self.draw_board()
     }
 
     fn perft(&self, depth: u32) -> u64 {
-        if self.jumper != NONE {
-            return turns::perft_generic(self, depth);
-        }
-        let mut scratch = Vec::with_capacity(256);
-        self.perft_fast(depth, &mut scratch)
-    }
-}
-
-impl Rematch {
-    /// Puts the stacks of a position's tokens on the board; returns the pieces of each
-    /// colour.
-    fn place_stacks(&mut self, tokens: &PositionTokens) -> Result<[u32; 3], NotationError> {
-        let mut counts = [0u32; 3];
-        for &(cell, contents) in &tokens.pieces {
-            let index = (0..CELLS)
-                .find(|&i| COORDS[i] == (cell.file, cell.rank))
-                .ok_or(NotationError::OffBoard(cell))?;
-            let bad = |reason| NotationError::BadContents {
-                cell,
-                contents: contents.to_string(),
-                reason,
-            };
-            if contents.len() > TOTAL_PIECES as usize {
-                return Err(bad(
-                    "a stack has at most 12 pieces (the whole set), written bottom to top in R W O",
-                ));
-            }
-            let mut s = 0u32;
-            for (level, ch) in contents.chars().enumerate() {
-                let colour = COLOUR_CHARS
-                    .iter()
-                    .position(|&c| c == ch)
-                    .ok_or_else(|| bad("expected a stack bottom to top in the letters R W O"))?;
-                s |= (colour as u32) << (2 * level);
-                counts[colour] += 1;
-            }
-            s |= (contents.len() as u32) << 24;
-            self.set_cell(index, s);
-        }
-        Ok(counts)
-    }
-
-    /// Reads a position's counters: sets `quiet`, returns the `team` counter if given.
-    fn read_counters(&mut self, tokens: &PositionTokens) -> Result<Option<u8>, NotationError> {
-        let mut team_counter: Option<u8> = None;
-        for &(key, value) in &tokens.counters {
-            match key {
-                "team" => {
-                    let c = match value {
-                        "white" => WHITE,
-                        "orange" => ORANGE,
-                        _ => {
-                            return Err(NotationError::BadCounter {
-                                key: key.to_string(),
-                                value: value.to_string(),
-                                reason: "expected white or orange",
-                            })
-                        }
-                    };
-                    team_counter = Some(c);
-                }
-                "quiet" => {
-                    self.quiet = parse_counter(key, value, 40)?;
-                }
-                _ => {
-                    return Err(NotationError::UnknownCounter {
-                        key: key.to_string(),
-                        known: "team, quiet",
-                    })
-                }
-            }
-        }
-        Ok(team_counter)
-    }
-
-    /// Sets the colour to move and the Team's next colour from the seat token and the
-    /// `team` counter, refusing positions no game reaches.
-    fn set_seat_to_move(
-        &mut self,
-        seat: u8,
-        team_counter: Option<u8>,
-    ) -> Result<(), NotationError> {
-        let red_tops = self.tops[RED as usize] != 0;
-        let team_tops = self.tops[WHITE as usize] | self.tops[ORANGE as usize] != 0;
-        if seat == RED {
-            if !team_tops {
-                return Err(NotationError::Impossible(
-                    "Red is to move but the Team tops no stack: the Team's own last turn \
-                     cannot have left it without stacks (the game ended when Red took the \
-                     last top)"
-                        .to_string(),
-                ));
-            }
-            self.colour = RED;
-            self.team_due = team_counter.unwrap_or(WHITE);
-        } else {
-            if !red_tops {
-                return Err(NotationError::Impossible(
-                    "the Team is to move but Red tops no stack: Red's own last turn cannot \
-                     have left it without stacks (the game ended when the Team took the \
-                     last top)"
-                        .to_string(),
-                ));
-            }
-            if let Some(c) = team_counter.filter(|&c| c != seat) {
-                return Err(NotationError::BadCounter {
-                    key: "team".to_string(),
-                    value: COLOUR_NAMES[c as usize].to_string(),
-                    reason: "when the Team is to move, the seat token already names its \
-                             colour; team= may only repeat it",
-                });
-            }
-            self.colour = self.effective_team_colour(seat);
-            self.team_due = self.colour;
-        }
-        if self.quiet > 0 && (!red_tops || !team_tops) {
-            return Err(NotationError::Impossible(
-                "a side has just lost its last top, so the last turn was a capture: quiet must \
-                 be 0"
-                    .to_string(),
-            ));
-        }
-        Ok(())
-    }
-}
-
-/// ReMATCH always has its 12 pieces on the board, 4 of each colour.
-fn check_piece_counts(counts: [u32; 3]) -> Result<(), NotationError> {
-    let total: u32 = counts.iter().sum();
-    if total != TOTAL_PIECES || counts.iter().any(|&n| n != 4) {
-        return Err(NotationError::Impossible(format!(
-            "ReMATCH always has its 12 pieces on the board, 4 of each colour (captured \
-             pieces stay inside stacks); found {} red, {} white, {} orange",
-            counts[0], counts[1], counts[2]
-        )));
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    #[allow(clippy::needless_range_loop)]
-    fn tables_match_hex_grid() {
-        let grid = HexGrid::new(2);
-        for c in 0..CELLS {
-            assert_eq!(grid.cells[c], coord(c));
-            for d in 0..6 {
-                assert_eq!(grid.neighbour[c][d], RAY[c][d][0]);
-                let ray: Vec<u8> = grid.ray(c as u8, d).collect();
-                for k in 0..MAX_DIST {
-                    assert_eq!(ray.get(k).copied().unwrap_or(NONE), RAY[c][d][k]);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn stack_packing() {
-        let mut s = single(WHITE);
-        s = push_bottom(s, RED);
-        s = push_bottom(s, ORANGE);
-        assert_eq!(height(s), 3);
-        assert_eq!(top(s), WHITE);
-        assert_eq!(piece_at(s, 0), ORANGE);
-        s = pop_top(s);
-        assert_eq!(top(s), RED);
-        s = pop_top(s);
-        s = pop_top(s);
-        assert_eq!(s, 0);
-        let mut tall = single(RED);
-        for i in 0..11 {
-            tall = push_bottom(tall, (i % 3) as u8);
-        }
-        assert_eq!(height(tall), 12);
-        assert_eq!(top(tall), RED);
-    }
-
-    #[test]
-    fn cell_indices_grow_along_the_first_three_directions() {
-        for (c, rays) in RAY.iter().enumerate() {
-            for (d, ray) in rays.iter().enumerate() {
-                for &x in ray.iter().filter(|&&x| x != NONE) {
-                    assert_eq!(x as usize > c, d < 3);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn state_is_small() {
-        assert!(std::mem::size_of::<Rematch>() <= 160);
-    }
-
-    #[test]
-    fn hash_recomputes() {
-        let s = Rematch::start(GameKind::Rematch, RulesConfig::default());
-        assert_eq!(s.piece_hash, s.recompute_piece_hash());
-    }
-
-    #[test]
-    #[cfg(debug_assertions)]
-    #[should_panic(expected = "incremental hash")]
-    fn a_wrong_incremental_hash_is_caught_by_the_next_step() {
-        let mut s = Rematch::start(GameKind::Rematch, RulesConfig::default());
-        s.piece_hash ^= 1;
-        let mut steps = StepList::new();
-        s.legal_steps(&mut steps);
-        s.apply_step(steps[0]);
+        self.perft_turns(depth)
     }
 }
