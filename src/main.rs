@@ -119,7 +119,7 @@ enum Command {
     /// Run an exported model as an engine: a line protocol on stdin/stdout (docs/export.md).
     Engine(EngineArgs),
     /// Measure this machine: net positions/s per precision, batch and threads, self-play
-    /// positions/s per evaluator layout; recommend settings (`--write` saves them).
+    /// positions/s per batcher layout; recommend settings (`--write` saves them).
     Bench(checkers_zero::bench::BenchArgs),
     /// Serve the web page (play, analyse, watch, dashboard) and its JSON API (docs/web.md).
     Serve(checkers_zero::serve::command::ServeArgs),

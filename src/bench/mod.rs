@@ -74,7 +74,7 @@ pub struct LayoutRun {
     pub net: NetLoad,
 }
 
-/// The evaluator's work over a measured window, to tell where self-play's time goes.
+/// The batcher's work over a measured window, to tell where self-play's time goes.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct NetLoad {
     /// Positions the net evaluated per second (search leaves, not played positions).
@@ -350,7 +350,7 @@ fn play<S: Encode>(
     latency: Option<Duration>,
 ) -> Result<(f64, NetLoad)> {
     let (choice, (fp32_form, bf16_form)) = run;
-    let evaluator = BatcherConfig {
+    let batching = BatcherConfig {
         fp32_form,
         bf16_form,
         bf16: choice.bf16_from.is_some(),
@@ -363,7 +363,7 @@ fn play<S: Encode>(
         WorkerSettings::steady_state(config),
         layout.workers,
         model.try_clone()?,
-        evaluator,
+        batching,
         layout.instances,
         0,
         0,

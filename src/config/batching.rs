@@ -123,7 +123,7 @@ impl BatchingConfig {
     }
 }
 
-/// How the evaluator computes the net (`crate::net::inference` builds each form).
+/// How the batcher computes the net (`crate::net::inference` builds each form).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Form {

@@ -142,7 +142,7 @@ pub struct WorkerStatus {
     pub done: bool,
     /// When it wrote this (milliseconds since the Unix epoch).
     pub updated_unix_ms: u64,
-    /// Its evaluator's precision choice (that metrics line).
+    /// Its batcher's precision choice (that metrics line).
     pub precision: Value,
     /// Store requests that failed and were tried again (outages ridden out).
     pub store_retries: u64,

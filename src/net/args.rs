@@ -1,6 +1,6 @@
 //! How a command runs its nets (precision and device), as settings and as the command-line
 //! flags every command that runs a net takes ([`NetArgs`], flattened into its arguments), and
-//! [`prepare`]: a model made ready for an evaluator under those settings.
+//! [`prepare`]: a model made ready for a batcher under those settings.
 
 use std::collections::HashSet;
 use std::sync::Mutex;

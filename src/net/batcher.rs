@@ -42,7 +42,7 @@ use super::threads::Layout;
 use super::NetError;
 use crate::config::batching::{BatchingConfig, Form};
 
-/// How the evaluator batches and runs the net.
+/// How the batcher gathers jobs and runs the net.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BatcherConfig {
     /// Most positions per forward pass.
@@ -121,7 +121,7 @@ impl BatcherConfig {
     }
 }
 
-/// Counters of the evaluator's work, readable while it runs.
+/// Counters of the batcher's work, readable while it runs.
 #[derive(Debug, Default)]
 pub struct BatcherStats {
     /// Forward passes run.
@@ -147,18 +147,18 @@ enum Message {
     Replace(Box<Model>),
 }
 
-/// A cloneable, thread-safe handle for sending work to the evaluator.
+/// A cloneable, thread-safe handle for sending work to the batcher.
 ///
 /// Every clone counts as a live producer until it is dropped: once each live producer has a
-/// job queued, the evaluator runs the batch without waiting out `max_wait`. A handle shared
+/// job queued, the batcher runs the batch without waiting out `max_wait`. A handle shared
 /// between threads by reference counts once, which only makes some batches smaller.
 pub struct BatcherHandle {
     jobs: Sender<Message>,
     shape: IoShape,
-    /// What the evaluator runs, for [`Backend::info`].
+    /// What the batcher runs, for [`Backend::info`].
     info: Arc<BackendInfo>,
     producers: Arc<AtomicUsize>,
-    /// Whether this handle is one of the `producers` (the evaluator's own handle is not).
+    /// Whether this handle is one of the `producers` (the batcher's own handle is not).
     counted: bool,
 }
 
@@ -272,7 +272,7 @@ fn batcher_info(config: &BatcherConfig) -> BackendInfo {
     }
 }
 
-/// The evaluator: owns the model on its own thread. Dropping it (and every handle) stops it.
+/// The batcher: owns the model on its own thread. Dropping it (and every handle) stops it.
 pub struct Batcher {
     handle: BatcherHandle,
     stats: Arc<BatcherStats>,
@@ -280,7 +280,7 @@ pub struct Batcher {
 }
 
 impl Batcher {
-    /// Starts the evaluator thread with `model`.
+    /// Starts the batcher thread with `model`.
     pub fn spawn(model: Model, config: BatcherConfig) -> Batcher {
         let (jobs, queue) = mpsc::channel();
         let shape = &model.meta().shape;
@@ -329,7 +329,7 @@ impl Batcher {
             .map_err(|_| NetError::BatcherGone)
     }
 
-    /// The evaluator's counters.
+    /// The batcher's counters.
     pub fn stats(&self) -> &BatcherStats {
         &self.stats
     }
@@ -351,7 +351,7 @@ impl Drop for Batcher {
     }
 }
 
-/// The weights as the evaluator runs them, and which precision serves a batch: the
+/// The weights as the batcher runs them, and which precision serves a batch: the
 /// configured split (bf16 from `fp32_below` positions on), or the in-place check's.
 struct Nets {
     fp32: Option<InferenceNet>,
@@ -383,7 +383,7 @@ impl Nets {
                 _ => config.fp32_form,
             };
             InferenceNet::build(&model, kind, form)
-                .map_err(|e| eprintln!("warning: the evaluator has no {kind:?} net: {e}"))
+                .map_err(|e| eprintln!("warning: the batcher has no {kind:?} net: {e}"))
                 .ok()
         };
         let (fp32, bf16) = match (config.bf16, both) {
@@ -429,7 +429,7 @@ impl Nets {
         let bf16 = self.bf16_for(positions);
         let Some(check) = &mut self.check else { return };
         if check.record(positions, bf16, seconds).is_some() {
-            // One line per process: each evaluator instance (one per core, one per agent of a
+            // One line per process: each batcher instance (one per core, one per agent of a
             // match) checks on its own.
             static REPORTED: std::sync::atomic::AtomicBool =
                 std::sync::atomic::AtomicBool::new(false);

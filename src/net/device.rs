@@ -1,5 +1,5 @@
 //! Where the net runs: `auto` (CUDA when libtorch sees a GPU, else the CPU), `cpu`, `cuda`
-//! or `cuda:N`. The CUDA path is the CPU path with tensors on another device: the evaluator
+//! or `cuda:N`. The CUDA path is the CPU path with tensors on another device: the batcher
 //! moves inputs to the model's device and results back, the trainer moves its batches.
 
 use tch::{Cuda, Device};

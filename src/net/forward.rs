@@ -1,4 +1,4 @@
-//! The forward pass self-play's evaluator runs: a batch's input staged for the net's device
+//! The forward pass self-play's batcher runs: a batch's input staged for the net's device
 //! (on a GPU padded to few shapes and written straight into pinned memory), the net (on a
 //! GPU on the thread's own CUDA stream, replayed as a CUDA graph per shape), and its outputs
 //! read back in one copy. The precision probe and the benchmarks time this same pass.
@@ -362,7 +362,7 @@ impl Graphs {
 }
 
 /// Runs `positions` laid out in `input` through the net, at most `max_batch` at a time, each
-/// chunk on `net_for(chunk size)`, its input staged by `staging`: the evaluator's forward
+/// chunk on `net_for(chunk size)`, its input staged by `staging`: the batcher's forward
 /// pass (the precision probe and benchmarks time it alone).
 pub fn forward_raw<'a>(
     net_for: impl Fn(usize) -> &'a InferenceNet,

@@ -1,7 +1,7 @@
 //! The precision check done where the net serves (`precision = "auto"`): the start-up probe
 //! ([`super::precision`]) times the net alone, but the caller's own threads (a match's
 //! searches, self-play's workers) share the cores with it, and that can turn the
-//! comparison around. So for its first batches the evaluator alternates fp32 and bf16
+//! comparison around. So for its first batches the batcher alternates fp32 and bf16
 //! within each batch-size band, times them under the load it really has, and each band then
 //! keeps the precision that served a position faster. The probe's choice serves every band
 //! until the check has decided it.
@@ -31,7 +31,7 @@ impl Tally {
     }
 }
 
-/// The in-place check of one evaluator.
+/// The in-place check of one batcher.
 #[derive(Clone, Debug)]
 pub struct InPlaceCheck {
     /// Upper bounds of the bands, ascending (a batch of `n` falls in the first bound >= n).

@@ -1,6 +1,6 @@
-//! The inference form of the net: what evaluators run. Built from a model's training weights
-//! whenever weights are loaded, it is numerically the same net (within the precision's
-//! rounding) with less work a pass:
+//! The inference form of the net: what the batcher's streams run. Built from a model's
+//! training weights whenever weights are loaded, it is numerically the same net (within the
+//! precision's rounding) with less work a pass:
 //!
 //! - batch norm folded into the convolution before it (weight scaled per output channel,
 //!   a bias added), so a layer is one fused convolution with bias;
@@ -74,7 +74,7 @@ enum Body {
     Folded(Box<Folded>),
 }
 
-/// The net as an evaluator runs it: one form, one precision, one device. Not `Sync`
+/// The net as a batcher's stream runs it: one form, one precision, one device. Not `Sync`
 /// (tensors are not); one thread owns it.
 #[derive(Debug)]
 pub struct InferenceNet {

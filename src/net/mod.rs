@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 
 /// Prepares libtorch's thread runtime; call first thing in a process, before any tensor
 /// exists. OpenMP threads otherwise spin after each parallel region and take the cores that
-/// self-play threads and the evaluator's own bookkeeping need (see the inference benchmark
+/// self-play threads and the batcher's own bookkeeping need (see the inference benchmark
 /// in `docs/benchmarks.md` for the measured effect). A value already set in the environment
 /// wins.
 pub fn init_torch_runtime() {

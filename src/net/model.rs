@@ -364,7 +364,7 @@ impl Model {
     }
 
     /// A copy with its own variables (same shape, config, weights and kind): how a trainer
-    /// hands its current weights to an evaluator thread.
+    /// hands its current weights to a batcher thread.
     pub fn try_clone(&self) -> Result<Model, NetError> {
         self.copy_to(self.vs.device())
     }

@@ -1,5 +1,5 @@
 //! The bridge from search to the net: encodes positions, sends them to a backend (the
-//! batched evaluator, a TorchScript export: [`super::backend`]), and turns its answers into
+//! batcher, a TorchScript export: [`super::backend`]), and turns its answers into
 //! priors over legal steps and a value. The [`Evaluate`] trait is what the search asks of
 //! any evaluator.
 
@@ -160,11 +160,11 @@ pub struct LeafEval {
     pub value: f32,
 }
 
-/// Something that evaluates positions in batches (the net through the batched evaluator,
+/// Something that evaluates positions in batches (the net through the batcher,
 /// or a stand-in such as [`UniformEvaluator`]).
 pub trait Evaluate<S: GameState> {
     /// One evaluation per state, in order. States are never terminal. An error (the net
-    /// failed, or its evaluator is gone) stops the search that asked.
+    /// failed, or its batcher is gone) stops the search that asked.
     fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError>;
 
     /// Starts evaluating `states`: [`Pending::wait`] gives what [`Evaluate::evaluate`]

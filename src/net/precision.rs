@@ -86,7 +86,7 @@ impl ProbeTimings {
     }
 }
 
-/// What the evaluator runs: bf16 from `bf16_from` positions per batch on (fp32 below), or
+/// What the batcher runs: bf16 from `bf16_from` positions per batch on (fp32 below), or
 /// fp32 throughout (`bf16_from` = None).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PrecisionChoice {
@@ -147,7 +147,7 @@ pub fn choose(timings: &ProbeTimings) -> PrecisionChoice {
     }
 }
 
-/// The batch sizes to probe for an evaluator serving up to `max_batch`: 1, then every
+/// The batch sizes to probe for a batcher serving up to `max_batch`: 1, then every
 /// fourfold step, and `max_batch` itself.
 pub fn probe_batches(max_batch: usize) -> Vec<usize> {
     let max_batch = max_batch.max(1);
@@ -201,7 +201,7 @@ pub fn probe_with<E>(
     })
 }
 
-/// Probes `model` as the evaluator runs it (input to the device, forward, results back as
+/// Probes `model` as the batcher runs it (input to the device, forward, results back as
 /// f32) in each of `forms` at `batches`, with `threads` libtorch threads (0: libtorch's
 /// default), in a thread of its own so the setting does not leak; the fastest form per
 /// precision is the one chosen.
@@ -272,7 +272,7 @@ pub struct ProbeKey {
     pub torch: String,
     /// The device (`cpu`, `cuda:0`, ...).
     pub device: String,
-    /// libtorch threads of the evaluator.
+    /// libtorch threads of the batcher.
     pub threads: i32,
     /// The net: game, input and output shape, tower and head sizes.
     pub net: String,
@@ -408,7 +408,7 @@ impl ProbeCache {
 /// How a precision was settled: the choice and where its timings came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Resolved {
-    /// What the evaluator runs.
+    /// What the batcher runs.
     pub choice: PrecisionChoice,
     /// The timings behind an `auto` choice (none when forced).
     pub timings: Option<ProbeTimings>,

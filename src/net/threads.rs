@@ -1,6 +1,6 @@
-//! Thread counts that may be `auto`, and the layout `auto` means: self-play workers, evaluator
+//! Thread counts that may be `auto`, and the layout `auto` means: self-play workers, batcher
 //! instances and libtorch threads per instance for this machine's cores. The rule is one
-//! worker per core and, on the CPU, one single-threaded evaluator instance per worker (no
+//! worker per core and, on the CPU, one single-threaded batcher instance per worker (no
 //! OpenMP team shared between workers); on a GPU one instance serves every worker.
 //! `checkers-zero bench` measures this layout against the alternatives on the machine at
 //! hand (`docs/benchmarks.md`).
@@ -10,7 +10,7 @@ use tch::Device;
 use super::NetError;
 use crate::config::RunConfig;
 
-/// Self-play threads and evaluator layout.
+/// Self-play threads and batcher layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
     /// Self-play worker threads.

@@ -318,7 +318,7 @@ fn joined<T>(
 
 /// Self-play's rates between two readings of its counters `seconds` apart.
 fn rates_between(before: &PlayCounters, after: &PlayCounters, seconds: f64) -> SelfPlayRates {
-    let (b, a) = (&before.evaluator, &after.evaluator);
+    let (b, a) = (&before.batcher, &after.batcher);
     let positions = a.positions.saturating_sub(b.positions);
     let busy = a.busy_nanos.saturating_sub(b.busy_nanos) as f64;
     let alive = a.instance_nanos.saturating_sub(b.instance_nanos).max(1) as f64;
@@ -359,7 +359,7 @@ mod tests {
     fn counters(busy_s: f64, alive_s: f64, positions: u64) -> PlayCounters {
         PlayCounters {
             positions,
-            evaluator: BatcherTotals {
+            batcher: BatcherTotals {
                 instance_nanos: (alive_s * 1e9) as u64,
                 positions,
                 batches: positions / 50,
@@ -370,8 +370,8 @@ mod tests {
     }
 
     #[test]
-    fn net_busy_is_a_share_of_the_evaluators_lifetime_when_pools_overlap() {
-        // Over 10 s a draining pool's evaluator ran beside the current one's: 20
+    fn net_busy_is_a_share_of_the_batchers_lifetime_when_pools_overlap() {
+        // Over 10 s a draining pool's batcher ran beside the current one's: 20
         // instance-seconds, 16 of them in forward passes.
         let rates = rates_between(&counters(5.0, 10.0, 0), &counters(21.0, 30.0, 5_000), 10.0);
         assert!((rates.net_busy - 0.8).abs() < 1e-9, "{}", rates.net_busy);

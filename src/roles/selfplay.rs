@@ -139,7 +139,7 @@ fn host_name() -> String {
 }
 
 /// Self-play's counters so far, readable from another thread while it plays (`train`
-/// reports them with each iteration), and its evaluator's precision choice (`train` writes
+/// reports them with each iteration), and its batcher's precision choice (`train` writes
 /// it into the learner's metrics).
 #[derive(Clone, Debug, Default)]
 pub struct SelfPlayMonitor(
@@ -155,7 +155,7 @@ pub struct PlayCounters {
     /// Positions played (searched or forced).
     pub positions: u64,
     /// The nets' work.
-    pub evaluator: BatcherTotals,
+    pub batcher: BatcherTotals,
     /// The checkpoint new games use.
     pub model_step: u64,
     /// What the searches asked of the net.
@@ -276,7 +276,7 @@ struct SelfPlayRole<'a> {
     bar: ProgressBar,
     started: Instant,
     last_poll: Instant,
-    /// The evaluator's precision choice (its metrics line), for the status.
+    /// The batcher's precision choice (its metrics line), for the status.
     precision: serde_json::Value,
     /// Retries of store requests that failed: play goes on, finished games wait.
     outage: Backoff,
@@ -463,7 +463,7 @@ impl<'a> SelfPlayRole<'a> {
         monitor.set(PlayCounters {
             games: played,
             positions: self.pool.steps_played(),
-            evaluator: self.pool.batcher_totals(),
+            batcher: self.pool.batcher_totals(),
             model_step: self.pool.model_step(),
             searches: self.pool.search_counts(),
         });

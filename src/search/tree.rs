@@ -8,7 +8,7 @@
 //! keeps the chosen subtree (tree reuse) and compacts the arena.
 //!
 //! Evaluation is split from selection so that many trees (many games) can send their leaves
-//! to the batched evaluator together: [`Mcts::select_leaf`] returns a leaf to evaluate,
+//! to the batcher together: [`Mcts::select_leaf`] returns a leaf to evaluate,
 //! [`Mcts::expand_and_backup`] takes the evaluation back.
 //!
 //! **Forced steps.** A position with exactly one legal step (a capture continuation, a

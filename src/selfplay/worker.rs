@@ -1,5 +1,5 @@
 //! A self-play worker: one thread playing many games at once. Every round it searches all
-//! its games together (their leaves go to the batched evaluator as one job), then plays one
+//! its games together (their leaves go to the batcher as one job), then plays one
 //! step in each and starts new games in place of finished ones.
 //!
 //! Techniques (KataGo's): playout cap randomization (a share of steps get a full search and

@@ -31,7 +31,7 @@ use crate::search::think::{principal_variation, TurnSearch};
 use crate::search::tree::{Evaluate, LeafEval, Mcts};
 
 /// A model the server plays and analyses with: a backend (an export's TorchScript net,
-/// evaluated in the searching thread, or a checkpoint behind a batched evaluator thread),
+/// evaluated in the searching thread, or a checkpoint behind a batcher thread),
 /// the search it plays with and what it is.
 pub struct LoadedModel {
     /// The net; every request gets its own evaluator over it.

@@ -1,4 +1,4 @@
-//! The learner's arithmetic, chosen by measurement like the evaluator's: `auto` times a few
+//! The learner's arithmetic, chosen by measurement like the batcher's: `auto` times a few
 //! training steps in fp32 and in mixed bf16 on a copy of the net (its own optimizer, a
 //! synthetic batch) and takes the faster; the result is cached per machine, libtorch, net,
 //! batch size and threads, so later starts skip it. Mixed bf16 keeps the weights, the

@@ -24,7 +24,7 @@ use crate::net::NetError;
 use crate::search::agents::PolicyAgent;
 use crate::search::agents::{rollout_uct, Agent, AlphaBetaAgent, Budget, RandomAgent, SearchAgent};
 
-/// An agent ready to be built for a game: what it is and which evaluator it uses.
+/// An agent ready to be built for a game: what it is and which batcher it uses.
 pub(super) enum Player {
     Random,
     Uct(u32),
@@ -35,7 +35,7 @@ pub(super) enum Player {
         search: SearchConfig,
     },
     Policy {
-        evaluator: usize,
+        batcher: usize,
     },
 }
 
@@ -81,7 +81,7 @@ impl Player {
                     seed,
                 ))
             }
-            Player::Policy { evaluator } => Box::new(PolicyAgent::new(handles[evaluator].clone())),
+            Player::Policy { batcher } => Box::new(PolicyAgent::new(handles[batcher].clone())),
         }
     }
 }
@@ -96,7 +96,7 @@ impl Player {
     }
 }
 
-/// Loads the models the specs need, one evaluator per distinct weights file, each using
+/// Loads the models the specs need, one batcher per distinct weights file, each using
 /// `torch_threads` threads, in the settings' precision and device; net agents search with
 /// their run's `[search]` (`search` for a model outside a run) and their overrides.
 pub(super) fn load_players<S: Encode>(
@@ -105,7 +105,7 @@ pub(super) fn load_players<S: Encode>(
     search: &SearchConfig,
     torch_threads: i32,
 ) -> Result<(Vec<Player>, Vec<Batcher>), EvalError> {
-    let mut evaluators: Vec<Batcher> = Vec::new();
+    let mut batchers: Vec<Batcher> = Vec::new();
     let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
     let mut players = Vec::new();
     for spec in specs {
@@ -124,9 +124,9 @@ pub(super) fn load_players<S: Encode>(
                     Some(&i) => i,
                     None => {
                         let weights = &resolved.weights;
-                        evaluators.push(load_batcher::<S>(settings, spec, weights, torch_threads)?);
-                        by_path.insert(key, evaluators.len() - 1);
-                        evaluators.len() - 1
+                        batchers.push(load_batcher::<S>(settings, spec, weights, torch_threads)?);
+                        by_path.insert(key, batchers.len() - 1);
+                        batchers.len() - 1
                     }
                 };
                 Some((index, resolved.weights))
@@ -136,13 +136,13 @@ pub(super) fn load_players<S: Encode>(
             (AgentSpec::Net { .. }, Some((_, weights))) => trained_search(spec, weights, search)?,
             _ => search.clone(),
         };
-        let evaluator = model.map(|(index, _)| index);
-        players.push(player_for::<S>(settings, spec, evaluator, &base)?);
+        let batcher = model.map(|(index, _)| index);
+        players.push(player_for::<S>(settings, spec, batcher, &base)?);
     }
-    Ok((players, evaluators))
+    Ok((players, batchers))
 }
 
-/// An evaluator serving the weights at `weights` for `spec`.
+/// A batcher serving the weights at `weights` for `spec`.
 fn load_batcher<S: Encode>(
     settings: &MatchSettings,
     spec: &AgentSpec,
@@ -163,7 +163,7 @@ fn load_batcher<S: Encode>(
     })
 }
 
-/// An evaluator serving the weights at `weights` (a net of game `kind`) as `net` says, on
+/// A batcher serving the weights at `weights` (a net of game `kind`) as `net` says, on
 /// `base`'s batch and threads; the settled precision is announced once on stderr.
 pub fn spawn_batcher<S: Encode>(
     weights: &std::path::Path,
@@ -177,12 +177,12 @@ pub fn spawn_batcher<S: Encode>(
     Ok(Batcher::spawn(model, config))
 }
 
-/// The player of `spec`; a net or policy spec plays through evaluator `evaluator`, a net
+/// The player of `spec`; a net or policy spec plays through batcher `batcher`, a net
 /// spec with `search` (its model's) as agents play it, then its overrides.
 fn player_for<S: Encode>(
     settings: &MatchSettings,
     spec: &AgentSpec,
-    evaluator: Option<usize>,
+    batcher: Option<usize>,
     search: &SearchConfig,
 ) -> Result<Player, EvalError> {
     let bad_search = |source| {
@@ -191,7 +191,7 @@ fn player_for<S: Encode>(
             source,
         })
     };
-    Ok(match (spec, evaluator) {
+    Ok(match (spec, batcher) {
         (AgentSpec::Exported { dir, search }, _) => {
             let model = ExportedModel::load_with(dir, settings.net)
                 .and_then(|m| m.check_game::<S>().map(|_| m))
@@ -213,11 +213,11 @@ fn player_for<S: Encode>(
         (AgentSpec::Random, _) => Player::Random,
         (AgentSpec::Uct { playouts }, _) => Player::Uct(*playouts),
         (AgentSpec::AlphaBeta { budget }, _) => Player::AlphaBeta(*budget),
-        (AgentSpec::Net { search: o, .. }, Some(evaluator)) => Player::Net {
-            net: NetSource::Batcher(evaluator),
+        (AgentSpec::Net { search: o, .. }, Some(batcher)) => Player::Net {
+            net: NetSource::Batcher(batcher),
             search: search.for_play().with(o).map_err(bad_search)?,
         },
-        (AgentSpec::Policy { .. }, Some(evaluator)) => Player::Policy { evaluator },
+        (AgentSpec::Policy { .. }, Some(batcher)) => Player::Policy { batcher },
         _ => unreachable!("net and policy specs have a model path"),
     })
 }
@@ -236,8 +236,8 @@ fn trained_search(
     Ok(trained.map_or_else(|| fallback.clone(), |run| run.search))
 }
 
-/// The libtorch threads each of `models` evaluators gets on this machine's cores.
-pub(super) fn torch_threads_per_evaluator(models: usize) -> i32 {
+/// The libtorch threads each of `models` batchers gets on this machine's cores.
+pub(super) fn torch_threads_per_batcher(models: usize) -> i32 {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     (cores / models.max(1)).max(1) as i32
 }

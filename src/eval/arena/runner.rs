@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
-use super::players::{load_players, torch_threads_per_evaluator, Player};
+use super::players::{load_players, torch_threads_per_batcher, Player};
 use super::report::{
     candidate_score, empty_report, finish_suite_report, GameResult, MatchReport, PairTally,
 };
@@ -150,14 +150,14 @@ fn play_match_in<S: Encode>(
     check_match(settings, specs.len(), seats)?;
     let models: std::collections::HashSet<&Path> =
         specs.iter().filter_map(|s| s.model_path()).collect();
-    let threads = torch_threads_per_evaluator(models.len());
-    let (players, evaluators) = load_players::<S>(settings, specs, &settings.search, threads)?;
+    let threads = torch_threads_per_batcher(models.len());
+    let (players, batchers) = load_players::<S>(settings, specs, &settings.search, threads)?;
     let searches = players.iter().map(Player::search).collect();
     let arena = Arena {
         settings,
         labels: specs.iter().map(|s| s.to_string()).collect(),
         players,
-        handles: evaluators.iter().map(Batcher::handle).collect(),
+        handles: batchers.iter().map(Batcher::handle).collect(),
         seats,
         stop: AtomicBool::new(false),
         next: AtomicU64::new(0),
@@ -178,7 +178,7 @@ fn play_match_in<S: Encode>(
     });
     let failure = arena.failure.lock().expect("no panics holding it").take();
     drop(arena);
-    drop(evaluators);
+    drop(batchers);
     if let Some(error) = failure {
         return Err(error);
     }

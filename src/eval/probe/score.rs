@@ -416,9 +416,9 @@ pub fn score_checkpoint(
         ..BatcherConfig::default()
     };
     let seats = with_game!(set.game, S => {
-        let evaluator = spawn_batcher::<S>(&resolved.weights, set.game, net, base)
+        let batcher = spawn_batcher::<S>(&resolved.weights, set.game, net, base)
             .map_err(|e| model_error(e.to_string()))?;
-        let mut net = NetEvaluator::new(evaluator.handle());
+        let mut net = NetEvaluator::new(batcher.handle());
         score_set::<S, _>(set, &mut net, &search)?
     });
     Ok(CheckpointScore {

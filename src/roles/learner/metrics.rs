@@ -20,7 +20,7 @@ pub struct SelfPlayRates {
     pub net_positions_per_s: f64,
     /// Positions per forward pass.
     pub net_mean_batch: f64,
-    /// Share of their lifetime the evaluators spent in forward passes (0 to 1).
+    /// Share of their lifetime the batchers spent in forward passes (0 to 1).
     pub net_busy: f64,
     /// What the searches asked of the net over the same time.
     pub searches: SearchCounts,
