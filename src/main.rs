@@ -70,7 +70,7 @@ enum Command {
     /// Average checkpoints' weights (weight averaging over a run's last checkpoints), with
     /// batch norm re-estimated on the run's newest games (docs/learning.md).
     Average(checkers_zero::export::average::AverageArgs),
-    /// Train: self-play, the learner and the evaluator in one process, in a run directory
+    /// Train: self-play, the learner and the evaluation role in one process, in a run directory
     /// that survives being stopped (the layout of a distributed run; docs/training.md).
     Train(checkers_zero::roles::command::TrainArgs),
     /// Distributed run, learner role (one per run): take in the game shards self-play
@@ -80,10 +80,10 @@ enum Command {
     /// Distributed run, self-play role (any number, any machines): play games with the
     /// newest checkpoint at --store and publish them as shards.
     Selfplay(checkers_zero::roles::command::SelfPlayArgs),
-    /// Distributed run, evaluator role (at most one): play each new checkpoint against the
+    /// Distributed run, evaluation role (at most one): play each new checkpoint against the
     /// previous one and the config's anchors; with gating, promote winners to self-play.
     Evaluate(checkers_zero::roles::command::EvaluateArgs),
-    /// Distributed run: what the learner, the self-play sessions and the evaluator are doing,
+    /// Distributed run: what the learner, the self-play sessions and the evaluation role are doing,
     /// read from the store.
     Status(checkers_zero::roles::command::StatusArgs),
     /// Play a match between agents: games in parallel, seats rotating, per-seat results,

@@ -1,5 +1,5 @@
 //! The lease section (`[lease]`): how long the leases of a distributed run's singleton roles
-//! (the learner and the evaluator) last, and how often their holders renew them. The leases
+//! (the learner and the evaluation role) last, and how often their holders renew them. The leases
 //! themselves: `crate::roles::lease`.
 
 use std::time::Duration;

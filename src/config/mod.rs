@@ -127,7 +127,7 @@ pub struct RunConfig {
     /// Which checkpoints are kept, and of what.
     #[serde(default)]
     pub checkpoints: RetentionConfig,
-    /// The leases of a distributed run's learner and evaluator.
+    /// The leases of a distributed run's learner and evaluation role.
     #[serde(default)]
     pub lease: LeaseConfig,
 }

@@ -1,6 +1,6 @@
 //! The state files a run keeps as JSON: beside its checkpoints the training counters
 //! (`state.json`) and the intake link (`intake.json`), the roles' progress (each self-play
-//! session's `workers/<session>.json`, the evaluator's `evaluator/state.json`) and a forked
+//! session's `workers/<session>.json`, the evaluation role's `evaluator/state.json`) and a forked
 //! run's `fork.json`.
 //! Each is a typed struct, written with a `version` and read here only: a file without one
 //! (written before state files had versions) reads as version 0; a newer or malformed one

@@ -236,7 +236,7 @@ pub struct EvaluateArgs {
     /// Evaluate the newest checkpoint if it is due, then exit.
     #[arg(long)]
     once: bool,
-    /// While another evaluator's lease runs, wait (up to twice the lease time) for it to
+    /// While another evaluation role's lease runs, wait (up to twice the lease time) for it to
     /// expire, then take over, instead of exiting with code 2 (a restarted pod).
     #[arg(long)]
     wait_for_lease: bool,

@@ -40,7 +40,7 @@ pub struct EvaluateOptions {
     pub wait_minutes: f64,
     /// Seconds between looks for a new checkpoint.
     pub poll_seconds: f64,
-    /// While another evaluator's lease runs, wait (up to twice the lease time) for it to
+    /// While another evaluation role's lease runs, wait (up to twice the lease time) for it to
     /// expire instead of exiting.
     pub wait_for_lease: bool,
     /// Local scratch directory (default: a temporary one, removed at exit).
@@ -49,7 +49,7 @@ pub struct EvaluateOptions {
     pub net: crate::net::args::NetArgs,
 }
 
-/// Runs the evaluator; returns the steps it evaluated.
+/// Runs the evaluation role; returns the steps it evaluated.
 pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, RoleError> {
     let store = RunStore::open(&options.store)?;
     let stop = StopFlag::on_signals();
@@ -90,11 +90,11 @@ pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, RoleError> {
     Ok(role.evaluated)
 }
 
-/// The evaluator of a run: plays each due checkpoint, records the results in the store and,
+/// The evaluation role of a run: plays each due checkpoint, records the results in the store and,
 /// with gating, moves `checkpoints/promoted`.
 pub struct EvaluationRole<'a> {
     store: &'a RunStore,
-    /// The evaluator's lease: the role writes the run only while it holds.
+    /// The role's lease: it writes the run only while it holds.
     lease: LeaseKeeper,
     evaluation: EvaluationConfig,
     every_steps: u64,
@@ -108,7 +108,7 @@ pub struct EvaluationRole<'a> {
 }
 
 impl<'a> EvaluationRole<'a> {
-    /// The evaluator of the run at `store`, continuing from its saved state; local files go
+    /// The evaluation role of the run at `store`, continuing from its saved state; local files go
     /// to `work_dir` (default: a temporary directory). It writes the run only while it
     /// holds `lease`.
     pub fn start(
@@ -199,7 +199,7 @@ impl<'a> EvaluationRole<'a> {
         }
         self.state.last_step = Some(candidate);
         let state = self.state.to_json().into_bytes();
-        retry("saving the evaluator's state", PATIENCE, || {
+        retry("saving the evaluation role's state", PATIENCE, || {
             Ok(store.put(EVALUATION_STATE, state.clone())?)
         })?;
         self.evaluated.push(candidate);
@@ -236,7 +236,7 @@ fn upload_matches(
 }
 
 /// Writes a match record only where nothing is: a record there already (an earlier
-/// evaluator played the same match before it stopped) is kept as it is, said on stderr when
+/// evaluation role played the same match before it stopped) is kept as it is, said on stderr when
 /// it differs.
 fn put_record(store: &RunStore, key: &str, bytes: Vec<u8>) -> Result<(), RoleError> {
     if !put_new_or_same(store, key, bytes)? {

@@ -1,4 +1,4 @@
-//! Leases for a run's singleton roles, the learner and the evaluator: one object per role,
+//! Leases for a run's singleton roles, the learner and the evaluation role: one object per role,
 //! `leases/<role>.json` ([`LeaseInfo`]), naming its holder (a random id), host, process and
 //! expiry.
 //!

@@ -2,14 +2,14 @@
 //! directory as a local store. Self-play ([`super::selfplay`]) plays on its own threads and
 //! publishes shards; the learner ([`LearnerRole`], driven by the one loop of `learn`,
 //! [`drive()`](crate::roles::learner::drive::drive)) takes them in on the calling thread and publishes checkpoints, which self-play
-//! reads where they were written; with `evaluation.every > 0` the evaluator
+//! reads where they were written; with `evaluation.every > 0` the evaluation role
 //! ([`EvaluationRole`]) plays each due checkpoint on a third thread. So a `train` run has the
 //! layout of a distributed one (see [`super`]) and resumes the same way; `learn`,
 //! `selfplay` and `evaluate` can take it over, and the other way round.
 //!
 //! A stop (the iteration target, the time limit, SIGINT or SIGTERM) stops self-play first
 //! (its finished games are published), then the learner takes them in and publishes a
-//! final checkpoint, then the evaluator finishes: it evaluates the final checkpoint too if
+//! final checkpoint, then the evaluation role finishes: it evaluates the final checkpoint too if
 //! it is due.
 
 use std::path::PathBuf;
@@ -213,7 +213,7 @@ fn run<S: Encode>(
     let mut progress = Progress::new(options.progress, options.log_every, limits, learner.step());
     let printer = progress.printer();
     let selfplay_options = selfplay_options();
-    let (stop_selfplay, stop_evaluator) = (StopFlag::new(), StopFlag::new());
+    let (stop_selfplay, stop_evaluation) = (StopFlag::new(), StopFlag::new());
     let monitor = SelfPlayMonitor::default();
     std::thread::scope(|scope| {
         let selfplay = scope.spawn(|| {
@@ -228,8 +228,8 @@ fn run<S: Encode>(
                 &monitor,
             )
         });
-        let evaluator = (config.evaluation.every > 0)
-            .then(|| scope.spawn(|| evaluate(location, config, &stop_evaluator, &printer)));
+        let evaluation = (config.evaluation.every > 0)
+            .then(|| scope.spawn(|| run_evaluation(location, config, &stop_evaluation, &printer)));
         let mut beside = LocalSelfPlay {
             monitor: &monitor,
             mark: monitor.read(),
@@ -247,8 +247,8 @@ fn run<S: Encode>(
         let played = joined(selfplay.join(), "self-play");
         // Take in the games self-play published as it stopped, and checkpoint them.
         let finished = trained.and(played).and_then(|_| learner.finish());
-        stop_evaluator.raise();
-        let evaluated = evaluator.map_or(Ok(()), |e| joined(e.join(), "evaluation"));
+        stop_evaluation.raise();
+        let evaluated = evaluation.map_or(Ok(()), |e| joined(e.join(), "evaluation"));
         let read = monitor.read();
         progress.finish(&learner.snapshot(Some((read.positions, read.games))));
         finished.and(evaluated)
@@ -331,8 +331,8 @@ fn rates_between(before: &PlayCounters, after: &PlayCounters, seconds: f64) -> S
     }
 }
 
-/// The evaluator role until `stop`; then it evaluates the final checkpoint if it is due.
-fn evaluate(
+/// The evaluation role until `stop`; then it evaluates the final checkpoint if it is due.
+fn run_evaluation(
     location: &str,
     config: &RunConfig,
     stop: &StopFlag,

@@ -1,6 +1,6 @@
 //! `checkers-zero status`: what a distributed run is doing, read from its store alone — the
 //! learner's newest checkpoint and how far it is behind the shards, each self-play session's
-//! counters, and the evaluator's last result.
+//! counters, and the evaluation role's last result.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -56,7 +56,7 @@ pub struct RunStatus {
     pub backlog: u64,
     /// Every self-play session, newest counters first.
     pub sessions: Vec<SessionStatus>,
-    /// The evaluator's last evaluated step and its last metrics lines.
+    /// The evaluation role's last evaluated step and its last metrics lines.
     pub evaluation: Option<(u64, Vec<Value>)>,
     /// The singleton roles' leases, one line each (who holds the run, until when).
     pub leases: Vec<String>,

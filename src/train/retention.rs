@@ -23,7 +23,7 @@ pub enum Keep {
 impl RetentionConfig {
     /// The changes to the whole checkpoints `held`: each one to thin, with what it keeps.
     /// Steps `every` apart are the grid the kept weights are thinned on; `protected` steps
-    /// keep their weights whatever the spacing (the promoted checkpoint, those the evaluator
+    /// keep their weights whatever the spacing (the promoted checkpoint, those the evaluation role
     /// has yet to play).
     pub fn plan(
         &self,

@@ -1,5 +1,5 @@
 //! The one loop that drives a learner, for `learn` (the learner alone) and `train` (with
-//! self-play and the evaluator beside it in the same process): take in, train, publish each
+//! self-play and the evaluation role beside it in the same process): take in, train, publish each
 //! iteration's checkpoint and metrics, show progress, until a limit or a stop.
 
 use std::time::{Duration, Instant};

@@ -84,7 +84,7 @@ pub struct LearnOptions {
     /// Iterations between progress lines in a log.
     pub log_every: u64,
     /// `--device` (the trainer's) and `--precision`; a new run stores them in its config,
-    /// which self-play and the evaluator read.
+    /// which self-play and the evaluation role read.
     pub net: crate::net::args::NetArgs,
 }
 

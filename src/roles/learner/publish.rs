@@ -1,6 +1,6 @@
 //! Publishing the learner's checkpoints, and finding the one to resume from. A checkpoint is
 //! written once: straight into the run's folder when the store is a local directory (where
-//! self-play and the evaluator read it in place), else into the learner's scratch directory
+//! self-play and the evaluation role read it in place), else into the learner's scratch directory
 //! and then up to the store. Its intake link (`intake.json`) goes next, then `latest` moves
 //! to it; the chain of links names every shard taken in, once.
 

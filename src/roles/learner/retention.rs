@@ -42,7 +42,7 @@ pub fn prune(store: &RunStore, config: &RunConfig) -> Result<usize, RoleError> {
 }
 
 /// Checkpoints whose weights others still need: the promoted one (self-play plays it), and
-/// once an evaluator has run (or with evaluation on), the last one evaluated and every later
+/// once an evaluation role has run (or with evaluation on), the last one evaluated and every later
 /// one (its next incumbent and candidates).
 struct Protected {
     promoted: Option<u64>,
