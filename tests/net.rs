@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use checkers_zero::config::net::NetConfig;
-use checkers_zero::net::backend::{Backend, Evaluation, Request};
+use checkers_zero::net::backend::{Answer, Backend, Request};
 use checkers_zero::net::batcher::{Batcher, BatcherConfig};
 use checkers_zero::net::model::{Model, NetShape};
 use checkers_zero::net::NetError;
@@ -229,7 +229,7 @@ fn evaluator_serves_many_producers_without_deadlock() {
 }
 
 /// A small fp32 net (seeded by the caller), four requests and its answers to them.
-fn fp32_answers() -> (Model, Vec<Request>, Vec<Evaluation>) {
+fn fp32_answers() -> (Model, Vec<Request>, Vec<Answer>) {
     let shape = hex_shape();
     let fp32 = Model::new(shape.clone(), common::small_net(), Device::Cpu).unwrap();
     let requests: Vec<Request> = (0..4).map(|s| request(s, &shape)).collect();
@@ -257,7 +257,7 @@ fn bf16_agrees_with_fp32() {
 }
 
 /// Largest difference between two sets of answers (policies and W/D/L).
-fn max_difference(a: &[Evaluation], b: &[Evaluation]) -> f32 {
+fn max_difference(a: &[Answer], b: &[Answer]) -> f32 {
     a.iter()
         .zip(b)
         .flat_map(|(x, y)| {
@@ -465,7 +465,7 @@ fn global_pooling_adds_a_learned_bias_to_each_block() {
         }
     });
     let r = request(4, &shape);
-    let same = |a: &[Evaluation], b: &[Evaluation]| max_difference(a, b) < 1e-6;
+    let same = |a: &[Answer], b: &[Answer]| max_difference(a, b) < 1e-6;
     let plain_out = evaluate_batch(&plain, &[&r]).unwrap();
     assert!(same(&plain_out, &evaluate_batch(&pooled, &[&r]).unwrap()));
     tch::no_grad(|| {

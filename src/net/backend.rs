@@ -143,7 +143,7 @@ impl Request {
 
 /// The net's answer for one position.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Evaluation {
+pub struct Answer {
     /// Probabilities aligned with the request's `legal` steps (sum 1; empty if no steps).
     pub policy: Vec<f32>,
     /// Win, draw, loss probabilities for the side to move.
@@ -154,7 +154,7 @@ pub struct Evaluation {
 pub fn evaluate(
     backend: &dyn Backend,
     requests: &[impl Borrow<Request>],
-) -> Result<Vec<Evaluation>, NetError> {
+) -> Result<Vec<Answer>, NetError> {
     if requests.is_empty() {
         return Ok(Vec::new());
     }
@@ -207,14 +207,14 @@ pub fn read_answers(
     logits: &Logits,
     requests: &[impl Borrow<Request>],
     num_actions: usize,
-) -> Vec<Evaluation> {
+) -> Vec<Answer> {
     let raw = &logits.raw;
     requests
         .iter()
         .enumerate()
         .map(|(i, request)| {
             let at = logits.first + i;
-            Evaluation {
+            Answer {
                 policy: masked_softmax(
                     &raw.policy[at * num_actions..(at + 1) * num_actions],
                     &request.borrow().legal,

@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use tch::Kind;
 
 use super::backend::{
-    self, Backend, BackendInfo, Evaluation, InFlight, IoShape, Logits, RawOutput, Request,
+    self, Answer, Backend, BackendInfo, InFlight, IoShape, Logits, RawOutput, Request,
 };
 use super::forward::{forward_raw, GpuStaging, Staging};
 use super::in_place::InPlaceCheck;
@@ -186,7 +186,7 @@ impl Drop for BatcherHandle {
 impl BatcherHandle {
     /// Evaluates `requests` (blocking until the batch they join has run). Inputs are checked
     /// and laid out, and answers masked and normalised, in the calling thread.
-    pub fn evaluate(&self, requests: Vec<Request>) -> Result<Vec<Evaluation>, NetError> {
+    pub fn evaluate(&self, requests: Vec<Request>) -> Result<Vec<Answer>, NetError> {
         backend::evaluate(self, &requests)
     }
 }
@@ -316,7 +316,7 @@ impl Batcher {
     }
 
     /// Evaluates `requests` from this thread.
-    pub fn evaluate(&self, requests: Vec<Request>) -> Result<Vec<Evaluation>, NetError> {
+    pub fn evaluate(&self, requests: Vec<Request>) -> Result<Vec<Answer>, NetError> {
         self.handle.evaluate(requests)
     }
 

@@ -55,7 +55,7 @@ pub fn small_net() -> checkers_zero::config::net::NetConfig {
 pub fn evaluate_batch(
     model: &checkers_zero::net::model::Model,
     requests: &[&checkers_zero::net::backend::Request],
-) -> Result<Vec<checkers_zero::net::backend::Evaluation>, checkers_zero::net::NetError> {
+) -> Result<Vec<checkers_zero::net::backend::Answer>, checkers_zero::net::NetError> {
     use checkers_zero::net::batcher::{Batcher, BatcherConfig};
     let config = BatcherConfig {
         max_batch: requests.len().max(1),
