@@ -421,14 +421,14 @@ impl Nets {
         first
             .as_ref()
             .or(second.as_ref())
-            .expect("the evaluator holds a model")
+            .expect("the batcher holds a model")
     }
 
     /// Takes a batch's time into the in-place check, reporting a band it decides.
-    fn record(&mut self, positions: usize, seconds: f64) {
+    fn add_timing(&mut self, positions: usize, seconds: f64) {
         let bf16 = self.bf16_for(positions);
         let Some(check) = &mut self.check else { return };
-        if check.record(positions, bf16, seconds).is_some() {
+        if check.add_timing(positions, bf16, seconds).is_some() {
             // One line per process: each batcher instance (one per core, one per agent of a
             // match) checks on its own.
             static REPORTED: std::sync::atomic::AtomicBool =
@@ -625,7 +625,7 @@ fn run_batch(
     };
     let busy = started.elapsed();
     if queued <= max_batch {
-        nets.record(queued, busy.as_secs_f64());
+        nets.add_timing(queued, busy.as_secs_f64());
     }
     stats
         .busy_nanos

@@ -145,9 +145,9 @@ impl InPlaceCheck {
         )
     }
 
-    /// Records a batch of `batch` positions run in bf16 (or fp32) in `seconds`; returns the
+    /// Takes in a batch of `batch` positions run in bf16 (or fp32) in `seconds`; returns the
     /// band's decision when this batch settles it.
-    pub fn record(&mut self, batch: usize, bf16: bool, seconds: f64) -> Option<BandDecision> {
+    pub fn add_timing(&mut self, batch: usize, bf16: bool, seconds: f64) -> Option<BandDecision> {
         let band = self.band(batch);
         if self.decided.get(band).copied().flatten().is_some() || band >= self.tallies.len() {
             return None;
@@ -192,7 +192,7 @@ mod tests {
         for _ in 0..100 {
             let use_bf16 = check.bf16_for(batch);
             let per = if use_bf16 { bf16 } else { fp32 };
-            if let Some(decision) = check.record(batch, use_bf16, per * batch as f64) {
+            if let Some(decision) = check.add_timing(batch, use_bf16, per * batch as f64) {
                 return decision;
             }
         }
@@ -228,7 +228,7 @@ mod tests {
         while !check.done() {
             let bf16 = check.bf16_for(8);
             ran[usize::from(bf16)] += 1;
-            check.record(8, bf16, if bf16 { 0.9 } else { 1.0 });
+            check.add_timing(8, bf16, if bf16 { 0.9 } else { 1.0 });
         }
         // A warm-up each, then CHECK_BATCHES timed each.
         assert_eq!(ran, [CHECK_BATCHES + 1; 2]);

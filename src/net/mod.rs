@@ -53,7 +53,7 @@ pub enum NetError {
         /// The cause.
         source: std::io::Error,
     },
-    /// The metadata record is missing fields or malformed.
+    /// The metadata (`model.json`) is missing fields or malformed.
     #[error("model metadata {path} is unreadable: {reason}")]
     Metadata {
         /// The metadata file.

@@ -1,6 +1,7 @@
 //! The network: a residual tower of 3x3 convolutions (hex-masked on hex boards), a policy
 //! head with one logit per step action, and a win/draw/loss value head from the view of the
-//! side to move. Saved as safetensors plus a JSON metadata record that loading checks.
+//! side to move. Saved as safetensors plus a JSON metadata file (`model.json`) that loading
+//! checks.
 
 use std::path::{Path, PathBuf};
 
@@ -52,7 +53,7 @@ pub struct NetShape {
     pub hex: bool,
 }
 
-/// The metadata record saved beside the weights.
+/// The metadata (`model.json`) saved beside the weights.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelMeta {

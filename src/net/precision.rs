@@ -441,7 +441,7 @@ impl Resolved {
         )
     }
 
-    /// The same as a metrics record.
+    /// The same as a metrics line.
     pub fn metrics(&self) -> serde_json::Value {
         serde_json::json!({
             "type": "precision", "choice": self.choice.label(),

@@ -235,9 +235,9 @@ fn upload_matches(
     Ok(())
 }
 
-/// Writes a match record only where nothing is: a record there already (an earlier
-/// evaluation role played the same match before it stopped) is kept as it is, said on stderr when
-/// it differs.
+/// Writes a match's file only where nothing is: a file there already (an earlier
+/// evaluation role played the same match before it stopped) is kept as it is, said on
+/// stderr when it differs.
 fn put_record(store: &RunStore, key: &str, bytes: Vec<u8>) -> Result<(), RoleError> {
     if !put_new_or_same(store, key, bytes)? {
         eprintln!(

@@ -37,7 +37,7 @@ pub enum Role {
 }
 
 impl Role {
-    /// Its name, as in messages, lease records and the lease's key: the evaluation role's
+    /// Its name, as in messages, lease objects and the lease's key: the evaluation role's
     /// is its older name, `evaluator`, which existing runs hold.
     pub fn name(self) -> &'static str {
         match self {
@@ -192,17 +192,22 @@ impl LeaseInfo {
 
     /// Its JSON text.
     fn to_bytes(&self, store: &RunStore, key: &str) -> Result<Vec<u8>, LeaseError> {
-        serde_json::to_vec_pretty(self).map_err(|e| record_error(store, key, &self.role, e))
+        serde_json::to_vec_pretty(self).map_err(|e| lease_json_error(store, key, &self.role, e))
     }
 
     /// The lease of `role` stored at `key` as `bytes`.
     fn parse(bytes: &[u8], store: &RunStore, key: &str, role: Role) -> Result<Self, LeaseError> {
-        serde_json::from_slice(bytes).map_err(|e| record_error(store, key, role.name(), e))
+        serde_json::from_slice(bytes).map_err(|e| lease_json_error(store, key, role.name(), e))
     }
 }
 
 /// A [`LeaseError::Record`].
-fn record_error(store: &RunStore, key: &str, role: &str, reason: serde_json::Error) -> LeaseError {
+fn lease_json_error(
+    store: &RunStore,
+    key: &str,
+    role: &str,
+    reason: serde_json::Error,
+) -> LeaseError {
     LeaseError::Record {
         role: role.to_string(),
         location: store.location().to_string(),

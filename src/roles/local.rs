@@ -269,7 +269,7 @@ impl<F: Fn() -> bool> Beside for LocalSelfPlay<'_, F> {
         (self.ended)()
     }
 
-    fn take_record(&mut self) -> Option<Value> {
+    fn take_metrics_line(&mut self) -> Option<Value> {
         self.monitor.take_precision()
     }
 

@@ -209,7 +209,7 @@ impl<S: GameState> RootSearch<S> for GumbelRoot {
         self.schedule(tree, &mut rng)
     }
 
-    fn record(&mut self) {
+    fn count_simulation(&mut self) {
         self.used += 1;
     }
 

@@ -124,7 +124,7 @@ impl<S: GameState> RootSearch<S> for PuctRoot {
         )
     }
 
-    fn record(&mut self) {}
+    fn count_simulation(&mut self) {}
 
     fn finish(&self, tree: &Mcts<S>) -> Option<SearchResult> {
         let children = tree.root_children();

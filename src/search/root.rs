@@ -59,8 +59,8 @@ pub trait RootSearch<S: GameState>: Send {
     /// [`Mcts::root_children`]; `Some(None)`: wherever PUCT leads), or `None` when the
     /// budget is spent.
     fn next(&mut self, tree: &mut Mcts<S>, rng: &mut dyn RngCore) -> Option<Option<usize>>;
-    /// Records that one simulation scheduled by [`RootSearch::next`] has run.
-    fn record(&mut self);
+    /// Records that one simulation scheduled by [`RootSearch::next`] has run (counts it against the budget).
+    fn count_simulation(&mut self);
     /// The result, from the tree's root statistics (`None` for a terminal root).
     fn finish(&self, tree: &Mcts<S>) -> Option<SearchResult>;
 }

@@ -174,7 +174,7 @@ impl<S: GameState> Lockstep<S> for Roots<'_, '_, S> {
 
     fn backup(&mut self, i: usize, leaf: Leaf<S>, eval: Option<&LeafEval>) {
         self.trees[i].expand_and_backup(leaf, eval);
-        self.roots[i].record();
+        self.roots[i].count_simulation();
     }
 }
 
@@ -275,9 +275,9 @@ impl<S: GameState> RootSearch<S> for Until<S> {
         self.inner.next(tree, rng)
     }
 
-    fn record(&mut self) {
+    fn count_simulation(&mut self) {
         self.ran = true;
-        self.inner.record();
+        self.inner.count_simulation();
     }
 
     fn finish(&self, tree: &Mcts<S>) -> Option<SearchResult> {
@@ -332,7 +332,7 @@ impl<S: GameState, F: FnMut(&Mcts<S>) -> bool> Lockstep<S> for Chunks<'_, S, F> 
 
     fn backup(&mut self, _: usize, leaf: Leaf<S>, eval: Option<&LeafEval>) {
         self.tree.expand_and_backup(leaf, eval);
-        self.root.record();
+        self.root.count_simulation();
     }
 }
 

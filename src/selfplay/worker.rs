@@ -402,7 +402,7 @@ impl<S: GameState> Lockstep<S> for Games<'_, S> {
         let slot = &mut self.slots[i];
         slot.tree.expand_and_backup(leaf, eval);
         if let Some(search) = &mut slot.search {
-            search.record();
+            search.count_simulation();
         }
     }
 

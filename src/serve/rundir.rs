@@ -181,8 +181,8 @@ impl RunRoot {
         replay(record, index).map_err(RunError::Unreadable)
     }
 
-    /// Every metrics record of `run` (`metrics.jsonl`, or the learner's and the evaluation role's in a
-    /// distributed run), each with its `type`.
+    /// Every metrics line of `run` (`metrics.jsonl`, or the learner's and the evaluation
+    /// role's in a distributed run), each with its `type`.
     pub fn metrics(&self, run: &str) -> Result<Vec<Value>, RunError> {
         let mut out = Vec::new();
         for name in layout::METRICS_LOGS {

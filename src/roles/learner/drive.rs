@@ -19,7 +19,7 @@ pub trait Beside {
     /// True once it ended by itself (only on an error, which its owner reports).
     fn ended(&self) -> bool;
     /// A metrics line for the learner's log, once (self-play's precision choice).
-    fn take_record(&mut self) -> Option<Value>;
+    fn take_metrics_line(&mut self) -> Option<Value>;
     /// Its rates since the previous call, `seconds` ago.
     fn rates(&mut self, seconds: f64) -> Option<SelfPlayRates>;
     /// Positions played and games finished so far, if it plays.
@@ -34,7 +34,7 @@ impl Beside for Alone {
     fn ended(&self) -> bool {
         false
     }
-    fn take_record(&mut self) -> Option<Value> {
+    fn take_metrics_line(&mut self) -> Option<Value> {
         None
     }
     fn rates(&mut self, _seconds: f64) -> Option<SelfPlayRates> {
@@ -58,8 +58,8 @@ pub fn drive<S: Encode>(
 ) -> Result<(), RoleError> {
     let mut last_new = Instant::now();
     while !stop.raised() && !limits.reached(role.step()) && !beside.ended() {
-        if let Some(line) = beside.take_record() {
-            role.record(line)?;
+        if let Some(line) = beside.take_metrics_line() {
+            role.log_line(line)?;
         }
         role.follow(limits);
         let tick = role.tick()?;

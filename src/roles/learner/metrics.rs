@@ -28,7 +28,7 @@ pub struct SelfPlayRates {
 
 impl<S: Encode> LearnerRole<S> {
     /// Writes one more metrics line (self-play's precision choice, say), at the current step.
-    pub fn record(&self, mut line: Value) -> Result<(), RoleError> {
+    pub fn log_line(&self, mut line: Value) -> Result<(), RoleError> {
         line["step"] = json!(self.learner.state.step);
         self.metrics.append(&line)
     }

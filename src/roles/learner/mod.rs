@@ -390,7 +390,7 @@ impl<S: Encode> LearnerRole<S> {
         role.cpu_at_last_checkpoint = role.cpu_base;
         if let Some(rebuilt) = rebuilt {
             eprintln!("{}", rebuilt.describe());
-            role.record(rebuilt.metrics())?;
+            role.log_line(rebuilt.metrics())?;
         }
         if !resumed {
             role.checkpoint()?;
