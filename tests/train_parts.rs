@@ -277,10 +277,10 @@ fn learning_rate_decays_over_the_end_of_the_budget() {
         assert!((got - want).abs() < 1e-12, "{progress:?}: {got}");
     }
     let limits = StepLimits::new(&config.train, Some(1_000), None);
-    assert_eq!(limits.progress(250), Some(0.25));
-    assert_eq!(limits.progress(5_000), Some(1.0));
+    assert_eq!(limits.budget_spent(250), Some(0.25));
+    assert_eq!(limits.budget_spent(5_000), Some(1.0));
     assert_eq!(
-        StepLimits::new(&config.train, None, None).progress(10),
+        StepLimits::new(&config.train, None, None).budget_spent(10),
         None
     );
     for bad in [

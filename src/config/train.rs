@@ -74,9 +74,9 @@ impl TrainConfig {
         check_train(self)
     }
 
-    /// The learning rate of training step `step` (counting from 0), `progress` (0..=1) of
+    /// The learning rate of training step `step` (counting from 0), `budget_spent` (0..=1) of
     /// the way through the run's budget when it has one.
-    pub fn learning_rate_at(&self, step: u64, progress: Option<f64>) -> f64 {
+    pub fn learning_rate_at(&self, step: u64, budget_spent: Option<f64>) -> f64 {
         let factor = self
             .learning_rate_drops
             .iter()
@@ -84,7 +84,7 @@ impl TrainConfig {
             .last()
             .map_or(1.0, |(_, factor)| *factor);
         let share = self.learning_rate_decay_share;
-        let decay = match progress {
+        let decay = match budget_spent {
             Some(p) if share > 0.0 && p > 1.0 - share => {
                 let into = ((p - (1.0 - share)) / share).min(1.0);
                 1.0 - (1.0 - self.learning_rate_final) * into

@@ -43,7 +43,7 @@ pub struct Learner<S: Encode> {
     pub games_total: u64,
     /// How far the run is through its budget (0..=1), when it has one: the learning
     /// rate's decay reads it.
-    pub progress: Option<f64>,
+    pub budget_spent: Option<f64>,
     /// Samples trained beyond what the replay ratio allowed when the counters were
     /// restored: a fork or resume with a lower ratio counts its ratio from there on.
     ratio_credit: f64,
@@ -94,7 +94,7 @@ impl<S: Encode> Learner<S> {
             state,
             samples_total: 0,
             games_total: 0,
-            progress: None,
+            budget_spent: None,
             ratio_credit: 0.0,
             symmetries,
             num_actions,
@@ -169,7 +169,7 @@ impl<S: Encode> Learner<S> {
             _ => self.draw(step),
         };
         let t = &self.config.train;
-        self.optimizer.learning_rate = t.learning_rate_at(step, self.progress);
+        self.optimizer.learning_rate = t.learning_rate_at(step, self.budget_spent);
         let shape = self.shape();
         let (model, optimizer, compute) = (&self.model, &mut self.optimizer, self.compute);
         let (window, symmetries) = (&self.window, &self.symmetries);

@@ -43,18 +43,18 @@ impl StepLimits {
 
     /// How far through its budget the run is at `step` (0..=1): the larger of the step
     /// target's share and the deadline's; `None` without a limit.
-    pub fn progress(&self, step: u64) -> Option<f64> {
+    pub fn budget_spent(&self, step: u64) -> Option<f64> {
         let by_steps = self.target.map(|t| step as f64 / t.max(1) as f64);
         let by_time = self.deadline.map(|d| {
             let spent = self.spent.as_secs_f64();
             let whole = spent + d.duration_since(self.started).as_secs_f64();
             (spent + self.started.elapsed().as_secs_f64()) / whole.max(1e-9)
         });
-        let progress = match (by_steps, by_time) {
+        let spent_share = match (by_steps, by_time) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };
-        progress.map(|p| p.clamp(0.0, 1.0))
+        spent_share.map(|p| p.clamp(0.0, 1.0))
     }
 
     /// The time left at `step`, training `steps_per_s`: the sooner of the deadline and the
@@ -100,7 +100,7 @@ mod tests {
         assert!((3590.0..=3600.0).contains(&left), "{left}");
         let unlimited = StepLimits::new(&TrainConfig::default(), None, Some(0.0));
         assert_eq!(unlimited.time_left(5, 1.0), None);
-        assert_eq!(unlimited.progress(5), None);
+        assert_eq!(unlimited.budget_spent(5), None);
         assert!(!unlimited.reached(u64::MAX));
     }
 
@@ -109,7 +109,7 @@ mod tests {
         let train = TrainConfig::default();
         // 15 of 60 minutes left after 45 spent: three quarters of the way.
         let resumed = StepLimits::new(&train, None, Some(15.0)).with_spent(45.0);
-        let p = resumed.progress(0).unwrap();
+        let p = resumed.budget_spent(0).unwrap();
         assert!((0.749..0.751).contains(&p), "{p}");
         // The decay (the last 35% of the budget, down to a tenth) is under way: 1 - 0.9 *
         // (0.10 / 0.35) of the rate...
@@ -117,7 +117,7 @@ mod tests {
         assert!((rate - (1.0 - 0.9 * 0.10 / 0.35)).abs() < 0.01, "{rate}");
         // ...where a fresh 15-minute budget starts at the full rate.
         let fresh = StepLimits::new(&train, None, Some(15.0))
-            .progress(0)
+            .budget_spent(0)
             .unwrap();
         assert_eq!(train.learning_rate_at(0, Some(fresh)), train.learning_rate);
     }

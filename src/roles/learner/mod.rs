@@ -413,7 +413,7 @@ impl<S: Encode> LearnerRole<S> {
 
     /// Tells the learner how far the run is through `limits` (the learning rate's decay).
     pub fn follow(&mut self, limits: &StepLimits) {
-        self.learner.progress = limits.progress(self.step());
+        self.learner.budget_spent = limits.budget_spent(self.step());
     }
 
     /// The run's config.
