@@ -5,7 +5,7 @@
 //! count: their values are too noisy to end a game on.
 //!
 //! In a played-through game every side gets a *resign score*: the lowest, over the game, of
-//! that window maximum. The side would have resigned under any threshold above its score,
+//! that largest of its last values. The side would have resigned under any threshold above its score,
 //! and the resignation is false if the side then did not lose. With calibration on, each
 //! side's threshold is the highest one (up to the configured `threshold`) at which at most
 //! `max_false_rate` of the would-be resignations in the recent played-through games were
@@ -56,16 +56,16 @@ const THRESHOLD_STEP: f32 = 0.005;
 
 /// One side's recent full-search values during a game, and its resign score so far.
 #[derive(Clone, Debug)]
-pub struct ResignWindow {
+pub struct ResignStreak {
     values: VecDeque<f32>,
     len: usize,
     score: Option<f32>,
 }
 
-impl ResignWindow {
-    /// An empty window of `consecutive` values.
-    pub fn new(consecutive: u32) -> ResignWindow {
-        ResignWindow {
+impl ResignStreak {
+    /// An empty streak, of the last `consecutive` values.
+    pub fn new(consecutive: u32) -> ResignStreak {
+        ResignStreak {
             values: VecDeque::with_capacity(consecutive as usize),
             len: consecutive as usize,
             score: None,
@@ -90,7 +90,7 @@ impl ResignWindow {
         Some(max)
     }
 
-    /// The lowest window maximum seen: any threshold above it would have resigned.
+    /// The lowest largest-of-the-last-values seen: any threshold above it would have resigned.
     pub fn score(&self) -> Option<f32> {
         self.score
     }
@@ -135,7 +135,7 @@ impl ResignCalibrator {
     }
 
     /// Takes in a played-through game: `score` is the side's resign score (`None` if it
-    /// never had a full window), `lost` whether it lost.
+    /// never had `consecutive` values), `lost` whether it lost.
     pub fn observe(&mut self, side: usize, score: Option<f32>, lost: bool) {
         let Some(score) = score else { return };
         let seen = &mut self.observed[side];
@@ -219,14 +219,14 @@ mod tests {
     }
 
     #[test]
-    fn window_resigns_on_the_largest_of_the_last_values_and_keeps_the_lowest_score() {
-        let mut w = ResignWindow::new(3);
+    fn a_streak_resigns_on_the_largest_of_the_last_values_and_keeps_the_lowest_score() {
+        let mut w = ResignStreak::new(3);
         assert_eq!(w.push(-0.95), None);
         assert_eq!(w.push(-0.99), None);
         assert_eq!(w.push(-0.97), Some(-0.95));
         assert_eq!(w.push(-0.5), Some(-0.5));
         assert_eq!(w.score(), Some(-0.95));
-        assert_eq!(ResignWindow::new(0).push(-1.0), None);
+        assert_eq!(ResignStreak::new(0).push(-1.0), None);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use super::opening::OpeningDraw;
 use super::proven::label_proven;
 use super::reanalyse::{Reanalysis, RecentGames};
 use super::record::{GameRecord, StepRecord};
-use super::resign::{ResignCalibrator, ResignSettings, ResignWindow};
+use super::resign::{ResignCalibrator, ResignSettings, ResignStreak};
 use crate::config::search::{SearchConfig, SearchKind};
 use crate::config::selfplay::{GumbelPlay, SelfPlayConfig};
 use crate::config::RunConfig;
@@ -135,14 +135,14 @@ impl WorkerSettings {
     }
 
     /// Takes in a finished game played through with resignation off.
-    fn calibrate(&self, record: &GameRecord, windows: &[ResignWindow; 2]) {
+    fn calibrate(&self, record: &GameRecord, streaks: &[ResignStreak; 2]) {
         if !record.played_through {
             return;
         }
         let mut calibrator = self.resign.lock().unwrap_or_else(|e| e.into_inner());
-        for (side, window) in windows.iter().enumerate() {
+        for (side, streak) in streaks.iter().enumerate() {
             let lost = record.winner.is_some_and(|w| w as usize != side);
-            calibrator.observe(side, window.score(), lost);
+            calibrator.observe(side, streak.score(), lost);
         }
     }
 }
@@ -256,7 +256,7 @@ struct Slot<S: GameState> {
     rng: StdRng,
     turns: u32,
     /// Per side, the recent root values that count toward resignation.
-    resign: [ResignWindow; 2],
+    resign: [ResignStreak; 2],
     /// Whether this step's search is a full one.
     full: bool,
     /// The search of the current step, if one is running.
@@ -622,13 +622,13 @@ fn new_slot<S: GameState>(settings: &WorkerSettings, counters: &SharedCounters) 
         };
         record.agents = vec![step(0), step(1)];
     }
-    let window = ResignWindow::new(settings.selfplay.resign_consecutive);
+    let streak = ResignStreak::new(settings.selfplay.resign_consecutive);
     Slot {
         tree: Mcts::new(state, settings.search.mcts(true)),
         record,
         rng,
         turns,
-        resign: [window.clone(), window],
+        resign: [streak.clone(), streak],
         full: false,
         search: None,
         replay: None,
@@ -668,13 +668,13 @@ fn reanalysis_slot<S: GameState>(
     rng: StdRng,
 ) -> Option<Slot<S>> {
     let state: S = replay.start().ok()?;
-    let window = ResignWindow::new(0);
+    let streak = ResignStreak::new(0);
     Some(Slot {
         tree: Mcts::new(state, settings.search.mcts(true)),
         record: replay.record(counters.model_step.load(Ordering::Relaxed)),
         rng,
         turns: 0,
-        resign: [window.clone(), window],
+        resign: [streak.clone(), streak],
         full: true,
         search: None,
         replay: Some(replay),
@@ -691,8 +691,8 @@ fn play<S: GameState>(slot: &mut Slot<S>, action: Action, counters: &SharedCount
     }
 }
 
-/// Takes `side`'s root value into its resign window; true when the side resigns now (its
-/// window lies below its threshold). Played-through games only note the step at which it
+/// Takes `side`'s root value into its resign streak; true when the side resigns now (its
+/// last values lie below its threshold). Played-through games only note the step at which it
 /// would have. With calibration only full searches count; without, every search does.
 fn update_resignation<S: GameState>(
     slot: &mut Slot<S>,

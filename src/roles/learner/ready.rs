@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::intake::{Intake, IntakeTally};
 use super::publish::{find_newest, newest_candidate, Publisher, Resume};
-use super::window;
+use super::rebuild;
 use crate::config::RunConfig;
 use crate::layout::checkpoint_name;
 use crate::net::encode::Encode;
@@ -31,7 +31,7 @@ pub struct Readied<S: Encode> {
     /// What was taken in while waiting, for the first iteration's metrics.
     pub(super) tally: IntakeTally,
     /// What the resume's window rebuild found (none for a fresh net).
-    pub(super) rebuilt: Option<window::Rebuilt>,
+    pub(super) rebuilt: Option<rebuild::Rebuilt>,
 }
 
 impl<S: Encode> Readied<S> {
@@ -58,7 +58,7 @@ impl<S: Encode> Readied<S> {
         let (learner, resume, rebuilt) = match find_newest::<S>(store, &config, publisher.cache())?
         {
             Some((mut learner, resume)) => {
-                let rebuilt = window::rebuild(store, &mut learner, &mut intake.diversity)?;
+                let rebuilt = rebuild::rebuild(store, &mut learner, &mut intake.diversity)?;
                 (learner, Some(resume), Some(rebuilt))
             }
             None => (Learner::<S>::new(config, None)?, None, None),
