@@ -19,9 +19,9 @@ pub mod metrics;
 pub mod progress;
 pub mod publish;
 mod ready;
+mod rebuild;
 pub mod retention;
 pub mod step;
-mod rebuild;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
