@@ -448,7 +448,7 @@ impl<S: Encode> LearnerRole<S> {
             self.iteration.intake.merge(&tally);
             tick.shards = tally.shards;
         }
-        let Some(loss) = step::train_step(&mut self.learner, &mut self.iteration) else {
+        let Some(loss) = step::step_if_allowed(&mut self.learner, &mut self.iteration) else {
             return Ok(tick);
         };
         (tick.trained, tick.loss, self.last_loss) = (true, loss, Some(loss));

@@ -60,7 +60,7 @@ pub struct Tick {
 
 /// Trains one step of `learner` if the replay ratio allows, counting it in `iteration`;
 /// returns its loss.
-pub(super) fn train_step<S: Encode>(
+pub(super) fn step_if_allowed<S: Encode>(
     learner: &mut Learner<S>,
     iteration: &mut Iteration,
 ) -> Option<f64> {
