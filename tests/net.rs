@@ -617,8 +617,9 @@ fn pipelined_groups_get_their_own_positions_answers() {
     use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
     use checkers_zero::net::encode::Encode;
     use checkers_zero::net::net_eval::NetEvaluator;
+    use checkers_zero::net::net_eval::{Evaluate, LeafEval};
     use checkers_zero::search::run::{pipeline, Lockstep};
-    use checkers_zero::search::tree::{Evaluate, Leaf, LeafEval, Mcts};
+    use checkers_zero::search::tree::{Leaf, Mcts};
     use std::collections::HashMap;
 
     struct Group {

@@ -9,14 +9,14 @@ use checkers_zero::config::search::SearchConfig;
 use checkers_zero::config::search::SearchKind;
 use checkers_zero::game::turns::distinct_turns;
 use checkers_zero::game::*;
+use checkers_zero::net::net_eval::{Evaluate, LeafEval, UniformEvaluator};
 use checkers_zero::net::NetError;
 use checkers_zero::search::gumbel::GumbelRoot;
 use checkers_zero::search::puct::PuctRoot;
+use checkers_zero::search::rollout::terminal_values;
 use checkers_zero::search::root::RootSearch;
 use checkers_zero::search::run::{run_searches, search};
-use checkers_zero::search::tree::{
-    terminal_values, Evaluate, LeafEval, Mcts, MctsConfig, UniformEvaluator,
-};
+use checkers_zero::search::tree::{Mcts, MctsConfig};
 use checkers_zero::with_game;
 use rand::rngs::StdRng;
 use rand::SeedableRng;

@@ -12,12 +12,13 @@ use super::config::{SearchConfig, SearchKind};
 use super::rollout::playout_mean;
 use super::run::search_step;
 pub use super::run::Budget;
-use super::tree::{Evaluate, LeafEval, Mcts, UniformEvaluator};
+use super::tree::Mcts;
 use crate::config::decided::DecidedCheck;
 use crate::game::{Action, GameState, Side, StepList};
 use crate::net::batcher::BatcherHandle;
 use crate::net::encode::Encode;
 use crate::net::net_eval::NetEvaluator;
+use crate::net::net_eval::{Evaluate, LeafEval, UniformEvaluator};
 use crate::net::NetError;
 
 /// Picks steps. `choose` is called only on non-terminal positions.

@@ -13,9 +13,10 @@ use super::config::{SearchConfig, SearchKind};
 use super::gumbel::GumbelRoot;
 use super::puct::PuctRoot;
 use super::root::{RootSearch, SearchResult};
-use super::tree::{Evaluate, Leaf, LeafEval, Mcts};
+use super::tree::{Leaf, Mcts};
 use crate::game::GameState;
 use crate::net::net_eval::Pending;
+use crate::net::net_eval::{Evaluate, LeafEval};
 use crate::net::NetError;
 
 /// The budget of a searching agent.
@@ -363,7 +364,7 @@ mod tests {
     impl<S: GameState> Evaluate<S> for Constant {
         fn evaluate(&mut self, states: &[&S]) -> Result<Vec<LeafEval>, NetError> {
             self.calls += 1;
-            let mut evals = crate::search::tree::UniformEvaluator.evaluate(states)?;
+            let mut evals = crate::net::net_eval::UniformEvaluator.evaluate(states)?;
             for eval in &mut evals {
                 eval.value = self.value;
             }

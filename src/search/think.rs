@@ -8,11 +8,13 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 
 use super::config::SearchConfig;
+use super::rollout::terminal_values;
 use super::root::most_visited;
 use super::run::{search_step, Budget};
-use super::tree::{terminal_values, Evaluate, Mcts};
+use super::tree::Mcts;
 use crate::game::turns::push_step_text;
 use crate::game::{Action, GameState, StepList};
+use crate::net::net_eval::Evaluate;
 use crate::net::NetError;
 
 /// A turn chosen by [`TurnSearch::think`].

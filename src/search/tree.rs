@@ -29,10 +29,9 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Gamma};
 
-use super::rollout::playout_mean;
-pub use super::rollout::terminal_values;
+use super::rollout::{playout_mean, terminal_values};
 use crate::game::{Action, GameState, Side, StepList};
-pub use crate::net::net_eval::{Evaluate, LeafEval, UniformEvaluator};
+use crate::net::net_eval::LeafEval;
 
 /// The tree's settings, built from the one set of search settings by
 /// [`super::config::SearchConfig::mcts`] (they have no defaults of their own).

@@ -22,11 +22,12 @@ use crate::config::search::{SearchConfig, SearchKind};
 use crate::config::selfplay::{GumbelPlay, SelfPlayConfig};
 use crate::config::RunConfig;
 use crate::game::{Action, GameKind, GameState, RulesConfig, Side, StepList};
+use crate::net::net_eval::{Evaluate, LeafEval};
 use crate::net::NetError;
 use crate::search::root::{policy_surprise, RootSearch, SearchResult};
 use crate::search::run::{pipeline, start_search, Lockstep};
 use crate::search::sample::sample_with_temperature;
-use crate::search::tree::{Evaluate, Leaf, LeafEval, Mcts};
+use crate::search::tree::{Leaf, Mcts};
 use crate::util::game_seed;
 
 /// Everything a worker needs besides its evaluator.

@@ -23,12 +23,13 @@ use crate::net::batcher::{Batcher, BatcherConfig};
 use crate::net::encode::Encode;
 use crate::net::model::Model;
 use crate::net::net_eval::NetEvaluator;
+use crate::net::net_eval::{Evaluate, LeafEval};
 use crate::net::NetError;
 use crate::search::agents::{Budget, RolloutEvaluator};
 use crate::search::run::{search_in_chunks, start_search};
 use crate::search::solve::{quick_proof, Proven};
 use crate::search::think::{principal_variation, TurnSearch};
-use crate::search::tree::{Evaluate, LeafEval, Mcts};
+use crate::search::tree::Mcts;
 
 /// A model the server plays and analyses with: a backend (an export's TorchScript net,
 /// evaluated in the searching thread, or a checkpoint behind a batcher thread),

@@ -23,12 +23,13 @@ use crate::layout::resolve_model;
 use crate::net::args::NetSettings;
 use crate::net::batcher::BatcherConfig;
 use crate::net::encode::Encode;
+use crate::net::net_eval::Evaluate;
 use crate::net::net_eval::{NetAnswer, NetEvaluator};
 use crate::net::NetError;
 use crate::search::root::RootSearch;
 use crate::search::run::{run_searches, start_search};
 use crate::search::solve::Proven;
-use crate::search::tree::{Evaluate, Mcts};
+use crate::search::tree::Mcts;
 use crate::with_game;
 
 /// Positions per net call and per round of lockstep searches.

@@ -10,8 +10,8 @@ use crate::eval::spec::AgentSpec;
 use crate::game::rematch::Rematch;
 use crate::game::{GameState, RulesConfig, StepList};
 use crate::net::net_eval::NetAnswer;
+use crate::net::net_eval::{Evaluate, LeafEval, UniformEvaluator};
 use crate::net::NetError;
-use crate::search::tree::{Evaluate, LeafEval, UniformEvaluator};
 use crate::selfplay::record::{write_records, GameRecord};
 
 /// Red to move: the flying capture a1xd4 takes the Team's last piece; the other three turns

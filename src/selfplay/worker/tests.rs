@@ -53,8 +53,8 @@ fn gumbel_play_winner_plays_the_searchs_pick_after_the_opening() {
 
 #[test]
 fn gumbel_play_visits_samples_the_opening_from_the_visit_counts() {
+    use crate::net::net_eval::UniformEvaluator;
     use crate::search::run::{run_searches, start_search};
-    use crate::search::tree::UniformEvaluator;
     let mut settings = WorkerSettings::new(
         GameKind::Rematch,
         RulesConfig::default(),
