@@ -37,7 +37,7 @@ fn settings(kind: GameKind, games: u64) -> MatchSettings {
         opening_turns: 2,
         openings: None,
         sprt: None,
-        search: checkers_zero::search::config::SearchConfig::default(),
+        search: checkers_zero::config::search::SearchConfig::default(),
         progress: false,
         net: fp32_cpu(),
     }

@@ -767,7 +767,7 @@ fn rollout_settings_are_checked_and_reach_the_tree() {
     assert_eq!(default.mcts(false).rollouts, 0);
     assert!(!toml::to_string(&default).unwrap().contains("rollout"));
     let overrides =
-        checkers_zero::search::config::SearchOverrides::parse("rollouts=4,rollout_weight=0.25")
+        checkers_zero::config::search::SearchOverrides::parse("rollouts=4,rollout_weight=0.25")
             .unwrap();
     let on = default.with(&overrides).unwrap();
     assert_eq!(
@@ -776,7 +776,7 @@ fn rollout_settings_are_checked_and_reach_the_tree() {
     );
     assert_eq!(on.for_play().rollouts, 4, "play keeps them");
     for text in ["rollouts=65", "rollout_weight=1.5", "rollouts=-1"] {
-        let e = checkers_zero::search::config::SearchOverrides::parse(text).unwrap_err();
+        let e = checkers_zero::config::search::SearchOverrides::parse(text).unwrap_err();
         assert!(e.to_string().contains("rollout"), "{text}: {e}");
     }
 }

@@ -1,7 +1,7 @@
 //! The search settings (`[search]` of a run config, `search` of an export's `model.json`,
 //! `key=value` overrides in agent specs): one struct, its defaults in one place, its ranges
 //! checked on load naming the key. The tree's and the roots' settings are built from it in
-//! [`crate::search::config`] and have no defaults of their own.
+//! [`crate::search::setup`] and have no defaults of their own.
 
 use serde::{Deserialize, Serialize};
 

@@ -8,12 +8,12 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
-use super::config::{SearchConfig, SearchKind};
 use super::rollout::playout_mean;
 use super::run::search_step;
 pub use super::run::Budget;
 use super::tree::Mcts;
 use crate::config::decided::DecidedCheck;
+use crate::config::search::{SearchConfig, SearchKind};
 use crate::game::{Action, GameState, Side, StepList};
 use crate::net::batcher::BatcherHandle;
 use crate::net::encode::Encode;

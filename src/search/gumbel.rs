@@ -13,7 +13,7 @@ use super::tree::{ChildStats, Mcts};
 use crate::game::{Action, GameState};
 
 /// The Gumbel root's settings, built from the one set of search settings by
-/// [`super::config::SearchConfig::gumbel`] (they have no defaults of their own).
+/// [`SearchConfig::gumbel`](crate::config::search::SearchConfig::gumbel) (they have no defaults of their own).
 #[derive(Clone, Debug, PartialEq)]
 pub struct GumbelConfig {
     /// Root steps considered (k of Gumbel-top-k).

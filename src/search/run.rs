@@ -9,11 +9,11 @@ use std::time::{Duration, Instant};
 
 use rand::RngCore;
 
-use super::config::{SearchConfig, SearchKind};
 use super::gumbel::GumbelRoot;
 use super::puct::PuctRoot;
 use super::root::{RootSearch, SearchResult};
 use super::tree::{Leaf, Mcts};
+use crate::config::search::{SearchConfig, SearchKind};
 use crate::game::GameState;
 use crate::net::net_eval::Pending;
 use crate::net::net_eval::{Evaluate, LeafEval};

@@ -7,11 +7,11 @@ use std::time::{Duration, Instant};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
-use super::config::SearchConfig;
 use super::rollout::terminal_values;
 use super::root::most_visited;
 use super::run::{search_step, Budget};
 use super::tree::Mcts;
+use crate::config::search::SearchConfig;
 use crate::game::turns::push_step_text;
 use crate::game::{Action, GameState, StepList};
 use crate::net::net_eval::Evaluate;

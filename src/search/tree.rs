@@ -34,7 +34,7 @@ use crate::game::{Action, GameState, Side, StepList};
 use crate::net::net_eval::LeafEval;
 
 /// The tree's settings, built from the one set of search settings by
-/// [`super::config::SearchConfig::mcts`] (they have no defaults of their own).
+/// [`SearchConfig::mcts`](crate::config::search::SearchConfig::mcts) (they have no defaults of their own).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MctsConfig {
     /// Exploration constant of PUCT.

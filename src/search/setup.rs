@@ -5,7 +5,7 @@
 use super::gumbel::GumbelConfig;
 use super::puct::ForcedPlayouts;
 use super::tree::MctsConfig;
-pub use crate::config::search::{SearchConfig, SearchKind, SearchOverrides};
+use crate::config::search::SearchConfig;
 
 impl SearchConfig {
     /// The PUCT settings of the tree; `noise` keeps the Dirichlet root noise (self-play's
@@ -51,6 +51,7 @@ impl SearchConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::search::SearchOverrides;
 
     #[test]
     fn the_solver_is_a_search_key_off_by_default_and_reaches_the_tree() {
