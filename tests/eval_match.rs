@@ -7,13 +7,14 @@ use std::path::Path;
 
 use checkers_zero::config::batching::DeviceChoice;
 use checkers_zero::config::batching::Precision;
+use checkers_zero::config::decided::DecidedCheck;
 use checkers_zero::config::net::NetConfig;
 use checkers_zero::eval::arena::{
     play_match, read_report, seat_agents, seat_points, seat_sides, write_match, MatchReport,
     MatchSettings, REPORT_FORMAT_VERSION,
 };
 use checkers_zero::eval::openings::{
-    generate_suite, suite_text, DecidedCheck, OpeningRange, OpeningSuite, SuitePlan,
+    generate_suite, suite_text, OpeningRange, OpeningSuite, SuitePlan,
 };
 use checkers_zero::eval::spec::AgentSpec;
 use checkers_zero::eval::sprt::{Sprt, SprtDecision};

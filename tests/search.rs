@@ -261,7 +261,8 @@ fn team_seats_share_one_value() {
     }
 }
 
-use checkers_zero::search::agents::{rollout_uct, Agent, AlphaBetaAgent, Budget, RandomAgent};
+use checkers_zero::search::agents::{rollout_uct, Agent, AlphaBetaAgent, RandomAgent};
+use checkers_zero::search::run::Budget;
 
 /// Plays one whole turn with `agent` from `state` and returns the resulting position.
 fn play_turn<S: GameState>(agent: &mut dyn Agent<S>, state: &S) -> S {

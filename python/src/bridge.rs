@@ -21,7 +21,8 @@ use checkers_zero::game::{
 };
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::net_eval::NetEvaluator;
-use checkers_zero::search::agents::{rollout_uct, Agent, AlphaBetaAgent, Budget, RandomAgent};
+use checkers_zero::search::agents::{rollout_uct, Agent, AlphaBetaAgent, RandomAgent};
+use checkers_zero::search::run::Budget;
 use checkers_zero::search::think::TurnSearch;
 use checkers_zero::with_game;
 

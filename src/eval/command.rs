@@ -12,10 +12,11 @@ use super::arena::{
     play_match, seat_sides, summary_table, write_match, MatchReport, MatchSettings,
 };
 use super::openings::{
-    default_suite, generate_suite, suite_text, DecidedCheck, OpeningRange, OpeningSuite, SuitePlan,
+    default_suite, generate_suite, suite_text, OpeningRange, OpeningSuite, SuitePlan,
 };
 use super::spec::AgentSpec;
 use super::sprt::Sprt;
+use crate::config::decided::DecidedCheck;
 use crate::config::search::SearchConfig;
 use crate::export::ExportMeta;
 use crate::game::{GameKind, RulesConfig};

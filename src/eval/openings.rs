@@ -24,7 +24,7 @@ use rand::SeedableRng;
 use rayon::prelude::*;
 
 use super::EvalError;
-pub use crate::config::decided::DecidedCheck;
+use crate::config::decided::DecidedCheck;
 use crate::game::{GameKind, GameState, RulesConfig};
 use crate::search::agents::Balance;
 use crate::selfplay::record::GameRecord;

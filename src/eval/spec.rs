@@ -34,7 +34,7 @@ use crate::config::check::KeyError;
 use crate::config::search::SearchConfig;
 use crate::config::search::SearchOverrides;
 use crate::layout::is_export_dir;
-use crate::search::agents::Budget;
+use crate::search::run::Budget;
 
 /// An agent as named on the command line.
 #[derive(Clone, Debug, PartialEq)]

@@ -30,7 +30,7 @@ use crate::game::turns::{distinct_turns, parse_turn};
 use crate::game::{GameKind, GameState, RulesConfig};
 use crate::net::encode::Encode;
 use crate::net::net_eval::NetEvaluator;
-use crate::search::agents::Budget;
+use crate::search::run::Budget;
 use crate::search::solve::quick_proof;
 use crate::search::think::TurnSearch;
 use crate::with_game;

@@ -40,7 +40,7 @@ use crate::with_game;
 
 /// Version of the export directory's layout (`model.json` fields, the module's signature).
 pub const EXPORT_FORMAT_VERSION: u32 = 1;
-pub use crate::layout::{META_FILE, TORCHSCRIPT_FILE};
+use crate::layout::{META_FILE, TORCHSCRIPT_FILE};
 
 /// Everything that can go wrong exporting, loading or playing an exported model.
 #[derive(Debug, thiserror::Error)]

@@ -17,7 +17,7 @@ use crate::config::search::SearchConfig;
 use crate::game::turns::{distinct_turns, parse_turn};
 use crate::game::{GameKind, GameState, Outcome, RulesConfig, Seat};
 use crate::net::encode::Encode;
-use crate::search::agents::Budget;
+use crate::search::run::Budget;
 use crate::search::think::TurnSearch;
 use crate::with_game;
 

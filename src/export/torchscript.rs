@@ -21,7 +21,8 @@ use crate::net::model::{check_shape, Model};
 use crate::net::net_eval::NetEvaluator;
 use crate::net::torchscript::TorchScriptNet;
 use crate::net::NetError;
-use crate::search::agents::{Budget, SearchAgent};
+use crate::search::agents::SearchAgent;
+use crate::search::run::Budget;
 
 /// Traces `model`'s inference form (fp32, batch norm folded, NCHW: the form every machine
 /// runs well) into a TorchScript module with a `forward` method; the form's weights, built
@@ -83,7 +84,7 @@ impl ExportedModel {
         let path = dir.join(&meta.torchscript);
         if !path.is_file() {
             return Err(ExportError::Meta {
-                path: dir.join(super::META_FILE),
+                path: dir.join(crate::layout::META_FILE),
                 reason: format!("its module {} is missing", path.display()),
             });
         }

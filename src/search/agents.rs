@@ -10,7 +10,7 @@ use rand::SeedableRng;
 
 use super::rollout::playout_mean;
 use super::run::search_step;
-pub use super::run::Budget;
+use super::run::Budget;
 use super::tree::Mcts;
 use crate::config::decided::DecidedCheck;
 use crate::config::search::{SearchConfig, SearchKind};

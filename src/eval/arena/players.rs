@@ -22,7 +22,8 @@ use crate::net::model::Model;
 use crate::net::net_eval::NetEvaluator;
 use crate::net::NetError;
 use crate::search::agents::PolicyAgent;
-use crate::search::agents::{rollout_uct, Agent, AlphaBetaAgent, Budget, RandomAgent, SearchAgent};
+use crate::search::agents::{rollout_uct, Agent, AlphaBetaAgent, RandomAgent, SearchAgent};
+use crate::search::run::Budget;
 
 /// An agent ready to be built for a game: what it is and which batcher it uses.
 pub(super) enum Player {
