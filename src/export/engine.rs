@@ -31,13 +31,9 @@ use crate::game::{GameKind, GameState, RulesConfig};
 use crate::net::encode::Encode;
 use crate::net::net_eval::NetEvaluator;
 use crate::search::run::Budget;
-use crate::search::solve::quick_proof;
+use crate::search::solve::{quick_proof, QUICK_PROOF_NODES};
 use crate::search::think::TurnSearch;
 use crate::with_game;
-
-/// The most positions the exact solver expands for `eval`'s proven value (well under a
-/// second).
-const EVAL_SOLVER_NODES: u64 = 200_000;
 
 const COMMANDS: &str = "id isready newgame position play moves go eval show set help quit";
 
@@ -281,9 +277,9 @@ impl<S: Encode> Engine<S> {
     }
 
     /// ` proven VALUE` when the solver proves the position's class within
-    /// [`EVAL_SOLVER_NODES`], else nothing.
+    /// [`QUICK_PROOF_NODES`], else nothing.
     fn proven(&self) -> Result<String, String> {
-        let proven = quick_proof(&self.state, EVAL_SOLVER_NODES).map_err(|e| e.to_string())?;
+        let proven = quick_proof(&self.state, QUICK_PROOF_NODES).map_err(|e| e.to_string())?;
         Ok(proven.map_or(String::new(), |p| format!(" proven {p}")))
     }
 

@@ -581,6 +581,10 @@ pub fn solve_position<S: GameState>(state: &S, nodes: u64) -> Result<Solution<S>
     })
 }
 
+/// The positions a quick proof shown beside a search may expand (`engine`'s `eval`, the
+/// page's analyses): a tenth of a second or so.
+pub const QUICK_PROOF_NODES: u64 = 200_000;
+
 /// The position's proven value when the solver proves its class within `nodes` (a quick
 /// look for analysis displays); `None` when it does not, or for a game searched without a
 /// table (HexDame), where so small a budget rarely proves anything.

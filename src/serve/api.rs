@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 
 use super::board::{board, pieces};
 use super::clicks::{click, EntryInput};
-use super::engine::{self, search_config, AnalysisBudget, RequestEvaluator, Snapshot, StopOnDrop};
+use super::search::{self, search_config, AnalysisBudget, RequestEvaluator, Snapshot, StopOnDrop};
 use super::error::ApiError;
 use super::guard;
 use super::rundir::{RunError, RunRoot};
@@ -423,7 +423,7 @@ async fn play(State(st): State<Shared>, bytes: Result<Bytes, BytesRejection>) ->
                     let model = st.models.get(&kind);
                     let eval = RequestEvaluator::new(model, state.position_hash(), stop);
                     let bound = Duration::from_secs_f64(st.config.max_seconds);
-                    engine::choose_turn(&state, eval, search_config(model), budget, bound)
+                    search::choose_turn(&state, eval, search_config(model), budget, bound)
                         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e))?
                         .1
                 }
@@ -523,7 +523,7 @@ fn prepare_analysis(
         Ok(Box::new(move |stop, publish| {
             let model = st.models.get(&kind);
             let eval = RequestEvaluator::new(model, state.position_hash(), Arc::clone(stop));
-            engine::analyse(&state, eval, search_config(model), budget, stop, publish);
+            search::analyse(&state, eval, search_config(model), budget, stop, publish);
         }))
     })
 }

@@ -5,7 +5,7 @@
 //!
 //! * [`api`]: the routes and their JSON; [`clicks`]: entering a turn by clicks;
 //!   [`board`]: boards and pieces as the page draws them; [`rundir`]: runs, games, metrics,
-//!   checkpoints and ratings read from the run directory; [`engine`]: models and search
+//!   checkpoints and ratings read from the run directory; [`search`]: models and search
 //!   (the only file that touches them); [`words`]: results, movers and limits in words;
 //!   [`guard`]: what every request passes first (JSON bodies only, read on time and within
 //!   the limit) and the request log; [`error`]: the one shape of a refusal;
@@ -17,7 +17,7 @@ pub mod api;
 pub mod board;
 pub mod clicks;
 pub mod command;
-pub mod engine;
+pub mod search;
 pub mod error;
 pub mod guard;
 pub mod mirror;
@@ -32,7 +32,7 @@ use std::time::Duration;
 
 pub use crate::config::serve::ServeConfig;
 use crate::game::GameKind;
-use engine::LoadedModel;
+use search::LoadedModel;
 use rundir::RunRoot;
 
 /// What `checkers-zero serve` is told.

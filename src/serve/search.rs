@@ -28,7 +28,7 @@ use crate::net::NetError;
 use crate::search::agents::RolloutEvaluator;
 use crate::search::run::Budget;
 use crate::search::run::{search_in_chunks, start_search};
-use crate::search::solve::{quick_proof, Proven};
+use crate::search::solve::{quick_proof, Proven, QUICK_PROOF_NODES};
 use crate::search::think::{principal_variation, TurnSearch};
 use crate::search::tree::Mcts;
 
@@ -193,7 +193,7 @@ pub struct TurnStats {
     pub q: f32,
 }
 
-/// One engine line: a first turn and the search's best continuation after it, with what
+/// One line (multi-PV): a first turn and the search's best continuation after it, with what
 /// the search, the net and the solver make of the first turn, each for the side that plays
 /// it.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -225,7 +225,7 @@ pub struct Snapshot {
     /// The net's win/draw/loss for the side to move (`None` without a model).
     pub wdl: Option<[f32; 3]>,
     /// The exact solver's value for the side to move in words (`win in 3 turns`, `draw`,
-    /// ...), when it proves the class within [`ANALYSIS_SOLVER_NODES`].
+    /// ...), when it proves the class within [`QUICK_PROOF_NODES`].
     pub proven: Option<String>,
     /// That proven value as a win/draw/loss for the side to move (what the bar shows), when
     /// the class is proven.
@@ -234,7 +234,7 @@ pub struct Snapshot {
     pub turns: Vec<TurnStats>,
     /// The principal variation in whole turns.
     pub pv: Vec<String>,
-    /// The engine lines asked for (multi-PV): the most visited first turns, each with its
+    /// The lines asked for (multi-PV): the most visited first turns, each with its
     /// continuation, most visited first.
     pub lines: Vec<EngineLine>,
     /// Root step priors summed by landing cell: the policy on the board.
@@ -246,10 +246,6 @@ pub struct Snapshot {
     /// Why the search failed, if it did.
     pub error: Option<String>,
 }
-
-/// The most positions the exact solver expands for an analysis's proven value (a tenth
-/// of a second or so, before the search starts).
-pub const ANALYSIS_SOLVER_NODES: u64 = 200_000;
 
 /// The limits of one analysis.
 #[derive(Clone, Copy, Debug)]
@@ -283,7 +279,7 @@ pub fn analyse<S: Encode>(
         Ok(wdl) => snapshot.wdl = wdl,
         Err(error) => snapshot.error = Some(error),
     }
-    match quick_proof(state, ANALYSIS_SOLVER_NODES) {
+    match quick_proof(state, QUICK_PROOF_NODES) {
         Ok(proven) => {
             snapshot.proven = proven.map(Proven::in_words);
             snapshot.proven_wdl = proven.and_then(proven_wdl);
@@ -329,7 +325,7 @@ fn fill_snapshot<S: GameState>(
     snapshot.visits = tree.root_visits();
     snapshot.value = tree.root_value();
     let turns = turns_with_steps(tree);
-    snapshot.lines = engine_lines(tree, &turns, lines);
+    snapshot.lines = best_lines(tree, &turns, lines);
     snapshot.turns = turns.into_iter().map(|(t, _)| t).collect();
     snapshot.pv = principal_variation(tree);
     let state = tree.root_state();
@@ -385,9 +381,9 @@ fn collect_turns<S: GameState>(
     }
 }
 
-/// The first `count` engine lines of `tree`: its most visited turns (`turns`, with their
+/// The first `count` lines of `tree`: its most visited turns (`turns`, with their
 /// steps), each followed by the search's best continuation below it.
-fn engine_lines<S: GameState>(
+fn best_lines<S: GameState>(
     tree: &Mcts<S>,
     turns: &[(TurnStats, Vec<Action>)],
     count: usize,
@@ -420,7 +416,7 @@ fn judge_lines<S: GameState>(
 ) {
     let root = tree.root_state();
     let mover = root.side_to_move();
-    let nodes = ANALYSIS_SOLVER_NODES / snapshot.lines.len().max(1) as u64;
+    let nodes = QUICK_PROOF_NODES / snapshot.lines.len().max(1) as u64;
     for line in &mut snapshot.lines {
         let mut after = root.clone();
         for &step in &line.steps {
