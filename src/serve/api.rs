@@ -22,10 +22,10 @@ use serde_json::{json, Value};
 
 use super::board::{board, pieces};
 use super::clicks::{click, EntryInput};
-use super::search::{self, search_config, AnalysisBudget, RequestEvaluator, Snapshot, StopOnDrop};
 use super::error::ApiError;
 use super::guard;
 use super::rundir::{RunError, RunRoot};
+use super::search::{self, search_config, AnalysisBudget, RequestEvaluator, Snapshot, StopOnDrop};
 use super::words::{mover_words, outcome_words, thousands};
 use super::ServeState;
 use crate::game::turns::{distinct_turns, parse_turn};

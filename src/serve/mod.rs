@@ -17,11 +17,11 @@ pub mod api;
 pub mod board;
 pub mod clicks;
 pub mod command;
-pub mod search;
 pub mod error;
 pub mod guard;
 pub mod mirror;
 pub mod rundir;
+pub mod search;
 pub mod words;
 
 use std::collections::HashMap;
@@ -32,8 +32,8 @@ use std::time::Duration;
 
 pub use crate::config::serve::ServeConfig;
 use crate::game::GameKind;
-use search::LoadedModel;
 use rundir::RunRoot;
+use search::LoadedModel;
 
 /// What `checkers-zero serve` is told.
 #[derive(Clone, Debug, Default)]
