@@ -21,7 +21,7 @@ use checkers_zero::net::model::Model;
 use checkers_zero::roles::fork::{fork_run, ForkPoint};
 use checkers_zero::roles::keeper::LeaseKeeper;
 use checkers_zero::roles::learner::{LearnerRole, Readied};
-use checkers_zero::roles::lease::Role;
+use checkers_zero::roles::lease::SingletonRole;
 use checkers_zero::roles::local::{train, TrainOptions, TrainSummary};
 use checkers_zero::selfplay::record::read_records;
 use checkers_zero::store::RunStore;
@@ -761,7 +761,8 @@ fn scripts_train_says_a_missing_config_once_before_building() {
 fn resumed_learner(run: &Path) -> LearnerRole<Rematch> {
     let store = RunStore::open(run.to_str().unwrap()).unwrap();
     let config = RunConfig::load(&run.join("config.toml")).unwrap();
-    let lease = LeaseKeeper::acquire(store.location(), Role::Learner, &config.lease).unwrap();
+    let lease =
+        LeaseKeeper::acquire(store.location(), SingletonRole::Learner, &config.lease).unwrap();
     LearnerRole::<Rematch>::start(store, config, None, Duration::from_secs(1), lease).unwrap()
 }
 

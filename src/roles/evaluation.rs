@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::backoff::{retry, PATIENCE};
 use super::keeper::LeaseKeeper;
-use super::lease::Role;
+use super::lease::SingletonRole;
 use super::{
     advance_pointer, fetch_checkpoint, io_error, prune_cache, put_new_or_same, read_pointer,
     read_state_file, wait_for_config, RoleError, StopFlag, StoredMetrics, WorkDir,
@@ -59,7 +59,7 @@ pub fn evaluate(options: &EvaluateOptions) -> Result<Vec<u64>, RoleError> {
     let patience = options.wait_for_lease.then(|| config.lease.duration() * 2);
     let Some(lease) = LeaseKeeper::acquire_waiting(
         &options.store,
-        Role::Evaluation,
+        SingletonRole::Evaluation,
         &config.lease,
         patience,
         &stop,

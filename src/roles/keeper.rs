@@ -11,7 +11,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::backoff::{retry, transient};
-use super::lease::{Lease, LeaseError, LeaseInfo, Role};
+use super::lease::{Lease, LeaseError, LeaseInfo, SingletonRole};
 use super::{unix_millis, RoleError, StopFlag};
 use crate::config::lease::LeaseConfig;
 use crate::config::RunConfig;
@@ -62,7 +62,7 @@ struct Shared {
 
 /// A held lease, renewed in the background until dropped.
 pub struct LeaseKeeper {
-    role: Role,
+    role: SingletonRole,
     info: LeaseInfo,
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
@@ -73,7 +73,7 @@ impl LeaseKeeper {
     /// words while another holder's lease runs) and starts renewing it.
     pub fn acquire(
         location: &str,
-        role: Role,
+        role: SingletonRole,
         settings: &LeaseConfig,
     ) -> Result<LeaseKeeper, RoleError> {
         LeaseKeeper::acquire_within(location, role, settings, settings.renew_interval())
@@ -82,7 +82,7 @@ impl LeaseKeeper {
     /// [`LeaseKeeper::acquire`] with each request of the taking bounded by `bound`.
     fn acquire_within(
         location: &str,
-        role: Role,
+        role: SingletonRole,
         settings: &LeaseConfig,
         bound: Duration,
     ) -> Result<LeaseKeeper, RoleError> {
@@ -121,7 +121,7 @@ impl LeaseKeeper {
     /// having written nothing).
     pub fn acquire_waiting(
         location: &str,
-        role: Role,
+        role: SingletonRole,
         settings: &LeaseConfig,
         patience: Option<Duration>,
         stop: &StopFlag,
@@ -302,17 +302,18 @@ mod tests {
     #[test]
     fn a_kept_lease_outlives_its_time_and_is_given_up_when_dropped() {
         let (dir, location) = temp_store("renew");
-        let keeper = LeaseKeeper::acquire(&location, Role::Learner, &settings(1.0, 0.2)).unwrap();
+        let keeper =
+            LeaseKeeper::acquire(&location, SingletonRole::Learner, &settings(1.0, 0.2)).unwrap();
         std::thread::sleep(Duration::from_millis(1_500));
         keeper.check().unwrap();
-        let second = LeaseKeeper::acquire(&location, Role::Learner, &settings(1.0, 0.2));
+        let second = LeaseKeeper::acquire(&location, SingletonRole::Learner, &settings(1.0, 0.2));
         let refused = second
             .err()
             .expect("a second learner is refused")
             .to_string();
         assert!(refused.contains("holds this run until"), "{refused}");
         drop(keeper);
-        LeaseKeeper::acquire(&location, Role::Learner, &settings(1.0, 0.2))
+        LeaseKeeper::acquire(&location, SingletonRole::Learner, &settings(1.0, 0.2))
             .expect("the lease is free once its holder is gone");
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -321,12 +322,14 @@ mod tests {
     fn a_keeper_whose_lease_was_taken_over_stops_its_role() {
         let (dir, location) = temp_store("lost");
         let keeper =
-            LeaseKeeper::acquire(&location, Role::Evaluation, &settings(1.0, 0.3)).unwrap();
+            LeaseKeeper::acquire(&location, SingletonRole::Evaluation, &settings(1.0, 0.3))
+                .unwrap();
         // Another process sees the lease expired (its clock runs ahead, say) and takes it:
         // here, by removing it and acquiring anew.
         let store = RunStore::open(&location).unwrap();
-        store.delete(&Role::Evaluation.key()).unwrap();
-        let _thief = Lease::acquire(&store, Role::Evaluation, Duration::from_secs(60)).unwrap();
+        store.delete(&SingletonRole::Evaluation.key()).unwrap();
+        let _thief =
+            Lease::acquire(&store, SingletonRole::Evaluation, Duration::from_secs(60)).unwrap();
         std::thread::sleep(Duration::from_millis(800));
         let error = keeper.check().unwrap_err().to_string();
         assert!(error.contains("lost its lease"), "{error}");
@@ -336,7 +339,8 @@ mod tests {
     #[test]
     fn a_stop_while_waiting_for_a_held_lease_ends_the_wait_with_nothing_taken() {
         let (dir, location) = temp_store("stop");
-        let holder = LeaseKeeper::acquire(&location, Role::Learner, &settings(30.0, 5.0)).unwrap();
+        let holder =
+            LeaseKeeper::acquire(&location, SingletonRole::Learner, &settings(30.0, 5.0)).unwrap();
         let stop = StopFlag::new();
         let raiser = stop.clone();
         std::thread::spawn(move || {
@@ -346,7 +350,7 @@ mod tests {
         let started = Instant::now();
         let waited = LeaseKeeper::acquire_waiting(
             &location,
-            Role::Learner,
+            SingletonRole::Learner,
             &settings(30.0, 5.0),
             Some(Duration::from_secs(60)),
             &stop,
@@ -365,14 +369,15 @@ mod tests {
     fn a_waiting_role_takes_the_lease_once_its_holder_is_gone() {
         let (dir, location) = temp_store("wait");
         let holder =
-            LeaseKeeper::acquire(&location, Role::Evaluation, &settings(30.0, 5.0)).unwrap();
+            LeaseKeeper::acquire(&location, SingletonRole::Evaluation, &settings(30.0, 5.0))
+                .unwrap();
         std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(300));
             drop(holder);
         });
         let waited = LeaseKeeper::acquire_waiting(
             &location,
-            Role::Evaluation,
+            SingletonRole::Evaluation,
             &settings(30.0, 5.0),
             Some(Duration::from_secs(60)),
             &StopFlag::new(),
@@ -418,11 +423,12 @@ mod tests {
         let (dir, location) = temp_store("expiry");
         // A killed holder: its lease (1.5 s) is never renewed nor given up.
         let store = RunStore::open(&location).unwrap();
-        let killed = Lease::acquire(&store, Role::Learner, Duration::from_millis(1_500)).unwrap();
+        let killed =
+            Lease::acquire(&store, SingletonRole::Learner, Duration::from_millis(1_500)).unwrap();
         let expiry = killed.info().expires_unix_ms;
         let waited = LeaseKeeper::acquire_waiting(
             &location,
-            Role::Learner,
+            SingletonRole::Learner,
             &settings(30.0, 5.0),
             Some(Duration::from_secs(60)),
             &StopFlag::new(),

@@ -28,21 +28,21 @@ const ACQUIRE_ATTEMPTS: usize = 5;
 
 /// A role that runs at most once per run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
+pub enum SingletonRole {
     /// The learner: it alone writes checkpoints and moves `latest`.
     Learner,
     /// The evaluation role (`checkers-zero evaluate`): it alone writes the evaluation
-    /// records and moves `promoted`.
+    /// results and moves `promoted`.
     Evaluation,
 }
 
-impl Role {
+impl SingletonRole {
     /// Its name, as in messages, lease objects and the lease's key: the evaluation role's
     /// is its older name, `evaluator`, which existing runs hold.
     pub fn name(self) -> &'static str {
         match self {
-            Role::Learner => "learner",
-            Role::Evaluation => "evaluator",
+            SingletonRole::Learner => "learner",
+            SingletonRole::Evaluation => "evaluator",
         }
     }
 
@@ -142,7 +142,7 @@ pub struct LeaseInfo {
 
 impl LeaseInfo {
     /// A lease of `role` for this process, from `now` (Unix ms) for `duration`.
-    fn new(role: Role, holder: &str, now: u64, duration: Duration) -> LeaseInfo {
+    fn new(role: SingletonRole, holder: &str, now: u64, duration: Duration) -> LeaseInfo {
         LeaseInfo {
             role: role.name().to_string(),
             holder: holder.to_string(),
@@ -196,7 +196,12 @@ impl LeaseInfo {
     }
 
     /// The lease of `role` stored at `key` as `bytes`.
-    fn parse(bytes: &[u8], store: &RunStore, key: &str, role: Role) -> Result<Self, LeaseError> {
+    fn parse(
+        bytes: &[u8],
+        store: &RunStore,
+        key: &str,
+        role: SingletonRole,
+    ) -> Result<Self, LeaseError> {
         serde_json::from_slice(bytes).map_err(|e| lease_json_error(store, key, role.name(), e))
     }
 }
@@ -220,7 +225,7 @@ fn lease_json_error(
 /// expire.
 #[derive(Debug)]
 pub struct Lease {
-    role: Role,
+    role: SingletonRole,
     key: String,
     info: LeaseInfo,
     version: Version,
@@ -230,7 +235,11 @@ pub struct Lease {
 impl Lease {
     /// Takes the lease of `role` for `duration`: creates it, or takes over an expired one.
     /// One held by another process that has not expired is [`LeaseError::Held`].
-    pub fn acquire(store: &RunStore, role: Role, duration: Duration) -> Result<Lease, LeaseError> {
+    pub fn acquire(
+        store: &RunStore,
+        role: SingletonRole,
+        duration: Duration,
+    ) -> Result<Lease, LeaseError> {
         let key = role.key();
         let holder = format!("{:016x}", rand::random::<u64>());
         for _ in 0..ACQUIRE_ATTEMPTS {
@@ -446,7 +455,8 @@ mod tests {
                 std::thread::spawn(move || {
                     let store = RunStore::open(dir.to_str().unwrap()).unwrap();
                     barrier.wait();
-                    Lease::acquire(&store, Role::Learner, LONG).map(|l| l.info().holder.clone())
+                    Lease::acquire(&store, SingletonRole::Learner, LONG)
+                        .map(|l| l.info().holder.clone())
                 })
             })
             .collect();
@@ -469,8 +479,8 @@ mod tests {
     #[test]
     fn a_second_holder_is_refused_in_words() {
         let (dir, store) = temp_store("refused");
-        let first = Lease::acquire(&store, Role::Learner, LONG).unwrap();
-        let error = Lease::acquire(&store, Role::Learner, LONG).unwrap_err();
+        let first = Lease::acquire(&store, SingletonRole::Learner, LONG).unwrap();
+        let error = Lease::acquire(&store, SingletonRole::Learner, LONG).unwrap_err();
         assert!(matches!(error, LeaseError::Held { .. }), "{error}");
         let expected = format!(
             "a learner on {} holds this run until {} (UTC); stop it, or wait for its lease to expire",
@@ -479,7 +489,7 @@ mod tests {
         );
         assert_eq!(error.to_string(), expected);
         // The evaluator's lease is another object.
-        let evaluator = Lease::acquire(&store, Role::Evaluation, LONG).unwrap();
+        let evaluator = Lease::acquire(&store, SingletonRole::Evaluation, LONG).unwrap();
         let holders = Lease::holders(&store).unwrap();
         assert_eq!(holders, [evaluator.info().clone(), first.info().clone()]);
         let line = holders[1].describe(now_ms());
@@ -496,10 +506,11 @@ mod tests {
     #[test]
     fn an_expired_lease_is_taken_over_and_its_old_holder_cannot_renew() {
         let (dir, store) = temp_store("takeover");
-        let mut first = Lease::acquire(&store, Role::Learner, Duration::from_millis(200)).unwrap();
+        let mut first =
+            Lease::acquire(&store, SingletonRole::Learner, Duration::from_millis(200)).unwrap();
         std::thread::sleep(Duration::from_millis(300));
         assert!(!first.still_held());
-        let mut second = Lease::acquire(&store, Role::Learner, LONG).unwrap();
+        let mut second = Lease::acquire(&store, SingletonRole::Learner, LONG).unwrap();
         let error = first.renew(&store).unwrap_err();
         assert!(matches!(error, LeaseError::Lost { .. }), "{error}");
         let expected = format!(
@@ -522,15 +533,19 @@ mod tests {
     #[test]
     fn an_expired_lease_no_one_took_is_renewed() {
         let (dir, store) = temp_store("late-renew");
-        let mut lease =
-            Lease::acquire(&store, Role::Evaluation, Duration::from_millis(100)).unwrap();
+        let mut lease = Lease::acquire(
+            &store,
+            SingletonRole::Evaluation,
+            Duration::from_millis(100),
+        )
+        .unwrap();
         std::thread::sleep(Duration::from_millis(150));
         assert!(!lease.still_held());
         // Renewed for long, so that the checks below do not race its expiry.
         lease.duration = LONG;
         lease.renew(&store).unwrap();
         assert!(lease.still_held());
-        let error = Lease::acquire(&store, Role::Evaluation, LONG).unwrap_err();
+        let error = Lease::acquire(&store, SingletonRole::Evaluation, LONG).unwrap_err();
         assert!(matches!(error, LeaseError::Held { .. }), "{error}");
         assert!(error.to_string().starts_with("an evaluator on "), "{error}");
         std::fs::remove_dir_all(&dir).unwrap();
@@ -539,10 +554,10 @@ mod tests {
     #[test]
     fn release_lets_a_new_holder_in() {
         let (dir, store) = temp_store("release");
-        let first = Lease::acquire(&store, Role::Learner, LONG).unwrap();
+        let first = Lease::acquire(&store, SingletonRole::Learner, LONG).unwrap();
         first.release(&store).unwrap();
         assert!(Lease::holders(&store).unwrap().is_empty());
-        let second = Lease::acquire(&store, Role::Learner, LONG).unwrap();
+        let second = Lease::acquire(&store, SingletonRole::Learner, LONG).unwrap();
         assert_eq!(Lease::holders(&store).unwrap(), [second.info().clone()]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -557,7 +572,8 @@ mod tests {
     #[test]
     fn of_racing_takeovers_of_an_expired_lease_exactly_one_wins() {
         let (dir, store) = temp_store("race-takeover");
-        let old = Lease::acquire(&store, Role::Learner, Duration::from_millis(100)).unwrap();
+        let old =
+            Lease::acquire(&store, SingletonRole::Learner, Duration::from_millis(100)).unwrap();
         std::thread::sleep(Duration::from_millis(150));
         let results = race(&dir, 4);
         assert_one_winner(&store, &results);

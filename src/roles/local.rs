@@ -23,7 +23,7 @@ use super::keeper::{lease_settings, LeaseKeeper};
 use super::learner::{
     drive, run_config, Beside, LearnerRole, Printer, Progress, SelfPlayRates, StepLimits,
 };
-use super::lease::Role;
+use super::lease::SingletonRole;
 use super::selfplay::{new_session, play, PlayCounters, SelfPlayMonitor, SelfPlayOptions};
 use super::{RoleError, StopFlag};
 use crate::config::timings::RoleTimings;
@@ -141,7 +141,7 @@ fn open_run(
         .ok_or_else(|| RoleError::Run(format!("{}: not a UTF-8 path", run_dir.display())))?;
     let store = RunStore::open(location)?;
     let (settings, _) = lease_settings(location, given.as_ref())?;
-    let lease = LeaseKeeper::acquire(location, Role::Learner, &settings)?;
+    let lease = LeaseKeeper::acquire(location, SingletonRole::Learner, &settings)?;
     let given = match (&options.fork, given) {
         (Some(point), Some(config)) if !recorded => {
             let record = fork_run(point, &store, &config)?;
@@ -339,7 +339,7 @@ fn run_evaluation(
     printer: &Printer,
 ) -> Result<(), RoleError> {
     let store = RunStore::open(location)?;
-    let lease = LeaseKeeper::acquire(location, Role::Evaluation, &config.lease)?;
+    let lease = LeaseKeeper::acquire(location, SingletonRole::Evaluation, &config.lease)?;
     let mut role = EvaluationRole::start(&store, config, None, lease)?;
     loop {
         let stopping = stop.raised();

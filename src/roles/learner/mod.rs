@@ -37,7 +37,7 @@ pub use step::{Iteration, Tick};
 
 use super::backoff::{retry, PATIENCE};
 use super::keeper::{lease_settings, LeaseKeeper};
-use super::lease::Role;
+use super::lease::SingletonRole;
 use super::{unix_millis, write_pointer, RoleError, StopFlag, StoredMetrics, WorkDir};
 use crate::config::lease::LeaseConfig;
 use crate::config::ConfigError;
@@ -128,8 +128,13 @@ pub fn learn(options: &LearnOptions) -> Result<LearnSummary, RoleError> {
         return with_game!(config.kind(), S => standby::<S>(options, store, config, waiting));
     }
     let location = store.location().to_string();
-    let Some(lease) =
-        LeaseKeeper::acquire_waiting(&location, Role::Learner, &settings, patience, &stop)?
+    let Some(lease) = LeaseKeeper::acquire_waiting(
+        &location,
+        SingletonRole::Learner,
+        &settings,
+        patience,
+        &stop,
+    )?
     else {
         return Ok(LearnSummary::default());
     };
@@ -173,7 +178,7 @@ fn standby<S: Encode>(
             .spawn(|| ready_while_waiting::<S>(&store, &config, work_dir, poll(options), &done));
         let lease = LeaseKeeper::acquire_waiting(
             store.location(),
-            Role::Learner,
+            SingletonRole::Learner,
             waiting.settings,
             waiting.patience,
             waiting.stop,
