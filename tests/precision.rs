@@ -23,7 +23,7 @@ use checkers_zero::net::model::Model;
 use checkers_zero::net::precision::{
     choose, probe_batches, probe_model, probe_with, resolve, ProbeCache, ProbeKey, ProbeTimings,
 };
-use checkers_zero::net::threads::{auto_layout, Layout};
+use checkers_zero::net::threads::{auto_plan, ThreadPlan};
 
 /// Timings at batches 1, 4, 16, 64, 128 with bf16 taking `ratio[i]` of fp32's time.
 fn timings(ratio: [f64; 5]) -> ProbeTimings {
@@ -258,14 +258,14 @@ fn config_keys_take_auto_and_name_bad_values() {
     assert_eq!(config.selfplay.workers, Count::Auto);
     let fixed =
         parse("[selfplay]\nworkers = 3\n[batching]\ninstances = 2\ntorch_threads = 1\n").unwrap();
-    let fixed = Layout::of(&fixed).unwrap();
+    let fixed = ThreadPlan::of(&fixed).unwrap();
     assert_eq!(
         (fixed.workers, fixed.instances, fixed.torch_threads),
         (3, 2, 1)
     );
-    let auto = Layout::of(&config).unwrap();
+    let auto = ThreadPlan::of(&config).unwrap();
     let cores = std::thread::available_parallelism().unwrap().get();
-    let rule = auto_layout(cores, config.batching.device.resolve().unwrap());
+    let rule = auto_plan(cores, config.batching.device.resolve().unwrap());
     assert_eq!(auto, rule);
     // The recorded config reads back the same.
     assert_eq!(
@@ -366,24 +366,24 @@ fn an_unknown_precision_names_the_allowed_values() {
 
 #[test]
 fn bench_layouts_start_with_auto_and_its_snippet_is_a_config() {
-    use checkers_zero::bench::{candidate_layouts, snippet};
+    use checkers_zero::bench::{candidate_plans, snippet};
     use checkers_zero::net::precision::PrecisionChoice;
-    use checkers_zero::net::threads::Layout;
-    let layout = |workers, instances, torch_threads| Layout {
+    use checkers_zero::net::threads::ThreadPlan;
+    let layout = |workers, instances, torch_threads| ThreadPlan {
         workers,
         instances,
         torch_threads,
     };
     let cpu = tch::Device::Cpu;
     assert_eq!(
-        candidate_layouts(2, cpu),
+        candidate_plans(2, cpu),
         vec![layout(2, 2, 1), layout(2, 1, 2)]
     );
     assert_eq!(
-        candidate_layouts(8, cpu),
+        candidate_plans(8, cpu),
         vec![layout(8, 8, 1), layout(8, 1, 8), layout(8, 4, 2)]
     );
-    assert_eq!(candidate_layouts(1, cpu), vec![layout(1, 1, 1)]);
+    assert_eq!(candidate_plans(1, cpu), vec![layout(1, 1, 1)]);
     // Every choice writes keys a config accepts, with the values recommended.
     for (bf16_from, written) in [(None, "fp32"), (Some(0), "bf16"), (Some(16), "auto")] {
         let choice = PrecisionChoice {
@@ -393,7 +393,7 @@ fn bench_layouts_start_with_auto_and_its_snippet_is_a_config() {
         let text = snippet(&choice, &layout(3, 2, 1), Precision::Auto, None);
         let config = RunConfig::parse(&format!("game = \"rematch\"\n{text}"), "snippet").unwrap();
         assert_eq!(config.batching.precision, written.parse().unwrap());
-        let settled = Layout::of(&config).unwrap();
+        let settled = ThreadPlan::of(&config).unwrap();
         assert_eq!(settled, layout(3, 2, 1));
     }
 }

@@ -14,7 +14,7 @@ use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
 use checkers_zero::net::batcher::BatcherConfig;
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::Model;
-use checkers_zero::net::threads::Layout;
+use checkers_zero::net::threads::ThreadPlan;
 use checkers_zero::roles::learner::StepLimits;
 use checkers_zero::search::sample::sample_with_temperature;
 use checkers_zero::selfplay::record::{
@@ -560,7 +560,7 @@ fn tiny_rolling_pool(
         WorkerSettings::of(&config),
         2,
         model(),
-        BatcherConfig::of(&config.batching, &Layout::of(&config).unwrap()),
+        BatcherConfig::of(&config.batching, &ThreadPlan::of(&config).unwrap()),
         1,
         0,
         0,

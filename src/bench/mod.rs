@@ -26,7 +26,7 @@ use crate::net::precision::{
     choose, cpu_identity, probe_batches, probe_model, relevant_flags, torch_version,
     PrecisionChoice, ProbeTimings,
 };
-use crate::net::threads::{auto_layout, cores, Layout};
+use crate::net::threads::{auto_plan, cores, ThreadPlan};
 use crate::selfplay::pool::SelfPlayPool;
 use crate::selfplay::worker::WorkerSettings;
 use crate::with_game;
@@ -67,7 +67,7 @@ pub struct BenchArgs {
 #[derive(Clone, Debug)]
 pub struct LayoutRun {
     /// The layout.
-    pub layout: Layout,
+    pub layout: ThreadPlan,
     /// Positions played per second.
     pub positions_per_s: f64,
     /// What the net did meanwhile.
@@ -141,7 +141,7 @@ pub fn run_bench(args: &BenchArgs, out: &mut impl std::io::Write) -> Result<()> 
         write!(
             out,
             "{}",
-            describe(&config, device, &report, &best_layout(&report))
+            describe(&config, device, &report, &best_plan(&report))
         )?;
         reports.push((device, report));
     }
@@ -154,7 +154,7 @@ pub fn run_bench(args: &BenchArgs, out: &mut impl std::io::Write) -> Result<()> 
         DeviceDecision::of(&[(reports[0].0, vec![best_rate(&reports[0].1)])])
     };
     let (device, report) = &reports[decision.chosen];
-    let layout = best_layout(report);
+    let layout = best_plan(report);
     if let Some(path) = &args.write {
         let compared = (reports.len() > 1).then_some(*device);
         let snippet = snippet(&report.choice, &layout, settings.precision, compared);
@@ -167,11 +167,11 @@ pub fn run_bench(args: &BenchArgs, out: &mut impl std::io::Write) -> Result<()> 
 
 /// The layouts worth trying on this machine: `auto`'s first, then one instance with every
 /// core as its libtorch threads, then half as many instances with two threads each.
-pub fn candidate_layouts(cores: usize, device: tch::Device) -> Vec<Layout> {
-    let auto = auto_layout(cores, device);
+pub fn candidate_plans(cores: usize, device: tch::Device) -> Vec<ThreadPlan> {
+    let auto = auto_plan(cores, device);
     let mut layouts = vec![auto];
     for (instances, torch_threads) in [(1, cores.max(1)), (cores / 2, 2)] {
-        let layout = Layout {
+        let layout = ThreadPlan {
             workers: auto.workers,
             instances,
             torch_threads,
@@ -191,7 +191,7 @@ fn measure<S: Encode>(
     let device = settings.device.resolve()?;
     tch::manual_seed(config.seed as i64);
     let model = Model::new(S::net_shape(config.kind()), config.net_config(), device)?;
-    let layouts = candidate_layouts(cores(), device);
+    let layouts = candidate_plans(cores(), device);
     let mut threads: Vec<usize> = layouts.iter().map(|l| l.torch_threads).collect();
     threads.sort_unstable();
     threads.dedup();
@@ -315,7 +315,7 @@ fn latency_runs<S: Encode>(
     )?;
     let choice = PrecisionChoice::forced(Precision::Fp32, "the latency backend")
         .context("fp32 is a forced precision")?;
-    let layouts = candidate_layouts(cores(), tch::Device::Cpu);
+    let layouts = candidate_plans(cores(), tch::Device::Cpu);
     let budget = Duration::from_secs_f64(seconds / layouts.len() as f64);
     layouts
         .into_iter()
@@ -345,7 +345,7 @@ fn play<S: Encode>(
     config: &RunConfig,
     model: &Model,
     run: (&PrecisionChoice, (Form, Form)),
-    layout: &Layout,
+    layout: &ThreadPlan,
     budget: Duration,
     latency: Option<Duration>,
 ) -> Result<(f64, NetLoad)> {
@@ -504,7 +504,7 @@ fn settle_device<S: Encode>(
         for ((device, report), (_, rates)) in reports.iter().zip(samples.iter_mut()) {
             tch::manual_seed(config.seed as i64);
             let model = Model::new(S::net_shape(config.kind()), config.net_config(), *device)?;
-            let layout = best_layout(report);
+            let layout = best_plan(report);
             let run = (&report.choice, report.forms);
             let (rate, _) = play::<S>(config, &model, run, &layout, budget, None)?;
             rates.push(rate);
@@ -518,7 +518,7 @@ fn settle_device<S: Encode>(
 }
 
 /// The layout with the most self-play positions per second (`auto`'s on a tie).
-pub fn best_layout(report: &BenchReport) -> Layout {
+pub fn best_plan(report: &BenchReport) -> ThreadPlan {
     best_run(report).layout
 }
 
@@ -538,7 +538,7 @@ pub fn describe(
     config: &RunConfig,
     device: tch::Device,
     report: &BenchReport,
-    best: &Layout,
+    best: &ThreadPlan,
 ) -> String {
     let (cpu, flags) = cpu_identity();
     let mut text = String::new();
@@ -643,7 +643,7 @@ fn selfplay_table(text: &mut String, report: &BenchReport) {
 /// the band; the probe finds it again).
 pub fn snippet(
     choice: &PrecisionChoice,
-    layout: &Layout,
+    layout: &ThreadPlan,
     given: Precision,
     device: Option<tch::Device>,
 ) -> String {
@@ -695,7 +695,7 @@ mod tests {
     use crate::config::batching::Precision;
 
     fn report(rates: &[f64]) -> BenchReport {
-        let layout = Layout {
+        let layout = ThreadPlan {
             workers: 2,
             instances: 2,
             torch_threads: 1,

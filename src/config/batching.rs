@@ -301,7 +301,7 @@ impl<'de> Deserialize<'de> for DeviceChoice {
 /// A count that is either given or chosen for the machine: a number or `"auto"`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Count {
-    /// Chosen for the machine ([`crate::net::threads::auto_layout`]).
+    /// Chosen for the machine ([`crate::net::threads::auto_plan`]).
     #[default]
     Auto,
     /// This many.

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::batcher::BatcherConfig;
 use super::model::Model;
 use super::precision::{probe_batches, probe_model, resolve, ProbeCache, ProbeKey, Resolved};
-use super::threads::Layout;
+use super::threads::ThreadPlan;
 use super::NetError;
 use crate::config::batching::{BatchingConfig, DeviceChoice, FormSetting, Precision};
 use crate::config::RunConfig;
@@ -102,8 +102,8 @@ impl NetArgs {
 pub fn settle_selfplay(
     config: &RunConfig,
     model: &Model,
-) -> Result<(Layout, BatcherConfig, Resolved), NetError> {
-    let layout = Layout::of(config)?;
+) -> Result<(ThreadPlan, BatcherConfig, Resolved), NetError> {
+    let layout = ThreadPlan::of(config)?;
     let base = BatcherConfig::of(&config.batching, &layout);
     let (batcher, precision) = prepare(model, NetSettings::of(&config.batching), base)?;
     announce(&precision);

@@ -38,7 +38,7 @@ use super::in_place::InPlaceCheck;
 use super::inference::InferenceNet;
 use super::model::Model;
 use super::precision::probe_batches;
-use super::threads::Layout;
+use super::threads::ThreadPlan;
 use super::NetError;
 use crate::config::batching::{BatchingConfig, Form};
 
@@ -109,7 +109,7 @@ impl Default for BatcherConfig {
 impl BatcherConfig {
     /// The settings of each self-play batcher instance under `[batching]` and `layout`,
     /// before its precision is settled ([`crate::net::args::prepare`]).
-    pub fn of(batching: &BatchingConfig, layout: &Layout) -> BatcherConfig {
+    pub fn of(batching: &BatchingConfig, layout: &ThreadPlan) -> BatcherConfig {
         BatcherConfig {
             max_batch: batching.max_batch,
             max_wait: Duration::from_secs_f64(batching.max_wait_ms / 1000.0),

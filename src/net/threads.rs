@@ -1,8 +1,8 @@
-//! Thread counts that may be `auto`, and the layout `auto` means: self-play workers, batcher
+//! Thread counts that may be `auto`, and the plan `auto` means ([`ThreadPlan`]): self-play workers, batcher
 //! instances and libtorch threads per instance for this machine's cores. The rule is one
 //! worker per core and, on the CPU, one single-threaded batcher instance per worker (no
 //! OpenMP team shared between workers); on a GPU one instance serves every worker.
-//! `checkers-zero bench` measures this layout against the alternatives on the machine at
+//! `checkers-zero bench` measures this plan against the alternatives on the machine at
 //! hand (`docs/benchmarks.md`).
 
 use tch::Device;
@@ -10,9 +10,9 @@ use tch::Device;
 use super::NetError;
 use crate::config::RunConfig;
 
-/// Self-play threads and batcher layout.
+/// Self-play threads and batcher instances: a thread plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Layout {
+pub struct ThreadPlan {
     /// Self-play worker threads.
     pub workers: usize,
     /// Batcher instances (each with its own copy of the net).
@@ -21,13 +21,13 @@ pub struct Layout {
     pub torch_threads: usize,
 }
 
-impl Layout {
+impl ThreadPlan {
     /// Self-play's workers, batcher instances and their threads under a run's config, `auto`
     /// settled for this machine's cores and the batching device.
-    pub fn of(config: &RunConfig) -> Result<Layout, NetError> {
+    pub fn of(config: &RunConfig) -> Result<ThreadPlan, NetError> {
         let b = &config.batching;
-        let auto = auto_layout(cores(), b.device.resolve()?);
-        Ok(Layout {
+        let auto = auto_plan(cores(), b.device.resolve()?);
+        Ok(ThreadPlan {
             workers: config.selfplay.workers.or(auto.workers),
             instances: b.instances.or(auto.instances),
             torch_threads: b.torch_threads.or(auto.torch_threads),
@@ -35,16 +35,16 @@ impl Layout {
     }
 }
 
-/// The layout `auto` stands for on `cores` cores with the net on `device`.
-pub fn auto_layout(cores: usize, device: Device) -> Layout {
+/// The plan `auto` stands for on `cores` cores with the net on `device`.
+pub fn auto_plan(cores: usize, device: Device) -> ThreadPlan {
     let cores = cores.max(1);
     match device {
-        Device::Cpu => Layout {
+        Device::Cpu => ThreadPlan {
             workers: cores,
             instances: cores,
             torch_threads: 1,
         },
-        _ => Layout {
+        _ => ThreadPlan {
             workers: cores,
             instances: 1,
             torch_threads: 1,
