@@ -1,7 +1,8 @@
 //! The documentation stays usable and the repository stands alone: README.md is a short
 //! page (at most 200 lines), every relative link in README.md and docs/*.md points at a file
 //! that exists (and, into a Markdown page, at a heading that exists), and nothing in the
-//! repository cites the design notes and rule files that live outside it.
+//! repository cites the design notes and rule files that live outside it; the word table of
+//! docs/architecture.md names code that exists.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -301,4 +302,79 @@ fn links_are_read_from_prose_and_checked() {
             ),
         ]
     );
+}
+
+/// The code names in docs/architecture.md's word table (its third column): each `src/`
+/// file or folder it names exists, and each Rust name (`Foo`, `a::b::Foo`, `Foo::bar`) is
+/// found in `src/` as a whole word (its last segment). Keys, commands and run files are
+/// left out.
+#[test]
+fn the_word_table_names_code_that_exists() {
+    let text = read(&root().join("docs/architecture.md"));
+    let table = text
+        .split("\n## Words\n")
+        .nth(1)
+        .expect("a `## Words` section");
+    let table = &table[..table.find("\n## ").unwrap_or(table.len())];
+    let mut files = Vec::new();
+    collect_files(&root().join("src"), &mut files);
+    let code: Vec<String> = files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .map(|p| read(p))
+        .collect();
+    let rows = table
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| word"));
+    let mut unknown = Vec::new();
+    for row in rows {
+        let Some(names) = row.split(" | ").nth(2) else {
+            continue;
+        };
+        for name in names.split('`').skip(1).step_by(2) {
+            if !names_code_that_exists(name, &code) {
+                unknown.push(name.to_string());
+            }
+        }
+    }
+    assert!(
+        unknown.is_empty(),
+        "docs/architecture.md's word table names code that is not there: {unknown:?}"
+    );
+}
+
+/// False when `name` is a `src/` path that does not exist, or a Rust name whose last
+/// segment no source file holds as a whole word; true for anything else.
+fn names_code_that_exists(name: &str, code: &[String]) -> bool {
+    if name.ends_with(".rs") || name.ends_with('/') {
+        return root().join("src").join(name).exists();
+    }
+    let rust_name = name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':');
+    if !rust_name {
+        return true;
+    }
+    let last = name.rsplit("::").next().unwrap_or(name);
+    let is_word_char = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    code.iter().any(|text| {
+        text.match_indices(last).any(|(at, _)| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + last.len()..].chars().next();
+            !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char)
+        })
+    })
+}
+
+#[test]
+fn the_word_check_tells_names_that_exist_from_those_that_do_not() {
+    let code = vec!["pub struct ReplayWindow;\nfn step_if_allowed() {}".to_string()];
+    assert!(names_code_that_exists("train::window::ReplayWindow", &code));
+    assert!(names_code_that_exists("step_if_allowed", &code));
+    assert!(!names_code_that_exists("Replay", &code));
+    assert!(!names_code_that_exists("ResignWindow", &code));
+    assert!(names_code_that_exists("[batching]", &code));
+    assert!(names_code_that_exists("net/batcher.rs", &code));
+    assert!(!names_code_that_exists("net/nothing.rs", &code));
 }
