@@ -1,4 +1,4 @@
-//! The model and the batched evaluator: shapes, save/load with metadata checks, clear
+//! The model and the batcher: shapes, save/load with metadata checks, clear
 //! errors on bad files, batching under many producers, bf16 against fp32, the fp32 copy
 //! for small batches (and what the batcher says it runs), dispatch without waiting,
 //! replacing the weights, global pooling.

@@ -241,7 +241,7 @@ impl StateFile for WorkerStatus {
 }
 
 impl StateFile for EvaluationState {
-    const WHAT: &'static str = "evaluator state";
+    const WHAT: &'static str = "evaluation role's state";
 }
 
 impl StateFile for ForkState {

@@ -241,7 +241,7 @@ fn upload_matches(
 fn put_record(store: &RunStore, key: &str, bytes: Vec<u8>) -> Result<(), RoleError> {
     if !put_new_or_same(store, key, bytes)? {
         eprintln!(
-            "warning: {}/{key} exists with other contents (an earlier evaluator played this \
+            "warning: {}/{key} exists with other contents (an earlier evaluation role played this \
              match); the record there is kept",
             store.location()
         );

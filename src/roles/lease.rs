@@ -488,10 +488,10 @@ mod tests {
             utc_time(first.info().expires_unix_ms)
         );
         assert_eq!(error.to_string(), expected);
-        // The evaluator's lease is another object.
-        let evaluator = Lease::acquire(&store, SingletonRole::Evaluation, LONG).unwrap();
+        // The evaluation role's lease is another object.
+        let evaluation = Lease::acquire(&store, SingletonRole::Evaluation, LONG).unwrap();
         let holders = Lease::holders(&store).unwrap();
-        assert_eq!(holders, [evaluator.info().clone(), first.info().clone()]);
+        assert_eq!(holders, [evaluation.info().clone(), first.info().clone()]);
         let line = holders[1].describe(now_ms());
         assert!(line.starts_with("learner: "), "{line}");
         assert!(
@@ -499,7 +499,7 @@ mod tests {
             "{line}"
         );
         first.release(&store).unwrap();
-        evaluator.release(&store).unwrap();
+        evaluation.release(&store).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

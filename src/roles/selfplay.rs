@@ -308,14 +308,14 @@ impl<'a> SelfPlayRole<'a> {
         })?;
         // Game numbers (which seed the games) start at a point of the session's own.
         let first_game = game_seed(config.seed, fnv1a(&session)) << 24 >> 8;
-        let (layout, evaluator, precision) = settle_selfplay(config, &model)?;
+        let (layout, batching, precision) = settle_selfplay(config, &model)?;
         let precision = precision.metrics();
         monitor.set_precision(precision.clone());
         let pool = RollingPool::start::<S>(
             WorkerSettings::of(config),
             layout.workers,
             model,
-            evaluator,
+            batching,
             layout.instances,
             first_game,
             model_step,
