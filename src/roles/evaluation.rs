@@ -229,7 +229,7 @@ fn upload_matches(
     for name in names {
         let path = dir.join(&name);
         let bytes = std::fs::read(&path).map_err(io_error(&path))?;
-        put_record(store, &match_key(&name), bytes)?;
+        put_match_file(store, &match_key(&name), bytes)?;
         uploaded.insert(name);
     }
     Ok(())
@@ -238,11 +238,11 @@ fn upload_matches(
 /// Writes a match's file only where nothing is: a file there already (an earlier
 /// evaluation role played the same match before it stopped) is kept as it is, said on
 /// stderr when it differs.
-fn put_record(store: &RunStore, key: &str, bytes: Vec<u8>) -> Result<(), RoleError> {
+fn put_match_file(store: &RunStore, key: &str, bytes: Vec<u8>) -> Result<(), RoleError> {
     if !put_new_or_same(store, key, bytes)? {
         eprintln!(
             "warning: {}/{key} exists with other contents (an earlier evaluation role played this \
-             match); the record there is kept",
+             match); the file there is kept",
             store.location()
         );
     }
