@@ -6,6 +6,9 @@
 //! Eximo), and planes say "own" and "opponent" rather than colours where that is meaningful.
 //! The policy uses the same frame: [`Encode::policy_index`] maps a game action to the net's
 //! policy output and back. Symmetries act on planes and policy indices together.
+//!
+//! One module per game: [`rematch`] (both ReMATCH variants), [`hexdame`], [`eximo`]; here,
+//! the [`Encode`] trait and what the encodings share.
 
 pub mod eximo;
 pub mod hexdame;
