@@ -2,7 +2,7 @@
 //! once, trains on them as the replay ratio allows, and publishes a checkpoint (with the
 //! shards it took in since the previous one) every `steps_per_iteration` steps.
 //!
-//! In parts: [`intake`] (listing, fetching and parsing shards), [`rebuild`] (the replay
+//! In parts: [`intake`] (listing, fetching and parsing shards), `rebuild` (the replay
 //! window rebuilt on resume), [`step`] (a training step and its iteration), [`publish`]
 //! (checkpoints and their intake links, and the one to resume from), [`retention`] (what
 //! is kept of older checkpoints), [`limits`] (when it stops), [`metrics`] (the metrics log),
