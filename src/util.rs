@@ -39,6 +39,40 @@ pub fn process_cpu_seconds() -> Option<f64> {
     Some(seconds(usage.user_time()) + seconds(usage.system_time()))
 }
 
+/// This process's resident memory now and at its peak, KiB (`VmRSS`, `VmHWM` of
+/// `/proc/self/status`; `None` where the system does not tell).
+pub fn process_memory_kib() -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let field = |name: &str| {
+        let line = status.lines().find(|l| l.starts_with(name))?;
+        line[name.len()..]
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .ok()
+    };
+    Some((field("VmRSS:")?, field("VmHWM:")?))
+}
+
+/// Bytes of the files under `dir`, walked through (links not followed). Files that vanish
+/// during the walk (retention thinning) are not counted.
+pub fn dir_bytes(dir: &Path) -> std::io::Result<u64> {
+    let mut total = 0;
+    for entry in std::fs::read_dir(dir)? {
+        let Ok(entry) = entry else { continue };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            total += dir_bytes(&entry.path()).unwrap_or(0);
+        } else if kind.is_file() {
+            total += entry.metadata().map_or(0, |m| m.len());
+        }
+    }
+    Ok(total)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -63,5 +97,21 @@ mod tests {
         }
         let after = super::process_cpu_seconds().unwrap();
         assert!(after > before, "{before} -> {after}");
+    }
+
+    #[test]
+    fn memory_is_read_and_the_peak_is_at_least_now() {
+        let (now, peak) = super::process_memory_kib().unwrap();
+        assert!(now > 0 && peak >= now, "{now} {peak}");
+    }
+
+    #[test]
+    fn dir_bytes_counts_nested_files() {
+        let dir = std::env::temp_dir().join(format!("cz-util-bytes-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("a/b")).unwrap();
+        std::fs::write(dir.join("x"), [0u8; 10]).unwrap();
+        std::fs::write(dir.join("a/b/y"), [0u8; 32]).unwrap();
+        assert_eq!(super::dir_bytes(&dir).unwrap(), 42);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

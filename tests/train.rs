@@ -163,6 +163,17 @@ fn tiny_run_trains_stops_and_resumes_from_the_same_step() {
         assert!((0.0..=1.0).contains(&repeated), "{d}");
         assert!(d["games"].as_u64().unwrap() >= games, "{d}");
     }
+    // Each checkpoint logs the process's memory and the run's disk (a long run's bounds).
+    let resources = learner_metrics(&run, "resources");
+    assert!(resources.len() >= 3, "{resources:?}");
+    for m in &resources {
+        let (rss, peak) = (
+            m["rss_kib"].as_u64().unwrap(),
+            m["peak_rss_kib"].as_u64().unwrap(),
+        );
+        assert!(rss > 0 && peak >= rss, "{m}");
+        assert!(m["run_disk_bytes"].as_u64().unwrap() > 0, "{m}");
+    }
     let selfplay = learner_metrics(&run, "selfplay");
     assert_eq!(selfplay.len(), 3, "{selfplay:?}");
     let rates: Vec<f64> = selfplay

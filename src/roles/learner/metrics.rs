@@ -1,6 +1,6 @@
 //! The learner's metrics: each iteration's `train`, `intake` and (with self-play in the
-//! same process) `selfplay` lines in `learner/metrics.jsonl`, and lines other parts hand it
-//! (self-play's precision choice).
+//! same process) `selfplay` lines in `learner/metrics.jsonl`, each checkpoint's `resources`
+//! line, and lines other parts hand it (self-play's precision choice).
 
 use serde_json::{json, Value};
 
@@ -10,6 +10,7 @@ use super::LearnerRole;
 use crate::net::encode::Encode;
 use crate::roles::RoleError;
 use crate::selfplay::worker::SearchCounts;
+use crate::util::{dir_bytes, process_memory_kib};
 
 /// Self-play's rates over an iteration, when self-play runs in the same process.
 #[derive(Clone, Copy, Debug, Default)]
@@ -54,6 +55,19 @@ impl<S: Encode> LearnerRole<S> {
             self.metrics.append(line)?;
         }
         Ok(())
+    }
+
+    /// The `resources` line, written at each checkpoint: this process's memory now and at
+    /// its peak (KiB) and, for a run on the local disk, the bytes its directory holds.
+    pub(super) fn resources_metrics(&self) -> Value {
+        let state = &self.learner.state;
+        let memory = process_memory_kib();
+        let disk = self.store.local_dir().and_then(|dir| dir_bytes(dir).ok());
+        json!({
+            "type": "resources", "step": state.step, "elapsed_s": state.elapsed_s,
+            "cpu_s": state.cpu_s, "rss_kib": memory.map(|m| m.0),
+            "peak_rss_kib": memory.map(|m| m.1), "run_disk_bytes": disk,
+        })
     }
 
     /// The `selfplay` metrics line of an iteration.

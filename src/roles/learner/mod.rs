@@ -540,6 +540,7 @@ impl<S: Encode> LearnerRole<S> {
         retry("thinning old checkpoints", PATIENCE, || {
             retention::prune(store, config)
         })?;
+        self.metrics.append(&self.resources_metrics())?;
         let metrics = &self.metrics;
         retry("publishing metrics", PATIENCE, || metrics.publish(store))
     }
