@@ -9,8 +9,10 @@
 //! (last move, eval bar, arrows, move list by round, keyboard, a variation, undo/redo,
 //! resign, export and import, stack badges, names, the colour due); engine lines; in every
 //! game the move tree (nested variations, a comment, promote, delete, export and import,
-//! kept across game switches, a link), the graph of the game, drag and drop and the board
-//! editor; Watch with its games and results; the dashboard; the phone layout at 390 px
+//! kept across game switches, a link), the move tree of issue 61 (Undo/Redo and a
+//! resignation that never reorder it, a turn cancelled, an Eximo drop said, links pasted,
+//! with variations and with an illegal turn), the graph of the game, drag and drop and the
+//! board editor; Watch with its games and results; the dashboard; the phone layout at 390 px
 //! (Watch too, with a long file path, and the engine under the board), where the short
 //! games, the bugs of issue 47, the move tree, the graph, drag and drop and the editor run
 //! again; and no error in the browser's console. Screenshots go to `$CZ_WEB_SCREENSHOTS` when set (`docs/web`),
@@ -23,8 +25,8 @@ mod common;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use browser::checks;
 use browser::page::{browser, driver, Page};
+use browser::{checks, tree};
 use checkers_zero::serve::{ServeConfig, ServeOptions};
 
 /// Says why the browser tests cannot run: a failure under CI, else a skip.
@@ -81,6 +83,7 @@ fn the_page_in_a_real_browser() {
         checks::bugs_of_issue_47(&page).await;
         checks::board_features(&page).await;
         checks::move_tree(&page).await;
+        tree::issue_61(&page).await;
         checks::game_graph(&page).await;
         checks::drag_and_drop(&page).await;
         checks::board_editor(&page).await;
@@ -93,6 +96,7 @@ fn the_page_in_a_real_browser() {
         checks::play_short_games(&page).await;
         checks::bugs_of_issue_47(&page).await;
         checks::move_tree(&page).await;
+        tree::issue_61(&page).await;
         checks::game_graph(&page).await;
         checks::drag_and_drop(&page).await;
         checks::board_editor(&page).await;

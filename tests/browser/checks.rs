@@ -12,7 +12,7 @@ use super::page::Page;
 use crate::common::web::{position_with_turn, short_game};
 
 /// The clicks that enter each of `paths`, played one after the other from `position`.
-fn clicks_for(kind: GameKind, position: &str, paths: &[String]) -> Vec<Vec<String>> {
+pub(super) fn clicks_for(kind: GameKind, position: &str, paths: &[String]) -> Vec<Vec<String>> {
     with_game!(kind, S => {
         let mut state = S::from_notation(kind, position, RulesConfig::default()).unwrap();
         paths
@@ -27,7 +27,7 @@ fn clicks_for(kind: GameKind, position: &str, paths: &[String]) -> Vec<Vec<Strin
     })
 }
 
-fn strings(v: &Value) -> Vec<String> {
+pub(super) fn strings(v: &Value) -> Vec<String> {
     v.as_array()
         .map(|a| {
             a.iter()
@@ -215,7 +215,7 @@ const HOME: &str = "\u{E011}";
 const END: &str = "\u{E010}";
 
 /// The position at the cursor.
-async fn position(page: &Page) -> String {
+pub(super) async fn position(page: &Page) -> String {
     let position = page.js("return window.__cz.position;").await;
     position.as_str().unwrap().to_string()
 }
@@ -246,13 +246,13 @@ const GAMES: [(&str, usize); 4] = [
 ];
 
 /// A new game of `game` with a person at each of its `seats`: its kind.
-async fn people_only(page: &Page, game: &str, seats: usize) -> GameKind {
+pub(super) async fn people_only(page: &Page, game: &str, seats: usize) -> GameKind {
     page.setup(game, &vec!["person"; seats], None).await;
     game.parse().unwrap()
 }
 
 /// Opens `url` afresh (a page that only its fragment tells apart is loaded again).
-async fn open_page(page: &Page, url: &str) {
+pub(super) async fn open_page(page: &Page, url: &str) {
     page.client.goto("about:blank").await.unwrap();
     page.client.goto(url).await.unwrap();
     page.wait("the page", "document.body.dataset.ready === '1'")
@@ -261,7 +261,7 @@ async fn open_page(page: &Page, url: &str) {
 
 /// Plays, by clicks at the cursor, the `index`-th legal turn that `moves` lists there (the
 /// last one when there are fewer): the turn.
-async fn play_turn(page: &Page, kind: GameKind, index: usize) -> String {
+pub(super) async fn play_turn(page: &Page, kind: GameKind, index: usize) -> String {
     let here = position(page).await;
     let mut turns = checkers_zero::rules_commands::moves(kind, Some(here.as_str())).unwrap();
     let turn = turns.remove(index.min(turns.len() - 1));
@@ -298,14 +298,14 @@ fn positions_after(kind: GameKind, position: &str, turns: &[String]) -> Vec<Stri
 }
 
 /// The move tree's text, and how many variations it opens.
-async fn tree_text(page: &Page) -> (String, usize) {
+pub(super) async fn tree_text(page: &Page) -> (String, usize) {
     let text = page.text("tree").await;
     let open = text.matches('(').count();
     (text, open)
 }
 
 /// Writes a comment on the turn at the cursor, as typing does.
-async fn comment(page: &Page, words: &str) {
+pub(super) async fn comment(page: &Page, words: &str) {
     let words = json!(words);
     page.js(&format!(
         "const c = document.getElementById('comment'); c.value = {words}; \
@@ -609,7 +609,7 @@ pub async fn board_editor(page: &Page) {
 }
 
 /// Ticks or unticks the Engine box by a click, unless it is so already.
-async fn set_engine(page: &Page, on: bool) {
+pub(super) async fn set_engine(page: &Page, on: bool) {
     let ticked = page
         .js("return document.getElementById('engine-on').checked;")
         .await;
@@ -1177,7 +1177,7 @@ async fn engine_lines(page: &Page) {
     .await;
 }
 
-async fn key(page: &Page, key: &str) {
+pub(super) async fn key(page: &Page, key: &str) {
     page.js(&format!(
         "document.dispatchEvent(new KeyboardEvent('keydown', {{key: '{key}'}}));"
     ))
@@ -1185,7 +1185,7 @@ async fn key(page: &Page, key: &str) {
     page.wait(key, "true").await;
 }
 
-async fn cursor(page: &Page) -> Value {
+pub(super) async fn cursor(page: &Page) -> Value {
     page.js("return window.__cz.cursor;").await
 }
 
