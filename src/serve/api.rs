@@ -1,39 +1,41 @@
-//! The routes: the page's files and the JSON API (docs/web.md is the reference). Requests
+//! The routes of the JSON API and the page (docs/web.md is the reference). Requests
 //! carry the whole game state they need (game name, position, the steps of a turn being
 //! entered), so the server keeps no sessions; only analyses that the page polls are kept.
-//! Bad input is a 4xx answer `{"error": "..."}`.
+//! Bad input is a 4xx answer `{"error": "..."}`. The page's files are [`super::assets`]'s,
+//! the analyses the page polls [`super::analyses`]', and what every route reads from a
+//! request [`super::request`]'s.
 
-use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
-use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
+use axum::extract::{DefaultBodyLimit, Query, Request, State};
 use axum::http::{header, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::analyses::{analyse_now, poll_analysis, start_analysis, stop_analysis, MAX_LINES};
+use super::assets::{asset, index};
 use super::board::{board, pieces};
 use super::clicks::{click, EntryInput};
 use super::error::ApiError;
 use super::guard;
+use super::request::{
+    blocking, body, cell, game_kind, parse_position, query, seconds, visits, ApiResult, Shared,
+};
 use super::rundir::{RunError, RunRoot};
-use super::search::{self, search_config, AnalysisBudget, RequestEvaluator, Snapshot, StopOnDrop};
-use super::words::{mover_words, outcome_words, thousands};
+use super::search::{self, search_config, RequestEvaluator, StopOnDrop};
+use super::words::{mover_words, outcome_words};
 use super::ServeState;
 use crate::game::turns::{distinct_turns, parse_turn};
-use crate::game::{position, Coord, GameKind, GameState, RulesConfig};
+use crate::game::{GameKind, GameState};
 use crate::search::run::Budget;
 use crate::with_game;
-
-type Shared = Arc<ServeState>;
 
 impl From<RunError> for ApiError {
     fn from(e: RunError) -> Self {
@@ -45,8 +47,6 @@ impl From<RunError> for ApiError {
         ApiError::new(status, e.to_string())
     }
 }
-
-type ApiResult = Result<Json<Value>, ApiError>;
 
 /// The router over `state`.
 pub fn router(state: Shared) -> Router {
@@ -116,94 +116,6 @@ async fn json_errors(request: Request, next: Next) -> Response {
         _ => status.canonical_reason().unwrap_or("error").to_string(),
     };
     ApiError::new(status, message).into_response()
-}
-
-// ---- the page ----
-
-const INDEX_HTML: &str = include_str!("assets/index.html");
-/// The page's files by name: (name, content type, contents). uPlot is vendored from npm
-/// (`assets/vendor/README.md`).
-const ASSETS: &[(&str, &str, &str)] = &[
-    ("app.js", JS, include_str!("assets/app.js")),
-    ("util.js", JS, include_str!("assets/util.js")),
-    ("play.js", JS, include_str!("assets/play.js")),
-    ("engine.js", JS, include_str!("assets/engine.js")),
-    ("gametext.js", JS, include_str!("assets/gametext.js")),
-    ("tree.js", JS, include_str!("assets/tree.js")),
-    ("link.js", JS, include_str!("assets/link.js")),
-    ("board.js", JS, include_str!("assets/board.js")),
-    ("charts.js", JS, include_str!("assets/charts.js")),
-    ("views.js", JS, include_str!("assets/views.js")),
-    ("dashboard.js", JS, include_str!("assets/dashboard.js")),
-    ("graph.js", JS, include_str!("assets/graph.js")),
-    ("editor.js", JS, include_str!("assets/editor.js")),
-    ("style.css", CSS, include_str!("assets/style.css")),
-    (
-        "uplot.min.js",
-        JS,
-        include_str!("assets/vendor/uplot.min.js"),
-    ),
-    (
-        "uplot.min.css",
-        CSS,
-        include_str!("assets/vendor/uplot.min.css"),
-    ),
-    (
-        "uplot-LICENSE.txt",
-        "text/plain; charset=utf-8",
-        include_str!("assets/vendor/uplot-LICENSE.txt"),
-    ),
-];
-const JS: &str = "text/javascript";
-const CSS: &str = "text/css";
-
-async fn index() -> Response {
-    (
-        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-        INDEX_HTML,
-    )
-        .into_response()
-}
-
-async fn asset(Path(name): Path<String>) -> Response {
-    match ASSETS.iter().find(|(n, _, _)| *n == name) {
-        Some((_, mime, text)) => ([(header::CONTENT_TYPE, *mime)], *text).into_response(),
-        None => ApiError::new(StatusCode::NOT_FOUND, format!("no asset '{name}'")).into_response(),
-    }
-}
-
-// ---- request parsing ----
-
-fn body<T: DeserializeOwned>(bytes: Result<Bytes, BytesRejection>) -> Result<T, ApiError> {
-    let bytes = bytes.map_err(|r| ApiError::new(r.status(), r.body_text()))?;
-    serde_json::from_slice(&bytes).map_err(|e| ApiError::bad(format!("bad request body: {e}")))
-}
-
-fn query<T>(q: Result<Query<T>, QueryRejection>) -> Result<T, ApiError> {
-    q.map(|Query(t)| t)
-        .map_err(|r| ApiError::bad(format!("bad query: {}", r.body_text())))
-}
-
-fn game_kind(name: &str) -> Result<GameKind, ApiError> {
-    name.parse()
-        .map_err(|e: crate::game::NotationError| ApiError::bad(e.to_string()))
-}
-
-fn parse_position<S: GameState>(kind: GameKind, text: Option<&str>) -> Result<S, ApiError> {
-    position(kind, text, RulesConfig::default())
-        .map_err(|e| ApiError::bad(format!("bad position: {e}")))
-}
-
-fn cell(name: &str) -> Result<Coord, ApiError> {
-    Coord::parse(name).map_err(|e| ApiError::bad(e.to_string()))
-}
-
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
 }
 
 #[derive(Deserialize)]
@@ -298,86 +210,6 @@ struct PlayRequest {
     /// Time for each searched step, in seconds (instead of visits), as sent (checked by
     /// `seconds`).
     seconds: Option<Value>,
-}
-
-// A search's visits and seconds are taken from the body as any JSON value and checked here,
-// so that every value out of range or of the wrong kind (-5, 1.5, 0, 10^9, "many") is refused
-// in words that name the range, never in the JSON parser's words.
-
-/// The visits a search may make: the server's default when none are asked for, else a whole
-/// number from 1 to `max_visits`.
-fn visits(st: &ServeState, asked: Option<&Value>) -> Result<u32, ApiError> {
-    let max = st.config.max_visits;
-    let Some(asked) = asked else {
-        return Ok(st.config.default_visits);
-    };
-    match asked.as_f64() {
-        Some(v) if v.fract() == 0.0 && (1.0..=f64::from(max)).contains(&v) => Ok(v as u32),
-        _ => Err(ApiError::bad(format!(
-            "a search takes a whole number of visits, at least 1 and at most {}; {} were \
-             asked for",
-            thousands(u64::from(max)),
-            asked_words(asked)
-        ))),
-    }
-}
-
-/// The most engine lines an analysis reports.
-pub const MAX_LINES: usize = 10;
-
-/// Engine lines when none are asked for.
-const DEFAULT_LINES: usize = 3;
-
-/// The engine lines asked for: [`DEFAULT_LINES`] when none are, else a whole number from 1
-/// to [`MAX_LINES`].
-fn lines(asked: Option<&Value>) -> Result<usize, ApiError> {
-    let Some(asked) = asked else {
-        return Ok(DEFAULT_LINES);
-    };
-    match asked.as_f64() {
-        Some(n) if n.fract() == 0.0 && (1.0..=MAX_LINES as f64).contains(&n) => Ok(n as usize),
-        _ => Err(ApiError::bad(format!(
-            "an analysis shows a whole number of engine lines, at least 1 and at most \
-             {MAX_LINES}; {} were asked for",
-            asked_words(asked)
-        ))),
-    }
-}
-
-/// The longest time a search may take: the server's limit when none is asked for, else more
-/// than 0 and at most `max_seconds`.
-fn seconds(st: &ServeState, asked: Option<&Value>) -> Result<Duration, ApiError> {
-    let max = st.config.max_seconds;
-    let Some(asked) = asked else {
-        return Ok(Duration::from_secs_f64(max));
-    };
-    match asked.as_f64() {
-        Some(s) if s > 0.0 && s <= max => Ok(Duration::from_secs_f64(s)),
-        _ => Err(ApiError::bad(format!(
-            "a search takes more than 0 and at most {max} seconds; {} were asked for",
-            asked_words(asked)
-        ))),
-    }
-}
-
-/// A value asked for, as an error quotes it: whole numbers with thousands separators
-/// (`1,000,000,000`, `-5`), other numbers as sent (`1.5`), anything else as JSON.
-fn asked_words(asked: &Value) -> String {
-    if let Some(n) = asked.as_u64() {
-        return thousands(n);
-    }
-    if let Some(n) = asked.as_i64() {
-        return format!("-{}", thousands(n.unsigned_abs()));
-    }
-    match asked.as_f64() {
-        Some(f) if f.abs() >= 1e15 => format!("{f:e}"),
-        Some(f) if f.fract() == 0.0 => {
-            let sign = if f < 0.0 { "-" } else { "" };
-            format!("{sign}{}", thousands(f.abs() as u64))
-        }
-        Some(f) => f.to_string(),
-        None => asked.to_string(),
-    }
 }
 
 /// The model's budget for one searched step: visits, or seconds when asked for.
@@ -480,166 +312,6 @@ async fn entry(bytes: Result<Bytes, BytesRejection>) -> ApiResult {
         })
     })
     .await
-}
-
-// ---- analysis ----
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AnalyseRequest {
-    game: String,
-    position: Option<String>,
-    /// Root visits to reach, as sent (checked by `visits`).
-    visits: Option<Value>,
-    /// Longest time to search, in seconds (at most the server's limit), as sent (checked by
-    /// `seconds`).
-    seconds: Option<Value>,
-    /// Engine lines to report (multi-PV), as sent (checked by `lines`).
-    lines: Option<Value>,
-}
-
-type SearchJob = Box<dyn FnOnce(&Arc<AtomicBool>, &mut dyn FnMut(Snapshot)) + Send>;
-
-/// Checks an analysis request and readies its search (run it on a blocking thread).
-fn prepare_analysis(
-    st: &Shared,
-    req: &AnalyseRequest,
-    progress: bool,
-) -> Result<SearchJob, ApiError> {
-    let kind = game_kind(&req.game)?;
-    let budget = AnalysisBudget {
-        visits: visits(st, req.visits.as_ref())?,
-        time: seconds(st, req.seconds.as_ref())?,
-        chunk: st.config.snapshot_visits,
-        progress,
-        lines: lines(req.lines.as_ref())?,
-    };
-    with_game!(kind, S => {
-        let state: S = parse_position(kind, req.position.as_deref())?;
-        if state.outcome().is_some() {
-            return Err(ApiError::unplayable("the game is over: nothing to analyse"));
-        }
-        let st = Arc::clone(st);
-        Ok(Box::new(move |stop, publish| {
-            let model = st.models.get(&kind);
-            let eval = RequestEvaluator::new(model, state.position_hash(), Arc::clone(stop));
-            search::analyse(&state, eval, search_config(model), budget, stop, publish);
-        }))
-    })
-}
-
-async fn analyse_now(State(st): State<Shared>, bytes: Result<Bytes, BytesRejection>) -> ApiResult {
-    let req: AnalyseRequest = body(bytes)?;
-    let job = prepare_analysis(&st, &req, false)?;
-    let guard = StopOnDrop::default();
-    let stop = Arc::clone(&guard.0);
-    let permit = st.searches.clone().acquire_owned().await;
-    let snapshot = blocking(move || {
-        let _permit = permit;
-        let mut last = Snapshot::default();
-        job(&stop, &mut |s| last = s);
-        Ok(last)
-    })
-    .await?;
-    drop(guard);
-    Ok(Json(json!(snapshot)))
-}
-
-struct Job {
-    snapshot: Mutex<Snapshot>,
-    stop: Arc<AtomicBool>,
-    /// When the page last asked for it: an analysis nobody polls is stopped.
-    polled: Mutex<Instant>,
-}
-
-/// How long an analysis runs on with nobody polling it.
-const UNPOLLED: Duration = Duration::from_secs(5);
-
-/// Analyses the page polls: started, read while they run, stopped, and dropped oldest first.
-#[derive(Default)]
-pub struct Analyses {
-    next: AtomicU64,
-    jobs: Mutex<VecDeque<(u64, Arc<Job>)>>,
-}
-
-impl Analyses {
-    fn insert(&self, job: Arc<Job>, keep: usize) -> u64 {
-        let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        let mut jobs = self.jobs.lock().expect("analyses lock");
-        jobs.push_back((id, job));
-        while jobs.len() > keep {
-            let at = jobs
-                .iter()
-                .position(|(_, j)| j.snapshot.lock().expect("snapshot lock").done)
-                .unwrap_or(0);
-            if let Some((_, old)) = jobs.remove(at) {
-                old.stop.store(true, Ordering::Relaxed);
-            }
-        }
-        id
-    }
-
-    fn get(&self, id: u64) -> Result<Arc<Job>, ApiError> {
-        let jobs = self.jobs.lock().expect("analyses lock");
-        jobs.iter()
-            .find(|(i, _)| *i == id)
-            .map(|(_, j)| Arc::clone(j))
-            .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("no analysis {id}")))
-    }
-}
-
-async fn start_analysis(
-    State(st): State<Shared>,
-    bytes: Result<Bytes, BytesRejection>,
-) -> ApiResult {
-    let req: AnalyseRequest = body(bytes)?;
-    let search = prepare_analysis(&st, &req, true)?;
-    let job = Arc::new(Job {
-        snapshot: Mutex::new(Snapshot::default()),
-        stop: Arc::new(AtomicBool::new(false)),
-        polled: Mutex::new(Instant::now()),
-    });
-    let id = st.analyses.insert(Arc::clone(&job), st.config.max_analyses);
-    let searches = Arc::clone(&st.searches);
-    tokio::spawn(async move {
-        let permit = searches.acquire_owned().await;
-        let _ = tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            let stop = Arc::clone(&job.stop);
-            search(&stop, &mut |s| {
-                *job.snapshot.lock().expect("snapshot lock") = s;
-                if job.polled.lock().expect("poll lock").elapsed() > UNPOLLED {
-                    job.stop.store(true, Ordering::Relaxed);
-                }
-            });
-        })
-        .await;
-    });
-    Ok(Json(json!({ "id": id })))
-}
-
-/// An analysis id from the path, in words when it is not a number.
-fn analysis_id(text: &str) -> Result<u64, ApiError> {
-    text.parse().map_err(|_| {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            format!("no analysis '{text}': an analysis id is a number"),
-        )
-    })
-}
-
-async fn poll_analysis(State(st): State<Shared>, Path(id): Path<String>) -> ApiResult {
-    let job = st.analyses.get(analysis_id(&id)?)?;
-    *job.polled.lock().expect("poll lock") = Instant::now();
-    let snapshot = job.snapshot.lock().expect("snapshot lock").clone();
-    Ok(Json(json!(snapshot)))
-}
-
-async fn stop_analysis(State(st): State<Shared>, Path(id): Path<String>) -> ApiResult {
-    let id = analysis_id(&id)?;
-    let job = st.analyses.get(id)?;
-    job.stop.store(true, Ordering::Relaxed);
-    Ok(Json(json!({ "stopped": id })))
 }
 
 // ---- runs ----

@@ -3,7 +3,9 @@
 //! embedded, the server is axum on tokio, every game-rules or search job runs on a blocking
 //! thread, and the served run directory is only read.
 //!
-//! * [`api`]: the routes and their JSON; [`clicks`]: entering a turn by clicks;
+//! * [`api`]: the routes and their JSON; [`analyses`]: analyses, and the registry of those
+//!   the page polls; [`assets`]: the page's files; [`request`]: what every route reads from
+//!   a request; [`clicks`]: entering a turn by clicks;
 //!   [`board`]: boards and pieces as the page draws them; [`rundir`]: runs, games, metrics,
 //!   checkpoints and ratings read from the run directory; [`search`]: models and search
 //!   (the only file that touches them); [`words`]: results, movers and limits in words;
@@ -13,13 +15,16 @@
 //!   line.
 //!   The page itself is in `assets/` (ES modules; uPlot vendored in `assets/vendor/`).
 
+pub mod analyses;
 pub mod api;
+pub mod assets;
 pub mod board;
 pub mod clicks;
 pub mod command;
 pub mod error;
 pub mod guard;
 pub mod mirror;
+pub mod request;
 pub mod rundir;
 pub mod search;
 pub mod words;
@@ -56,7 +61,7 @@ pub struct ServeState {
     models: HashMap<GameKind, LoadedModel>,
     run: Option<RunRoot>,
     searches: Arc<tokio::sync::Semaphore>,
-    analyses: api::Analyses,
+    analyses: analyses::Analyses,
 }
 
 impl ServeState {
@@ -95,7 +100,7 @@ impl ServeState {
             config: options.config.clone(),
             models,
             run,
-            analyses: api::Analyses::default(),
+            analyses: analyses::Analyses::default(),
         })
     }
 }
