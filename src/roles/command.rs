@@ -54,7 +54,8 @@ pub struct TrainArgs {
     #[arg(long)]
     resume: bool,
     /// Start a new run from a checkpoint of a base run, BASE_RUN@STEP (or BASE_RUN: its
-    /// newest), with its weights, optimizer state and replay window; the config is --config
+    /// newest; or a shipped model's folder, models/GAME: the checkpoint it was exported
+    /// from), with its weights, optimizer state and replay window; the config is --config
     /// if given, else the base's, with --set over it (an A/B arm).
     #[arg(long, value_name = "BASE_RUN@STEP")]
     fork: Option<ForkPoint>,

@@ -59,6 +59,32 @@ impl FromStr for ForkPoint {
     }
 }
 
+/// The file of a shipped model's folder (`models/GAME/`) that names the checkpoint it was
+/// exported from, `RUN@STEP` relative to the folder, so that `--fork models/GAME` trains on
+/// from that checkpoint.
+pub const SHIPPED_CHECKPOINT: &str = "checkpoint.txt";
+
+impl ForkPoint {
+    /// The point itself, or, for a shipped model's folder, the checkpoint it names (a step
+    /// given after '@' wins over the named one).
+    pub fn resolve(&self) -> Result<ForkPoint, String> {
+        let pointer = self.base.join(SHIPPED_CHECKPOINT);
+        if !pointer.is_file() {
+            return Ok(self.clone());
+        }
+        let text = std::fs::read_to_string(&pointer)
+            .map_err(|e| format!("reading {}: {e}", pointer.display()))?;
+        let named: ForkPoint = text
+            .trim()
+            .parse()
+            .map_err(|e| format!("{}: {e}", pointer.display()))?;
+        Ok(ForkPoint {
+            base: self.base.join(named.base),
+            step: self.step.or(named.step),
+        })
+    }
+}
+
 /// Makes the run in `into` a fork of `point` that runs with `config`; returns the record.
 /// The config must train the base's game with the base's net (the weights carry over).
 pub fn fork_run(
@@ -66,6 +92,7 @@ pub fn fork_run(
     into: &RunStore,
     config: &RunConfig,
 ) -> Result<ForkState, RoleError> {
+    let point = &point.resolve().map_err(RoleError::Run)?;
     let base_location = point
         .base
         .to_str()
@@ -226,5 +253,35 @@ mod tests {
             .unwrap_err()
             .contains("whole number"));
         assert!("@12".parse::<ForkPoint>().unwrap_err().contains("missing"));
+    }
+
+    #[test]
+    fn a_shipped_model_folder_forks_the_checkpoint_it_names() {
+        let dir = std::env::temp_dir().join(format!("cz-fork-shipped-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let plain: ForkPoint = dir.to_str().unwrap().parse().unwrap();
+        assert_eq!(
+            plain.resolve().unwrap(),
+            plain,
+            "no pointer: the folder itself"
+        );
+        std::fs::write(dir.join(SHIPPED_CHECKPOINT), "../runs/base@900\n").unwrap();
+        let named = plain.resolve().unwrap();
+        assert_eq!(
+            (named.base, named.step),
+            (dir.join("../runs/base"), Some(900))
+        );
+        let given = ForkPoint {
+            step: Some(300),
+            ..plain.clone()
+        };
+        assert_eq!(
+            given.resolve().unwrap().step,
+            Some(300),
+            "a given step wins"
+        );
+        std::fs::write(dir.join(SHIPPED_CHECKPOINT), "x@y").unwrap();
+        assert!(plain.resolve().unwrap_err().contains(SHIPPED_CHECKPOINT));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
