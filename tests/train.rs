@@ -925,6 +925,44 @@ fn train_fork_on_the_command_line_starts_from_the_base_checkpoint() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn a_shipped_model_forks_its_kept_checkpoint_and_refills_the_window() {
+    let dir = fresh_dir("train-fork-shipped");
+    let config = write_config(&dir, TINY);
+    let base = dir.join("base");
+    let (ok, _, err) = run_binary(&[
+        "train",
+        "--config",
+        config.to_str().unwrap(),
+        "--run-dir",
+        base.to_str().unwrap(),
+        "--iterations",
+        "2",
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    // What scripts/keep-run commits: the newest checkpoint, no older link, no games.
+    std::fs::remove_dir_all(base.join("checkpoints/step-00000005")).unwrap();
+    std::fs::remove_dir_all(base.join("games")).unwrap();
+    let shipped = dir.join("shipped");
+    std::fs::create_dir_all(&shipped).unwrap();
+    std::fs::write(shipped.join("checkpoint.txt"), "../base@10\n").unwrap();
+    let (ok, out, err) = run_binary(&[
+        "train",
+        "--fork",
+        shipped.to_str().unwrap(),
+        "--run-dir",
+        dir.join("arm").to_str().unwrap(),
+        "--iterations",
+        "3",
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("steps 10 -> 15"), "{out}");
+    assert!(err.contains("refills from new self-play"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// What the checkpoint directory of `step` holds: whole, weights only, or its link only.
 fn held(run: &Path, step: u64) -> &'static str {
     let dir = run.join(format!("checkpoints/step-{step:08}"));

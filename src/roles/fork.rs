@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use super::learner::intake_chain;
+use super::learner::kept_intake_chain;
 use super::{read_pointer, read_state_file, write_pointer, RoleError};
 use crate::config::RunConfig;
 use crate::layout::state::{ForkState, StateFile, TrainState};
@@ -101,7 +101,15 @@ pub fn fork_run(
     let base_config = stored_config(&base)?;
     check_same_net(&base_config, config)?;
     let step = fork_step(&base, point)?;
-    let chain = intake_chain(&base, step)?;
+    let (chain, gone) = kept_intake_chain(&base, step)?;
+    if let Some(gone) = gone {
+        eprintln!(
+            "{base_location} keeps no intake link at step {gone} (a committed run keeps its \
+             newest checkpoint's alone): the fork takes the {} shards linked after it, and \
+             its replay window refills from new self-play",
+            chain.len()
+        );
+    }
     copy_keys(&base, into, &chain)?;
     copy_checkpoints(&base, into, step, config.seed)?;
     copy_keys(&base, into, &[LEARNER_METRICS.to_string()])?;

@@ -162,11 +162,10 @@ fn open_run(
 /// The config given to start a run: `--config`, else the fork's base config, with `--set`
 /// over it; `None` when neither is given (a resume).
 fn given_config(options: &TrainOptions) -> Result<Option<RunConfig>, RoleError> {
-    let base = options
-        .fork
-        .as_ref()
-        .filter(|_| options.config.is_none())
-        .map(|point| point.base.join(CONFIG));
+    let base = match options.fork.as_ref().filter(|_| options.config.is_none()) {
+        Some(point) => Some(point.resolve().map_err(RoleError::Run)?.base.join(CONFIG)),
+        None => None,
+    };
     if let Some(path) = base.as_ref().filter(|p| !p.is_file()) {
         return Err(RoleError::Run(format!(
             "{} holds no run to fork (no {CONFIG})",

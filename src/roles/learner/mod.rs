@@ -31,7 +31,7 @@ pub use intake::IntakeTally;
 pub use limits::StepLimits;
 pub use metrics::SelfPlayRates;
 pub use progress::{Printer, Progress, Snapshot};
-pub use publish::intake_chain;
+pub use publish::{intake_chain, kept_intake_chain};
 pub use ready::Readied;
 pub use step::{Iteration, Tick};
 

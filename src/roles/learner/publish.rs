@@ -320,9 +320,15 @@ fn resume_candidates(store: &RunStore) -> Result<Vec<u64>, RoleError> {
 
 /// The link of the published checkpoint at `step`.
 fn read_link(store: &RunStore, step: u64) -> Result<IntakeLink, RoleError> {
-    let key = checkpoint_key(step, INTAKE_FILE);
-    read_state_file(store, &key)?
-        .ok_or_else(|| RoleError::Run(format!("{}/{key}: missing", store.location())))
+    read_kept_link(store, step)?.ok_or_else(|| {
+        let key = checkpoint_key(step, INTAKE_FILE);
+        RoleError::Run(format!("{}/{key}: missing", store.location()))
+    })
+}
+
+/// The link of the published checkpoint at `step` (`None` when its file is gone).
+fn read_kept_link(store: &RunStore, step: u64) -> Result<Option<IntakeLink>, RoleError> {
+    read_state_file(store, &checkpoint_key(step, INTAKE_FILE))
 }
 
 /// The checkpoint chain ending at a step, walked back one `previous` link at a time: each
@@ -331,6 +337,8 @@ fn read_link(store: &RunStore, step: u64) -> Result<IntakeLink, RoleError> {
 pub struct IntakeWalk<'a> {
     store: &'a RunStore,
     next: Option<u64>,
+    /// The step whose link was gone, where [`next_kept`](Self::next_kept) stopped.
+    pub gone: Option<u64>,
 }
 
 impl<'a> IntakeWalk<'a> {
@@ -339,15 +347,35 @@ impl<'a> IntakeWalk<'a> {
         IntakeWalk {
             store,
             next: Some(step),
+            gone: None,
         }
     }
 
     /// The shards the next checkpoint back took in, in order; `None` past the first.
     pub fn next_shards(&mut self) -> Result<Option<Vec<String>>, RoleError> {
+        self.next_link(false)
+    }
+
+    /// As [`next_shards`](Self::next_shards), but a link whose file is gone (a committed
+    /// run keeps only its newest checkpoint's) ends the walk there, kept in `gone`.
+    pub fn next_kept(&mut self) -> Result<Option<Vec<String>>, RoleError> {
+        self.next_link(true)
+    }
+
+    fn next_link(&mut self, stop_where_gone: bool) -> Result<Option<Vec<String>>, RoleError> {
         let Some(step) = self.next else {
             return Ok(None);
         };
-        let link = read_link(self.store, step)?;
+        let link = match stop_where_gone {
+            false => read_link(self.store, step)?,
+            true => match read_kept_link(self.store, step)? {
+                Some(link) => link,
+                None => {
+                    (self.gone, self.next) = (Some(step), None);
+                    return Ok(None);
+                }
+            },
+        };
         if link.previous.is_some_and(|p| p >= step) {
             return Err(RoleError::Run(format!(
                 "checkpoint {step} links back to {:?}",
@@ -368,4 +396,18 @@ pub fn intake_chain(store: &RunStore, step: u64) -> Result<Vec<String>, RoleErro
         links.push(shards);
     }
     Ok(links.into_iter().rev().flatten().collect())
+}
+
+/// The shards of the chain ending at `step` as far back as its links are kept, in order,
+/// and the step whose link is gone (`None`: the whole chain is kept).
+pub fn kept_intake_chain(
+    store: &RunStore,
+    step: u64,
+) -> Result<(Vec<String>, Option<u64>), RoleError> {
+    let mut walk = IntakeWalk::from(store, step);
+    let mut links = Vec::new();
+    while let Some(shards) = walk.next_kept()? {
+        links.push(shards);
+    }
+    Ok((links.into_iter().rev().flatten().collect(), walk.gone))
 }
