@@ -85,14 +85,14 @@ impl ForkPoint {
     }
 }
 
-/// Makes the run in `into` a fork of `point` that runs with `config`; returns the record.
-/// The config must train the base's game with the base's net (the weights carry over).
+/// Makes the run in `into` a fork of `point` (a run, not a shipped model's folder: see
+/// [`ForkPoint::resolve`]) that runs with `config`; returns the record. The config must
+/// train the base's game with the base's net (the weights carry over).
 pub fn fork_run(
     point: &ForkPoint,
     into: &RunStore,
     config: &RunConfig,
 ) -> Result<ForkState, RoleError> {
-    let point = &point.resolve().map_err(RoleError::Run)?;
     let base_location = point
         .base
         .to_str()

@@ -131,8 +131,13 @@ fn open_run(
             run_dir.display()
         )));
     }
+    // A shipped model's folder names the checkpoint it came from: resolved once, here.
+    let fork = match &options.fork {
+        Some(point) => Some(point.resolve().map_err(RoleError::Run)?),
+        None => None,
+    };
     // Read the config before the directory is made, so a bad one leaves nothing behind.
-    let given = given_config(options)?;
+    let given = given_config(options, fork.as_ref())?;
     if !options.resume && given.is_none() {
         return Err(RoleError::Run("--config is needed to start a run".into()));
     }
@@ -142,7 +147,7 @@ fn open_run(
     let store = RunStore::open(location)?;
     let (settings, _) = lease_settings(location, given.as_ref())?;
     let lease = LeaseKeeper::acquire(location, SingletonRole::Learner, &settings)?;
-    let given = match (&options.fork, given) {
+    let given = match (&fork, given) {
         (Some(point), Some(config)) if !recorded => {
             let record = fork_run(point, &store, &config)?;
             eprintln!(
@@ -159,13 +164,15 @@ fn open_run(
     Ok((run_dir, store, config, lease))
 }
 
-/// The config given to start a run: `--config`, else the fork's base config, with `--set`
-/// over it; `None` when neither is given (a resume).
-fn given_config(options: &TrainOptions) -> Result<Option<RunConfig>, RoleError> {
-    let base = match options.fork.as_ref().filter(|_| options.config.is_none()) {
-        Some(point) => Some(point.resolve().map_err(RoleError::Run)?.base.join(CONFIG)),
-        None => None,
-    };
+/// The config given to start a run: `--config`, else the config of the (resolved) `fork`'s
+/// base, with `--set` over it; `None` when neither is given (a resume).
+fn given_config(
+    options: &TrainOptions,
+    fork: Option<&ForkPoint>,
+) -> Result<Option<RunConfig>, RoleError> {
+    let base = fork
+        .filter(|_| options.config.is_none())
+        .map(|point| point.base.join(CONFIG));
     if let Some(path) = base.as_ref().filter(|p| !p.is_file()) {
         return Err(RoleError::Run(format!(
             "{} holds no run to fork (no {CONFIG})",

@@ -320,10 +320,13 @@ fn resume_candidates(store: &RunStore) -> Result<Vec<u64>, RoleError> {
 
 /// The link of the published checkpoint at `step`.
 fn read_link(store: &RunStore, step: u64) -> Result<IntakeLink, RoleError> {
-    read_kept_link(store, step)?.ok_or_else(|| {
-        let key = checkpoint_key(step, INTAKE_FILE);
-        RoleError::Run(format!("{}/{key}: missing", store.location()))
-    })
+    read_kept_link(store, step)?.ok_or_else(|| missing_link(store, step))
+}
+
+/// The error of a checkpoint whose intake link is gone.
+fn missing_link(store: &RunStore, step: u64) -> RoleError {
+    let key = checkpoint_key(step, INTAKE_FILE);
+    RoleError::Run(format!("{}/{key}: missing", store.location()))
 }
 
 /// The link of the published checkpoint at `step` (`None` when its file is gone).
@@ -390,12 +393,10 @@ impl<'a> IntakeWalk<'a> {
 /// Every shard the checkpoint chain ending at `step` took in, in order, following each
 /// checkpoint's `previous` link (used to audit exactly-once intake).
 pub fn intake_chain(store: &RunStore, step: u64) -> Result<Vec<String>, RoleError> {
-    let mut walk = IntakeWalk::from(store, step);
-    let mut links = Vec::new();
-    while let Some(shards) = walk.next_shards()? {
-        links.push(shards);
+    match kept_intake_chain(store, step)? {
+        (chain, None) => Ok(chain),
+        (_, Some(gone)) => Err(missing_link(store, gone)),
     }
-    Ok(links.into_iter().rev().flatten().collect())
 }
 
 /// The shards of the chain ending at `step` as far back as its links are kept, in order,
