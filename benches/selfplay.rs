@@ -20,7 +20,7 @@ use checkers_zero::selfplay::record::GameRecord;
 use checkers_zero::selfplay::samples::samples_of_game;
 use checkers_zero::selfplay::worker::WorkerSettings;
 use checkers_zero::train::optimizer::AdamW;
-use checkers_zero::train::trainer::{train_step, LossWeights};
+use checkers_zero::train::trainer::{train_step, Compute, LossWeights};
 use checkers_zero::train::window::{ReplayWindow, Symmetries};
 use checkers_zero::with_game;
 use rand::rngs::StdRng;
@@ -222,7 +222,7 @@ fn run<S: Encode>(config: &RunConfig, seconds: f64, latency: Option<Duration>) {
     let mut step = || {
         let batch = window.batch(t.batch_size, actions, &symmetries, &mut rng);
         let weights = LossWeights::of(t);
-        train_step(&model, &mut optimizer, &batch, weights, tch::Kind::Float);
+        train_step(&model, &mut optimizer, &batch, weights, Compute::FP32);
     };
     for _ in 0..3 {
         step();

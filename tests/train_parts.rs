@@ -23,12 +23,12 @@ use checkers_zero::selfplay::record::{
 use checkers_zero::selfplay::samples::samples_of_game;
 use checkers_zero::selfplay::worker::{temperature, WorkerSettings};
 use checkers_zero::train::optimizer::AdamW;
-use checkers_zero::train::trainer::{losses, train_step, LossWeights};
+use checkers_zero::train::trainer::{losses, train_step, Compute, LossWeights};
 use checkers_zero::train::window::{value_target, ReplayWindow, Symmetries, ILLEGAL_LOGIT};
 use checkers_zero::with_game;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use tch::{Device, Kind};
+use tch::Device;
 
 /// The weights of the losses beside the policy's in these tests (the config's defaults).
 const WEIGHTS: LossWeights = LossWeights {
@@ -495,7 +495,7 @@ fn training_lowers_the_loss_and_the_optimizer_state_resumes_exactly() {
     let fixed = window.batch(64, actions, &symmetries, &mut rng);
     let before = losses(&model, &fixed, WEIGHTS).1.total_loss;
     for _ in 0..30 {
-        train_step(&model, &mut optimizer, &fixed, WEIGHTS, Kind::Float);
+        train_step(&model, &mut optimizer, &fixed, WEIGHTS, Compute::FP32);
     }
     let after = losses(&model, &fixed, WEIGHTS).1.total_loss;
     assert!(after < before - 0.1, "{before} -> {after}");
@@ -509,8 +509,8 @@ fn training_lowers_the_loss_and_the_optimizer_state_resumes_exactly() {
     copy_optimizer.load(&dir.join("o.safetensors")).unwrap();
     assert_eq!(copy_optimizer.steps(), optimizer.steps());
     let next = window.batch(64, actions, &symmetries, &mut rng);
-    let a = train_step(&model, &mut optimizer, &next, WEIGHTS, Kind::Float);
-    let b = train_step(&copy, &mut copy_optimizer, &next, WEIGHTS, Kind::Float);
+    let a = train_step(&model, &mut optimizer, &next, WEIGHTS, Compute::FP32);
+    let b = train_step(&copy, &mut copy_optimizer, &next, WEIGHTS, Compute::FP32);
     assert_eq!(a, b, "same losses after restoring");
     let again = window.batch(64, actions, &symmetries, &mut rng);
     assert_eq!(
@@ -714,7 +714,7 @@ fn the_moves_left_target_counts_the_steps_to_the_end_and_trains_the_head() {
     let mut optimizer = AdamW::new(head.var_store(), 3e-3, 1e-4);
     let before = losses(&head, &batch, WEIGHTS).1;
     for _ in 0..60 {
-        train_step(&head, &mut optimizer, &batch, WEIGHTS, Kind::Float);
+        train_step(&head, &mut optimizer, &batch, WEIGHTS, Compute::FP32);
     }
     let after = losses(&head, &batch, WEIGHTS).1;
     assert!(

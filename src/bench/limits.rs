@@ -23,16 +23,18 @@ use crate::train::precision::time_steps;
 const TRAIN_FLOPS_FACTOR: f64 = 3.0;
 
 /// The learner's measured steps.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LearnerTimes {
     /// Samples per step.
     pub batch: usize,
     /// libtorch threads of the trainer.
     pub threads: usize,
-    /// Seconds per fp32 step.
+    /// Seconds per fp32 step (the fastest layout).
     pub fp32_s: f64,
-    /// Seconds per mixed-bf16 step.
+    /// Seconds per mixed-bf16 step (the fastest layout).
     pub bf16_s: f64,
+    /// Each layout (as a training form) with its seconds per step in fp32 and bf16.
+    pub layouts: Vec<(Form, f64, f64)>,
 }
 
 /// The machine's ceilings and the learner's speed.
@@ -91,6 +93,11 @@ pub fn measure_limits(
             threads: train_threads,
             fp32_s: steps.fp32[0],
             bf16_s: steps.bf16[0],
+            layouts: steps
+                .forms
+                .iter()
+                .map(|f| (f.form, f.fp32[0], f.bf16[0]))
+                .collect(),
         },
         torchscript,
     })
@@ -204,8 +211,8 @@ pub fn torchscript_lines(text: &mut String, limits: &Limits) {
     }
 }
 
-/// The learner's lines: samples/s, GFLOP/s and share of the peak in each precision, and
-/// which is faster.
+/// The learner's lines: samples/s, GFLOP/s and share of the peak in each precision and
+/// layout, and which is fastest.
 pub fn learner_lines(text: &mut String, limits: &Limits) {
     let l = &limits.learner;
     let peak = limits.peak(l.threads);
@@ -214,31 +221,44 @@ pub fn learner_lines(text: &mut String, limits: &Limits) {
         "learner (batch {}, {} thread(s); a step ~{TRAIN_FLOPS_FACTOR}x the forward pass's work):",
         l.batch, l.threads
     );
-    for (name, secs, kind) in [
-        ("fp32", l.fp32_s, Kind::Float),
-        ("bf16 mixed", l.bf16_s, Kind::BFloat16),
-    ] {
-        let samples = l.batch as f64 / secs.max(1e-12);
-        let gflops = samples * limits.flops_per_position * TRAIN_FLOPS_FACTOR / 1e9;
-        let _ = writeln!(
-            text,
-            "  {name:<10} {samples:>8.0} samples/s {gflops:>7.1} GFLOP/s {} of the {} peak",
-            share(gflops, peak.map(|p| p.of(kind))),
-            if kind == Kind::BFloat16 {
-                "bf16"
-            } else {
-                "fp32"
+    let mut fastest = (f64::INFINITY, String::new());
+    for &(form, fp32_s, bf16_s) in &l.layouts {
+        for (name, secs, kind) in [
+            ("fp32", fp32_s, Kind::Float),
+            ("bf16 mixed", bf16_s, Kind::BFloat16),
+        ] {
+            let samples = l.batch as f64 / secs.max(1e-12);
+            let gflops = samples * limits.flops_per_position * TRAIN_FLOPS_FACTOR / 1e9;
+            let label = format!("{name}, {}", form.layout());
+            let _ =
+                writeln!(
+                text,
+                "  {label:<25} {samples:>8.0} samples/s {gflops:>7.1} GFLOP/s {} of the {} peak",
+                share(gflops, peak.map(|p| p.of(kind))),
+                if kind == Kind::BFloat16 { "bf16" } else { "fp32" }
+            );
+            if secs < fastest.0 {
+                fastest = (secs, label);
             }
-        );
+        }
     }
     let _ = writeln!(
         text,
-        "  faster: {} ({:.2}x); `[train] precision = \"auto\"` measures the same at start-up",
-        if l.bf16_s < l.fp32_s {
-            "bf16 mixed"
-        } else {
-            "fp32"
-        },
-        l.fp32_s.max(l.bf16_s) / l.fp32_s.min(l.bf16_s).max(1e-12)
+        "  fastest: {}{}; `[train] precision` and `layout` = \"auto\" measure the same at start-up",
+        fastest.1,
+        layout_ratios(&l.layouts)
     );
+}
+
+/// With both layouts measured: channels-last's speed over contiguous in each precision.
+fn layout_ratios(layouts: &[(Form, f64, f64)]) -> String {
+    let find = |nhwc: bool| layouts.iter().find(|l| l.0.channels_last() == nhwc);
+    match (find(false), find(true)) {
+        (Some(nchw), Some(nhwc)) => format!(
+            " (channels-last over contiguous: fp32 {:.2}x, bf16 {:.2}x)",
+            nchw.1 / nhwc.1.max(1e-12),
+            nchw.2 / nhwc.2.max(1e-12)
+        ),
+        _ => String::new(),
+    }
 }

@@ -134,6 +134,8 @@ pub enum Form {
     Folded,
     /// Folded, in channels-last (NHWC) memory.
     FoldedChannelsLast,
+    /// The training form's pass in channels-last memory (what the learner may train in).
+    TrainingChannelsLast,
 }
 
 /// Every form, in the order tables list them.
@@ -143,12 +145,26 @@ pub const FORMS: [Form; 3] = [Form::Training, Form::Folded, Form::FoldedChannels
 pub const FORM_VALUES: &str = "auto, training, folded, folded-channels-last";
 
 impl Form {
+    /// True for the forms that keep activations in channels-last (NHWC) memory.
+    pub fn channels_last(self) -> bool {
+        matches!(self, Form::FoldedChannelsLast | Form::TrainingChannelsLast)
+    }
+
+    /// Its memory layout in words: `channels-last` or `contiguous`.
+    pub fn layout(self) -> &'static str {
+        match self.channels_last() {
+            true => "channels-last",
+            false => "contiguous",
+        }
+    }
+
     /// Its name in configs and tables.
     pub fn name(self) -> &'static str {
         match self {
             Form::Training => "training",
             Form::Folded => "folded",
             Form::FoldedChannelsLast => "folded-channels-last",
+            Form::TrainingChannelsLast => "training-channels-last",
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::batching::{DeviceChoice, Precision};
+use super::batching::{DeviceChoice, Form, Precision};
 use super::check::{first_failure, Check};
 
 /// Training settings.
@@ -66,6 +66,35 @@ pub struct TrainConfig {
     /// the forward and backward passes in bf16, the weights, optimizer and batch-norm
     /// statistics in fp32, so checkpoints are the same either way).
     pub precision: Precision,
+    /// The learner's memory layout: `auto` (times both layouts in each precision with the
+    /// precision probe and takes the faster), `contiguous` (NCHW) or `channels-last`
+    /// (NHWC, which oneDNN's convolutions prefer on some machines). The same numbers.
+    pub layout: Layout,
+}
+
+/// The learner's memory layout setting (`[train] layout`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Layout {
+    /// Measured: the faster of the two per precision.
+    #[default]
+    Auto,
+    /// NCHW, as the weights are stored.
+    Contiguous,
+    /// NHWC activations.
+    ChannelsLast,
+}
+
+impl Layout {
+    /// The training forms the learner's probe measures under this setting, the first the
+    /// one used when nothing is measured.
+    pub fn candidates(self) -> &'static [Form] {
+        match self {
+            Layout::Auto => &[Form::Training, Form::TrainingChannelsLast],
+            Layout::Contiguous => &[Form::Training],
+            Layout::ChannelsLast => &[Form::TrainingChannelsLast],
+        }
+    }
 }
 
 impl TrainConfig {
@@ -121,6 +150,7 @@ impl Default for TrainConfig {
             torch_threads: 1,
             device: DeviceChoice::Auto,
             precision: Precision::Auto,
+            layout: Layout::Auto,
         }
     }
 }

@@ -91,7 +91,7 @@ impl InferenceNet {
     pub fn build(model: &Model, kind: Kind, form: Form) -> Result<InferenceNet, NetError> {
         let device = model.var_store().device();
         let body = match form {
-            Form::Training => {
+            Form::Training | Form::TrainingChannelsLast => {
                 let mut copy = model.try_clone()?;
                 copy.set_kind(kind);
                 Body::Training(Box::new(copy))
@@ -136,7 +136,7 @@ impl InferenceNet {
     pub fn answers(&self, x: &Tensor) -> Result<Tensor, NetError> {
         let x = x.f_to_kind(self.kind)?;
         let (policy, value) = match &self.body {
-            Body::Training(model) => model.forward_t(&x, false),
+            Body::Training(model) => model.forward_t(&laid_out(&x, self.form), false),
             Body::Folded(folded) => folded.forward(&x),
         };
         Ok(Tensor::f_cat(&[policy, value], 1)?.f_to_kind(Kind::Float)?)
@@ -144,8 +144,17 @@ impl InferenceNet {
 }
 
 /// `t` (4-d) with channels-last strides, the same values.
-fn channels_last(t: &Tensor) -> Tensor {
+pub fn channels_last(t: &Tensor) -> Tensor {
     t.permute([0, 2, 3, 1]).contiguous().permute([0, 3, 1, 2])
+}
+
+/// `input` in the memory layout `form` computes in: channels-last strides for the
+/// channels-last forms (convolutions and batch norm then keep that layout), else as it is.
+pub fn laid_out(input: &Tensor, form: Form) -> Tensor {
+    match form.channels_last() {
+        true => channels_last(input),
+        false => input.shallow_clone(),
+    }
 }
 
 impl Folded {
@@ -409,7 +418,11 @@ mod tests {
                     .unwrap()
                     .answers(&x)
                     .unwrap();
-                for form in [Form::Folded, Form::FoldedChannelsLast] {
+                for form in [
+                    Form::Folded,
+                    Form::FoldedChannelsLast,
+                    Form::TrainingChannelsLast,
+                ] {
                     for (kind_, tolerance) in [(Kind::Float, 1e-4), (Kind::BFloat16, 6e-2)] {
                         let net = InferenceNet::build(&model, kind_, form).unwrap();
                         let got = net.answers(&x).unwrap();

@@ -9,13 +9,12 @@ use std::path::{Path, PathBuf};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use serde_json::{json, Value};
-use tch::Kind;
 
 use super::checkpoint::{load_checkpoint, write_checkpoint};
 use super::error::TrainError;
 use super::optimizer::AdamW;
 use super::precision;
-use super::trainer::{train_step, LossWeights, StepStats};
+use super::trainer::{train_step, Compute, LossWeights, StepStats};
 use super::window::{Batch, ReplayWindow, Sample, Symmetries};
 use crate::config::RunConfig;
 use crate::layout::state::TrainState;
@@ -49,8 +48,8 @@ pub struct Learner<S: Encode> {
     ratio_credit: f64,
     symmetries: Symmetries,
     num_actions: usize,
-    /// What the net computes in while training (fp32, or bf16 mixed precision).
-    compute: Kind,
+    /// How the net computes while training (fp32 or mixed bf16, and the layout).
+    compute: Compute,
     /// The next step's batch, drawn while the step before it trained: (step, batch).
     prefetched: Option<(u64, Batch)>,
     _game: PhantomData<S>,
@@ -81,7 +80,8 @@ impl<S: Encode> Learner<S> {
         // Saved with every checkpoint: play defaults to the rules self-play used.
         model.set_rules(config.rules());
         let precision = precision::settle(&model, &config.train, &ProbeCache::user())?;
-        announce_line(&precision::describe(&precision));
+        let compute = precision::compute(&precision, config.train.layout);
+        announce_line(&precision::describe(&precision, compute));
         let num_actions = model.meta().shape.num_actions as usize;
         let symmetries = Symmetries::of::<S>(config.train.colour_symmetry);
         Ok(Learner {
@@ -98,7 +98,7 @@ impl<S: Encode> Learner<S> {
             ratio_credit: 0.0,
             symmetries,
             num_actions,
-            compute: precision::compute_kind(&precision),
+            compute,
             prefetched: None,
             _game: PhantomData,
         })
@@ -140,8 +140,8 @@ impl<S: Encode> Learner<S> {
             && (self.state.samples_trained + t.batch_size as u64) as f64 <= allowed
     }
 
-    /// What the net computes in while training.
-    pub fn compute_kind(&self) -> Kind {
+    /// How the net computes while training (precision and layout).
+    pub fn compute(&self) -> Compute {
         self.compute
     }
 

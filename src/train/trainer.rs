@@ -6,8 +6,46 @@ use tch::{Kind, Tensor};
 
 use super::optimizer::AdamW;
 use super::window::Batch;
+use crate::config::batching::Form;
 use crate::config::train::TrainConfig;
+use crate::net::inference::laid_out;
 use crate::net::model::Model;
+
+/// How the learner computes the net: the kind of the forward and backward passes (Float,
+/// or BFloat16 for mixed precision) and the training form's memory layout
+/// ([`Form::Training`] or [`Form::TrainingChannelsLast`]). The same numbers either way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Compute {
+    /// The passes' kind; the weights and optimizer stay fp32.
+    pub kind: Kind,
+    /// The layout, as a training form.
+    pub form: Form,
+}
+
+impl Compute {
+    /// fp32 in NCHW memory: the reference.
+    pub const FP32: Compute = Compute {
+        kind: Kind::Float,
+        form: Form::Training,
+    };
+
+    /// `kind` in NCHW memory.
+    pub fn of(kind: Kind) -> Compute {
+        Compute {
+            kind,
+            form: Form::Training,
+        }
+    }
+
+    /// In words: `fp32` or `mixed bf16`, and the layout.
+    pub fn describe(&self) -> String {
+        let kind = match self.kind {
+            Kind::BFloat16 => "mixed bf16",
+            _ => "fp32",
+        };
+        format!("{kind}, {}", self.form.layout())
+    }
+}
 
 /// Losses and statistics of one step (or a mean over several).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -70,16 +108,16 @@ impl LossWeights {
 /// The losses of `batch` under `model` (train mode: batch statistics in batch norm), computed
 /// in fp32: (total loss tensor, stats).
 pub fn losses(model: &Model, batch: &Batch, weights: LossWeights) -> (Tensor, StepStats) {
-    losses_in(model, batch, weights, Kind::Float)
+    losses_in(model, batch, weights, Compute::FP32)
 }
 
-/// [`losses`] with the net computed in `compute` (Float, or BFloat16 for mixed precision:
-/// the losses themselves are taken in fp32).
+/// [`losses`] with the net computed as `compute` says (the losses themselves are taken in
+/// fp32).
 pub fn losses_in(
     model: &Model,
     batch: &Batch,
     weights: LossWeights,
-    compute: Kind,
+    compute: Compute,
 ) -> (Tensor, StepStats) {
     let shape = &model.meta().shape;
     let n = batch.size as i64;
@@ -87,7 +125,8 @@ pub fn losses_in(
     let input = Tensor::from_slice(&batch.inputs)
         .reshape([n, shape.planes, shape.height, shape.width])
         .to_device(device)
-        .to_kind(compute);
+        .to_kind(compute.kind);
+    let input = laid_out(&input, compute.form);
     let policy_target = Tensor::from_slice(&batch.policy)
         .reshape([n, shape.num_actions])
         .to_device(device);
@@ -137,7 +176,7 @@ pub fn train_step(
     optimizer: &mut AdamW,
     batch: &Batch,
     weights: LossWeights,
-    compute: Kind,
+    compute: Compute,
 ) -> StepStats {
     optimizer.zero_grad();
     let (total, stats) = losses_in(model, batch, weights, compute);
