@@ -1124,6 +1124,48 @@ fn a_learner_readied_while_waiting_is_readied_again_if_the_run_moved_on() {
 }
 
 #[test]
+fn a_committed_run_with_only_its_newest_checkpoint_resumes_with_its_counts() {
+    // What `scripts/keep-run save` commits: the newest checkpoint, no older links, no games.
+    let dir = fresh_dir("train-committed");
+    let run = dir.join("run");
+    let config = write_config(&dir, TINY);
+    assert_eq!(train_to(&run, Some(config), 2).final_step, 10);
+    let intake = learner_metrics(&run, "intake");
+    let before = intake.last().unwrap()["samples_total"].as_u64().unwrap();
+    std::fs::remove_dir_all(run.join("games")).unwrap();
+    let checkpoints = run.join("checkpoints");
+    let newest = std::fs::read_to_string(checkpoints.join("latest")).unwrap();
+    for entry in std::fs::read_dir(&checkpoints).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() && path.file_name().unwrap() != newest.trim() {
+            std::fs::remove_dir_all(path).unwrap();
+        }
+    }
+    let (ok, _, stderr) = run_binary(&[
+        "train",
+        "--run-dir",
+        run.to_str().unwrap(),
+        "--resume",
+        "--iterations",
+        "3",
+        "--quiet",
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains("refills from new self-play"), "{stderr}");
+    // The totals go on from the checkpoint's counts (the replay ratio paces by them), not
+    // from zero, which would hold training until new self-play matched all past training.
+    let after = learner_metrics(&run, "intake");
+    let first = &after[intake.len()];
+    assert!(
+        first["samples_total"].as_u64().unwrap() > before,
+        "{before} then {first}"
+    );
+    let last = learner_metrics(&run, "train").pop().unwrap();
+    assert_eq!(last["step"].as_u64(), Some(15), "{last}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_run_whose_game_files_are_gone_resumes_and_refills_its_window_from_new_selfplay() {
     // What a run moved to a fresh machine from its committed checkpoints looks like.
     let dir = fresh_dir("train-no-games");

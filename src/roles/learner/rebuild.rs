@@ -80,6 +80,12 @@ pub(super) fn rebuild<S: Encode>(
         let taken: u64 = state.consumed.values().sum();
         let mut rebuilt = reingest(store, learner, diversity, &keys)?;
         rebuilt.shards_missing += taken.saturating_sub(keys.len() as u64);
+        if state.samples_seen > 0 {
+            // The counts on record stand for every sample taken in, read back or gone: the
+            // replay ratio goes on from them instead of waiting for new self-play to match
+            // all the training done before.
+            learner.restore_totals(state.samples_seen, state.games_seen);
+        }
         return Ok(rebuilt);
     };
     learner.restore_totals(state.samples_seen, state.games_seen);
@@ -154,18 +160,22 @@ fn newest_games(
 }
 
 /// The keys of the shards the counts `consumed` had taken in, among `listed` (a listing of
-/// the games folder), session by session; a shard missing from the listing is warned of.
+/// the games folder), session by session; shards missing from the listing are warned of,
+/// one line per session.
 fn consumed_shards(listed: &[String], consumed: &BTreeMap<String, u64>) -> Vec<String> {
     let shards = listed_shards(listed);
     let mut keys = Vec::new();
     for (session, n) in consumed {
-        for seq in 0..*n {
-            match shards.get(session.as_str()).and_then(|s| s.get(&seq)) {
-                Some(key) => keys.push(key.to_string()),
-                None => eprintln!(
-                    "warning: shard {seq} of session {session} was taken in before but is gone"
-                ),
-            }
+        let before = keys.len();
+        keys.extend((0..*n).filter_map(|seq| {
+            let key = shards.get(session.as_str())?.get(&seq)?;
+            Some(key.to_string())
+        }));
+        let missing = *n as usize - (keys.len() - before);
+        if missing > 0 {
+            eprintln!(
+                "warning: {missing} of the {n} shards of session {session} taken in before are gone"
+            );
         }
     }
     keys
