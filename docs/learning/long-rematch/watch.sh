@@ -3,7 +3,9 @@
 # disk"): every INTERVAL seconds one CSV line per running `train` process of RUN:
 #   unix_s,pid,rss_kib,peak_rss_kib,run_disk_kib,step
 # (rss and peak from /proc/PID/status VmRSS and VmHWM; disk: `du -sk RUN`; step: the
-# newest checkpoint). Stops by itself when no train process of RUN has run for 10 minutes.
+# newest checkpoint). Only checkers-zero processes started in this directory count (not a
+# `timeout` wrapper, not a run of the same name elsewhere). Stops by itself when no train
+# process of RUN has run for 10 minutes.
 #   watch.sh RUN OUT.csv [INTERVAL]
 set -euo pipefail
 [[ $# -ge 2 ]] || { echo "usage: watch.sh RUN OUT.csv [INTERVAL]" >&2; exit 2; }
@@ -21,6 +23,8 @@ while (( idle < 600 )); do
     for pid in $pids; do
       status="/proc/$pid/status"
       [[ -r "$status" ]] || continue
+      [[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == checkers-zero* ]] || continue
+      [[ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" == "$PWD" ]] || continue
       rss="$(awk '/^VmRSS:/ {print $2}' "$status")"
       peak="$(awk '/^VmHWM:/ {print $2}' "$status")"
       echo "$(date +%s),$pid,$rss,$peak,$disk,${step#step-}" >> "$out"
