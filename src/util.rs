@@ -73,6 +73,34 @@ pub fn dir_bytes(dir: &Path) -> std::io::Result<u64> {
     Ok(total)
 }
 
+/// Removes the scratch folders `PREFIX-ROLE-PID-MILLIS-N` (a role's [work directory]) in
+/// `dir` whose process is gone: a role killed before it could remove its own. Reads
+/// `/proc` (Linux); elsewhere it removes nothing. Returns how many it removed.
+///
+/// [work directory]: crate::roles::WorkDir
+pub fn sweep_stale_work_dirs(dir: &Path, prefix: &str) -> usize {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return 0;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix(prefix) else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.rsplitn(4, '-').collect();
+        let numeric = fields.len() == 4 && fields[..3].iter().all(|f| f.parse::<u64>().is_ok());
+        if numeric && !proc.join(fields[2]).exists() && entry.path().is_dir() {
+            removed += usize::from(std::fs::remove_dir_all(entry.path()).is_ok());
+        }
+    }
+    removed
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -112,6 +140,26 @@ mod tests {
         std::fs::write(dir.join("x"), [0u8; 10]).unwrap();
         std::fs::write(dir.join("a/b/y"), [0u8; 32]).unwrap();
         assert_eq!(super::dir_bytes(&dir).unwrap(), 42);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn work_dirs_of_gone_processes_are_swept_and_live_ones_kept() {
+        let dir = std::env::temp_dir().join(format!("cz-util-sweep-{}", std::process::id()));
+        let me = std::process::id();
+        // No process has a pid this large (Linux caps pids at 2^22).
+        let gone = dir.join("cz-work-learn-999999999-1795923399209-0");
+        let live = dir.join(format!("cz-work-learn-{me}-1795923399209-0"));
+        let other = dir.join("cz-work-notes");
+        for d in [&gone, &live, &other] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let removed = super::sweep_stale_work_dirs(&dir, "cz-work-");
+        if std::path::Path::new("/proc/self").exists() {
+            assert_eq!(removed, 1);
+            assert!(!gone.exists());
+        }
+        assert!(live.exists() && other.exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

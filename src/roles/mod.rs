@@ -359,15 +359,18 @@ impl WorkDir {
         static STARTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let (path, remove) = match given {
             Some(path) => (path.to_path_buf(), false),
-            None => (
-                std::env::temp_dir().join(format!(
+            None => {
+                let temp = std::env::temp_dir();
+                // Those of roles killed before they could remove theirs go first.
+                crate::util::sweep_stale_work_dirs(&temp, "checkers-zero-");
+                let name = format!(
                     "checkers-zero-{role}-{}-{}-{}",
                     std::process::id(),
                     unix_millis(),
                     STARTED.fetch_add(1, Ordering::Relaxed)
-                )),
-                true,
-            ),
+                );
+                (temp.join(name), true)
+            }
         };
         std::fs::create_dir_all(&path).map_err(io_error(&path))?;
         Ok(WorkDir { path, remove })
