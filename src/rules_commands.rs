@@ -26,7 +26,7 @@ pub fn perft(
 
 /// The legal whole turns, one per distinct resulting position (its smallest path), sorted.
 pub fn moves(kind: GameKind, text: Option<&str>) -> Result<Vec<String>, NotationError> {
-    crate::game::turns::turn_paths(kind, text)
+    crate::game::turns::turn_paths(kind, text, RulesConfig::default())
 }
 
 /// The board drawn for a terminal, followed by the position's notation and any result.

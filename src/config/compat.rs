@@ -2,7 +2,7 @@
 //! spellings moved to where they live now, so that the configs of older runs still load.
 
 use super::check::KeyError;
-use crate::game::RulesConfig;
+use super::rules::PLY_CAP;
 
 /// Sections renamed: (older name, name now).
 const RENAMED_SECTIONS: [(&str, &str); 1] = [("evaluator", "batching")];
@@ -46,14 +46,15 @@ pub fn read_older_spellings(table: &mut toml::Table) -> Result<(), KeyError> {
 }
 
 /// `selfplay.ply_cap = 0` meant the rules' default cap in older configs; 0 means no cap
-/// everywhere else (`--ply-cap 0`), and self-play needs one, so it is read as that default.
+/// everywhere else (`--ply-cap 0`), and self-play needs one, so it is read as that default
+/// ([`PLY_CAP`]).
 fn older_ply_cap(table: &mut toml::Table) {
     let cap = table
         .get_mut("selfplay")
         .and_then(toml::Value::as_table_mut)
         .and_then(|selfplay| selfplay.get_mut("ply_cap"));
     if let Some(cap) = cap.filter(|cap| cap.as_integer() == Some(0)) {
-        *cap = toml::Value::Integer(i64::from(RulesConfig::default().ply_cap));
+        *cap = toml::Value::Integer(i64::from(PLY_CAP));
     }
 }
 
@@ -150,7 +151,7 @@ mod tests {
     fn an_older_ply_cap_of_0_is_the_rules_default() {
         let mut t = table("[selfplay]\nply_cap = 0\n");
         read_older_spellings(&mut t).unwrap();
-        let cap = i64::from(RulesConfig::default().ply_cap);
+        let cap = i64::from(PLY_CAP);
         assert_eq!(t["selfplay"]["ply_cap"].as_integer(), Some(cap));
     }
 

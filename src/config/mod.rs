@@ -5,10 +5,11 @@
 //!
 //! One module per section: [`net`], [`search`], [`selfplay`], [`batching`], [`train`],
 //! [`evaluation`], [`retention`] (`[checkpoints]`), [`lease`]; [`serve`]: the web server's
-//! limits (a file of its own); [`timings`]: how often the roles publish and
-//! look (not a config key: a preset per way of running); [`decided`]: when a shallow search calls a position decided;
-//! [`check`]: the one check type. Here: [`RunConfig`] and
-//! [`ConfigError`].
+//! limits (a file of its own); [`rules`]: the rules' default and the one default cap on
+//! whole turns (no section: self-play's cap is `selfplay.ply_cap`); [`timings`]: how often
+//! the roles publish and look (not a config key: a preset per way of running); [`decided`]:
+//! when a shallow search calls a position decided; [`check`]: the one check type. Here:
+//! [`RunConfig`] and [`ConfigError`].
 //!
 //! This module only holds data: what the settings build (workers, nets, searches, probes) is
 //! built by the module that owns it.
@@ -21,6 +22,7 @@ pub mod evaluation;
 pub mod lease;
 pub mod net;
 pub mod retention;
+pub mod rules;
 pub mod search;
 pub mod selfplay;
 pub mod serve;

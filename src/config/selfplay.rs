@@ -89,9 +89,8 @@ pub struct SelfPlayConfig {
     /// position of the game's shipped evaluation suite ([`crate::selfplay::opening`]);
     /// `none`: every draw is kept.
     pub balanced_openings: DecidedCheck,
-    /// Whole turns after which a game is adjudicated a draw: self-play's own cap, shorter
-    /// than the rules' default (`RulesConfig::default`, 1000), which self-play never uses
-    /// (in older configs 0 meant that default, and is read so).
+    /// Whole turns after which a game is adjudicated a draw; by default the rules' one
+    /// default cap ([`super::rules::PLY_CAP`]; in older configs 0 meant it, and is read so).
     pub ply_cap: u32,
     /// A side resigns when the search's value for it stays below this (with calibration:
     /// the highest threshold calibration may pick)...
@@ -254,7 +253,7 @@ impl Default for SelfPlayConfig {
             temperature_halflife: 8.0,
             opening_random_turns: 4,
             balanced_openings: DecidedCheck::None,
-            ply_cap: 300,
+            ply_cap: super::rules::PLY_CAP,
             resign_threshold: -0.9,
             resign_consecutive: 3,
             resign_playthrough: 0.1,

@@ -82,13 +82,12 @@ impl Outcome {
     }
 }
 
-/// Switches for the rules marked \[project\] in `docs/rules.md` (on by default). Saved with
-/// a trained model (the rules its self-play used), so that play uses the same ones.
+/// Switches for the rules marked \[project\] in `docs/rules.md`. Saved with a trained model
+/// (the rules its self-play used), so that play uses the same ones.
 ///
-/// The default cap (1000) is that of games with no trained rules to follow (play, matches,
-/// the page, Python, and older configs' `selfplay.ply_cap = 0`); self-play's cap is the
-/// config's `selfplay.ply_cap` (default 300, `crate::config::selfplay`), which a checkpoint
-/// records and play then follows.
+/// Its default (on, with the one default cap) and [`RulesConfig::for_play`] live with the
+/// other settings, in `crate::config::rules`; self-play's cap is the config's
+/// `selfplay.ply_cap`, which a checkpoint records and play then follows.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RulesConfig {
@@ -96,37 +95,6 @@ pub struct RulesConfig {
     pub ply_cap: u32,
     /// Whether the project's extra draw rules (e.g. HexDame's 50-turn no-progress draw) apply.
     pub project_draws: bool,
-}
-
-impl Default for RulesConfig {
-    fn default() -> Self {
-        RulesConfig {
-            ply_cap: 1000,
-            project_draws: true,
-        }
-    }
-}
-
-impl RulesConfig {
-    /// The rules to play a trained model under: `ply_cap` when given (`--ply-cap`), else
-    /// the rules the model was trained under, else the defaults; with the phrase naming
-    /// which, for reports.
-    pub fn for_play(
-        ply_cap: Option<u32>,
-        trained: Option<RulesConfig>,
-    ) -> (RulesConfig, &'static str) {
-        match (ply_cap, trained) {
-            (Some(ply_cap), trained) => (
-                RulesConfig {
-                    ply_cap,
-                    ..trained.unwrap_or_default()
-                },
-                "--ply-cap",
-            ),
-            (None, Some(trained)) => (trained, "the model's training rules"),
-            (None, None) => (RulesConfig::default(), "the default"),
-        }
-    }
 }
 
 /// The games this crate knows, by their command-line names.

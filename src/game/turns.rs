@@ -169,9 +169,13 @@ pub fn parse_turn<S: GameState>(state: &S, text: &str) -> Result<Turn<S>, Notati
 /// The legal whole turns of the position `text` gives (the start without one), one per
 /// distinct resulting position (its smallest path), sorted: what `checkers-zero moves`
 /// prints and the web API's `/api/legal` answers.
-pub fn turn_paths(kind: super::GameKind, text: Option<&str>) -> Result<Vec<String>, NotationError> {
+pub fn turn_paths(
+    kind: super::GameKind,
+    text: Option<&str>,
+    rules: super::RulesConfig,
+) -> Result<Vec<String>, NotationError> {
     crate::with_game!(kind, S => {
-        let state: S = super::position(kind, text, super::RulesConfig::default())?;
+        let state: S = super::position(kind, text, rules)?;
         Ok(distinct_turns(&state).into_iter().map(|t| t.path).collect())
     })
 }

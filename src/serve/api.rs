@@ -191,8 +191,9 @@ async fn legal(bytes: Result<Bytes, BytesRejection>) -> ApiResult {
     let req: GameRequest = body(bytes)?;
     let kind = game_kind(&req.game)?;
     blocking(move || {
-        let turns = crate::game::turns::turn_paths(kind, req.position.as_deref())
-            .map_err(|e| ApiError::bad(format!("bad position: {e}")))?;
+        let turns =
+            crate::game::turns::turn_paths(kind, req.position.as_deref(), Default::default())
+                .map_err(|e| ApiError::bad(format!("bad position: {e}")))?;
         Ok(Json(json!({ "turns": turns })))
     })
     .await
