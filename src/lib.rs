@@ -10,6 +10,7 @@ pub mod export;
 pub mod game;
 pub mod layout;
 pub mod learning_bench;
+pub mod metrics;
 pub mod net;
 pub mod roles;
 pub mod rules_commands;

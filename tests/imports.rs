@@ -1,5 +1,5 @@
 //! The import order of the crate's top-level modules (`docs/architecture.md`): imports point
-//! down `game <- config <- net <- train <- search <- selfplay <- export <- eval <- bench <-
+//! down `game <- config <- net <- train <- search <- selfplay <- metrics <- export <- eval <- bench <-
 //! roles <- serve <- learning_bench <- cli`, never up, and `util`, `store` and `layout` are leaves anyone may use. Read from
 //! the `crate::<module>` paths (and `super::` paths that reach the crate root) in
 //! `src/**/*.rs`, leaving out comments, string and char literals and `#[cfg(test)]` items.
@@ -23,6 +23,7 @@ const ORDER: &[&str] = &[
     "train",
     "search",
     "selfplay",
+    "metrics",
     "export",
     "eval",
     "bench",

@@ -15,7 +15,8 @@ use checkers_zero::config::net::NetConfig;
 use checkers_zero::config::search::SearchKind;
 use checkers_zero::config::RunConfig;
 use checkers_zero::game::rematch::Rematch;
-use checkers_zero::layout::read_state;
+use checkers_zero::layout::{self, read_state};
+use checkers_zero::metrics::log::MetricsLog;
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::Model;
 use checkers_zero::roles::fork::{fork_run, ForkPoint};
@@ -26,7 +27,6 @@ use checkers_zero::roles::local::{train, TrainOptions, TrainSummary};
 use checkers_zero::selfplay::record::read_records;
 use checkers_zero::store::RunStore;
 use checkers_zero::train::learner::Learner;
-use checkers_zero::train::metrics::MetricsLog;
 use checkers_zero::train::window::Sample;
 
 const TINY: &str = common::TINY_CONFIG;
@@ -64,9 +64,15 @@ fn games_on_disk(run: &Path) -> usize {
 
 /// The learner's metrics lines of `kind` (`train`, `intake`, `selfplay`).
 fn learner_metrics(run: &Path, kind: &str) -> Vec<serde_json::Value> {
-    MetricsLog::read(&run.join("learner/metrics.jsonl"))
+    metrics_of(&run.join(layout::LEARNER_METRICS), kind)
+}
+
+/// The lines of `kind` of the metrics log at `path`, read through their types, as JSON.
+fn metrics_of(path: &Path, kind: &str) -> Vec<serde_json::Value> {
+    MetricsLog::read(path)
         .unwrap()
-        .into_iter()
+        .iter()
+        .map(|line| serde_json::to_value(line).unwrap())
         .filter(|m| m["type"] == kind)
         .collect()
 }
@@ -276,11 +282,7 @@ fn periodic_evaluation_logs_results_and_gating_promotes() {
     assert!(run
         .join("checkpoints/step-00000000/model.safetensors")
         .is_file());
-    let metrics = MetricsLog::read(&run.join("evaluator/metrics.jsonl")).unwrap();
-    let evaluations: Vec<_> = metrics
-        .iter()
-        .filter(|m| m["type"] == "evaluation")
-        .collect();
+    let evaluations = metrics_of(&run.join(layout::EVALUATION_METRICS), "evaluation");
     assert!(evaluations.len() >= 2, "{evaluations:?}");
     let vs_incumbent = evaluations.iter().find(|m| m["incumbent"] == true).unwrap();
     assert_eq!(vs_incumbent["games"], 4);

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::plot::{Panel, Series};
 use crate::layout;
+use crate::metrics::MetricsLine;
 
 /// The learner's metrics log (`train` and `learn` alike); `RUN/metrics.jsonl` in runs
 /// written by `train` before it ran the roles.
@@ -23,20 +24,14 @@ pub fn loss_panels(metrics: &Path) -> Result<Vec<Panel>, String> {
         std::fs::read_to_string(metrics).map_err(|e| format!("{}: {e}", metrics.display()))?;
     let keys = ["policy_loss", "value_loss", "total_loss", "policy_entropy"];
     let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); keys.len()];
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue; // a line being written, or another tool's
-        };
-        if value.get("type").and_then(|t| t.as_str()) != Some("train") {
-            continue;
-        }
-        let Some(step) = value.get("step").and_then(|s| s.as_f64()) else {
+    for line in text.lines() {
+        // A line being written, another tool's or another type's is passed over.
+        let Ok(MetricsLine::Train(t)) = serde_json::from_str(line) else {
             continue;
         };
-        for (k, key) in keys.iter().enumerate() {
-            if let Some(v) = value.get(*key).and_then(|v| v.as_f64()) {
-                series[k].push((step, v));
-            }
+        let values = [t.policy_loss, t.value_loss, t.total_loss, t.policy_entropy];
+        for (points, value) in series.iter_mut().zip(values) {
+            points.push((t.step as f64, value));
         }
     }
     if series.iter().all(|s| s.is_empty()) {

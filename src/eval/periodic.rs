@@ -10,14 +10,13 @@
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 
-use serde_json::json;
-
 use super::arena::{play_match, write_report, MatchSettings};
 use super::spec::AgentSpec;
 use crate::config::check::{Check, KeyError};
 use crate::config::evaluation::EvaluationConfig;
 use crate::config::search::{SearchConfig, SearchOverrides};
 use crate::game::{GameKind, RulesConfig};
+use crate::metrics::{EvaluationFailure, EvaluationLine, EvaluationResult, MetricsLine};
 use crate::selfplay::record::write_records;
 use crate::util::game_seed;
 
@@ -209,7 +208,7 @@ fn run(
 #[derive(Clone, Debug)]
 pub struct EvaluationOutcome {
     /// `evaluation` metrics lines, one per opponent (or one with the error).
-    pub metrics: Vec<serde_json::Value>,
+    pub metrics: Vec<MetricsLine>,
     /// With gating: the candidate scored at least `gate_score` against the incumbent.
     pub promote: bool,
     /// A line for the log.
@@ -227,7 +226,12 @@ impl EvaluationOutcome {
             Ok(results) => results,
             Err(error) => {
                 return EvaluationOutcome {
-                    metrics: vec![json!({"type": "evaluation", "step": step, "error": error})],
+                    metrics: vec![MetricsLine::Evaluation(EvaluationLine::Failed(
+                        EvaluationFailure {
+                            step,
+                            error: error.clone(),
+                        },
+                    ))],
                     promote: false,
                     summary: format!("evaluation of step {step} failed: {error}"),
                 }
@@ -240,12 +244,19 @@ impl EvaluationOutcome {
         let mut summary = format!("evaluation of step {step}:");
         let mut metrics = Vec::new();
         for r in &results {
-            metrics.push(json!({
-                "type": "evaluation", "step": step, "opponent": r.opponent,
-                "incumbent": r.incumbent, "games": r.games, "score": r.score,
-                "elo": finite(r.elo.0), "elo_low": finite(r.elo.1), "elo_high": finite(r.elo.2),
-                "promoted": promote && r.incumbent,
-            }));
+            metrics.push(MetricsLine::Evaluation(EvaluationLine::Played(
+                EvaluationResult {
+                    step,
+                    opponent: r.opponent.clone(),
+                    incumbent: r.incumbent,
+                    games: r.games,
+                    score: r.score,
+                    elo: finite(r.elo.0),
+                    elo_low: finite(r.elo.1),
+                    elo_high: finite(r.elo.2),
+                    promoted: promote && r.incumbent,
+                },
+            )));
             summary.push_str(&format!(
                 " vs {} {:.0}% ({} games, Elo {:+.0} [{:+.0}, {:+.0}]);",
                 if r.incumbent {

@@ -26,8 +26,9 @@ use crate::eval::plot::render_png;
 use crate::eval::ratings::{list_checkpoints, Checkpoint};
 use crate::game::GameKind;
 use crate::layout;
+use crate::metrics::log::MetricsLog;
+use crate::metrics::{IntakeLine, MetricsLine};
 use crate::selfplay::diversity::DiversityReport;
-use crate::train::metrics::MetricsLog;
 use crate::util::write_atomic;
 
 /// Games per checkpoint and rung unless `--games` says otherwise.
@@ -568,13 +569,8 @@ fn row_summary(row: &Row, plan: &BenchPlan) -> Result<String> {
 /// Self-play games taken in by `checkpoint`'s step, from the learner's `intake` metrics
 /// (else from its `state.json`).
 fn selfplay_games(run_dir: &Path, checkpoint: &Checkpoint) -> u64 {
-    let from_metrics = MetricsLog::read(&run_dir.join(layout::LEARNER_METRICS))
-        .unwrap_or_default()
-        .iter()
-        .filter(|m| {
-            m["type"] == "intake" && m["step"].as_u64().is_some_and(|s| s <= checkpoint.step)
-        })
-        .filter_map(|m| m["games_total"].as_u64())
+    let from_metrics = intake_lines_by(run_dir, checkpoint)
+        .map(|line| line.games_total)
         .max();
     from_metrics
         .unwrap_or_else(|| layout::read_state(&checkpoint.dir).map_or(0, |state| state.games_seen))
@@ -597,14 +593,22 @@ fn print_diversity(run_dir: &Path, chosen: &[Checkpoint], out: &mut impl Write) 
 /// Self-play's diversity at `checkpoint`'s step: the last `intake` metrics line's at or
 /// before it (`None` in runs written before it was recorded).
 fn selfplay_diversity(run_dir: &Path, checkpoint: &Checkpoint) -> Option<DiversityReport> {
+    intake_lines_by(run_dir, checkpoint)
+        .filter_map(|line| line.diversity)
+        .last()
+}
+
+/// The learner's `intake` lines up to `checkpoint`'s step, oldest first (none where the
+/// metrics cannot be read).
+fn intake_lines_by(run_dir: &Path, checkpoint: &Checkpoint) -> impl Iterator<Item = IntakeLine> {
+    let step = checkpoint.step;
     MetricsLog::read(&run_dir.join(layout::LEARNER_METRICS))
-        .ok()?
+        .unwrap_or_default()
         .into_iter()
-        .rev()
-        .filter(|m| {
-            m["type"] == "intake" && m["step"].as_u64().is_some_and(|s| s <= checkpoint.step)
+        .filter_map(move |line| match line {
+            MetricsLine::Intake(line) if line.step <= step => Some(line),
+            _ => None,
         })
-        .find_map(|m| serde_json::from_value(m["diversity"].clone()).ok())
 }
 
 /// Time left of the rating: seconds per match of each rung as measured so far (the mean of

@@ -5,12 +5,11 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 use crate::eval::plot::{render_png, Panel, Series};
 use crate::eval::EvalError;
 use crate::layout;
-use crate::train::metrics::MetricsLog;
+use crate::metrics::log::MetricsLog;
+use crate::metrics::{MetricsLine, TrainLine};
 
 /// The columns of `diversity.csv`: the step, then `diversity` keys, then the losses of the
 /// `train` line of the same step.
@@ -41,31 +40,43 @@ pub type DiversityRow = [Option<f64>; COLUMNS.len()];
 
 /// The rows of a learner's metrics: one per `intake` line that has a `diversity` object,
 /// with the losses of the `train` line of its step.
-pub fn diversity_rows(metrics: &[Value]) -> Vec<DiversityRow> {
-    let train: HashMap<u64, &Value> = metrics
+pub fn diversity_rows(metrics: &[MetricsLine]) -> Vec<DiversityRow> {
+    let train: HashMap<u64, &TrainLine> = metrics
         .iter()
-        .filter(|m| m["type"] == "train")
-        .filter_map(|m| Some((m["step"].as_u64()?, m)))
+        .filter_map(|m| match m {
+            MetricsLine::Train(t) => Some((t.step, t)),
+            _ => None,
+        })
         .rev()
         .collect();
-    let losses = |step: u64, key: &str| train.get(&step).and_then(|m| m[key].as_f64());
+    let loss = |step: u64, key: &str| {
+        let t = train.get(&step)?;
+        match key {
+            "value_loss" => Some(t.value_loss),
+            "policy_loss" => Some(t.policy_loss),
+            _ => None,
+        }
+    };
     metrics
         .iter()
-        .filter(|m| m["type"] == "intake" && m["diversity"].is_object())
-        .filter_map(|m| {
-            let step = m["step"].as_u64()?;
+        .filter_map(|m| match m {
+            MetricsLine::Intake(line) => Some((line, line.diversity.as_ref()?)),
+            _ => None,
+        })
+        .map(|(line, diversity)| {
+            let figures = serde_json::to_value(diversity).expect("reports serialise");
             let mut row: DiversityRow = [None; COLUMNS.len()];
-            row[0] = Some(step as f64);
+            row[0] = Some(line.step as f64);
             for (i, &key) in COLUMNS.iter().enumerate().skip(1) {
                 row[i] = if key == "elapsed_s" {
-                    m["elapsed_s"].as_f64()
+                    Some(line.elapsed_s)
                 } else if i >= FIRST_LOSS {
-                    losses(step, key)
+                    loss(line.step, key)
                 } else {
-                    m["diversity"][key].as_f64()
+                    figures[key].as_f64()
                 };
             }
-            Some(row)
+            row
         })
         .collect()
 }
@@ -201,7 +212,7 @@ mod tests {
 
     #[test]
     fn rows_come_from_intake_lines_with_their_steps_losses_and_survive_the_csv() {
-        let metrics = vec![
+        let metrics: Vec<MetricsLine> = [
             json!({"type": "train", "step": 100, "value_loss": 0.7, "policy_loss": 1.5}),
             json!({"type": "intake", "step": 100, "elapsed_s": 30.0, "diversity": {
                 "games": 400, "openings_2": 17.5, "openings_4": 80.0, "openings_6": 200.0,
@@ -210,7 +221,10 @@ mod tests {
                 "resigned": 0.3, "false_resign": null}}),
             json!({"type": "intake", "step": 200, "diversity": null}),
             json!({"type": "selfplay", "step": 100}),
-        ];
+        ]
+        .into_iter()
+        .map(|line| serde_json::from_value(line).unwrap())
+        .collect();
         let rows = diversity_rows(&metrics);
         assert_eq!(rows.len(), 1);
         let row = rows[0];

@@ -440,15 +440,6 @@ impl Resolved {
             self.source
         )
     }
-
-    /// The same as a metrics line.
-    pub fn metrics(&self) -> serde_json::Value {
-        serde_json::json!({
-            "type": "precision", "choice": self.choice.label(),
-            "bf16_from": self.choice.bf16_from, "reason": self.choice.reason,
-            "source": self.source, "timings": self.timings,
-        })
-    }
 }
 
 /// Settles `precision` for a key: a forced value as it is; `auto` from the cache entry for

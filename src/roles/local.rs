@@ -15,8 +15,6 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde_json::Value;
-
 use super::evaluation::EvaluationRole;
 use super::fork::{fork_run, ForkPoint};
 use super::keeper::{lease_settings, LeaseKeeper};
@@ -30,6 +28,7 @@ use crate::config::timings::RoleTimings;
 use crate::config::RunConfig;
 use crate::game::GameKind;
 use crate::layout::{checkpoint_dir_key, CONFIG};
+use crate::metrics::MetricsLine;
 use crate::net::encode::Encode;
 use crate::store::RunStore;
 use crate::with_game;
@@ -275,7 +274,7 @@ impl<F: Fn() -> bool> Beside for LocalSelfPlay<'_, F> {
         (self.ended)()
     }
 
-    fn take_metrics_line(&mut self) -> Option<Value> {
+    fn take_metrics_line(&mut self) -> Option<MetricsLine> {
         self.monitor.take_precision()
     }
 

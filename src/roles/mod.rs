@@ -51,12 +51,13 @@ use crate::layout::{
     checkpoint_dir_key, checkpoint_key, checkpoint_name, parse_checkpoint_name, CONFIG,
     METRICS_FILE,
 };
+use crate::metrics::log::MetricsLog;
+use crate::metrics::MetricsLine;
 use crate::net::NetError;
 use crate::selfplay::record::RecordError;
 use crate::store::{RunStore, StoreError, Version};
 use crate::train::checkpoint::CheckpointError;
 use crate::train::error::TrainError;
-use crate::train::metrics::MetricsLog;
 use crate::util::write_atomic;
 
 /// Errors of the roles.
@@ -417,7 +418,7 @@ impl StoredMetrics {
     }
 
     /// Appends one line locally.
-    pub fn append(&self, line: &serde_json::Value) -> Result<(), RoleError> {
+    pub fn append(&self, line: &MetricsLine) -> Result<(), RoleError> {
         self.log.append(line).map_err(io_error(&self.path))
     }
 

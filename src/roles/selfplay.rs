@@ -22,6 +22,7 @@ use super::{
 use crate::config::RunConfig;
 use crate::layout::state::{StateFile, WorkerStatus};
 use crate::layout::{shard_key, worker_key, LATEST, MODEL_FILES, PROMOTED, WEIGHTS_FILE};
+use crate::metrics::{MetricsLine, PrecisionLine};
 use crate::net::args::{settle_selfplay, NetArgs};
 use crate::net::encode::Encode;
 use crate::net::model::{Model, NetShape};
@@ -142,10 +143,7 @@ fn host_name() -> String {
 /// reports them with each iteration), and its batcher's precision choice (`train` writes
 /// it into the learner's metrics).
 #[derive(Clone, Debug, Default)]
-pub struct SelfPlayMonitor(
-    Arc<Mutex<PlayCounters>>,
-    Arc<Mutex<Option<serde_json::Value>>>,
-);
+pub struct SelfPlayMonitor(Arc<Mutex<PlayCounters>>, Arc<Mutex<Option<MetricsLine>>>);
 
 /// What self-play has done so far in this session.
 #[derive(Clone, Copy, Debug, Default)]
@@ -173,11 +171,11 @@ impl SelfPlayMonitor {
     }
 
     /// The precision choice's metrics line, once, after self-play has made it.
-    pub fn take_precision(&self) -> Option<serde_json::Value> {
+    pub fn take_precision(&self) -> Option<MetricsLine> {
         self.1.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 
-    fn set_precision(&self, line: serde_json::Value) {
+    fn set_precision(&self, line: MetricsLine) {
         *self.1.lock().unwrap_or_else(|e| e.into_inner()) = Some(line);
     }
 }
@@ -277,7 +275,7 @@ struct SelfPlayRole<'a> {
     started: Instant,
     last_poll: Instant,
     /// The batcher's precision choice (its metrics line), for the status.
-    precision: serde_json::Value,
+    precision: MetricsLine,
     /// Retries of store requests that failed: play goes on, finished games wait.
     outage: Backoff,
 }
@@ -309,7 +307,7 @@ impl<'a> SelfPlayRole<'a> {
         // Game numbers (which seed the games) start at a point of the session's own.
         let first_game = game_seed(config.seed, fnv1a(&session)) << 24 >> 8;
         let (layout, batching, precision) = settle_selfplay(config, &model)?;
-        let precision = precision.metrics();
+        let precision = MetricsLine::Precision(PrecisionLine::of(&precision));
         monitor.set_precision(precision.clone());
         let pool = RollingPool::start::<S>(
             WorkerSettings::of(config),
@@ -508,7 +506,7 @@ impl<'a> SelfPlayRole<'a> {
             draining_pools: pool.draining(),
             done,
             updated_unix_ms: unix_millis() as u64,
-            precision: self.precision.clone(),
+            precision: serde_json::to_value(&self.precision).expect("metrics lines serialise"),
             store_retries: self.outage.total_failures,
         };
         let key = worker_key(&self.session);

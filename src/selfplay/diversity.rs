@@ -112,7 +112,7 @@ impl GameSummary {
 }
 
 /// The diversity figures of a set of games (the `diversity` metrics object).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DiversityReport {
     /// Games the figures are computed over.
     pub games: usize,

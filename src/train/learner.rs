@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 
 use rand::rngs::StdRng;
 use rand::SeedableRng;
-use serde_json::{json, Value};
 
 use super::checkpoint::{load_checkpoint, write_checkpoint};
 use super::error::TrainError;
@@ -193,22 +192,6 @@ impl<S: Encode> Learner<S> {
             &self.optimizer,
             &self.state,
         )?)
-    }
-
-    /// The `train` metrics line of an iteration (losses averaged over its steps).
-    pub fn train_metrics(&self, losses: &StepStats, samples_per_s: f64) -> Value {
-        let step = self.state.step;
-        json!({
-            "type": "train", "step": step,
-            "iteration": step / self.config.train.steps_per_iteration,
-            "elapsed_s": self.state.elapsed_s, "cpu_s": self.state.cpu_s,
-            "policy_loss": losses.policy_loss, "value_loss": losses.value_loss,
-            "moves_left_loss": losses.moves_left_loss,
-            "total_loss": losses.total_loss, "policy_entropy": losses.policy_entropy,
-            "learning_rate": self.optimizer.learning_rate,
-            "samples_per_s": samples_per_s, "window": self.window.len(),
-            "samples_trained": self.state.samples_trained,
-        })
     }
 }
 

@@ -7,7 +7,7 @@
 //! - [`precision`]: the learner's precision by measurement;
 //! - [`checkpoint`]: checkpoints written and read; [`retention`]: which older ones keep
 //!   what, as a pure plan;
-//! - [`average`]: several models' weights averaged; [`metrics`]: the metrics logs;
+//! - [`average`]: several models' weights averaged;
 //! - [`error`]: their errors.
 //!
 //! The loop that runs it, with self-play and evaluation beside it, is
@@ -17,7 +17,6 @@ pub mod average;
 pub mod checkpoint;
 pub mod error;
 pub mod learner;
-pub mod metrics;
 pub mod optimizer;
 pub mod precision;
 pub mod retention;

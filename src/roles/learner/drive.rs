@@ -4,12 +4,11 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
 use super::limits::StepLimits;
 use super::metrics::SelfPlayRates;
 use super::progress::Progress;
 use super::LearnerRole;
+use crate::metrics::MetricsLine;
 use crate::net::encode::Encode;
 use crate::roles::{RoleError, StopFlag};
 
@@ -19,7 +18,7 @@ pub trait Beside {
     /// True once it ended by itself (only on an error, which its owner reports).
     fn ended(&self) -> bool;
     /// A metrics line for the learner's log, once (self-play's precision choice).
-    fn take_metrics_line(&mut self) -> Option<Value>;
+    fn take_metrics_line(&mut self) -> Option<MetricsLine>;
     /// Its rates since the previous call, `seconds` ago.
     fn rates(&mut self, seconds: f64) -> Option<SelfPlayRates>;
     /// Positions played and games finished so far, if it plays.
@@ -34,7 +33,7 @@ impl Beside for Alone {
     fn ended(&self) -> bool {
         false
     }
-    fn take_metrics_line(&mut self) -> Option<Value> {
+    fn take_metrics_line(&mut self) -> Option<MetricsLine> {
         None
     }
     fn rates(&mut self, _seconds: f64) -> Option<SelfPlayRates> {

@@ -395,7 +395,7 @@ impl<S: Encode> LearnerRole<S> {
         role.cpu_at_last_checkpoint = role.cpu_base;
         if let Some(rebuilt) = rebuilt {
             eprintln!("{}", rebuilt.describe());
-            role.log_line(rebuilt.metrics())?;
+            role.log_line(rebuilt.metrics_line())?;
         }
         if !resumed {
             role.checkpoint()?;
@@ -540,7 +540,7 @@ impl<S: Encode> LearnerRole<S> {
         retry("thinning old checkpoints", PATIENCE, || {
             retention::prune(store, config)
         })?;
-        self.metrics.append(&self.resources_metrics())?;
+        self.metrics.append(&self.resources_line())?;
         let metrics = &self.metrics;
         retry("publishing metrics", PATIENCE, || metrics.publish(store))
     }

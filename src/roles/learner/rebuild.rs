@@ -9,6 +9,7 @@ use std::path::Path;
 use super::intake::{ingest_shard, listed_shards, searched_steps, SHARDS_PER_FETCH};
 use super::publish::IntakeWalk;
 use crate::layout::GAMES;
+use crate::metrics::{MetricsLine, WindowLine};
 use crate::net::encode::Encode;
 use crate::roles::RoleError;
 use crate::selfplay::diversity::GameDiversity;
@@ -49,12 +50,14 @@ impl Rebuilt {
         }
     }
 
-    /// The same as a metrics line (`type` `window`).
-    pub fn metrics(&self) -> serde_json::Value {
-        serde_json::json!({
-            "type": "window", "shards_read": self.shards_read,
-            "shards_missing": self.shards_missing, "samples": self.samples,
-            "refills_from_new_selfplay": self.shards_missing > 0,
+    /// The same as a metrics line (`type` `window`; its step is the learner's to set).
+    pub fn metrics_line(&self) -> MetricsLine {
+        MetricsLine::Window(WindowLine {
+            step: 0,
+            shards_read: self.shards_read,
+            shards_missing: self.shards_missing,
+            samples: self.samples,
+            refills_from_new_selfplay: self.shards_missing > 0,
         })
     }
 }

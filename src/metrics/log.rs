@@ -1,6 +1,5 @@
-//! Metrics logs (`learner/metrics.jsonl`, `evaluator/metrics.jsonl`): one JSON object per
-//! line, each with a `type` (`train`, `intake`, `selfplay`, `evaluation`), the training
-//! `step` and `elapsed_s`.
+//! A metrics log (`learner/metrics.jsonl`, `evaluator/metrics.jsonl`): one
+//! [`MetricsLine`] a line, each with its `type` and the training `step`.
 //! Each line goes out in a single write, so a killed run leaves whole lines only; resuming
 //! drops the lines of steps after the checkpoint, which are trained again.
 
@@ -8,6 +7,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+
+use super::MetricsLine;
 
 /// Appends metrics lines to a metrics log.
 #[derive(Debug)]
@@ -37,8 +38,8 @@ impl MetricsLog {
         })
     }
 
-    /// Appends one record (a JSON object) as a line.
-    pub fn append(&self, record: &Value) -> std::io::Result<()> {
+    /// Appends one line.
+    pub fn append(&self, record: &MetricsLine) -> std::io::Result<()> {
         let mut line = serde_json::to_string(record).expect("metrics serialise");
         line.push('\n');
         let mut file = std::fs::OpenOptions::new()
@@ -48,8 +49,8 @@ impl MetricsLog {
         file.write_all(line.as_bytes())
     }
 
-    /// Every record of a metrics file (torn or foreign lines skipped).
-    pub fn read(path: &Path) -> std::io::Result<Vec<Value>> {
+    /// Every line of a metrics file (torn, foreign and unreadable lines skipped).
+    pub fn read(path: &Path) -> std::io::Result<Vec<MetricsLine>> {
         Ok(std::fs::read_to_string(path)?
             .lines()
             .filter_map(|line| serde_json::from_str(line).ok())
