@@ -6,7 +6,7 @@ Usage: check_torchscript.py EXPORT_DIR INPUT.npy OUTPUT.npy
 Loads EXPORT_DIR/model.json and the TorchScript module it names with torch.jit.load, checks
 the input against the recorded input shape, runs the module on INPUT.npy (float32,
 [batch, planes, height, width]) and writes its output ([batch, num_actions + 3]: policy
-logits, then win/draw/loss logits) to OUTPUT.npy. The Rust test `tests/export.rs` compares
+logits, then win/draw/loss logits) to OUTPUT.npy. The Rust test `tests/play/export.rs` compares
 that output with the Rust net's.
 """
 

@@ -330,6 +330,8 @@ impl RunConfig {
 }
 
 #[cfg(test)]
+mod parse_tests;
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -15,7 +15,7 @@
 //!   than the horizon away, and reaches 0 at the cap;
 //! - random playouts: legal steps exist exactly while there is no outcome, a turn keeps its
 //!   seat, every game ends by the ply cap.
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -1,7 +1,7 @@
 //! ReMATCH encoding: a lossless round trip through an independent decoder, transpositions,
 //! equivariance under the 12 hexagon symmetries (planes, legal policy indices, successors),
 //! the policy layout and the who-moves planes. The checks every game shares (determinism,
-//! off-board zeros, the policy bijection, the masked net policy) are in tests/conformance.rs.
+//! off-board zeros, the policy bijection, the masked net policy) are in tests/rules/conformance.rs.
 use std::collections::BTreeSet;
 
 use checkers_zero::game::hex::{HexGrid, HexSymmetry, DIRECTIONS};
@@ -9,7 +9,7 @@ use checkers_zero::game::rematch::{Rematch, ORANGE, RED, WHITE};
 use checkers_zero::game::{Action, GameKind, GameState, RulesConfig, StepList};
 use checkers_zero::net::encode::Encode;
 
-mod common;
+use crate::common;
 use common::positions::{random_positions as random_positions_of, Keep};
 use common::{decoded_turns_left, expected_turns_left};
 
@@ -532,7 +532,7 @@ fn policy_index_is_the_action_and_symmetries_follow_the_layout() {
         red_flying_mid_sequence(GameKind::Rematch),
     ];
     samples.extend(KINDS.map(|k| Rematch::start(k, RulesConfig::default())));
-    // No frame change: the index is the action (the bijection itself: tests/conformance.rs).
+    // No frame change: the index is the action (the bijection itself: tests/rules/conformance.rs).
     for s in &samples {
         assert_eq!(s.num_actions(), 456);
         assert!((0..456).all(|a| s.policy_index(a as Action) == a));

@@ -1,7 +1,7 @@
 //! Matches: seat rotation and ReMATCH scoring, parallel play with records that replay, the
 //! SPRT stop, net agents from checkpoints, and clear errors for bad agents.
 
-mod common;
+use crate::common;
 use common::fresh_dir;
 use std::path::Path;
 

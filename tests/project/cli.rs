@@ -1,6 +1,6 @@
 //! The command-line contract: output formats and clear one-line errors (exit code 2) on bad
 //! input, for every game.
-mod common;
+use crate::common;
 use common::{assert_clean_error, run};
 
 const GAMES: [&str; 4] = ["rematch", "rematch3", "hexdame", "eximo"];

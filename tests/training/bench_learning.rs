@@ -2,7 +2,7 @@
 //! 2-rung ladder with a few games; the table has a line per checkpoint and rung with its
 //! per-seat columns; resuming plays only the matches that are missing. No timings.
 
-mod common;
+use crate::common;
 use common::{assert_clean_error, fresh_dir, run};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;

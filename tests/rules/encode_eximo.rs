@@ -2,7 +2,7 @@
 //! orders, the side-to-move frame (a position and its vertically flipped colour-swapped twin
 //! encode identically), the policy index in the mover's frame, and the mirror symmetry
 //! acting on states, planes and policy indices alike. The checks every game shares
-//! (determinism, the policy bijection, the masked net policy) are in tests/conformance.rs.
+//! (determinism, the policy bijection, the masked net policy) are in tests/rules/conformance.rs.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -14,7 +14,7 @@ use checkers_zero::net::encode::Encode;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-mod common;
+use crate::common;
 use common::positions::Keep;
 use common::{decoded_turns_left, expected_turns_left};
 

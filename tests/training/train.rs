@@ -5,14 +5,12 @@
 //! the same layout; configs with unknown keys or bad values are refused with the key named;
 //! a fork carries its base's window and optimizer over unchanged.
 
-mod common;
+use crate::common;
 use common::fresh_dir;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use checkers_zero::config::net::NetConfig;
-use checkers_zero::config::search::SearchKind;
 use checkers_zero::config::RunConfig;
 use checkers_zero::game::rematch::Rematch;
 use checkers_zero::layout::{self, read_state};
@@ -280,7 +278,7 @@ fn periodic_evaluation_logs_results_and_gating_promotes() {
     assert_eq!(summary.final_step, 10);
     // A baseline checkpoint at step 0 is the first incumbent.
     assert!(run
-        .join("checkpoints/step-00000000/model.safetensors")
+        .join(layout::checkpoint_key(0, layout::WEIGHTS_FILE))
         .is_file());
     let evaluations = metrics_of(&run.join(layout::EVALUATION_METRICS), "evaluation");
     assert!(evaluations.len() >= 2, "{evaluations:?}");
@@ -300,7 +298,7 @@ fn periodic_evaluation_logs_results_and_gating_promotes() {
         .map(|m| m["step"].as_u64().unwrap())
         .max()
         .unwrap();
-    let pointer = std::fs::read_to_string(run.join("checkpoints/promoted")).unwrap();
+    let pointer = std::fs::read_to_string(run.join(layout::PROMOTED)).unwrap();
     assert_eq!(pointer.trim(), format!("step-{promoted:08}"));
     let evaluated: Vec<u64> = evaluations
         .iter()
@@ -367,97 +365,6 @@ fn periodic_evaluation_logs_results_and_gating_promotes() {
 }
 
 #[test]
-fn the_configs_of_older_runs_still_load() {
-    // docs/learning/*/config.toml were written by older versions: `[evaluator]` for
-    // `[batching]`, and some with search keys in `[selfplay]`.
-    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/learning");
-    let mut loaded = 0;
-    for entry in std::fs::read_dir(&docs).unwrap() {
-        let path = entry.unwrap().path().join("config.toml");
-        if !path.is_file() {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap();
-        let config = RunConfig::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        if text.contains("[evaluator]") {
-            let old: toml::Table = toml::from_str(&text).unwrap();
-            let max_batch = old["evaluator"]
-                .get("max_batch")
-                .and_then(|v| v.as_integer());
-            if let Some(max_batch) = max_batch {
-                assert_eq!(
-                    config.batching.max_batch as i64,
-                    max_batch,
-                    "{}",
-                    path.display()
-                );
-            }
-        }
-        loaded += 1;
-    }
-    assert!(loaded >= 5, "only {loaded} old configs found");
-    // A search key in `[selfplay]`, as configs once had them, is read as its `[search]` key.
-    let old = RunConfig::parse(
-        "game = \"rematch\"\n[selfplay]\nfull_visits = 40\nsearch = \"puct\"\n",
-        "old.toml",
-    )
-    .unwrap();
-    assert_eq!((old.search.visits, old.search.kind), (40, SearchKind::Puct));
-}
-
-#[test]
-fn config_errors_name_the_key() {
-    let cases = [
-        ("game = \"rematch\"\nbogus = 1\n", "bogus"),
-        ("game = \"rematch\"\n[train]\nbatch_sise = 3\n", "batch_sise"),
-        ("game = \"rematch\"\n[search]\nvisits = 8\n[selfplay]\nfull_visits = 8\n", "selfplay.full_visits"),
-        ("game = \"rematch\"\n[search]\nvisits = 0\n", "search.visits"),
-        ("game = \"rematch\"\n[search]\nc_scale = 0\n", "search.c_scale"),
-        ("game = \"rematch\"\n[search]\nkind = \"alphabeta\"\n", "alphabeta"),
-        ("game = \"rematch\"\n[selfplay]\ngumbel_play = \"best\"\n", "gumbel_play"),
-        ("game = \"rematch\"\n[train]\nlearning_rate = -1.0\n", "train.learning_rate"),
-        ("game = \"rematch\"\n[selfplay]\nply_cap = 100001\n", "selfplay.ply_cap"),
-        ("game = \"rematch\"\n[selfplay]\nnew_weights = \"sometimes\"\n", "new_weights"),
-        ("game = \"chess\"\n", "game"),
-        ("game = \"rematch\"\n[train]\nwindow_base = 10\nwindow_max = 5\n", "train.window_max"),
-        ("game = \"rematch\"\n[net]\nblocks = 0\nchannels = 8\npolicy_channels = 4\nvalue_hidden = 4\n", "net.blocks"),
-        ("game = \"rematch\"\n[batching]\nmax_batch = \"big\"\n", "max_batch"),
-        ("game = \"rematch\"\n[train]\nvalue_q_mix = 1.5\n", "train.value_q_mix"),
-        ("game = \"rematch\"\n[selfplay]\nopening_random_turns = 5000\n", "selfplay.opening_random_turns"),
-        ("game = \"rematch\"\n[selfplay]\nbalanced_openings = \"alphabeta:9:1\"\n", "alphabeta:DEPTH:MARGIN"),
-        ("game = \"rematch\"\n[selfplay]\nopening_random_turns = 0\nbalanced_openings = \"alphabeta:4:1\"\n", "selfplay.balanced_openings"),
-        ("game = \"rematch\"\n[net]\nblocks = 2\nchannels = 8\npolicy_channels = 4\nvalue_hidden = 4\nglobal_pool = 1\n", "global_pool"),
-    ];
-    for (text, key) in cases {
-        let error = RunConfig::parse(text, "test.toml").unwrap_err().to_string();
-        assert!(
-            error.contains(key),
-            "{text:?} gave {error:?}, which does not name {key}"
-        );
-    }
-    let configs = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
-    let mut loaded = 0;
-    for entry in std::fs::read_dir(&configs).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "toml") {
-            let config =
-                RunConfig::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            // `configs/<game>.toml` trains the game's standard size (what `[net]` left out means).
-            if path.file_stem().is_some_and(|s| s == config.game.as_str()) {
-                let standard = NetConfig::default_for(config.kind());
-                assert_eq!(config.net_config(), standard, "{}", path.display());
-            }
-            loaded += 1;
-        }
-    }
-    assert!(
-        loaded >= 5,
-        "only {loaded} configs under {}",
-        configs.display()
-    );
-}
-
-#[test]
 fn resume_without_a_run_and_with_no_checkpoint_that_loads_are_clear_errors() {
     let dir = fresh_dir("train-errors");
     let error = train(&TrainOptions {
@@ -479,7 +386,7 @@ fn resume_without_a_run_and_with_no_checkpoint_that_loads_are_clear_errors() {
     })
     .unwrap();
     for step in [0, 5] {
-        let checkpoint = run.join(format!("checkpoints/step-{step:08}"));
+        let checkpoint = run.join(layout::checkpoint_dir_key(step));
         std::fs::write(checkpoint.join("optimizer.safetensors"), b"garbage").unwrap();
     }
     let error = train(&TrainOptions {
@@ -525,7 +432,7 @@ fn resume_skips_a_truncated_newest_checkpoint_and_says_so() {
     ]);
     assert!(ok, "{err}");
     // Truncate the newest checkpoint's weights, as a full disk or a bad copy would.
-    let weights = run.join("checkpoints/step-00000010/model.safetensors");
+    let weights = run.join(layout::checkpoint_key(10, layout::WEIGHTS_FILE));
     let bytes = std::fs::read(&weights).unwrap();
     std::fs::write(&weights, &bytes[..bytes.len() / 2]).unwrap();
     let (ok, out, err) = run_binary(&[
@@ -552,7 +459,7 @@ fn resume_skips_a_truncated_newest_checkpoint_and_says_so() {
         std::fs::metadata(&weights).unwrap().len(),
         bytes.len() as u64
     );
-    let state = read_state(&run.join("checkpoints/step-00000010")).unwrap();
+    let state = read_state(&run.join(layout::checkpoint_dir_key(10))).unwrap();
     assert_eq!(state.step, 10);
     let latest = latest_checkpoint(&run.join("checkpoints"));
     assert!(latest.ends_with("step-00000015"), "{latest:?}");
@@ -944,7 +851,7 @@ fn a_shipped_model_forks_its_kept_checkpoint_and_refills_the_window() {
     ]);
     assert!(ok, "{err}");
     // What scripts/keep-run commits: the newest checkpoint, no older link, no games.
-    std::fs::remove_dir_all(base.join("checkpoints/step-00000005")).unwrap();
+    std::fs::remove_dir_all(base.join(layout::checkpoint_dir_key(5))).unwrap();
     std::fs::remove_dir_all(base.join("games")).unwrap();
     let shipped = dir.join("shipped");
     std::fs::create_dir_all(&shipped).unwrap();
@@ -967,7 +874,7 @@ fn a_shipped_model_forks_its_kept_checkpoint_and_refills_the_window() {
 
 /// What the checkpoint directory of `step` holds: whole, weights only, or its link only.
 fn held(run: &Path, step: u64) -> &'static str {
-    let dir = run.join(format!("checkpoints/step-{step:08}"));
+    let dir = run.join(layout::checkpoint_dir_key(step));
     assert!(
         dir.join("intake.json").is_file(),
         "step {step} keeps its link"
@@ -1019,7 +926,11 @@ fn retention_keeps_the_newest_whole_and_thinned_weights_and_resume_and_fork_go_o
     assert_eq!(chain.len() as u64, read_state_consumed(&run, 30));
 
     // A pinned checkpoint (bench-learning pins those it rated) keeps its weights.
-    std::fs::write(run.join("checkpoints/step-00000025/pinned"), b"").unwrap();
+    std::fs::write(
+        run.join(layout::checkpoint_key(25, layout::PINNED_FILE)),
+        b"",
+    )
+    .unwrap();
 
     // Resume goes on from the newest whole checkpoint.
     let resumed = train(&TrainOptions {
@@ -1061,7 +972,7 @@ fn retention_keeps_the_newest_whole_and_thinned_weights_and_resume_and_fork_go_o
 
 /// Shards the checkpoint at `step` had taken in, from its counters.
 fn read_state_consumed(run: &Path, step: u64) -> u64 {
-    let state = read_state(&run.join(format!("checkpoints/step-{step:08}"))).unwrap();
+    let state = read_state(&run.join(layout::checkpoint_dir_key(step))).unwrap();
     state.consumed.values().sum()
 }
 
@@ -1087,7 +998,7 @@ fn a_resumed_run_removes_what_a_stopped_learner_left_unpublished() {
         10
     );
     // A learner stopped while writing step 15: its weights there, cut short, no counters.
-    let left = run.join("checkpoints/step-00000015");
+    let left = run.join(layout::checkpoint_dir_key(15));
     std::fs::create_dir_all(&left).unwrap();
     std::fs::write(left.join("model.safetensors"), b"cut short").unwrap();
     let resumed = train_to(&run, None, 3);

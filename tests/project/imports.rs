@@ -363,7 +363,7 @@ fn problems(graph: &Graph) -> Vec<String> {
         if !ORDER.contains(&m.as_str()) && !LEAVES.contains(&m.as_str()) {
             out.push(format!(
                 "module `{m}` has no place in the import order: add it to ORDER or LEAVES in \
-                 tests/imports.rs and to docs/architecture.md"
+                 tests/project/imports.rs and to docs/architecture.md"
             ));
         }
     }

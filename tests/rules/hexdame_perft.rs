@@ -501,7 +501,7 @@ fn fast_perft_respects_draw_rules() {
 
 /// HexDame's own rules along random playouts (the promises every game keeps, such as
 /// steps existing exactly while the game goes on and the notation round trip, are
-/// tests/conformance.rs's).
+/// tests/rules/conformance.rs's).
 #[test]
 fn random_playouts_keep_the_hexdame_rules() {
     let rules = RulesConfig {

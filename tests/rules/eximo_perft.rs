@@ -3,7 +3,7 @@
 //! boards, dedup through whole boards and notation strings), random-playout
 //! invariants, and the fast perft against the generic step-by-step perft.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -609,7 +609,7 @@ fn count(bb: u64) -> i32 {
 
 /// Eximo's own rules along random playouts (the promises every game keeps, such as
 /// steps existing exactly while the game goes on and the notation round trip, are
-/// tests/conformance.rs's).
+/// tests/rules/conformance.rs's).
 #[test]
 fn random_playouts_keep_the_eximo_rules() {
     let mut rng = ChaCha8Rng::seed_from_u64(0xE4);
@@ -720,7 +720,7 @@ fn random_playouts_keep_the_eximo_rules() {
 }
 
 /// Deeper cross-check, too slow for the default run:
-/// `cargo test --release --test eximo_perft -- --ignored`.
+/// `cargo test --release --test rules eximo_perft:: -- --ignored`.
 #[test]
 #[ignore]
 fn perft_start_depth_5_generic_and_reference() {

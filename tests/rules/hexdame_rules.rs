@@ -896,7 +896,7 @@ fn weird_notation_input_never_panics() {
     for text in samples {
         let _ = HexDame::from_notation(GameKind::Hexdame, text, rules());
     }
-    // Random text and mutated positions: tests/conformance.rs.
+    // Random text and mutated positions: tests/rules/conformance.rs.
 }
 
 #[test]

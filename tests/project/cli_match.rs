@@ -1,6 +1,6 @@
 //! `match` on the command line: the summary table, the files it writes (records that
 //! `games show` replays), and one-line errors for bad agents and settings.
-mod common;
+use crate::common;
 use common::{assert_clean_error, run};
 
 #[test]

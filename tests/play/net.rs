@@ -2,7 +2,7 @@
 //! errors on bad files, batching under many producers, bf16 against fp32, the fp32 copy
 //! for small batches (and what the batcher says it runs), dispatch without waiting,
 //! replacing the weights, global pooling.
-mod common;
+use crate::common;
 use common::{evaluate_batch, fresh_dir};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

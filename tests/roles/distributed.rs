@@ -3,7 +3,7 @@
 //! the learner took in every shard exactly once. Run on a local directory and on a real
 //! S3-compatible server (s3s-fs on loopback; skipped, saying so, where it is not installed).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use checkers_zero::config::RunConfig;
+use checkers_zero::layout;
 use checkers_zero::layout::state::TrainState;
 use checkers_zero::layout::{checkpoint_key, parse_shard_key, LATEST, PROMOTED, STATE_FILE};
 use checkers_zero::roles::learner::intake_chain;
@@ -246,7 +247,7 @@ fn local_store_takes_in_every_shard_once_across_kills_then_evaluates() {
         2,
         "{matches:?}"
     );
-    let metrics = std::fs::read_to_string(store_dir.join("evaluator/metrics.jsonl")).unwrap();
+    let metrics = std::fs::read_to_string(store_dir.join(layout::EVALUATION_METRICS)).unwrap();
     assert!(metrics.contains("\"opponent\":\"random\""), "{metrics}");
     assert!(metrics.contains("\"incumbent\":true"), "{metrics}");
     // Its progress is saved: nothing is due a second time.
@@ -316,7 +317,7 @@ fn with_gating_workers_follow_the_promoted_checkpoint_not_the_newest() {
     // The evaluator plays the newest against the promoted one and moves the pointer only if
     // the newest scored its gate.
     evaluate_once(&dir, "evaluate", location);
-    let metrics = store.get_text("evaluator/metrics.jsonl").unwrap().unwrap();
+    let metrics = store.get_text(layout::EVALUATION_METRICS).unwrap().unwrap();
     let incumbent: serde_json::Value = metrics
         .lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
@@ -446,7 +447,7 @@ fn role_commands_reject_bad_input_clearly() {
     // A corrupt pointer is an error, not a panic.
     std::fs::write(store.join("config.toml"), CONFIG.as_str()).unwrap();
     std::fs::create_dir_all(store.join("checkpoints")).unwrap();
-    std::fs::write(store.join("checkpoints/latest"), "garbage").unwrap();
+    std::fs::write(store.join(layout::LATEST), "garbage").unwrap();
     assert_clean_error(
         &run(&["learn", "--store", location, "--quiet"]),
         "not a checkpoint name",

@@ -15,7 +15,7 @@
 //! `CHECKERS_ZERO_CHAOS_MINUTES=10` runs faults for that long, `CHECKERS_ZERO_CHAOS_SEED`
 //! picks the seed (`scripts/chaos` sets both).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};

@@ -2,7 +2,7 @@
 //! whole-turn generator written here (HashMap board of char stacks, recursive sequences,
 //! BTreeSet of canonical position strings), plus random-playout invariants and the fast
 //! perft against the generic one.
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -523,7 +523,7 @@ fn stacks_by_cell(state: &Rematch) -> BTreeMap<usize, Vec<u8>> {
 
 /// ReMATCH's own rules along random playouts (the promises every game keeps, such as
 /// steps existing exactly while the game goes on and the notation round trip, are
-/// tests/conformance.rs's).
+/// tests/rules/conformance.rs's).
 #[test]
 fn random_playouts_keep_the_stack_rules() {
     let mut rng = ChaCha8Rng::seed_from_u64(2024);

@@ -858,7 +858,7 @@ fn weird_notation_input_never_panics() {
             let _ = Rematch::from_notation(kind, text, rules());
         }
     }
-    // Random text and mutated positions: tests/conformance.rs.
+    // Random text and mutated positions: tests/rules/conformance.rs.
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! HexDame's net encoding: a round trip through an independent decoder, move orders, the
 //! mover's frame (180° turn with colours swapped), equivariance under the mirror and the
 //! policy index in the mover's frame. The checks every game shares (determinism, off-board
-//! zeros, the policy bijection, the masked net policy) are in tests/conformance.rs.
+//! zeros, the policy bijection, the masked net policy) are in tests/rules/conformance.rs.
 use std::collections::BTreeSet;
 
 use checkers_zero::game::hex::{HexGrid, HexSymmetry};
@@ -12,7 +12,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-mod common;
+use crate::common;
 use common::{decoded_turns_left, expected_turns_left};
 
 const SIDE: usize = 9;

@@ -2,7 +2,7 @@
 //! the loaded module and in Python's torch; the export as an agent; `play` driven by a
 //! scripted stdin to a finished game; the engine protocol driven by a script, bad commands
 //! included.
-mod common;
+use crate::common;
 use common::{assert_clean_error, evaluate_batch, fresh_dir, run_with_input as run};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -19,6 +19,7 @@ use checkers_zero::game::hexdame::HexDame;
 use checkers_zero::game::rematch::Rematch;
 use checkers_zero::game::turns::distinct_turns;
 use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
+use checkers_zero::layout;
 use checkers_zero::net::backend::Request;
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::inference::InferenceNet;
@@ -54,7 +55,7 @@ const TRAINED_CAP: u32 = 150;
 /// A training checkpoint directory as the trainer writes it (model files + state.json), in
 /// a run that records its config (the game alone: the default search).
 fn write_checkpoint<S: Encode>(root: &Path, kind: GameKind, step: u64) -> PathBuf {
-    let dir = root.join(format!("checkpoints/step-{step:08}"));
+    let dir = root.join(layout::checkpoint_dir_key(step));
     std::fs::create_dir_all(&dir).unwrap();
     if !root.join("config.toml").is_file() {
         std::fs::write(
@@ -218,7 +219,7 @@ fn export_round_trip_is_identical_in_rust_and_python() {
     // Five positions: traced with a batch of two, the module must take any batch.
     let states = random_positions::<Rematch>(kind, 5, 3);
     let input = encode_batch(&states);
-    let weights = root.join("checkpoints/step-00000200/model.safetensors");
+    let weights = root.join(layout::checkpoint_key(200, layout::WEIGHTS_FILE));
     let expected = rust_output(&weights, &meta, &input);
     let in_rust = exported_output(&dir, &input);
     assert!(
@@ -281,7 +282,7 @@ fn export_takes_a_model_file_or_a_run_directory() {
 
     // A run directory: the checkpoint `latest` names.
     write_checkpoint::<Eximo>(&root, kind, 400);
-    std::fs::write(root.join("checkpoints/latest"), "step-00000400").unwrap();
+    std::fs::write(root.join(layout::LATEST), "step-00000400").unwrap();
     let from_run = export_checkpoint(&root, &root.join("from-run")).unwrap();
     assert_eq!(from_run.meta.training_step, Some(400));
     std::fs::remove_dir_all(&root).unwrap();

@@ -795,7 +795,7 @@ fn weird_input_never_panics() {
     for text in samples {
         let _ = Eximo::from_notation(GameKind::Eximo, text, rules());
     }
-    // Random text and mutated positions: tests/conformance.rs.
+    // Random text and mutated positions: tests/rules/conformance.rs.
 }
 
 trait PipeSort {

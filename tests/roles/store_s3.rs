@@ -3,7 +3,7 @@
 //! round trips, listing under a prefix, overwrite, NotFound, delete and conditional puts.
 //! Skipped with a message where the server is not installed (a failure under `CI=true`).
 
-mod common;
+use crate::common;
 
 use common::s3::{server_or_skip, S3Server};
 use futures::TryStreamExt;

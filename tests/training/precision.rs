@@ -3,7 +3,7 @@
 //! the probe cache is keyed and invalidated correctly and survives corrupt files, and the
 //! command line refuses an unusable device or an unknown precision clearly.
 
-mod common;
+use crate::common;
 use common::{assert_clean_error, fresh_dir, run};
 
 use std::cell::Cell;

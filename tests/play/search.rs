@@ -3,7 +3,7 @@
 // `with_game!` instantiates the same generic code for Copy and non-Copy states.
 #![allow(clippy::clone_on_copy)]
 
-mod common;
+use crate::common;
 
 use checkers_zero::config::search::SearchConfig;
 use checkers_zero::config::search::SearchKind;
