@@ -271,10 +271,30 @@ fn run_directory_listings_and_replays() {
     std::fs::create_dir_all(run.join("learner")).unwrap();
     std::fs::write(run.join("learner/metrics.jsonl"), "").unwrap();
     assert_eq!(get(addr, "/api/runs").json["runs"], json!([""]));
+    // Issue 61: a hidden folder (the store's `.locks`) is no run, whatever it holds.
+    std::fs::create_dir_all(run.join(".locks/games")).unwrap();
+    std::fs::create_dir_all(run.join("second/games")).unwrap();
+    assert_eq!(get(addr, "/api/runs").json["runs"], json!(["", "second"]));
     let files = get(addr, "/api/games").json;
     assert_eq!(files["files"][0]["path"], json!("games/00000001.jsonl"));
     let list = get(addr, "/api/game?file=games/00000001.jsonl&list=true").json;
     assert_eq!(list["games"].as_array().unwrap().len(), 2);
+    // Issue 61: whole turns counted (a capture of several steps counts once), and players named.
+    let first = &list["games"][0];
+    let replayed = get(addr, "/api/game?file=games/00000001.jsonl&index=0").json;
+    let turns = replayed["frames"].as_array().unwrap().len() as u64 - 1;
+    assert_eq!(first["turns"].as_u64(), Some(turns), "{first}");
+    assert!(first["steps"].as_u64().unwrap() >= turns);
+    assert_eq!(first["agents"], json!(["net@20", "net@20"]));
+    let mut solo = read_records(&run.join("games/00000001.jsonl")).unwrap();
+    solo.truncate(1);
+    solo[0].agents.clear();
+    checkers_zero::selfplay::record::write_records(&run.join("games/solo.jsonl"), &solo).unwrap();
+    let list = get(addr, "/api/game?file=games/solo.jsonl&list=true").json;
+    assert_eq!(
+        list["games"][0]["agents"],
+        json!(["self-play: the net of step 20 against itself"])
+    );
     let replay = get(addr, "/api/game?file=games/00000001.jsonl&index=0").json;
     let result = replay["result"].as_str().unwrap();
     assert!(
@@ -855,4 +875,182 @@ fn the_command_serves_a_store_and_refuses_bad_arguments() {
     assert!(!mirror
         .join("checkpoints/step-00000010/optimizer.safetensors")
         .exists());
+}
+
+/// A position of a random game of `kind` with exactly `count` legal turns.
+fn position_with_turn_count(kind: GameKind, count: usize) -> String {
+    checkers_zero::with_game!(kind, S => {
+        for seed in 0..200 {
+            let line = common::web::random_turns::<S>(kind, seed).unwrap_or_default();
+            for (state, _) in line {
+                if checkers_zero::game::turns::distinct_turns(&state).len() == count {
+                    return checkers_zero::game::GameState::to_notation(&state);
+                }
+            }
+        }
+        panic!("no position of {kind} with {count} legal turns")
+    })
+}
+
+/// Issue 61: a HexDame position with 17 legal turns, 10 lines asked: 10 lines, each with its
+/// searched W/D/L and the seat of each turn, their visits most first and their shares of the
+/// root's visits summing to at most 100%; the position's value is its first line's.
+#[test]
+fn ten_lines_of_seventeen_turns_with_their_searched_values() {
+    let (addr, _) = server("web-lines", small());
+    let position = position_with_turn_count(GameKind::Hexdame, 17);
+    let legal = post(
+        addr,
+        "/api/legal",
+        &json!({"game": "hexdame", "position": position}),
+    );
+    assert_eq!(legal.json["turns"].as_array().unwrap().len(), 17);
+    let answer = post(
+        addr,
+        "/api/analyse",
+        &json!({"game": "hexdame", "position": position, "visits": 400, "lines": 10}),
+    );
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    let snap = answer.json;
+    let lines = snap["lines"].as_array().unwrap();
+    assert_eq!(lines.len(), 10, "{snap}");
+    let visits: Vec<u64> = lines
+        .iter()
+        .map(|l| l["visits"].as_u64().unwrap())
+        .collect();
+    assert!(visits.windows(2).all(|w| w[0] >= w[1]), "{visits:?}");
+    let root = snap["visits"].as_u64().unwrap();
+    assert!(visits.iter().sum::<u64>() <= root, "{visits:?} of {root}");
+    for line in lines {
+        let wdl: Vec<f64> = strings_f64(&line["wdl"]);
+        let q = line["q"].as_f64().unwrap();
+        assert!((wdl.iter().sum::<f64>() - 1.0).abs() < 1e-3, "{line}");
+        assert!(
+            (wdl[0] - wdl[2] - q).abs() < 1e-3,
+            "W - L is the line's Q: {line}"
+        );
+        assert_eq!(
+            line["seats"].as_array().unwrap().len(),
+            line["turns"].as_array().unwrap().len()
+        );
+    }
+    assert_eq!(
+        snap["wdl"], lines[0]["wdl"],
+        "the position's value is its best line's"
+    );
+    assert_eq!(snap["value"], lines[0]["q"]);
+    assert_eq!(snap["turns"][0]["q"], lines[0]["q"]);
+    assert!(snap["stopped"].is_null(), "{snap}");
+}
+
+fn strings_f64(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
+/// Issue 61: an analysis that ends before its visits are spent says why: the time limit, and
+/// nobody polling it (it was reported done at 50 or 800 of 100,000 visits with nothing said).
+#[test]
+fn an_analysis_that_ends_early_says_why() {
+    let config = ServeConfig {
+        max_visits: 100_000,
+        max_seconds: 60.0,
+        ..ServeConfig::default()
+    };
+    let (addr, _) = server("web-ends", config);
+    let poll_until_done = |id: u64| loop {
+        let snap = get(addr, &format!("/api/analysis/{id}")).json;
+        if snap["done"] == json!(true) {
+            return snap;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let start = |body: Value| {
+        post(addr, "/api/analysis", &body).json["id"]
+            .as_u64()
+            .unwrap()
+    };
+    let id = start(json!({"game": "eximo", "visits": 100_000, "seconds": 0.5}));
+    let snap = poll_until_done(id);
+    assert!(snap["visits"].as_u64().unwrap() < 100_000, "{snap}");
+    let why = snap["stopped"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("time limit") && why.contains("of 100,000 visits"),
+        "{snap}"
+    );
+    let id = start(json!({"game": "eximo", "visits": 100_000}));
+    std::thread::sleep(Duration::from_secs(7));
+    let snap = poll_until_done(id);
+    let why = snap["stopped"].as_str().unwrap_or_default();
+    assert!(why.starts_with("nobody asked for it for 5 s"), "{snap}");
+    let id = start(json!({"game": "eximo", "visits": 100_000}));
+    request(addr, "DELETE", &format!("/api/analysis/{id}"), None);
+    let snap = poll_until_done(id);
+    let why = snap["stopped"].as_str().unwrap_or_default();
+    assert!(why.starts_with("stopped by its client"), "{snap}");
+    // Spent: nothing to say.
+    let id = start(json!({"game": "eximo", "visits": 40}));
+    assert!(poll_until_done(id)["stopped"].is_null());
+}
+
+/// Issue 61: the graph of a whole game in one request, every position searched together; a
+/// position that does not read is named by its number; no positions or too many refused.
+#[test]
+fn the_graph_of_a_game_in_one_request() {
+    let (addr, _) = server("web-graph", small());
+    let line =
+        common::web::random_turns::<checkers_zero::game::hexdame::HexDame>(GameKind::Hexdame, 3)
+            .unwrap();
+    let mut positions: Vec<String> = line
+        .iter()
+        .map(|(s, _)| checkers_zero::game::GameState::to_notation(s))
+        .collect();
+    let end = checkers_zero::game::GameState::to_notation(&line.last().unwrap().1.state);
+    positions.push(end);
+    let answer = post(
+        addr,
+        "/api/graph",
+        &json!({"game": "hexdame", "positions": positions, "visits": 8}),
+    );
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    let values = answer.json["positions"].as_array().unwrap();
+    assert_eq!(values.len(), positions.len());
+    for v in &values[..values.len() - 1] {
+        assert!(
+            v["visits"].as_u64().unwrap() >= 8 || v["exact"] == json!(true),
+            "{v}"
+        );
+        let wdl = strings_f64(&v["wdl"]);
+        assert!((wdl.iter().sum::<f64>() - 1.0).abs() < 1e-3, "{v}");
+    }
+    assert_eq!(
+        values.last().unwrap()["exact"],
+        json!(true),
+        "the game's end"
+    );
+    let refused = |body: Value, words: &str| {
+        let answer = post(addr, "/api/graph", &body);
+        assert_eq!(answer.status, 400, "{}", answer.text);
+        let said = answer.json["error"].as_str().unwrap();
+        assert!(said.contains(words), "{said}");
+    };
+    refused(
+        json!({"game": "hexdame", "positions": []}),
+        "from 1 to 1000 positions",
+    );
+    refused(
+        json!({"game": "hexdame", "positions": vec!["x"; 1001]}),
+        "1001 were sent",
+    );
+    refused(
+        json!({"game": "hexdame", "positions": [positions[0], "not a position"]}),
+        "position 2 of 2",
+    );
+    refused(
+        json!({"game": "hexdame", "positions": [positions[0]], "visits": 0}),
+        "visits",
+    );
 }

@@ -143,6 +143,7 @@ impl Pending {
                     .map(|answer| LeafEval {
                         priors: answer.policy,
                         value: answer.wdl[0] - answer.wdl[2],
+                        draw: answer.wdl[1],
                     })
                     .collect())
             }
@@ -158,6 +159,9 @@ pub struct LeafEval {
     pub priors: Vec<f32>,
     /// Expected result for the side to move: +1 win, 0 draw, −1 loss.
     pub value: f32,
+    /// The probability of a draw (the net's; 0 from an evaluator without one). The tree
+    /// backs it up beside the value, so that a search reports a win/draw/loss.
+    pub draw: f32,
 }
 
 /// Something that evaluates positions in batches (the net through the batcher,
@@ -190,6 +194,7 @@ impl<S: GameState> Evaluate<S> for UniformEvaluator {
                 LeafEval {
                     priors: vec![1.0 / n as f32; steps.len()],
                     value: 0.0,
+                    draw: 0.0,
                 }
             })
             .collect())

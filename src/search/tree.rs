@@ -68,6 +68,9 @@ struct Node {
     visits: u32,
     /// Sum of values, each from the view of the side that chose this node's step.
     value_sum: f32,
+    /// Sum of the draw probabilities backed up with those values (the same for both sides):
+    /// with `value_sum`, the node's win/draw/loss ([`Mcts::root_child_draws`]).
+    draw_sum: f32,
     /// Index of the first child, or `NO_CHILDREN` while unexpanded.
     first_child: u32,
     /// Number of children.
@@ -95,6 +98,7 @@ impl Node {
             chooser,
             visits: 0,
             value_sum: 0.0,
+            draw_sum: 0.0,
             first_child: NO_CHILDREN,
             num_children: 0,
             side: Side(0),
@@ -320,11 +324,11 @@ impl<S: GameState> Mcts<S> {
             at = self.nodes[at].first_child as usize;
             leaf.path.push(at as u32);
         }
-        let values: [f32; 2] = if let Some(t) = terminal_values(&leaf.state) {
+        let (values, draw): ([f32; 2], f32) = if let Some(t) = terminal_values(&leaf.state) {
             self.nodes[at].terminal = Some(t);
-            t
+            (t, exact_draw(t))
         } else if let Some(t) = self.nodes[at].exact() {
-            t
+            (t, exact_draw(t))
         } else {
             let eval = eval.expect("a non-terminal leaf needs an evaluation");
             let side = leaf.state.side_to_move();
@@ -336,12 +340,19 @@ impl<S: GameState> Mcts<S> {
             let mut v = [0.0; 2];
             v[side.0 as usize] = value;
             v[side.opponent().0 as usize] = -value;
-            v
+            // Playouts mixed into the value carry no draw probability of their own.
+            let weight = if self.config.rollouts == 0 {
+                0.0
+            } else {
+                self.config.rollout_weight
+            };
+            (v, (1.0 - weight) * eval.draw)
         };
         for &n in &leaf.path {
             let node = &mut self.nodes[n as usize];
             node.visits += 1;
             node.value_sum += values[node.chooser.0 as usize];
+            node.draw_sum += draw;
         }
         if self.config.solver {
             self.propagate_proofs(&leaf.path);
@@ -484,6 +495,27 @@ impl<S: GameState> Mcts<S> {
             .collect()
     }
 
+    /// The draw probability of each root child (aligned with [`Mcts::root_children`]): the
+    /// mean of those backed up through it, or 1 for a proven draw and 0 for a proven win or loss (0 unvisited). With a
+    /// child's `q` it makes the child's win/draw/loss: ((1 + q − d) / 2, d, (1 − q − d) / 2).
+    pub fn root_child_draws(&self) -> Vec<f32> {
+        self.nodes[0].children().map(|c| self.draw_of(c)).collect()
+    }
+
+    /// The root's draw probability, as [`Mcts::root_child_draws`] has it for a child.
+    pub fn root_draw(&self) -> f32 {
+        self.draw_of(0)
+    }
+
+    fn draw_of(&self, at: usize) -> f32 {
+        let node = &self.nodes[at];
+        match node.exact() {
+            Some(exact) => exact_draw(exact),
+            None if node.visits > 0 => node.draw_sum / node.visits as f32,
+            None => 0.0,
+        }
+    }
+
     /// Moves the root to the child reached by `action`, keeping its subtree (tree reuse).
     /// An action that is not a root child starts a fresh tree.
     pub fn advance(&mut self, action: Action) {
@@ -521,6 +553,12 @@ impl<S: GameState> Mcts<S> {
     pub(crate) fn node_count(&self) -> usize {
         self.nodes.len()
     }
+}
+
+/// The draw probability of exact values: 1 for a draw, 0 for a win or a loss (a result
+/// scored in between, the rest of the way to its value).
+fn exact_draw(exact: [f32; 2]) -> f32 {
+    1.0 - exact[0].abs().min(1.0)
 }
 
 /// Plays the steps of `state` while it has exactly one legal step and the game goes on;

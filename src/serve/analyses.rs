@@ -1,6 +1,6 @@
-//! Analyses: an analysis answered at once (`/api/analyse`), and the registry of those the
-//! page polls while they run (`/api/analysis`): started, read, stopped, and dropped oldest
-//! first.
+//! Analyses: an analysis answered at once (`/api/analyse`), the registry of those the page
+//! polls while they run (`/api/analysis`): started, read, stopped (saying why), and dropped
+//! oldest first; and the graph of a game, its positions searched together (`/api/graph`).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -19,7 +19,9 @@ use super::error::ApiError;
 use super::request::{
     asked_words, blocking, body, game_kind, parse_position, seconds, visits, ApiResult, Shared,
 };
-use super::search::{self, search_config, AnalysisBudget, RequestEvaluator, Snapshot, StopOnDrop};
+use super::search::{
+    self, analysis_config, search_config, AnalysisBudget, RequestEvaluator, Snapshot, StopOnDrop,
+};
 use crate::game::GameState;
 use crate::with_game;
 
@@ -114,6 +116,27 @@ struct Job {
     stop: Arc<AtomicBool>,
     /// When the page last asked for it: an analysis nobody polls is stopped.
     polled: Mutex<Instant>,
+    /// Why the server stopped it, in words (said in the last snapshot's `stopped`).
+    why: Mutex<Option<String>>,
+}
+
+impl Job {
+    /// Stops the analysis, saying why.
+    fn stop(&self, why: impl Into<String>) {
+        let mut said = self.why.lock().expect("why lock");
+        if said.is_none() {
+            *said = Some(why.into());
+        }
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Keeps `snapshot` as the one to answer with; a last one that stopped early says why.
+    fn publish(&self, mut snapshot: Snapshot) {
+        if let (Some(stopped), Some(why)) = (&snapshot.stopped, &*self.why.lock().expect("why")) {
+            snapshot.stopped = Some(format!("{why}: {stopped}"));
+        }
+        *self.snapshot.lock().expect("snapshot lock") = snapshot;
+    }
 }
 
 /// How long an analysis runs on with nobody polling it.
@@ -137,7 +160,9 @@ impl Analyses {
                 .position(|(_, j)| j.snapshot.lock().expect("snapshot lock").done)
                 .unwrap_or(0);
             if let Some((_, old)) = jobs.remove(at) {
-                old.stop.store(true, Ordering::Relaxed);
+                old.stop(format!(
+                    "dropped for a newer analysis (the server keeps {keep})"
+                ));
             }
         }
         id
@@ -162,6 +187,7 @@ pub(super) async fn start_analysis(
         snapshot: Mutex::new(Snapshot::default()),
         stop: Arc::new(AtomicBool::new(false)),
         polled: Mutex::new(Instant::now()),
+        why: Mutex::new(None),
     });
     let id = st.analyses.insert(Arc::clone(&job), st.config.max_analyses);
     let searches = Arc::clone(&st.searches);
@@ -171,9 +197,12 @@ pub(super) async fn start_analysis(
             let _permit = permit;
             let stop = Arc::clone(&job.stop);
             search(&stop, &mut |s| {
-                *job.snapshot.lock().expect("snapshot lock") = s;
+                job.publish(s);
                 if job.polled.lock().expect("poll lock").elapsed() > UNPOLLED {
-                    job.stop.store(true, Ordering::Relaxed);
+                    job.stop(format!(
+                        "nobody asked for it for {} s (poll /api/analysis/ID to keep it going)",
+                        UNPOLLED.as_secs()
+                    ));
                 }
             });
         })
@@ -202,6 +231,61 @@ pub(super) async fn poll_analysis(State(st): State<Shared>, Path(id): Path<Strin
 pub(super) async fn stop_analysis(State(st): State<Shared>, Path(id): Path<String>) -> ApiResult {
     let id = analysis_id(&id)?;
     let job = st.analyses.get(id)?;
-    job.stop.store(true, Ordering::Relaxed);
+    job.stop("stopped by its client");
     Ok(Json(json!({ "stopped": id })))
+}
+
+/// The most positions one graph request may search.
+pub const MAX_GRAPH_POSITIONS: usize = 1000;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GraphRequest {
+    game: String,
+    /// The positions of the game, in order.
+    positions: Vec<String>,
+    /// Root visits for each position, as sent (checked by `visits`).
+    visits: Option<Value>,
+}
+
+/// The graph of a game: every position of `positions` searched together (their leaves share
+/// the net's batches), each one's value for its side to move.
+pub(super) async fn graph(
+    State(st): State<Shared>,
+    bytes: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    let req: GraphRequest = body(bytes)?;
+    let kind = game_kind(&req.game)?;
+    let count = req.positions.len();
+    if count == 0 || count > MAX_GRAPH_POSITIONS {
+        return Err(ApiError::bad(format!(
+            "a graph takes from 1 to {MAX_GRAPH_POSITIONS} positions; {count} were sent"
+        )));
+    }
+    let visits = visits(&st, req.visits.as_ref())?;
+    let guard = StopOnDrop::default();
+    let stop = Arc::clone(&guard.0);
+    let permit = st.searches.clone().acquire_owned().await;
+    let answer = blocking(move || {
+        let _permit = permit;
+        with_game!(kind, S => {
+            let mut states: Vec<S> = Vec::with_capacity(count);
+            for (i, text) in req.positions.iter().enumerate() {
+                let state = parse_position(kind, Some(text)).map_err(|e| {
+                    ApiError::bad(format!("position {} of {count}: {}", i + 1, e.message()))
+                })?;
+                states.push(state);
+            }
+            let model = st.models.get(&kind);
+            let eval = RequestEvaluator::new(model, 0, stop);
+            let deadline = Instant::now() + Duration::from_secs_f64(st.config.max_seconds);
+            let values =
+                search::graph_values(&states, eval, analysis_config(model), visits, deadline)
+                    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e))?;
+            Ok(Json(json!({ "positions": values })))
+        })
+    })
+    .await;
+    drop(guard);
+    answer
 }

@@ -19,7 +19,10 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::analyses::{analyse_now, poll_analysis, start_analysis, stop_analysis, MAX_LINES};
+use super::analyses::{
+    analyse_now, graph, poll_analysis, start_analysis, stop_analysis, MAX_GRAPH_POSITIONS,
+    MAX_LINES,
+};
 use super::assets::{asset, index};
 use super::board::{board, pieces};
 use super::clicks::{click, EntryInput};
@@ -66,6 +69,7 @@ pub fn router(state: Shared) -> Router {
         .route("/api/entry", post(entry))
         .route("/api/analyse", post(analyse_now))
         .route("/api/analysis", post(start_analysis))
+        .route("/api/graph", post(graph))
         .route(
             "/api/analysis/{id}",
             get(poll_analysis).delete(stop_analysis),
@@ -164,6 +168,7 @@ async fn info(State(st): State<Shared>) -> Json<Value> {
             "default_visits": st.config.default_visits,
             "max_seconds": st.config.max_seconds,
             "max_lines": MAX_LINES,
+            "max_graph_positions": MAX_GRAPH_POSITIONS,
             "max_body_bytes": st.config.max_body_bytes,
         },
     }))

@@ -43,17 +43,33 @@ const ASSETS: &[(&str, &str, &str)] = &[
 const JS: &str = "text/javascript";
 const CSS: &str = "text/css";
 
+/// For work on the page: a folder named by this variable serves the page's files from disk
+/// (the same names, read at each request), so that a change shows without a rebuild.
+const FROM_DISK: &str = "CZ_WEB_ASSETS";
+
+/// `name`'s text (one of the page's own names, never a path a request chose) from the
+/// folder [`FROM_DISK`] names, when it names one and the file reads.
+fn from_disk(name: &str) -> Option<String> {
+    let dir = std::env::var_os(FROM_DISK)?;
+    let rel = if name.starts_with("uplot") {
+        format!("vendor/{name}")
+    } else {
+        name.to_string()
+    };
+    std::fs::read_to_string(std::path::Path::new(&dir).join(rel)).ok()
+}
+
 pub(super) async fn index() -> Response {
-    (
-        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-        INDEX_HTML,
-    )
-        .into_response()
+    let html = from_disk("index.html").unwrap_or_else(|| INDEX_HTML.to_string());
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
 }
 
 pub(super) async fn asset(Path(name): Path<String>) -> Response {
     match ASSETS.iter().find(|(n, _, _)| *n == name) {
-        Some((_, mime, text)) => ([(header::CONTENT_TYPE, *mime)], *text).into_response(),
+        Some((_, mime, text)) => {
+            let text = from_disk(&name).unwrap_or_else(|| text.to_string());
+            ([(header::CONTENT_TYPE, *mime)], text).into_response()
+        }
         None => ApiError::new(StatusCode::NOT_FOUND, format!("no asset '{name}'")).into_response(),
     }
 }

@@ -27,6 +27,11 @@ impl ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, message)
     }
 
+    /// Its message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
     /// A 422: well formed, but not playable here (an illegal turn, a finished game).
     pub fn unplayable(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, message)

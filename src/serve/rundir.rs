@@ -111,6 +111,8 @@ impl RunRoot {
             let mut names: Vec<String> = entries
                 .flatten()
                 .filter(|e| !RUN_PARTS.iter().any(|p| e.file_name() == *p))
+                // Hidden folders (`.locks`, where the store keeps its locks) are no runs.
+                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
                 .filter(|e| is_run(&e.path()))
                 .map(|e| e.file_name().to_string_lossy().into_owned())
                 .collect();
@@ -147,13 +149,14 @@ impl RunRoot {
                 index: i,
                 game: g.game.clone(),
                 steps: g.steps.len(),
+                turns: turn_count(g),
                 winner: g.winner,
                 result: g.kind().map_or_else(
                     |_| g.reason.clone(),
                     |kind| result_words(kind, g.winner.map(Side), &g.reason),
                 ),
                 reason: g.reason.clone(),
-                agents: g.agents.clone(),
+                agents: players(g),
             })
             .collect())
     }
@@ -308,14 +311,50 @@ pub struct GameSummary {
     pub game: String,
     /// Steps played.
     pub steps: usize,
+    /// Whole turns played (a turn of several steps counts once; `None` when the game does
+    /// not replay).
+    pub turns: Option<usize>,
     /// The winning side.
     pub winner: Option<u8>,
     /// Why it ended (the record's word).
     pub reason: String,
     /// The result in words.
     pub result: String,
-    /// Who played.
+    /// Who played ([`players`]).
     pub agents: Vec<String>,
+}
+
+/// Who played a recorded game: its agents, or for a self-play game that names none, the
+/// net that played itself.
+fn players(record: &GameRecord) -> Vec<String> {
+    if !record.agents.is_empty() {
+        return record.agents.clone();
+    }
+    vec![match record.model_step {
+        0 => "self-play: an untrained net against itself".to_string(),
+        step => format!("self-play: the net of step {step} against itself"),
+    }]
+}
+
+/// The whole turns of a recorded game (`None` when its steps do not replay).
+fn turn_count(record: &GameRecord) -> Option<usize> {
+    let kind = record.kind().ok()?;
+    with_game!(kind, S => {
+        let mut state = S::from_notation(kind, &record.start, record.rules()).ok()?;
+        let mut legal = crate::game::StepList::new();
+        let mut turns = 0;
+        for step in &record.steps {
+            state.legal_steps(&mut legal);
+            if !legal.contains(&step.action) {
+                return None;
+            }
+            state.apply_step(step.action);
+            if !state.turn_in_progress() || state.outcome().is_some() {
+                turns += 1;
+            }
+        }
+        Some(turns)
+    })
 }
 
 /// One row of `ratings.csv`.
@@ -421,7 +460,7 @@ fn replay(record: &GameRecord, index: usize) -> Result<Replay, String> {
         Ok(Replay {
             game: record.game.clone(),
             index,
-            agents: record.agents.clone(),
+            agents: players(record),
             result,
             frames,
         })

@@ -12,10 +12,11 @@ use rand::SeedableRng;
 use serde::Serialize;
 use tch::Device;
 
-use crate::config::search::SearchConfig;
+use super::words::thousands;
+use crate::config::search::{SearchConfig, SearchKind};
 use crate::config::RunConfig;
 use crate::export::torchscript::ExportedModel;
-use crate::game::turns::push_step_text;
+use crate::game::turns::{parse_turn, push_step_text};
 use crate::game::{Action, GameKind, GameState};
 use crate::layout::{is_export_dir, resolve_model};
 use crate::net::backend::Backend;
@@ -26,8 +27,10 @@ use crate::net::net_eval::NetEvaluator;
 use crate::net::net_eval::{Evaluate, LeafEval};
 use crate::net::NetError;
 use crate::search::agents::RolloutEvaluator;
+use crate::search::puct::PuctRoot;
+use crate::search::root::{RootSearch, SearchResult};
 use crate::search::run::Budget;
-use crate::search::run::{search_in_chunks, start_search};
+use crate::search::run::{run_searches, search_in_chunks};
 use crate::search::solve::{quick_proof, Proven, QUICK_PROOF_NODES};
 use crate::search::think::{principal_variation, TurnSearch};
 use crate::search::tree::Mcts;
@@ -106,6 +109,16 @@ pub fn search_config(model: Option<&LoadedModel>) -> SearchConfig {
     match model {
         Some(model) => model.search.for_play(),
         None => SearchConfig::default().for_play(),
+    }
+}
+
+/// The search an analysis runs (a turn's, the graph's): the game's settings with a PUCT root,
+/// whose visit shares are its preference (a Gumbel root's sequential halving spreads its
+/// visits by schedule, not by preference).
+pub fn analysis_config(model: Option<&LoadedModel>) -> SearchConfig {
+    SearchConfig {
+        kind: SearchKind::Puct,
+        ..search_config(model)
     }
 }
 
@@ -191,6 +204,9 @@ pub struct TurnStats {
     pub prior: f32,
     /// Its mean value for the side that makes it, in [-1, 1].
     pub q: f32,
+    /// Its searched win/draw/loss for the side that makes it: from the values and draw
+    /// probabilities backed up through it (`q` = win − loss), or its proven result.
+    pub wdl: [f32; 3],
 }
 
 /// One line (multi-PV): a first turn and the search's best continuation after it, with what
@@ -200,13 +216,17 @@ pub struct TurnStats {
 pub struct EngineLine {
     /// Whole turns in the move notation, the first turn first.
     pub turns: Vec<String>,
+    /// The seat that makes each of `turns` (the page numbers them by round).
+    pub seats: Vec<u8>,
     /// Simulations through the first turn.
     pub visits: u32,
     /// The first turn's mean value in the search, in [-1, 1].
     pub q: f32,
-    /// The net's win/draw/loss after the first turn (the result when it ends the game);
-    /// filled once the search is done.
-    pub wdl: Option<[f32; 3]>,
+    /// The first turn's searched win/draw/loss ([`TurnStats::wdl`]).
+    pub wdl: [f32; 3],
+    /// The net's raw win/draw/loss after the first turn, no search (the result when it ends
+    /// the game); filled once the search is done.
+    pub net_wdl: Option<[f32; 3]>,
     /// The solver's value after the first turn in words ("win in 13 turns"), when it
     /// proves one within its budget; once the search is done.
     pub proven: Option<String>,
@@ -220,10 +240,19 @@ pub struct EngineLine {
 pub struct Snapshot {
     /// Root visits so far.
     pub visits: u32,
-    /// The root's value for the side to move, in [-1, 1].
+    /// The root visits asked for.
+    pub asked: u32,
+    /// The index of the side to move (for whom `value`, `wdl` and `proven` are).
+    pub side: u8,
+    /// The search's value of the position for the side to move, in [-1, 1]: its best turn's
+    /// (the first line's) value.
     pub value: f32,
-    /// The net's win/draw/loss for the side to move (`None` without a model).
+    /// The search's win/draw/loss of the position for the side to move: its best turn's
+    /// ([`TurnStats::wdl`]; `None` before the first visit).
     pub wdl: Option<[f32; 3]>,
+    /// The net's raw win/draw/loss of the position for the side to move, no search (`None`
+    /// without a model).
+    pub net_wdl: Option<[f32; 3]>,
     /// The exact solver's value for the side to move in words (`win in 3 turns`, `draw`,
     /// ...), when it proves the class within [`QUICK_PROOF_NODES`].
     pub proven: Option<String>,
@@ -245,6 +274,9 @@ pub struct Snapshot {
     pub done: bool,
     /// Why the search failed, if it did.
     pub error: Option<String>,
+    /// Why the search ended before its visits were spent (the time limit, stopped by its
+    /// client, nobody polling it), in words; `None` while it runs or when they were spent.
+    pub stopped: Option<String>,
 }
 
 /// The limits of one analysis.
@@ -262,9 +294,11 @@ pub struct AnalysisBudget {
     pub lines: usize,
 }
 
-/// Searches `state` as `config` says (its `kind`: PUCT or a Gumbel root planned for
-/// `budget.visits`) until the budget is spent or `stop` is set, calling `publish` with a
-/// snapshot after every chunk of visits and once at the end (with `done`).
+/// Searches `state` by PUCT ([`analysis_config`]'s kind, whatever `config` says) until the
+/// budget is spent or `stop` is set, calling `publish` with a snapshot after every chunk of
+/// visits and once at the end (with `done`, and `stopped` saying why when visits were left).
+/// Each of the asked lines' first steps (the root's steps of highest prior) gets a floor of
+/// visits ([`LinesFloor`]), so that every line shown has a searched value.
 pub fn analyse<S: Encode>(
     state: &S,
     mut eval: RequestEvaluator,
@@ -274,21 +308,14 @@ pub fn analyse<S: Encode>(
     mut publish: impl FnMut(Snapshot),
 ) {
     let start = Instant::now();
-    let mut snapshot = Snapshot::default();
-    match eval.wdl(state) {
-        Ok(wdl) => snapshot.wdl = wdl,
-        Err(error) => snapshot.error = Some(error),
-    }
-    match quick_proof(state, QUICK_PROOF_NODES) {
-        Ok(proven) => {
-            snapshot.proven = proven.map(Proven::in_words);
-            snapshot.proven_wdl = proven.and_then(proven_wdl);
-        }
-        Err(error) => snapshot.error = Some(error.to_string()),
-    }
+    let mut snapshot = first_snapshot(state, &eval, budget.visits);
+    let config = SearchConfig {
+        kind: SearchKind::Puct,
+        ..config
+    };
     let mut tree = Mcts::new(state.clone(), config.mcts(false));
     if snapshot.error.is_none() && state.outcome().is_none() {
-        let root = start_search(&config, &tree, budget.visits, false);
+        let root = Box::new(LinesFloor::new(budget.visits, budget.lines));
         let mut rng = StdRng::seed_from_u64(0);
         let mut next_report = budget.chunk.max(1);
         // Looked at after every visit (the clock and the stop flag), reported every chunk.
@@ -312,8 +339,88 @@ pub fn analyse<S: Encode>(
         fill_snapshot(&tree, &mut snapshot, budget.lines, start);
         judge_lines(&tree, &mut snapshot, |after| eval.wdl(after).ok().flatten());
     }
+    if snapshot.visits < budget.visits && snapshot.error.is_none() && state.outcome().is_none() {
+        let (done, asked) = (snapshot.visits.into(), budget.visits.into());
+        let at = format!("at {} of {} visits", thousands(done), thousands(asked));
+        snapshot.stopped = Some(if start.elapsed() >= budget.time {
+            format!(
+                "the time limit of {:.0} s was reached {at}",
+                budget.time.as_secs_f64()
+            )
+        } else {
+            format!("stopped {at}")
+        });
+    }
     snapshot.done = true;
     publish(snapshot);
+}
+
+/// An analysis's snapshot before its search: the net's raw guess and the quick proof.
+fn first_snapshot<S: Encode>(state: &S, eval: &RequestEvaluator, asked: u32) -> Snapshot {
+    let mut snapshot = Snapshot {
+        asked,
+        side: state.side_to_move().0,
+        ..Snapshot::default()
+    };
+    match eval.wdl(state) {
+        Ok(wdl) => snapshot.net_wdl = wdl,
+        Err(error) => snapshot.error = Some(error),
+    }
+    match quick_proof(state, QUICK_PROOF_NODES) {
+        Ok(proven) => {
+            snapshot.proven = proven.map(Proven::in_words);
+            snapshot.proven_wdl = proven.and_then(proven_wdl);
+        }
+        Err(error) => snapshot.error = Some(error.to_string()),
+    }
+    snapshot
+}
+
+/// PUCT from the root (no noise) with a floor: each of the `lines` root steps of highest
+/// prior gets at least max(1, visits / (8 · lines)) visits (at most an eighth of the
+/// budget in all), so that the lines asked for all have a searched value. Beyond the floor
+/// the visits go where PUCT leads: their shares are its preference.
+pub struct LinesFloor {
+    inner: PuctRoot,
+    lines: usize,
+    floor: u32,
+}
+
+impl LinesFloor {
+    /// The root search of an analysis of `visits` root visits showing `lines` lines.
+    pub fn new(visits: u32, lines: usize) -> LinesFloor {
+        let lines = lines.max(1);
+        LinesFloor {
+            inner: PuctRoot::new(visits.max(1), false),
+            lines,
+            floor: (visits / (8 * lines as u32)).max(1),
+        }
+    }
+}
+
+impl<S: GameState> RootSearch<S> for LinesFloor {
+    fn next(&mut self, tree: &mut Mcts<S>, rng: &mut dyn rand::RngCore) -> Option<Option<usize>> {
+        let via = self.inner.next(tree, rng)?;
+        if !tree.root_expanded() {
+            return Some(via);
+        }
+        let children = tree.root_children();
+        let mut order: Vec<usize> = (0..children.len()).collect();
+        order.sort_by(|&a, &b| children[b].prior.total_cmp(&children[a].prior));
+        let short = order
+            .into_iter()
+            .take(self.lines)
+            .find(|&i| children[i].visits < self.floor);
+        Some(short.or(via))
+    }
+
+    fn count_simulation(&mut self) {
+        RootSearch::<S>::count_simulation(&mut self.inner);
+    }
+
+    fn finish(&self, tree: &Mcts<S>) -> Option<SearchResult> {
+        self.inner.finish(tree)
+    }
 }
 
 fn fill_snapshot<S: GameState>(
@@ -323,8 +430,11 @@ fn fill_snapshot<S: GameState>(
     start: Instant,
 ) {
     snapshot.visits = tree.root_visits();
-    snapshot.value = tree.root_value();
     let turns = turns_with_steps(tree);
+    (snapshot.value, snapshot.wdl) = match turns.first() {
+        Some((best, _)) => (best.q, Some(best.wdl)),
+        None => (tree.root_value(), None),
+    };
     snapshot.lines = best_lines(tree, &turns, lines);
     snapshot.turns = turns.into_iter().map(|(t, _)| t).collect();
     snapshot.pv = principal_variation(tree);
@@ -341,8 +451,15 @@ fn fill_snapshot<S: GameState>(
     snapshot.elapsed_ms = start.elapsed().as_millis() as u64;
 }
 
+/// A win/draw/loss from a value `q` (win − loss) and a draw probability `draw`.
+pub fn wdl_of(q: f32, draw: f32) -> [f32; 3] {
+    let draw = draw.clamp(0.0, 1.0 - q.abs().min(1.0));
+    let win = ((1.0 + q - draw) / 2.0).clamp(0.0, 1.0);
+    [win, draw, (1.0 - win - draw).max(0.0)]
+}
+
 /// The visited whole turns below the root of `tree` (at a turn boundary), each with its
-/// steps, most visited first.
+/// steps, most visited first (ties to the better value): the search's preference.
 fn turns_with_steps<S: GameState>(tree: &Mcts<S>) -> Vec<(TurnStats, Vec<Action>)> {
     let mut out = Vec::new();
     collect_turns(tree, (String::new(), Vec::new()), 1.0, &mut out);
@@ -357,7 +474,11 @@ fn collect_turns<S: GameState>(
     out: &mut Vec<(TurnStats, Vec<Action>)>,
 ) {
     let state = tree.root_state();
-    for child in tree.root_children().into_iter().filter(|c| c.visits > 0) {
+    let children = tree
+        .root_children()
+        .into_iter()
+        .zip(tree.root_child_draws());
+    for (child, draw) in children.filter(|(c, _)| c.visits > 0) {
         let mut text = path.clone();
         push_step_text(state, child.action, path.is_empty(), &mut text);
         let mut turn = steps.clone();
@@ -375,6 +496,7 @@ fn collect_turns<S: GameState>(
                 visits: child.visits,
                 prior,
                 q: child.q,
+                wdl: wdl_of(child.q, draw),
             };
             out.push((stats, turn));
         }
@@ -396,10 +518,12 @@ fn best_lines<S: GameState>(
         let mut turns = vec![stats.turn.clone()];
         turns.extend(principal_variation(&below));
         EngineLine {
+            seats: seats_of(tree.root_state(), &turns),
             turns,
             visits: stats.visits,
             q: stats.q,
-            wdl: None,
+            wdl: stats.wdl,
+            net_wdl: None,
             proven: None,
             steps: steps.clone(),
         }
@@ -407,12 +531,27 @@ fn best_lines<S: GameState>(
     turns.iter().take(count).map(line).collect()
 }
 
-/// Adds to each line of `snapshot` the net's W/D/L (`wdl_of`, for the side to move) and
-/// the solver's value after its first turn, both for the side that plays that turn.
+/// The seat that makes each of `turns`, played one after the other from `state` (as far
+/// as they parse).
+fn seats_of<S: GameState>(state: &S, turns: &[String]) -> Vec<u8> {
+    let mut state = state.clone();
+    let mut seats = Vec::with_capacity(turns.len());
+    for turn in turns {
+        seats.push(state.seat_to_move().0);
+        match parse_turn(&state, turn) {
+            Ok(next) => state = next.state,
+            Err(_) => break,
+        }
+    }
+    seats
+}
+
+/// Adds to each line of `snapshot` the net's raw W/D/L (`wdl_of`, for the side to move)
+/// and the solver's value after its first turn, both for the side that plays that turn.
 fn judge_lines<S: GameState>(
     tree: &Mcts<S>,
     snapshot: &mut Snapshot,
-    mut wdl_of: impl FnMut(&S) -> Option<[f32; 3]>,
+    mut net_wdl_of: impl FnMut(&S) -> Option<[f32; 3]>,
 ) {
     let root = tree.root_state();
     let mover = root.side_to_move();
@@ -423,7 +562,7 @@ fn judge_lines<S: GameState>(
             after.apply_step(step);
         }
         if let Some(outcome) = after.outcome() {
-            line.wdl = Some(match outcome.winner {
+            line.net_wdl = Some(match outcome.winner {
                 Some(winner) if winner == mover => [1.0, 0.0, 0.0],
                 Some(_) => [0.0, 0.0, 1.0],
                 None => [0.0, 1.0, 0.0],
@@ -431,9 +570,138 @@ fn judge_lines<S: GameState>(
             continue;
         }
         let same = after.side_to_move() == mover;
-        line.wdl = wdl_of(&after).map(|[w, d, l]| if same { [w, d, l] } else { [l, d, w] });
+        line.net_wdl = net_wdl_of(&after).map(|[w, d, l]| if same { [w, d, l] } else { [l, d, w] });
         let proven = quick_proof(&after, nodes).ok().flatten();
         line.proven = proven.map(|p| (if same { p } else { p.flipped() }).in_words());
+    }
+}
+
+/// A position's value in the graph of a game, for its side to move.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PositionValue {
+    /// The index of the side to move.
+    pub side: u8,
+    /// Root visits spent on it.
+    pub visits: u32,
+    /// The search's value (its best turn's, as an analysis has it), or the proven one, in
+    /// [-1, 1].
+    pub value: f32,
+    /// The search's win/draw/loss (its best turn's), or the proven one.
+    pub wdl: [f32; 3],
+    /// The solver's value in words, when it proves one (the game's result at its end).
+    pub proven: Option<String>,
+    /// True when `value` and `wdl` are proven (or the game's result).
+    pub exact: bool,
+    /// The search's best turn (none at the end of the game).
+    pub best: Option<String>,
+}
+
+/// Solver nodes for each position of a graph (a whole game's positions are proved one
+/// after the other).
+const GRAPH_PROOF_NODES: u64 = QUICK_PROOF_NODES / 8;
+
+/// The values of `states` for the graph of a game: every position searched by PUCT for
+/// `visits` root visits, all at once (every round, one leaf of each position's tree goes to
+/// the net in one batch), ending early at `deadline`; then each proved as far as
+/// [`GRAPH_PROOF_NODES`] allow.
+pub fn graph_values<S: Encode>(
+    states: &[S],
+    mut eval: RequestEvaluator,
+    config: SearchConfig,
+    visits: u32,
+    deadline: Instant,
+) -> Result<Vec<PositionValue>, String> {
+    let config = SearchConfig {
+        kind: SearchKind::Puct,
+        ..config
+    };
+    let mut trees: Vec<Mcts<S>> = states
+        .iter()
+        .map(|s| Mcts::new(s.clone(), config.mcts(false)))
+        .collect();
+    let mut roots: Vec<Box<dyn RootSearch<S>>> = states
+        .iter()
+        .map(|s| {
+            let visits = if s.outcome().is_some() { 0 } else { visits };
+            Box::new(Bounded {
+                inner: PuctRoot::new(visits, false),
+                deadline,
+                ran: false,
+            }) as Box<dyn RootSearch<S>>
+        })
+        .collect();
+    let mut refs: Vec<&mut Mcts<S>> = trees.iter_mut().collect();
+    let mut rng = StdRng::seed_from_u64(0);
+    if let Err(error) = run_searches(&mut refs, &mut roots, &mut eval, &mut rng) {
+        return Err(match eval.stopped() {
+            true => "the graph's search was stopped".into(),
+            false => format!("the model failed: {error}"),
+        });
+    }
+    Ok(trees.iter().map(position_value).collect())
+}
+
+/// The value of `tree`'s root position for the graph: the result, a proof, or its best turn's.
+fn position_value<S: GameState>(tree: &Mcts<S>) -> PositionValue {
+    let state = tree.root_state();
+    let mover = state.side_to_move();
+    let mut value = PositionValue {
+        side: mover.0,
+        visits: tree.root_visits(),
+        value: 0.0,
+        wdl: [0.0, 1.0, 0.0],
+        proven: None,
+        exact: true,
+        best: None,
+    };
+    if let Some(outcome) = state.outcome() {
+        (value.value, value.wdl) = match outcome.winner {
+            Some(winner) if winner == mover => (1.0, [1.0, 0.0, 0.0]),
+            Some(_) => (-1.0, [0.0, 0.0, 1.0]),
+            None => (0.0, [0.0, 1.0, 0.0]),
+        };
+        return value;
+    }
+    let proven = quick_proof(state, GRAPH_PROOF_NODES).ok().flatten();
+    value.proven = proven.map(Proven::in_words);
+    let turns = turns_with_steps(tree);
+    value.best = turns.first().map(|(t, _)| t.turn.clone());
+    if let Some(wdl) = proven.and_then(proven_wdl) {
+        (value.value, value.wdl) = (wdl[0] - wdl[2], wdl);
+        return value;
+    }
+    value.exact = false;
+    (value.value, value.wdl) = match turns.first() {
+        Some((best, _)) => (best.q, best.wdl),
+        None => (
+            tree.root_value(),
+            wdl_of(tree.root_value(), tree.root_draw()),
+        ),
+    };
+    value
+}
+
+/// A root search that also ends at `deadline` (after one simulation at least).
+struct Bounded {
+    inner: PuctRoot,
+    deadline: Instant,
+    ran: bool,
+}
+
+impl<S: GameState> RootSearch<S> for Bounded {
+    fn next(&mut self, tree: &mut Mcts<S>, rng: &mut dyn rand::RngCore) -> Option<Option<usize>> {
+        if self.ran && Instant::now() >= self.deadline {
+            return None;
+        }
+        self.inner.next(tree, rng)
+    }
+
+    fn count_simulation(&mut self) {
+        self.ran = true;
+    }
+
+    fn finish(&self, tree: &Mcts<S>) -> Option<SearchResult> {
+        self.inner.finish(tree)
     }
 }
 
@@ -486,7 +754,15 @@ mod tests {
         let last = snapshots.last().unwrap();
         assert!(last.done && last.error.is_none());
         assert_eq!(last.visits, 64);
-        assert!(last.wdl.is_none());
+        assert!(last.net_wdl.is_none(), "no net: no raw guess");
+        assert!(last.stopped.is_none(), "its visits were spent");
+        // One evaluation: the position's value is its best turn's, the first line's.
+        let best = &last.lines[0];
+        assert_eq!(last.wdl, Some(best.wdl));
+        assert_eq!(last.value, best.q);
+        assert_eq!(last.turns[0].q, best.q);
+        let [w, d, l] = best.wdl;
+        assert!((w + d + l - 1.0).abs() < 1e-4 && (w - l - best.q).abs() < 1e-4);
         let legal: Vec<String> = distinct_turns(&state).into_iter().map(|t| t.path).collect();
         assert!(!last.turns.is_empty());
         // Turn stats may use any path to a position; every one must parse as legal.
@@ -511,6 +787,54 @@ mod tests {
             stopped[0].done && stopped[0].visits <= 1,
             "stopped after one visit"
         );
+        let why = stopped[0].stopped.as_deref().unwrap_or_default();
+        assert!(why.contains("of 100,000 visits"), "{why}");
+    }
+
+    #[test]
+    fn every_line_asked_is_searched_and_the_lines_follow_the_visits() {
+        let state = Rematch::start(GameKind::Rematch, RulesConfig::default());
+        let legal = distinct_turns(&state).len();
+        let lines = legal.min(MAX_TEST_LINES);
+        let mut last = Snapshot::default();
+        let eval = RequestEvaluator::new(None, 1, Arc::new(AtomicBool::new(false)));
+        let budget = AnalysisBudget {
+            visits: 200,
+            time: Duration::from_secs(60),
+            chunk: 50,
+            progress: false,
+            lines,
+        };
+        let stop = AtomicBool::new(false);
+        let config = SearchConfig::default();
+        analyse(&state, eval, config, budget, &stop, |s| last = s);
+        assert_eq!(last.lines.len(), lines, "{legal} legal turns");
+        let visits: Vec<u32> = last.lines.iter().map(|l| l.visits).collect();
+        assert!(visits.windows(2).all(|w| w[0] >= w[1]), "{visits:?}");
+        assert!(visits.iter().sum::<u32>() < last.visits, "{visits:?}");
+        assert!(last.lines.iter().all(|l| l.seats.len() == l.turns.len()));
+    }
+
+    const MAX_TEST_LINES: usize = 10;
+
+    #[test]
+    fn a_graph_searches_every_position_and_ends_with_the_result() {
+        let mut states = vec![Rematch::start(GameKind::Rematch, RulesConfig::default())];
+        while states.last().unwrap().outcome().is_none() && states.len() < 400 {
+            let next = distinct_turns(states.last().unwrap()).swap_remove(0).state;
+            states.push(next);
+        }
+        let eval = RequestEvaluator::new(None, 1, Arc::new(AtomicBool::new(false)));
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let values = graph_values(&states, eval, SearchConfig::default(), 16, deadline).unwrap();
+        assert_eq!(values.len(), states.len());
+        for (v, s) in values.iter().zip(&states) {
+            if s.outcome().is_none() {
+                assert!(v.visits >= 16 && v.best.is_some(), "{v:?}");
+            }
+        }
+        let last = values.last().unwrap();
+        assert!(last.exact && last.visits == 0, "the end: {last:?}");
     }
 
     #[test]
