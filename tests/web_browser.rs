@@ -26,7 +26,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use browser::page::{browser, driver, Page};
-use browser::{checks, tree};
+use browser::{checks, figures, tree};
+use checkers_zero::game::GameKind;
 use checkers_zero::serve::{ServeConfig, ServeOptions};
 
 /// Says why the browser tests cannot run: a failure under CI, else a skip.
@@ -102,6 +103,88 @@ fn the_page_in_a_real_browser() {
         checks::board_editor(&page).await;
         page.client.set_window_size(1280, 860).await.unwrap();
         page.no_console_errors("the whole run").await;
+        page.client.close().await.unwrap();
+    });
+}
+
+/// A server with a tiny net for every game, over a run whose files show the bugs of issue
+/// 61's item 4: a hidden `.locks` folder, a file of one self-play game that names no agents,
+/// the precision record at step 0 with a number in it, and learning rates of 0.001 and
+/// 7.5e-4.
+fn server_with_models() -> SocketAddr {
+    let run = common::fresh_dir("web-figures");
+    common::web::tiny_run(&run);
+    std::fs::create_dir_all(run.join(".locks/games")).unwrap();
+    let mut solo =
+        checkers_zero::selfplay::record::read_records(&run.join("games/00000001.jsonl")).unwrap();
+    solo.truncate(1);
+    solo[0].agents.clear();
+    checkers_zero::selfplay::record::write_records(&run.join("games/solo.jsonl"), &solo).unwrap();
+    let mut metrics = String::from(
+        "{\"type\": \"precision\", \"step\": 0, \"bf16_from\": 4, \"choice\": \"bf16 from batch 4\", \"reason\": \"measured\"}\n",
+    );
+    for (step, rate) in [(10, 0.001), (20, 0.00075), (30, 0.0005)] {
+        metrics.push_str(&format!(
+            "{{\"type\": \"train\", \"step\": {step}, \"total_loss\": 2.0, \"learning_rate\": {rate}, \"grad_norm\": 1.5}}\n"
+        ));
+    }
+    std::fs::write(run.join("metrics.jsonl"), metrics).unwrap();
+    let models = GameKind::ALL
+        .iter()
+        .map(|&kind| {
+            let dir = common::fresh_dir(&format!("web-figures-{}", kind.name()));
+            std::fs::write(
+                dir.join("config.toml"),
+                format!("game = \"{}\"\n", kind.name()),
+            )
+            .unwrap();
+            common::web::write_checkpoint(&dir, kind, 1)
+        })
+        .collect();
+    let options = ServeOptions {
+        models,
+        run_dir: Some(run),
+        config: ServeConfig {
+            default_visits: 24,
+            ..ServeConfig::default()
+        },
+        shipped: false,
+    };
+    common::web::serve_in_background(options)
+}
+
+/// Issue 61's figures (tests/browser/figures.rs) at 1280 and 390 px in all four games.
+#[test]
+fn the_figures_of_issue_61_in_a_real_browser() {
+    let (_driver, port) = match driver() {
+        Ok(d) => d,
+        Err(why) => return cannot_run(&why),
+    };
+    let addr = server_with_models();
+    let shots = std::env::var_os("CZ_WEB_SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web-screenshots"));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let client = match browser(port).await {
+            Ok(c) => c,
+            Err(why) => return cannot_run(&why),
+        };
+        client.goto(&format!("http://{addr}/")).await.unwrap();
+        let page = Page { client, shots };
+        page.wait("the page", "document.body.dataset.ready === '1'")
+            .await;
+        figures::issue_61(&page).await;
+        page.client.set_window_size(390, 844).await.unwrap();
+        // A fresh page: nothing kept from the first size (the graph's positions).
+        page.client.refresh().await.unwrap();
+        page.wait("the page", "document.body.dataset.ready === '1'")
+            .await;
+        figures::issue_61(&page).await;
+        page.client.set_window_size(1280, 860).await.unwrap();
         page.client.close().await.unwrap();
     });
 }

@@ -446,8 +446,7 @@ pub async fn move_tree(page: &Page) {
 }
 
 /// The graph of the game in every game: a point per position once evaluated in the
-/// background, mistakes counted per seat, a click on the graph goes to that turn, and a
-/// share outside 1-100 is refused in words.
+/// background, graded turns counted per seat, a click on the graph goes to that turn.
 pub async fn game_graph(page: &Page) {
     set_engine(page, false).await;
     for (game, seats) in GAMES {
@@ -485,13 +484,6 @@ pub async fn game_graph(page: &Page) {
                 .await;
             page.shot("game-graph").await;
         }
-        page.set("mistake-share", "0").await;
-        let status = page.text("graph-status").await;
-        assert!(
-            status.contains("must be a number from 1 to 100"),
-            "{status}"
-        );
-        page.set("mistake-share", "10").await;
         page.click("#graph-on").await;
         page.no_console_errors(game).await;
     }
@@ -713,11 +705,11 @@ async fn failed_import_changes_nothing(page: &Page) {
         let needle = json!(turn);
         page.wait(
             "the refused import",
-            &format!("document.getElementById('message').textContent.includes({needle})"),
+            &format!("document.getElementById('text-message').textContent.includes({needle})"),
         )
         .await;
         let message = page
-            .js("const m = document.getElementById('message'); return [m.className, m.textContent];")
+            .js("const m = document.getElementById('text-message'); return [m.className, m.textContent];")
             .await;
         assert_eq!(message[0], json!("refused"), "{text}: {message}");
         assert!(
@@ -962,7 +954,7 @@ async fn hidden_tab_polls_less(page: &Page) {
     set_engine(page, true).await;
     page.wait(
         "the analysis under way",
-        "/^[0-9,]+ visits, /.test(document.getElementById('analysis-progress').textContent)",
+        "/^[0-9,]+ of [0-9,]+ visits, /.test(document.getElementById('analysis-progress').textContent)",
     )
     .await;
     let sent = page
@@ -1125,13 +1117,18 @@ async fn engine_on_board(page: &Page) {
         .await;
     assert_eq!(bar[0], json!(false), "the eval bar shows");
     assert!(bar[1].as_str().unwrap().contains("win"), "{bar}");
-    assert!(page.text("wdl").await.contains("(the net)"));
+    // The search's value, and the net's raw guess labelled as such (issue 61).
+    let said = page.text("wdl").await;
+    assert!(
+        said.contains("the search's best turn") && said.contains("The net's raw guess, no search"),
+        "{said}"
+    );
     engine_lines(page).await;
     page.shot("play").await;
     // The eval bar from a fixed side.
     page.set("eval-side", "0").await;
     assert!(
-        page.text("wdl").await.starts_with("For red"),
+        page.text("wdl").await.starts_with("For Red,"),
         "{}",
         page.text("wdl").await
     );

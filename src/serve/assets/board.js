@@ -74,11 +74,14 @@ function drawPiece(svg, piece, c) {
   }
 }
 
-function drawArrows(svg, at, arrows) {
+// The engine's arrows, each with its own head in its own colour (`arrow-i`, `arrow-head-i`).
+function drawArrows(svg, board, at, arrows) {
   if (!arrows || arrows.length === 0) return;
   const defs = el("defs", {}, svg);
-  const marker = el("marker", { id: `${svg.id}-head`, viewBox: "0 0 10 10", refX: 6, refY: 5, markerWidth: 3, markerHeight: 3, orient: "auto-start-reverse" }, defs);
-  el("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "arrow-head" }, marker);
+  arrows.forEach((a, i) => {
+    const marker = el("marker", { id: `${svg.id}-head-${i}`, viewBox: "0 0 10 10", refX: 6, refY: 5, markerWidth: 3, markerHeight: 3, orient: "auto-start-reverse" }, defs);
+    el("path", { d: "M 0 0 L 10 5 L 0 10 z", class: `arrow-head arrow-head-${i}` }, marker);
+  });
   const landing = new Map();
   arrows.forEach((a, i) => {
     const cells = pathCells(a.turn).filter(n => at.has(n));
@@ -87,23 +90,24 @@ function drawArrows(svg, at, arrows) {
     const width = 0.05 + 0.12 * a.share;
     el("polyline", {
       points: pts.map(p => `${p.x},${p.y}`).join(" "), class: `arrow arrow-${i}`, "stroke-width": width,
-      "marker-end": `url(#${svg.id}-head)`, "data-turn": a.turn,
+      "marker-end": `url(#${svg.id}-head-${i})`, "data-turn": a.turn,
     }, svg);
     const end = cells[cells.length - 1];
     if (!landing.has(end)) landing.set(end, []);
     landing.get(end).push({ a, i, q: pts[pts.length - 1] });
   });
-  for (const [cell, labels] of landing) drawShares(svg, cell, labels);
+  for (const [cell, labels] of landing) drawShares(svg, board, cell, labels);
 }
 
-// The shares in a landing cell, below the arrows' heads (the cell's name is at its top):
-// turns that land on the same cell get their labels side by side, smaller, each in its
-// arrow's colour, so that none covers another.
-function drawShares(svg, cell, labels) {
-  const n = labels.length, gap = 0.4;
+// The shares in a landing cell, away from every cell's name (on the arrow's head on a hex
+// board, whose names are at the top of a cell and whose lower neighbours' names are close
+// below; at the top of a square cell, whose name is at its bottom left): turns that land on the same cell get their labels
+// side by side, smaller, each in its arrow's colour, so that none covers another.
+function drawShares(svg, board, cell, labels) {
+  const n = labels.length, gap = board.shape === "hex" ? 0.5 : 0.5, dy = board.shape === "hex" ? 0.08 : -0.2;
   labels.forEach(({ a, i, q }, k) => {
     const label = el("text", {
-      x: q.x + (k - (n - 1) / 2) * gap, y: q.y + 0.36, class: `arrow-label arrow-label-${i}` + (n > 1 ? " shared" : ""),
+      x: q.x + (k - (n - 1) / 2) * gap, y: q.y + dy, class: `arrow-label arrow-label-${i}` + (n > 1 ? " shared" : ""),
       "data-turn": a.turn, "data-cell": cell,
     }, svg);
     label.textContent = `${Math.round(100 * a.share)}%`;
@@ -166,6 +170,6 @@ export function drawBoard(svg, board, opts = {}) {
     const pts = [opts.selected, ...path].map(n => at.get(n)).filter(Boolean).map(p => `${p.x},${p.y}`);
     if (pts.length > 1) el("polyline", { points: pts.join(" "), class: "path" }, svg);
   }
-  drawArrows(svg, at, opts.arrows);
+  drawArrows(svg, board, at, opts.arrows);
   drawNames(svg, board, at);
 }

@@ -9,6 +9,13 @@ const DASHES = [[], [6, 3], [2, 2], [8, 3, 2, 3]];
 // Numbers in the charts: `fmt`'s short form (util.js).
 const short = v => fmt(v, true);
 
+// An axis's numbers in one notation: all in scientific notation when any needs it (a tiny
+// learning rate: 7.5e-4, not beside 0.001), else `short`.
+export function axisValues(vs) {
+  const tiny = vs.some(v => v !== null && v !== 0 && Math.abs(v) < 1e-3);
+  return vs.map(v => (v === null || v === undefined ? "" : tiny ? (v === 0 ? "0" : Number(v).toExponential(1)) : short(v)));
+}
+
 // A constant series gets a range around its value (not -1..1); others a 5% margin.
 function range(u, min, max) {
   if (min === null || max === null) return [0, 1];
@@ -36,7 +43,7 @@ export function lineChart(target, xs, series, opts = {}) {
     scales: { x: { time: false }, y: { range: opts.yRange ? () => opts.yRange : range } },
     axes: [
       { label: opts.xLabel || "step", grid: { stroke: "#eee" }, values: (u, vs) => vs.map(short) },
-      { label: opts.yLabel, grid: { stroke: "#eee" }, values: (u, vs) => vs.map(short), size: 60 },
+      { label: opts.yLabel, grid: { stroke: "#eee" }, values: (u, vs) => axisValues(vs), size: 60 },
     ],
     series: uSeries,
     bands: opts.band ? [{ series: opts.band.map(i => i + 1), fill: "rgba(31,119,180,0.15)" }] : [],

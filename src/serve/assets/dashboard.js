@@ -93,7 +93,9 @@ function facts(metrics, ratings) {
 }
 
 function drawCharts(records, ratings, sides) {
-  const metrics = records.map(flatten);
+  // The precision choice is told in words (`facts`), never charted (its step 0 drew a dot).
+  const metrics = records.map(flatten).filter(m => m.type !== "precision");
+  const told = records.filter(m => m.type === "precision");
   const charts = $("charts");
   charts.replaceChildren();
   const used = new Set();
@@ -107,7 +109,7 @@ function drawCharts(records, ratings, sides) {
     if (topic === "Strength") {
       eloChart(group, ratings); drawn += group.querySelectorAll(".chart").length;
       const ev = metrics.filter(m => m.type === "evaluation");
-      for (const k of new Set(ev.flatMap(r => Object.keys(r)))) if (!SKIP.has(k)) { used.add(k); drawn += keysChart(group, `Evaluation: ${label(k, sides)}`, ev, [k], sides); }
+      for (const k of new Set(ev.flatMap(r => Object.keys(r)))) if (!SKIP.has(k)) { used.add(k); drawn += keysChart(group, `Evaluation: ${label(k, sides)}`, ev, [k], sides, label(k, sides)); }
     }
     if (!drawn) group.remove();
   }
@@ -117,10 +119,10 @@ function drawCharts(records, ratings, sides) {
   charts.appendChild(rest);
   let others = 0;
   for (const k of new Set(metrics.flatMap(r => Object.keys(r)))) {
-    if (!SKIP.has(k) && !used.has(k)) others += keysChart(rest, cap(label(k, sides)), metrics, [k], sides, undefined, true);
+    if (!SKIP.has(k) && !used.has(k)) others += keysChart(rest, cap(label(k, sides)), metrics, [k], sides, label(k, sides), true);
   }
   if (others) { const h = document.createElement("summary"); h.textContent = `Other metrics (${others})`; rest.prepend(h); } else rest.remove();
-  const p = document.createElement("p"); p.id = "dash-facts"; p.textContent = facts(metrics, ratings);
+  const p = document.createElement("p"); p.id = "dash-facts"; p.textContent = facts(told, ratings);
   charts.appendChild(p);
 }
 

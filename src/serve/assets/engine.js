@@ -1,21 +1,29 @@
-// The engine beside the board: a polled analysis of the position at the cursor, drawn as
-// an evaluation bar (win/draw/loss from the side to move or a fixed side; a proven value
-// when the solver has one), arrows for the best turns with their visit shares, the policy
-// as a heat map (optional), several engine lines, each with its win/draw/loss, visits and
-// proven value (click a turn to play up to it), and a table of the turns searched. Visits
-// and lines outside the server's limits are refused in words, never changed quietly.
+// The engine beside the board: a polled analysis of the position at the cursor. One
+// evaluation everywhere: the bar, the lines, the table and the graph show the search's value
+// (its best turn's win/draw/loss, from the values backed up through the tree, or a proven
+// result), for the side chosen under "eval for"; the net's raw guess is shown only where it
+// says so. Arrows for the best turns with their visit shares (PUCT's: a preference), the
+// policy as a heat map (optional), the engine lines, numbered, each with its searched
+// win/draw/loss, share and visits and its proven value (click a turn to play up to it), and a
+// table of the turns searched. Visits and lines outside the server's limits are refused in
+// words, never changed quietly.
 import { $, guard, every, fmt } from "./util.js";
+import { lineNumbers } from "./gametext.js";
 
 const pct = x => `${Math.round(100 * x)}%`;
+const cap = s => s ? s[0].toUpperCase() + s.slice(1) : "";
 // Polls of a running analysis: 300 ms apart while the page is in view, 2 s while its tab is
 // hidden (the server stops an analysis nobody polled for 5 s).
 const POLL_MS = 300, HIDDEN_POLL_MS = 2000;
 
-// An analysis's win/draw/loss for the side to move: the solver's proof, else the net's,
-// else from the search value (no model).
+// An analysis's win/draw/loss for the side to move: the solver's proof, else the search's
+// (its best turn's), else from the search value.
 export function wdlOf(s) {
   return s.proven_wdl || s.wdl || [(1 + s.value) / 2, 0, (1 - s.value) / 2];
 }
+
+// A win/draw/loss as words people read.
+export const wdlWords = ([w, d, l]) => `W ${pct(w)} D ${pct(d)} L ${pct(l)}`;
 
 export function createEngine(api, info, page) {
   const E = { on: false, id: null, position: null, snap: null, timer: null, game: null, error: null };
@@ -45,16 +53,24 @@ export function createEngine(api, info, page) {
     }
   }
 
-  // The win/draw/loss the bar shows, for the chosen side (the net's, else from the value).
+  // The chosen side: whether figures for the side to move are turned round for it, and its
+  // name in words.
+  function pov() {
+    const chosen = $("eval-side").value, toMove = page.side(), sides = page.sides();
+    const flip = chosen !== "mover" && Number(chosen) !== toMove;
+    const side = chosen === "mover" ? toMove : Number(chosen);
+    return { flip, who: `${cap(sides[side] || "")}${chosen === "mover" ? " (to move)" : ""}` };
+  }
+  // A win/draw/loss for the side to move, for the chosen side.
+  const forPov = (wdl, p) => (p.flip ? [wdl[2], wdl[1], wdl[0]] : wdl);
+
+  // The win/draw/loss the bar shows, for the chosen side: the proof, else the search's.
   function bar() {
     const s = E.snap;
-    if (!s || s.visits === 0 && !s.wdl) return null;
-    let [w, d, l] = wdlOf(s);
-    const pov = $("eval-side").value;
-    const toMove = page.side();
-    if (pov !== "mover" && Number(pov) !== toMove) [w, l] = [l, w];
-    const who = pov === "mover" ? "the side to move" : page.sides()[Number(pov)];
-    return { w, d, l, who };
+    if (!s || s.visits === 0 && !s.proven_wdl) return null;
+    const p = pov();
+    const [w, d, l] = forPov(wdlOf(s), p);
+    return { w, d, l, who: p.who, proven: Boolean(s.proven_wdl) };
   }
 
   function drawBar() {
@@ -64,27 +80,35 @@ export function createEngine(api, info, page) {
     $("evalbar-win").style.height = pct(b.w);
     $("evalbar-draw").style.height = pct(b.d);
     $("evalbar-text").textContent = pct(b.w);
-    $("evalbar").title = `for ${b.who}: win ${pct(b.w)}, draw ${pct(b.d)}, loss ${pct(b.l)}`;
+    $("evalbar").dataset.win = pct(b.w);
+    $("evalbar").title = `${b.proven ? "proven" : "the search"}, for ${b.who}: win ${pct(b.w)}, draw ${pct(b.d)}, loss ${pct(b.l)}`;
   }
 
-  // A line's figures for the side that plays its first turn.
-  function lineFigures(line) {
-    const figures = [line.wdl ? `W ${pct(line.wdl[0])} D ${pct(line.wdl[1])} L ${pct(line.wdl[2])}` : `Q ${line.q >= 0 ? "+" : ""}${line.q.toFixed(2)}`,
+  // A line's figures (the first turn's, searched), for the chosen side.
+  function lineFigures(line, s, p) {
+    const figures = [wdlWords(forPov(line.wdl, p)), `${pct(line.visits / Math.max(1, s.visits))} of the visits`,
       `${fmt(line.visits)} visits`];
-    if (line.proven) figures.push(`proven: ${line.proven}`);
+    if (line.proven) figures.push(`proven for the side to move: ${line.proven}`);
     return figures.join(" · ");
   }
 
   function drawLine(s) {
-    const pv = $("pv");
+    const pv = $("pv"), p = pov(), board = page.board(), movers = page.movers();
     pv.replaceChildren();
     for (const line of s.lines || []) {
       const row = document.createElement("div");
       row.className = "engine-line";
       const figures = document.createElement("span");
-      figures.className = "line-figures"; figures.textContent = lineFigures(line);
+      figures.className = "line-figures"; figures.textContent = lineFigures(line, s, p);
+      if (line.net_wdl) figures.title = `the net's raw guess after the first turn, no search: ${wdlWords(forPov(line.net_wdl, p))}`;
       row.appendChild(figures);
+      const numbers = lineNumbers(board, movers, line.seats || [], line.turns);
       line.turns.forEach((turn, i) => {
+        if (numbers[i]) {
+          const n = document.createElement("span");
+          n.className = "pv-number"; n.textContent = numbers[i];
+          row.appendChild(n);
+        }
         const b = document.createElement("button");
         b.className = "pv-turn"; b.textContent = turn;
         b.title = "play this line up to this turn (a variation)";
@@ -93,11 +117,13 @@ export function createEngine(api, info, page) {
       });
       pv.appendChild(row);
     }
+    $("analysis-q").textContent = `Q for ${p.who}`;
     const body = $("analysis-turns").tBodies[0];
     body.replaceChildren();
     for (const t of s.turns.slice(0, 10)) {
       const row = body.insertRow();
-      for (const v of [t.turn, pct(t.visits / Math.max(1, s.visits)), t.visits, t.prior.toFixed(3), t.q.toFixed(3)]) row.insertCell().textContent = v;
+      const q = p.flip ? -t.q : t.q;
+      for (const v of [t.turn, pct(t.visits / Math.max(1, s.visits)), t.visits, t.prior.toFixed(3), q.toFixed(3)]) row.insertCell().textContent = v;
     }
   }
 
@@ -112,10 +138,13 @@ export function createEngine(api, info, page) {
       $("analysis-progress").textContent = !E.on || E.error ? "" : E.position ? "analysing…" : "the game is over: nothing to analyse";
       return;
     }
-    const b = bar();
-    $("analysis-progress").textContent = `${s.visits.toLocaleString("en-US")} visits, ${(s.elapsed_ms / 1000).toFixed(1)} s` + (s.done ? " (done)" : "") + (s.error ? `; the search failed: ${s.error}` : "");
-    $("wdl").textContent = (b ? `For ${b.who}: win ${pct(b.w)}, draw ${pct(b.d)}, loss ${pct(b.l)}` + (s.wdl ? " (the net)" : " (random playouts: no model)") : "") +
-      (s.proven ? `; proven for the side to move: ${s.proven}` : "") + (s.proven_wdl ? " (the bar shows the proof)" : "");
+    const b = bar(), p = pov();
+    const ended = s.stopped ? ` (ended early: ${s.stopped})` : s.done ? " (done)" : "";
+    $("analysis-progress").textContent = `${fmt(s.visits)} of ${fmt(s.asked || s.visits)} visits, ${(s.elapsed_ms / 1000).toFixed(1)} s` + ended + (s.error ? `; the search failed: ${s.error}` : "");
+    const searched = s.wdl ? `the search's best turn: ${wdlWords(forPov(s.wdl, p))}` : "";
+    $("wdl").textContent = (b ? `For ${b.who}, ${b.proven ? `proven: ${wdlWords([b.w, b.d, b.l])}; ${searched}` : searched}` : "") +
+      (s.proven ? `; proven for the side to move: ${s.proven}` : "") +
+      (s.net_wdl ? `. The net's raw guess, no search: ${wdlWords(forPov(s.net_wdl, p))}` : s.visits > 0 && !s.net_wdl ? " (random playouts: no model)" : "");
     drawLine(s);
   }
 

@@ -60,6 +60,18 @@ function numbering(board, movers) {
   return { round: rows.length, first: row.find(i => i !== null) === movers.length - 1 };
 }
 
+// An engine line's turns numbered as the game text numbers them: `movers` the seats that
+// made the turns before the line, `seats` the seat of each of its turns. Each turn's number
+// ("12." a round's first turn, "12..." the line's first turn later in its round, else "").
+export function lineNumbers(board, movers, seats, turns) {
+  let line = movers.slice();
+  return turns.map((turn, k) => {
+    line = [...line, seats[k] ?? 0];
+    const { round, first } = numbering(board, line);
+    return first ? `${round}.` : k === 0 ? `${round}...` : "";
+  });
+}
+
 // The tree's items (`treeItems`) as one line of text: turns, variations in parentheses,
 // comments in braces (escaped: see the top).
 export function movetext(items) {

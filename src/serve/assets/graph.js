@@ -1,57 +1,67 @@
-// The graph of the game: the first side's expected score (win + draw / 2) after each turn
-// of the shown line, from a short search of each position, run in the background from the
-// first turn to the last and kept by position. A turn that loses a proven value, or more
-// than the chosen share of its side's win probability, is a mistake: marked on the graph
-// and counted per seat. A click on the graph goes to that turn.
+// The graph of the game: the expected score (win + draw / 2) of the side chosen under "eval
+// for" (the first side while that says "the side to move") after each turn of the shown line,
+// from the search's value of each position (its best turn's, as the engine's bar has it; a
+// proven result where the solver has one). The line's positions not yet known are sent in
+// one request (/api/graph), whose searches run together so that their leaves share the net's
+// batches; values are kept by position. Turns are judged by the searched value before and
+// after them, graded as lichess grades them (see `GRADES`), counted per seat and marked on
+// the graph; axes with a scale, the side named, values on hover; a click goes to that turn.
 import { $, guard } from "./util.js";
-import { wdlOf } from "./engine.js";
 
-// Visits of each position's search: enough for the net's value to settle a little.
-const GRAPH_VISITS = 48;
-const WIDTH = 600, HEIGHT = 120;
+// Visits of each position's search.
+export const GRAPH_VISITS = 48;
+const HEIGHT = 150, LEFT = 40, RIGHT = 8, TOP = 8, BOTTOM = 22;
 
-// The mistakes of a line. evals[i]: {score, proven} of the position after turn i (i = 0 the
-// start), both for side 0 (proven: the proven score, or null); movers[i]: {side, seat} of
-// the turn from position i; share: the win probability a turn may lose. Returns, per turn
-// index i >= 1 that is a mistake, {turn: i, seat, lost, proven}.
-export function mistakes(evals, movers, share) {
+// lichess's grades: a turn that lowers its side's value (win − loss, from −1 to 1:
+// lichess's "winning chances") by at least this much; that is, its expected score by 5, 10
+// or 15 points of 100. A turn that loses a proven value is a blunder.
+export const GRADES = [[0.3, "blunder"], [0.2, "mistake"], [0.1, "inaccuracy"]];
+
+// The graded turns of a line. evals[i]: {score, exact} of the position after turn i (i = 0
+// the start): score the first side's expected score, exact whether it is proven (or the
+// game's result); movers[i]: {side, seat} of the turn from position i. Returns, per graded
+// turn index i >= 1, {turn: i, seat, lost (in value, from −1 to 1), grade, proven}.
+export function mistakes(evals, movers) {
   const out = [];
   for (let i = 1; i < evals.length; i++) {
     const [before, after, mover] = [evals[i - 1], evals[i], movers[i - 1]];
     if (!before || !after || !mover) continue;
     const own = v => (mover.side === 0 ? v : 1 - v);
-    const lost = own(before.score) - own(after.score);
-    const proven = before.proven !== null && after.proven !== null && own(after.proven) < own(before.proven);
-    if (proven || lost > share) out.push({ turn: i, seat: mover.seat, lost, proven });
+    const lost = 2 * (own(before.score) - own(after.score));
+    const proven = before.exact && after.exact && own(after.score) < own(before.score);
+    const grade = proven ? "blunder" : (GRADES.find(([cut]) => lost >= cut - 1e-9) || [])[1];
+    if (grade) out.push({ turn: i, seat: mover.seat, lost, grade, proven });
   }
   return out;
 }
 
-export function createGraph(api, page) {
-  const G = { on: false, cache: new Map(), token: 0, evals: [], line: [], game: null };
+// Each seat's count of each grade, in words ("White: 1 inaccuracy, 0 mistakes, 2 blunders").
+export function gradeCounts(found, seats) {
+  const words = { inaccuracy: "inaccuracies", mistake: "mistakes", blunder: "blunders" };
+  const count = (i, g) => {
+    const n = found.filter(m => m.seat === i && m.grade === g).length;
+    return `${n} ${n === 1 ? g : words[g]}`;
+  };
+  return seats.map((name, i) => `${name[0].toUpperCase()}${name.slice(1)}: ` +
+    ["inaccuracy", "mistake", "blunder"].map(g => count(i, g)).join(", "));
+}
 
-  // The evaluation of one position of `game` (its view), for side 0.
-  async function evaluate(game, view) {
-    const key = `${game} ${view.position}`;
-    if (G.cache.has(key)) return G.cache.get(key);
-    let e;
-    if (view.outcome) {
-      const score = view.winner === null || view.winner === undefined ? 0.5 : view.winner === 0 ? 1 : 0;
-      e = { score, proven: score };
-    } else {
-      const s = await api("/api/analyse", { game, position: view.position, visits: GRAPH_VISITS, lines: 1 });
-      const [w, d] = wdlOf(s);
-      const mover = w + d / 2, score = view.side === 0 ? mover : 1 - mover;
-      e = { score, proven: s.proven_wdl ? score : null };
-    }
-    G.cache.set(key, e);
+export function createGraph(api, page) {
+  const G = { on: false, cache: new Map(), token: 0, evals: [], line: [], game: null, error: null };
+  const key = (game, position) => `${game} ${position}`;
+
+  // A position's value as the server sends it, kept as the first side's expected score.
+  function keep(game, view, v) {
+    const mover = v.wdl[0] + v.wdl[1] / 2;
+    const e = { score: v.side === 0 ? mover : 1 - mover, exact: v.exact, best: v.best, proven: v.proven };
+    G.cache.set(key(game, view.position), e);
     return e;
   }
 
-  // The chosen share, or null (with the reason shown) when it is not a number from 1 to 100.
-  function share() {
-    const n = Number($("mistake-share").value);
-    return Number.isFinite(n) && n >= 1 && n <= 100 ? n / 100 : null;
+  // The side the graph is for: the one chosen under "eval for", else the first.
+  function side() {
+    const chosen = $("eval-side").value;
+    return chosen === "mover" ? 0 : Number(chosen);
   }
 
   function draw() {
@@ -59,57 +69,76 @@ export function createGraph(api, page) {
     $("graph-box").hidden = !G.on;
     svg.replaceChildren();
     if (!G.on || n === 0) return;
-    const x = i => (n < 2 ? WIDTH / 2 : (i / (n - 1)) * WIDTH), y = v => HEIGHT * (1 - v);
-    const ns = "http://www.w3.org/2000/svg", add = (tag, attrs) => {
+    const width = Math.max(200, Math.round(svg.clientWidth || 600)), phone = width < 500;
+    svg.setAttribute("viewBox", `0 0 ${width} ${HEIGHT}`);
+    const plotW = width - LEFT - RIGHT, plotH = HEIGHT - TOP - BOTTOM, s = side();
+    const x = i => LEFT + (n < 2 ? plotW / 2 : (i / (n - 1)) * plotW);
+    const y = v => TOP + plotH * (1 - v);
+    const own = score => (s === 0 ? score : 1 - score);
+    const ns = "http://www.w3.org/2000/svg", add = (tag, attrs, text) => {
       const e = document.createElementNS(ns, tag);
       for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+      if (text !== undefined) e.textContent = text;
       svg.appendChild(e);
       return e;
     };
-    add("line", { x1: 0, x2: WIDTH, y1: y(0.5), y2: y(0.5), class: "graph-even" });
-    const known = G.evals.map((e, i) => (e ? `${x(i)},${y(e.score)}` : null)).filter(Boolean);
-    add("polyline", { points: known.join(" "), class: "graph-line" });
-    add("line", { x1: x(page.cursor()), x2: x(page.cursor()), y1: 0, y2: HEIGHT, class: "graph-cursor" });
-    const cut = share();
-    const movers = G.line.map(v => ({ side: v.side, seat: v.seat_index }));
-    const found = cut === null ? [] : mistakes(G.evals, movers, cut);
-    for (const m of found) {
-      add("circle", { cx: x(m.turn), cy: y(G.evals[m.turn].score), r: 4, class: "graph-mistake", "data-turn": m.turn })
-        .appendChild(document.createElementNS(ns, "title")).textContent =
-        `turn ${m.turn}: ${m.proven ? "a proven value lost" : `${Math.round(100 * m.lost)}% of the win probability lost`}`;
+    const name = page.sides()[s] || "";
+    const who = `${name[0].toUpperCase()}${name.slice(1)}`;
+    // Axes: the expected score from 0% to 100% (50% dashed), turns below.
+    for (const v of [0, 0.25, 0.5, 0.75, 1]) {
+      add("line", { x1: LEFT, x2: LEFT + plotW, y1: y(v), y2: y(v), class: v === 0.5 ? "graph-even" : "graph-grid" });
+      add("text", { x: LEFT - 4, y: y(v) + 4, class: "graph-axis graph-y" }, `${100 * v}%`);
     }
-    const seats = page.seats();
-    const counts = seats.map((name, i) => `${name[0].toUpperCase()}${name.slice(1)} ${found.filter(m => m.seat === i).length}`);
+    const every = Math.max(1, Math.ceil((n - 1) / (phone ? 5 : 10)));
+    for (let i = 0; i < n; i += every) add("text", { x: x(i), y: HEIGHT - 6, class: "graph-axis graph-x" }, String(i));
+    add("text", { x: LEFT + 4, y: TOP + 12, class: "graph-side" }, `${who}'s expected score`);
+    const known = G.evals.map((e, i) => (e ? `${x(i)},${y(own(e.score))}` : null)).filter(Boolean);
+    add("polyline", { points: known.join(" "), class: "graph-line" });
+    add("line", { x1: x(page.cursor()), x2: x(page.cursor()), y1: TOP, y2: TOP + plotH, class: "graph-cursor" });
+    const movers = G.line.map(v => ({ side: v.side, seat: v.seat_index }));
+    const found = mistakes(G.evals, movers), graded = new Map(found.map(m => [m.turn, m]));
+    // A point per known position, its value on hover; graded turns marked larger.
+    G.evals.forEach((e, i) => {
+      if (!e) return;
+      const m = graded.get(i), r = (phone ? 5.5 : 4) * (m ? 1.4 : 1);
+      const words = `turn ${i}: ${who} ${Math.round(100 * own(e.score))}%` + (e.exact ? " (proven)" : "") +
+        (m ? `; ${m.grade}: ${m.proven ? "a proven value lost" : `its side's value fell by ${m.lost.toFixed(2)}`}` : "") +
+        (e.best ? `; best here ${e.best}` : "");
+      add("circle", { cx: x(i), cy: y(own(e.score)), r, class: m ? `graph-mistake grade-${m.grade}` : "graph-point", "data-turn": i, "data-value": own(e.score).toFixed(3) })
+        .appendChild(document.createElementNS(ns, "title")).textContent = words;
+    });
     const done = G.evals.filter(Boolean).length;
-    $("graph-status").textContent = cut === null ? "Mistakes: the share must be a number from 1 to 100." :
-      `Mistakes (a proven value lost, or more than ${Math.round(cut * 100)}% of the win probability): ${counts.join(" · ")}` +
-      (done < n ? ` — evaluating turn ${done} of ${n - 1}…` : " (done)");
+    $("graph-status").textContent = G.error ? `The graph stopped: ${G.error}` :
+      `${gradeCounts(found, page.seats()).join(" · ")} (a turn lowering its side's value by 0.1 is an inaccuracy, 0.2 a mistake, 0.3 a blunder)` +
+      (done < n ? ` — searching ${n - done} positions…` : " (done)");
+    $("graph-status").dataset.done = String(done === n);
   }
 
-  // Evaluates the shown line's positions in order, from the first turn to the last, drawing
-  // as it goes; a newer line stops it.
+  // The shown line's positions not known yet, searched together in one request; a newer
+  // line drops the answer (its positions are kept for later all the same).
   async function follow(game, line) {
     const token = ++G.token;
-    G.game = game; G.line = line; G.evals = line.map(v => G.cache.get(`${game} ${v.position}`) || null);
+    G.game = game; G.line = line; G.error = null;
+    G.evals = line.map(v => G.cache.get(key(game, v.position)) || null);
     draw();
     if (!G.on) return;
-    for (let i = 0; i < line.length; i++) {
-      if (G.evals[i]) continue;
-      let e;
-      try { e = await evaluate(game, line[i]); }
-      catch (err) { if (token === G.token) $("graph-status").textContent = `The graph stopped: ${err.message}`; return; }
-      if (token !== G.token) return;
-      G.evals[i] = e;
-      draw();
-    }
+    const wanted = line.filter(v => !G.cache.has(key(game, v.position)));
+    if (wanted.length === 0) return;
+    let answer;
+    try { answer = await api("/api/graph", { game, positions: wanted.map(v => v.position), visits: GRAPH_VISITS }); }
+    catch (err) { if (token === G.token) { G.error = err.message; draw(); } return; }
+    answer.positions.forEach((v, i) => keep(game, wanted[i], v));
+    if (token !== G.token) return;
+    G.evals = line.map(v => G.cache.get(key(game, v.position)) || null);
+    draw();
   }
 
   $("graph-on").onchange = () => { G.on = $("graph-on").checked; guard(follow)(G.game, G.line); };
-  $("mistake-share").onchange = draw;
   $("game-graph").onclick = ev => {
     const box = $("game-graph").getBoundingClientRect(), n = G.line.length;
     if (n < 2 || box.width === 0) return;
-    page.goTo(Math.round(((ev.clientX - box.left) / box.width) * (n - 1)));
+    const at = (ev.clientX - box.left - LEFT) / (box.width - LEFT - RIGHT);
+    page.goTo(Math.max(0, Math.min(n - 1, Math.round(at * (n - 1)))));
   };
   return { follow: (game, line) => guard(follow)(game, line), draw };
 }

@@ -44,6 +44,24 @@ function message(text, refused = false) {
   $("message").className = refused ? "refused" : "";
 }
 
+// What Import and Export (`where`: Load) say, next to their buttons.
+function textMessage(text, where = "text-message") {
+  $(where).textContent = text;
+  $(where).className = "";
+}
+
+// A button's handler whose failure is said right under the button (`where`), scrolled into
+// view.
+const saidBelow = (fn, where) => async () => {
+  textMessage("", where);
+  try { await fn(); }
+  catch (err) {
+    textMessage(err.message, where);
+    $(where).className = "refused";
+    $(where).scrollIntoView({ block: "nearest" });
+  }
+};
+
 function seatControls() {
   const box = $("seat-controls");
   box.replaceChildren();
@@ -396,7 +414,7 @@ async function importText() {
   catch (err) { throw new Error(`Import: ${err.message.replace(/\.$/, "")}. The game on the board is unchanged.`); }
   showGame(g.game, tree, mainTurn(g.turns.length), g.tags.result);
   const count = tree.count(), n = g.turns.length;
-  message(`Imported ${n} turns` + (count > n ? ` and ${count - n} more in variations.` : "."));
+  textMessage(`Imported ${n} turns` + (count > n ? ` and ${count - n} more in variations.` : "."));
   await moved();
 }
 
@@ -499,9 +517,14 @@ function wire() {
   }
   $("flip").onclick = flip;
   $("copy-position").onclick = () => { $("position-text").select(); navigator.clipboard?.writeText($("position-text").value).catch(() => {}); };
-  $("load-position").onclick = guard(async () => { await newGame($("position-text").value.trim()); message("Position loaded."); });
-  $("export-game").onclick = exportText;
-  $("import-game").onclick = guard(importText);
+  // Import and Load say what went wrong next to their buttons (on a phone the board's
+  // message is far above them).
+  $("load-position").onclick = saidBelow(async () => {
+    await newGame($("position-text").value.trim());
+    textMessage("Position loaded.", "position-message");
+  }, "position-message");
+  $("export-game").onclick = () => { textMessage(""); exportText(); };
+  $("import-game").onclick = saidBelow(importText, "text-message");
   for (const id of ["strength", "strength-unit"]) $(id).onchange = guard(() => { P.stalled = null; message(""); return maybeModel(); });
   document.addEventListener("keydown", onKey);
   // A link pasted into the open tab changes only the address's fragment.
@@ -516,10 +539,11 @@ export async function initPlay(apiFn, infoIn) {
   $("strength-hint").textContent = `at most ${fmt(info.limits.max_visits)} visits or ${fmt(info.limits.max_seconds)} seconds a move`;
   engine = createEngine(api, info, {
     render: () => render(), playLine: guard(playLine),
-    side: () => cur().side, sides: () => P.board.sides,
+    side: () => cur().side, sides: () => P.board.sides, board: () => P.board,
+    movers: () => P.tree.lineMovers().slice(0, P.tree.cursor),
     changed: () => { render(); engine.follow(P.game, cur().position, Boolean(outcome())); },
   });
-  graph = createGraph(api, { cursor: () => P.tree.cursor, seats: () => P.board.seats, goTo: guard(goTo) });
+  graph = createGraph(api, { cursor: () => P.tree.cursor, seats: () => P.board.seats, sides: () => P.board.sides, goTo: guard(goTo) });
   editor = createEditor({
     render: () => render(), game: () => P.game, position: () => cur().position,
     load: async position => { await newGame(position); message("The edited position is on the board."); },

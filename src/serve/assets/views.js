@@ -54,10 +54,10 @@ export function initWatch(api, info, openInAnalysis) {
         const row = body.insertRow();
         row.dataset.index = g.index;
         row.className = "watch-game";
-        for (const v of [`${g.index}`, g.result, `${g.steps}`, g.agents.join(" – ")]) row.insertCell().textContent = v;
+        for (const v of [`${g.index}`, g.result, `${g.turns ?? "–"}`, g.agents.join(" – ")]) row.insertCell().textContent = v;
         row.onclick = guard(() => { $("watch-index").value = g.index; return manual(); }, "watch-info");
       }
-      $("watch-games-note").textContent = games.length > 100 ? `The newest 100 of ${games.length} games.` : `${games.length} games.`;
+      $("watch-games-note").textContent = games.length > 100 ? `The newest 100 of ${games.length} games.` : `${games.length} ${games.length === 1 ? "game" : "games"}.`;
     }
     for (const row of $("watch-games").tBodies[0].rows) {
       row.classList.toggle("current", W.replay !== null && Number(row.dataset.index) === W.replay.index);
@@ -129,8 +129,18 @@ export function initWatch(api, info, openInAnalysis) {
   }
   const manual = () => { $("watch-live").checked = false; W.key = ""; return load(); };
   $("watch-slider").oninput = () => { stopAuto(); step(); };
-  $("watch-prev").onclick = () => { stopAuto(); $("watch-slider").value = at() - 1; step(); };
-  $("watch-next").onclick = () => { stopAuto(); $("watch-slider").value = at() + 1; step(); };
+  // One turn back or forward (the buttons, ←/→), the start or the end (Home/End).
+  const goTo = i => { if (!W.replay) return; stopAuto(); $("watch-slider").value = i; step(); };
+  $("watch-prev").onclick = () => goTo(at() - 1);
+  $("watch-next").onclick = () => goTo(at() + 1);
+  document.addEventListener("keydown", ev => {
+    if ($("view-watch").classList.contains("hidden") || ev.ctrlKey || ev.altKey || ev.metaKey) return;
+    const t = ev.target, typing = t && (t.tagName === "TEXTAREA" || (t.tagName === "INPUT" && t.type !== "checkbox" && t.type !== "range"));
+    const to = { ArrowLeft: at() - 1, ArrowRight: at() + 1, Home: 0, End: W.replay ? W.replay.frames.length - 1 : 0 }[ev.key];
+    if (to === undefined || typing || !W.replay) return;
+    ev.preventDefault();
+    goTo(to);
+  });
   $("watch-autoplay").onclick = () => W.replay && autoplay();
   $("watch-speed").onchange = () => { if (W.auto) { stopAuto(); autoplay(); } };
   $("watch-file").onchange = guard(() => { $("watch-file").title = $("watch-file").value; return manual(); }, "watch-info");
