@@ -104,14 +104,20 @@ function drawArrows(svg, board, at, arrows) {
 // below; at the top of a square cell, whose name is at its bottom left): turns that land on the same cell get their labels
 // side by side, smaller, each in its arrow's colour, so that none covers another.
 function drawShares(svg, board, cell, labels) {
-  const n = labels.length, gap = board.shape === "hex" ? 0.5 : 0.5, dy = board.shape === "hex" ? 0.08 : -0.2;
-  labels.forEach(({ a, i, q }, k) => {
+  const n = labels.length, dy = board.shape === "hex" ? 0.08 : -0.2;
+  const drawn = labels.map(({ a, i, q }) => {
     const label = el("text", {
-      x: q.x + (k - (n - 1) / 2) * gap, y: q.y + dy, class: `arrow-label arrow-label-${i}` + (n > 1 ? " shared" : ""),
+      x: q.x, y: q.y + dy, class: `arrow-label arrow-label-${i}` + (n > 1 ? " shared" : ""),
       "data-turn": a.turn, "data-cell": cell,
     }, svg);
     label.textContent = `${Math.round(100 * a.share)}%`;
+    return label;
   });
+  if (n < 2) return;
+  // Side by side, each as wide as it is drawn (a phone draws them larger), centred on the cell.
+  const widths = drawn.map(t => (t.getBBox ? t.getBBox().width : 0) || 0.4), space = 0.04;
+  let x = labels[0].q.x - (widths.reduce((s, w) => s + w, 0) + space * (n - 1)) / 2;
+  drawn.forEach((t, k) => { t.setAttribute("x", x + widths[k] / 2); x += widths[k] + space; });
 }
 
 // Cell names last, with a halo, so that they stay readable beside and under pieces.
