@@ -35,6 +35,38 @@ fn cannot_run(why: &str) {
     common::missing_tool("Chromium (chromium and chromium-driver)", why);
 }
 
+/// Runs `body` on the page served at the address `serve` returns, in one browser session
+/// (the page loaded and ready); without a browser, says so ([`cannot_run`]).
+fn with_page<F, Fut>(serve: impl FnOnce() -> SocketAddr, body: F)
+where
+    F: FnOnce(Page) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let (_driver, port) = match driver() {
+        Ok(d) => d,
+        Err(why) => return cannot_run(&why),
+    };
+    let addr = serve();
+    let shots = std::env::var_os("CZ_WEB_SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web-screenshots"));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let client = match browser(port).await {
+            Ok(c) => c,
+            Err(why) => return cannot_run(&why),
+        };
+        client.goto(&format!("http://{addr}/")).await.unwrap();
+        let page = Page { client, shots };
+        page.wait("the page", "document.body.dataset.ready === '1'")
+            .await;
+        body(page).await;
+    });
+}
+
 fn server() -> SocketAddr {
     let run = common::fresh_dir("web-browser");
     common::web::tiny_run(&run);
@@ -57,27 +89,7 @@ fn server() -> SocketAddr {
 
 #[test]
 fn the_page_in_a_real_browser() {
-    let (_driver, port) = match driver() {
-        Ok(d) => d,
-        Err(why) => return cannot_run(&why),
-    };
-    let addr = server();
-    let shots = std::env::var_os("CZ_WEB_SCREENSHOTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web-screenshots"));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let client = match browser(port).await {
-            Ok(c) => c,
-            Err(why) => return cannot_run(&why),
-        };
-        client.goto(&format!("http://{addr}/")).await.unwrap();
-        let page = Page { client, shots };
-        page.wait("the page", "document.body.dataset.ready === '1'")
-            .await;
+    with_page(server, |page| async move {
         checks::play_short_games(&page).await;
         checks::multi_capture_drop_and_refusal(&page).await;
         checks::bugs(&page).await;
@@ -156,27 +168,7 @@ fn server_with_models() -> SocketAddr {
 /// Issue 61's figures (tests/browser/figures.rs) at 1280 and 390 px in all four games.
 #[test]
 fn the_figures_of_issue_61_in_a_real_browser() {
-    let (_driver, port) = match driver() {
-        Ok(d) => d,
-        Err(why) => return cannot_run(&why),
-    };
-    let addr = server_with_models();
-    let shots = std::env::var_os("CZ_WEB_SCREENSHOTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web-screenshots"));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let client = match browser(port).await {
-            Ok(c) => c,
-            Err(why) => return cannot_run(&why),
-        };
-        client.goto(&format!("http://{addr}/")).await.unwrap();
-        let page = Page { client, shots };
-        page.wait("the page", "document.body.dataset.ready === '1'")
-            .await;
+    with_page(server_with_models, |page| async move {
         figures::issue_61(&page).await;
         page.client.set_window_size(390, 844).await.unwrap();
         // A fresh page: nothing kept from the first size (the graph's positions).
