@@ -1036,16 +1036,38 @@ fn a_learner_readied_while_waiting_is_readied_again_if_the_run_moved_on() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-fn a_committed_run_with_only_its_newest_checkpoint_resumes_with_its_counts() {
-    // What `scripts/keep-run save` commits: the newest checkpoint, no older links, no games.
-    let dir = fresh_dir("train-committed");
+/// A tiny run trained 2 iterations (step 10), then its game files removed: (dir, run).
+fn tiny_run_without_games(name: &str) -> (PathBuf, PathBuf) {
+    let dir = fresh_dir(name);
     let run = dir.join("run");
     let config = write_config(&dir, TINY);
     assert_eq!(train_to(&run, Some(config), 2).final_step, 10);
+    std::fs::remove_dir_all(run.join("games")).unwrap();
+    (dir, run)
+}
+
+/// Resumes `run` to iteration 3; it must say that its window refills from new self-play.
+fn resume_three_iterations(run: &Path) {
+    let run_text = run.to_str().unwrap();
+    let (ok, _, stderr) = run_binary(&[
+        "train",
+        "--run-dir",
+        run_text,
+        "--resume",
+        "--iterations",
+        "3",
+        "--quiet",
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains("refills from new self-play"), "{stderr}");
+}
+
+#[test]
+fn a_committed_run_with_only_its_newest_checkpoint_resumes_with_its_counts() {
+    // What `scripts/keep-run save` commits: the newest checkpoint, no older links, no games.
+    let (dir, run) = tiny_run_without_games("train-committed");
     let intake = learner_metrics(&run, "intake");
     let before = intake.last().unwrap()["samples_total"].as_u64().unwrap();
-    std::fs::remove_dir_all(run.join("games")).unwrap();
     let checkpoints = run.join("checkpoints");
     let newest = std::fs::read_to_string(checkpoints.join("latest")).unwrap();
     for entry in std::fs::read_dir(&checkpoints).unwrap() {
@@ -1054,17 +1076,7 @@ fn a_committed_run_with_only_its_newest_checkpoint_resumes_with_its_counts() {
             std::fs::remove_dir_all(path).unwrap();
         }
     }
-    let (ok, _, stderr) = run_binary(&[
-        "train",
-        "--run-dir",
-        run.to_str().unwrap(),
-        "--resume",
-        "--iterations",
-        "3",
-        "--quiet",
-    ]);
-    assert!(ok, "{stderr}");
-    assert!(stderr.contains("refills from new self-play"), "{stderr}");
+    resume_three_iterations(&run);
     // The totals go on from the checkpoint's counts (the replay ratio paces by them), not
     // from zero, which would hold training until new self-play matched all past training.
     let after = learner_metrics(&run, "intake");
@@ -1081,23 +1093,8 @@ fn a_committed_run_with_only_its_newest_checkpoint_resumes_with_its_counts() {
 #[test]
 fn a_run_whose_game_files_are_gone_resumes_and_refills_its_window_from_new_selfplay() {
     // What a run moved to a fresh machine from its committed checkpoints looks like.
-    let dir = fresh_dir("train-no-games");
-    let run = dir.join("run");
-    let config = write_config(&dir, TINY);
-    assert_eq!(train_to(&run, Some(config), 2).final_step, 10);
-    std::fs::remove_dir_all(run.join("games")).unwrap();
-    let run_text = run.to_str().unwrap();
-    let (ok, _, stderr) = run_binary(&[
-        "train",
-        "--run-dir",
-        run_text,
-        "--resume",
-        "--iterations",
-        "3",
-        "--quiet",
-    ]);
-    assert!(ok, "{stderr}");
-    assert!(stderr.contains("refills from new self-play"), "{stderr}");
+    let (dir, run) = tiny_run_without_games("train-no-games");
+    resume_three_iterations(&run);
     let window = learner_metrics(&run, "window");
     assert_eq!(window.len(), 1, "{window:?}");
     assert!(
