@@ -75,16 +75,7 @@ fn server() -> SocketAddr {
     // A distributed run's learner folder is part of the run, not a run of its own.
     std::fs::create_dir_all(run.join("learner")).unwrap();
     std::fs::write(run.join("learner/metrics.jsonl"), "").unwrap();
-    let options = ServeOptions {
-        models: Vec::new(),
-        run_dir: Some(run),
-        config: ServeConfig {
-            default_visits: 24,
-            ..ServeConfig::default()
-        },
-        shipped: false,
-    };
-    common::web::serve_in_background(options)
+    serve_run(run, Vec::new())
 }
 
 #[test]
@@ -153,6 +144,11 @@ fn server_with_models() -> SocketAddr {
             common::web::write_checkpoint(&dir, kind, 1)
         })
         .collect();
+    serve_run(run, models)
+}
+
+/// Serves `run` with `models` at 24 visits by default, no shipped models, in the background.
+fn serve_run(run: PathBuf, models: Vec<PathBuf>) -> SocketAddr {
     let options = ServeOptions {
         models,
         run_dir: Some(run),
