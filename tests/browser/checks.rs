@@ -1136,8 +1136,17 @@ async fn engine_on_board(page: &Page) {
 }
 
 /// Several engine lines (three unless asked), each with its W/D/L and visits once the
-/// search is done; a count outside 1-10 refused in words.
+/// search is done; a count outside 1-10 refused in words. Checked at the game's start,
+/// which has more than three turns whatever the model answered (after its answer the
+/// person may have a single, forced capture).
 async fn engine_lines(page: &Page) {
+    key(page, "Home").await;
+    page.wait(
+        "three lines at the start",
+        "document.getElementById('analysis-progress').textContent.includes('(done)') && \
+         document.querySelectorAll('#pv .engine-line').length === 3",
+    )
+    .await;
     let figures = "return [...document.querySelectorAll('#pv .engine-line .line-figures')].map(f => f.textContent);";
     let lines = strings(&page.js(figures).await);
     assert_eq!(lines.len(), 3, "{lines:?}");
@@ -1170,6 +1179,12 @@ async fn engine_lines(page: &Page) {
         "three lines",
         "document.getElementById('analysis-progress').textContent.includes('(done)') && \
          document.querySelectorAll('#pv .engine-line').length === 3",
+    )
+    .await;
+    key(page, "End").await;
+    page.wait(
+        "the analysis after the model's answer",
+        "document.getElementById('analysis-progress').textContent.includes('(done)')",
     )
     .await;
 }
