@@ -16,7 +16,9 @@
 //! (Watch too, with a long file path, and the engine under the board), where the short
 //! games, the bugs of issue 47, the move tree, the graph, drag and drop and the editor run
 //! again; and no error in the browser's console. Screenshots go to `$CZ_WEB_SCREENSHOTS` when set (`docs/web`),
-//! else the test's temporary folder. Without chromium and chromedriver (`scripts/setup`
+//! else the test's temporary folder. `CZ_WEB_ONLY=name,...` runs only the checks of those
+//! names (their functions': `graph`, `undo_redo_keep_the_tree`), e.g. against the page's
+//! files before a fix (`CZ_WEB_ASSETS`). Without chromium and chromedriver (`scripts/setup`
 //! installs them) the test prints SKIPPED, and fails under `CI=true`.
 
 mod browser;
@@ -25,7 +27,7 @@ mod common;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use browser::page::{browser, driver, Page};
+use browser::page::{browser, driver, wanted, Page};
 use browser::{checks, figures, tree};
 use checkers_zero::game::GameKind;
 use checkers_zero::serve::{ServeConfig, ServeOptions};
@@ -81,29 +83,67 @@ fn server() -> SocketAddr {
 #[test]
 fn the_page_in_a_real_browser() {
     with_page(server, |page| async move {
-        checks::play_short_games(&page).await;
-        checks::multi_capture_drop_and_refusal(&page).await;
-        checks::bugs(&page).await;
-        checks::bugs_of_issue_47(&page).await;
-        checks::board_features(&page).await;
-        checks::move_tree(&page).await;
+        if wanted("play_short_games") {
+            checks::play_short_games(&page).await;
+        }
+        if wanted("multi_capture_drop_and_refusal") {
+            checks::multi_capture_drop_and_refusal(&page).await;
+        }
+        if wanted("bugs") {
+            checks::bugs(&page).await;
+        }
+        if wanted("bugs_of_issue_47") {
+            checks::bugs_of_issue_47(&page).await;
+        }
+        if wanted("board_features") {
+            checks::board_features(&page).await;
+        }
+        if wanted("move_tree") {
+            checks::move_tree(&page).await;
+        }
         tree::issue_61(&page).await;
-        checks::game_graph(&page).await;
-        checks::drag_and_drop(&page).await;
-        checks::board_editor(&page).await;
-        checks::readable_boards(&page).await;
-        checks::watch(&page).await;
-        checks::dashboard(&page).await;
-        checks::phone(&page).await;
+        if wanted("game_graph") {
+            checks::game_graph(&page).await;
+        }
+        if wanted("drag_and_drop") {
+            checks::drag_and_drop(&page).await;
+        }
+        if wanted("board_editor") {
+            checks::board_editor(&page).await;
+        }
+        if wanted("readable_boards") {
+            checks::readable_boards(&page).await;
+        }
+        if wanted("watch") {
+            checks::watch(&page).await;
+        }
+        if wanted("dashboard") {
+            checks::dashboard(&page).await;
+        }
+        if wanted("phone") {
+            checks::phone(&page).await;
+        }
         // The new parts again at a phone's width.
         page.client.set_window_size(390, 844).await.unwrap();
-        checks::play_short_games(&page).await;
-        checks::bugs_of_issue_47(&page).await;
-        checks::move_tree(&page).await;
+        if wanted("play_short_games") {
+            checks::play_short_games(&page).await;
+        }
+        if wanted("bugs_of_issue_47") {
+            checks::bugs_of_issue_47(&page).await;
+        }
+        if wanted("move_tree") {
+            checks::move_tree(&page).await;
+        }
         tree::issue_61(&page).await;
-        checks::game_graph(&page).await;
-        checks::drag_and_drop(&page).await;
-        checks::board_editor(&page).await;
+        if wanted("game_graph") {
+            checks::game_graph(&page).await;
+        }
+        if wanted("drag_and_drop") {
+            checks::drag_and_drop(&page).await;
+        }
+        if wanted("board_editor") {
+            checks::board_editor(&page).await;
+        }
         page.client.set_window_size(1280, 860).await.unwrap();
         page.no_console_errors("the whole run").await;
         page.client.close().await.unwrap();

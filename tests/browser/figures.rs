@@ -12,7 +12,7 @@ use checkers_zero::game::turns::distinct_turns;
 use checkers_zero::game::{GameKind, GameState};
 use serde_json::{json, Value};
 
-use super::page::Page;
+use super::page::{wanted, Page};
 
 /// Every game with its number of seats.
 const GAMES: [(&str, usize); 4] = [
@@ -30,13 +30,25 @@ const RIGHT: &str = "\u{E014}";
 pub async fn issue_61(page: &Page) {
     page.click("nav button[data-view=play]").await;
     for (game, seats) in GAMES {
-        one_evaluation(page, game, seats).await;
-        graph(page, game, seats).await;
+        if wanted("one_evaluation") || wanted("arrows_and_names") {
+            one_evaluation(page, game, seats).await;
+        }
+        if wanted("graph") {
+            graph(page, game, seats).await;
+        }
     }
-    ten_lines_of_seventeen(page).await;
-    errors_next_to_their_buttons(page).await;
-    watch(page).await;
-    dashboard(page).await;
+    if wanted("ten_lines_of_seventeen") {
+        ten_lines_of_seventeen(page).await;
+    }
+    if wanted("errors_next_to_their_buttons") {
+        errors_next_to_their_buttons(page).await;
+    }
+    if wanted("watch") {
+        watch(page).await;
+    }
+    if wanted("dashboard") {
+        dashboard(page).await;
+    }
     page.click("nav button[data-view=play]").await;
     page.only_console_errors(
         "issue 61's figures",
@@ -65,10 +77,13 @@ async fn analysed(page: &Page, game: &str, seats: usize, position: &str, visits:
     page.set("engine-visits", &visits.to_string()).await;
     page.set("engine-lines", &lines.to_string()).await;
     page.js("document.getElementById('engine-on').checked = true; document.getElementById('engine-on').dispatchEvent(new Event('change'));").await;
+    // "120 of 120 visits", or "120 visits" on the page before issue 61 (so that its checks
+    // reach their assertions there: docs/web.md).
     page.wait(
         "the analysis",
         &format!(
-            "document.getElementById('analysis-progress').textContent.startsWith('{visits} of {visits} visits') && \
+            "['{visits} of {visits} visits', '{visits} visits'].some(t => \
+               document.getElementById('analysis-progress').textContent.startsWith(t)) && \
              document.getElementById('analysis-progress').textContent.includes('(done)')"
         ),
     )
@@ -111,40 +126,48 @@ async fn one_evaluation(page: &Page, game: &str, seats: usize) {
     let kind: GameKind = game.parse().unwrap();
     for (k, position) in three_positions(kind).iter().enumerate() {
         analysed(page, game, seats, position, 120, 3).await;
-        let sides = page
-            .js("return [...document.getElementById('eval-side').options].map(o => o.value);")
-            .await;
-        for side in sides.as_array().unwrap() {
-            page.set("eval-side", side.as_str().unwrap()).await;
-            let (bar, figures, q) = shown_figures(page).await;
-            let [w, d, l] = wdl_in(&figures);
-            assert_eq!(
-                bar,
-                format!("{w}%"),
-                "{game} position {k}, side {side}: the bar and the best line: {figures}"
-            );
-            let q: f64 = q.parse().unwrap();
-            let from_line = (w - l) as f64 / 100.0;
-            assert!(
-                (q - from_line).abs() <= 0.0105 + 0.0005,
-                "{game} position {k}, side {side}: the table's best Q {q} and the line's W - L {from_line} ({figures})"
-            );
-            assert!((99..=101).contains(&(w + d + l)), "{figures}");
+        if wanted("one_evaluation") {
+            agree_for_each_side(page, game, k).await;
         }
-        page.set("eval-side", "mover").await;
-        let said = page.text("wdl").await;
-        assert!(said.contains("the search's best turn"), "{game}: {said}");
-        assert!(
-            said.contains("The net's raw guess, no search"),
-            "{game}: the raw guess labelled: {said}"
-        );
-        if k == 1 {
+        if k == 1 && wanted("arrows_and_names") {
             arrows_and_names(page, game).await;
         }
     }
     if game == "eximo" {
         page.shot("engine-figures").await;
     }
+}
+
+/// On the position analysed, for each side under "eval for": the bar's number is the best
+/// line's W, the table's best Q its W - L; the raw guess labelled.
+async fn agree_for_each_side(page: &Page, game: &str, k: usize) {
+    let sides = page
+        .js("return [...document.getElementById('eval-side').options].map(o => o.value);")
+        .await;
+    for side in sides.as_array().unwrap() {
+        page.set("eval-side", side.as_str().unwrap()).await;
+        let (bar, figures, q) = shown_figures(page).await;
+        let [w, d, l] = wdl_in(&figures);
+        assert_eq!(
+            bar,
+            format!("{w}%"),
+            "{game} position {k}, side {side}: the bar and the best line: {figures}"
+        );
+        let q: f64 = q.parse().unwrap();
+        let from_line = (w - l) as f64 / 100.0;
+        assert!(
+                (q - from_line).abs() <= 0.0105 + 0.0005,
+                "{game} position {k}, side {side}: the table's best Q {q} and the line's W - L {from_line} ({figures})"
+            );
+        assert!((99..=101).contains(&(w + d + l)), "{figures}");
+    }
+    page.set("eval-side", "mover").await;
+    let said = page.text("wdl").await;
+    assert!(said.contains("the search's best turn"), "{game}: {said}");
+    assert!(
+        said.contains("The net's raw guess, no search"),
+        "{game}: the raw guess labelled: {said}"
+    );
 }
 
 /// Before the fix every arrowhead was green (the first arrow's colour), Eximo's labels sat
@@ -199,16 +222,18 @@ async fn graph(page: &Page, game: &str, seats: usize) {
         .await;
     page.js("performance.clearResourceTimings();").await;
     page.js("document.getElementById('graph-on').checked = true; document.getElementById('graph-on').dispatchEvent(new Event('change'));").await;
+    // The page before issue 61 said only the words.
     page.wait(
         "the graph",
-        "document.getElementById('graph-status').dataset.done === 'true'",
+        "document.getElementById('graph-status').dataset.done === 'true' || \
+         document.getElementById('graph-status').textContent.endsWith(' (done)')",
     )
     .await;
     let seen = page
         .js("const g = document.getElementById('game-graph'); \
              const r = [...g.querySelectorAll('circle')].map(c => c.getBoundingClientRect().width); \
              return [g.querySelectorAll('.graph-y').length, g.querySelectorAll('.graph-x').length, \
-               g.querySelector('.graph-side').textContent, \
+               g.querySelector('.graph-side')?.textContent, \
                [...g.querySelectorAll('circle title')].map(t => t.textContent), Math.min(...r), \
                performance.getEntriesByType('resource').filter(e => e.name.includes('/api/graph')).length, \
                performance.getEntriesByType('resource').filter(e => e.name.includes('/api/analyse')).length, \
@@ -220,7 +245,10 @@ async fn graph(page: &Page, game: &str, seats: usize) {
         "{game}: turns on the x axis"
     );
     assert!(
-        seen[2].as_str().unwrap().ends_with("'s expected score"),
+        seen[2]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("'s expected score"),
         "{game}: {}",
         seen[2]
     );
@@ -325,8 +353,10 @@ async fn errors_next_to_their_buttons(page: &Page) {
             "document.getElementById('{box_id}').value = {value};"
         ))
         .await;
+        // The button at the window's bottom edge: the error under it is out of view until
+        // the page scrolls it in.
         page.js(&format!(
-            "document.getElementById('{button}').scrollIntoView({{block: 'center'}});"
+            "document.getElementById('{button}').scrollIntoView({{block: 'end'}});"
         ))
         .await;
         page.click(&format!("#{button}")).await;
@@ -344,8 +374,9 @@ async fn errors_next_to_their_buttons(page: &Page) {
             .js(&format!(
                 "const b = document.getElementById('{button}').getBoundingClientRect(); \
                  const m = document.getElementById('{message}').getBoundingClientRect(); \
-                 return [m.top - b.bottom, m.height, m.bottom <= window.innerHeight, \
-                   document.getElementById('{message}').className];"
+                 return [m.top - b.bottom, m.height, m.top >= 0 && m.bottom <= window.innerHeight, \
+                   document.getElementById('{message}').className, m.bottom, window.innerHeight, \
+                   window.scrollY, document.documentElement.scrollHeight];"
             ))
             .await;
         let distance = gap[0].as_f64().unwrap();
@@ -354,6 +385,12 @@ async fn errors_next_to_their_buttons(page: &Page) {
             "{button}: the error {distance} px from it: {gap}"
         );
         assert_eq!(gap[3], json!("refused"), "{button}: {gap}");
+        assert_eq!(
+            gap[2],
+            json!(true),
+            "{button}: the error scrolled into view (its bottom, the window's height, the \
+             scroll, the page's height): {gap}"
+        );
     }
     page.shot("import-error").await;
 }
@@ -368,9 +405,10 @@ async fn watch(page: &Page) {
     page.set("watch-file", "games/solo.jsonl").await;
     page.wait(
         "one game",
-        "document.getElementById('watch-games-note').textContent === '1 game.'",
+        "/^1 games?\\.$/.test(document.getElementById('watch-games-note').textContent)",
     )
     .await;
+    assert_eq!(page.text("watch-games-note").await, "1 game.");
     page.set("watch-file", "games/00000001.jsonl").await;
     page.wait(
         "two games",

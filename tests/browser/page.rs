@@ -262,3 +262,13 @@ impl Page {
         self.wait("the keys", "true").await;
     }
 }
+
+/// Whether the check `name` (its function's name) runs: every check, unless
+/// `CZ_WEB_ONLY` names some, comma-separated (`CZ_WEB_ONLY=graph,watch`), to run a check
+/// alone, e.g. against the page's files before a fix (`CZ_WEB_ASSETS`, docs/web.md).
+pub fn wanted(name: &str) -> bool {
+    match std::env::var("CZ_WEB_ONLY") {
+        Ok(only) if !only.trim().is_empty() => only.split(',').any(|n| n.trim() == name),
+        _ => true,
+    }
+}
