@@ -89,14 +89,24 @@ function drawArrows(svg, board, at, arrows) {
     const pts = cells.map(n => at.get(n));
     const width = 0.05 + 0.12 * a.share;
     el("polyline", {
-      points: pts.map(p => `${p.x},${p.y}`).join(" "), class: `arrow arrow-${i}`, "stroke-width": width,
+      points: headClear(pts).map(p => `${p.x},${p.y}`).join(" "), class: `arrow arrow-${i}`, "stroke-width": width,
       "marker-end": `url(#${svg.id}-head-${i})`, "data-turn": a.turn,
     }, svg);
     const end = cells[cells.length - 1];
     if (!landing.has(end)) landing.set(end, []);
-    landing.get(end).push({ a, i, q: pts[pts.length - 1] });
+    landing.get(end).push({ a, i, q: pts[pts.length - 1], from: pts[pts.length - 2] });
   });
   for (const [cell, labels] of landing) drawShares(svg, board, cell, labels);
+}
+
+// The arrow's points with its last one drawn back towards the one before, so that its head
+// ends short of the landing cell's centre, where the share's label is written.
+function headClear(pts) {
+  const [p, q] = [pts[pts.length - 2], pts[pts.length - 1]];
+  const len = Math.hypot(q.x - p.x, q.y - p.y), back = Math.min(0.3, len / 3);
+  if (len === 0) return pts;
+  const end = { x: q.x - ((q.x - p.x) * back) / len, y: q.y - ((q.y - p.y) * back) / len };
+  return [...pts.slice(0, -1), end];
 }
 
 // The shares in a landing cell, away from every cell's name (on the arrow's head on a hex
@@ -114,10 +124,12 @@ function drawShares(svg, board, cell, labels) {
     return label;
   });
   if (n < 2) return;
-  // Side by side, each as wide as it is drawn (a phone draws them larger), centred on the cell.
+  // Side by side, each as wide as it is drawn (a phone draws them larger), centred on the
+  // cell, in the order their arrows come in from left to right (so that none crosses another).
   const widths = drawn.map(t => (t.getBBox ? t.getBBox().width : 0) || 0.4), space = 0.04;
   let x = labels[0].q.x - (widths.reduce((s, w) => s + w, 0) + space * (n - 1)) / 2;
-  drawn.forEach((t, k) => { t.setAttribute("x", x + widths[k] / 2); x += widths[k] + space; });
+  const order = drawn.map((_, k) => k).sort((j, k) => labels[j].from.x - labels[k].from.x);
+  for (const k of order) { drawn[k].setAttribute("x", x + widths[k] / 2); x += widths[k] + space; }
 }
 
 // Cell names last, with a halo, so that they stay readable beside and under pieces.
