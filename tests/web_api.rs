@@ -943,6 +943,69 @@ fn ten_lines_of_seventeen_turns_with_their_searched_values() {
     assert!(snap["stopped"].is_null(), "{snap}");
 }
 
+/// Issue 61: turns reached by several paths of steps (a HexDame king's captures in another
+/// order, Eximo's drops in another order: paths of tree nodes below one root step) are one
+/// turn, and one line: as many lines as asked up to the legal turns, each a turn of its
+/// own. Before, a line was a path: at 200 visits these positions showed 4 lines of 1
+/// distinct turn (of 4 legal), 5 of 2 (of 5), 6 of 5 and 3 of 2.
+#[test]
+fn turns_reached_by_several_paths_are_one_line_each() {
+    let (addr, _) = server("web-shared-steps", small());
+    for (game, position) in [
+        (
+            "hexdame",
+            "red a2:w a3:w b1:w b2:w b3:w c2:w c4:w d1:w d2:w d4:w e2:w f2:W i5:R",
+        ),
+        (
+            "hexdame",
+            "red a2:w a5:R b2:w c1:w c5:w d3:w e3:w e5:w f2:w f3:w g4:w g7:r",
+        ),
+        (
+            "eximo",
+            "black b1:b b3:b b4:b b5:w b6:w b7:w b8:w c2:b c6:w c7:w c8:w d1:b d2:b d3:b d4:b \
+             d5:w d7:w d8:w e1:b e2:b e7:w f2:b f3:b f7:w g2:b g3:b g5:w g8:w h4:w",
+        ),
+        (
+            "eximo",
+            "black a3:b a5:w a7:w b1:b b3:b b5:w b7:w c1:b c3:b c4:b c6:w c7:w c8:w d2:b d3:b \
+             d6:w d8:w e1:b e2:b e7:w e8:w f1:b f2:b f3:b f6:w f7:w g1:b g2:b g5:w g7:w g8:w h4:b",
+        ),
+    ] {
+        let legal = post(
+            addr,
+            "/api/legal",
+            &json!({"game": game, "position": position}),
+        );
+        let asked = legal.json["turns"].as_array().unwrap().len().min(10);
+        let request = json!({"game": game, "position": position, "visits": 200, "lines": asked});
+        let answer = post(addr, "/api/analyse", &request);
+        assert_eq!(answer.status, 200, "{}", answer.text);
+        let mut ends: Vec<String> = answer.json["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                let turn = &l["turns"][0];
+                let after = post(
+                    addr,
+                    "/api/play",
+                    &json!({"game": game, "position": position, "turn": turn}),
+                );
+                after.json["position"].as_str().unwrap().to_string()
+            })
+            .collect();
+        assert_eq!(ends.len(), asked, "{request}: {}", answer.json["lines"]);
+        ends.sort();
+        ends.dedup();
+        assert_eq!(
+            ends.len(),
+            asked,
+            "{request}: each line a turn of its own: {}",
+            answer.json["lines"]
+        );
+    }
+}
+
 fn strings_f64(v: &Value) -> Vec<f64> {
     v.as_array()
         .unwrap()

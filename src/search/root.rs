@@ -59,6 +59,12 @@ pub trait RootSearch<S: GameState>: Send {
     /// [`Mcts::root_children`]; `Some(None)`: wherever PUCT leads), or `None` when the
     /// budget is spent.
     fn next(&mut self, tree: &mut Mcts<S>, rng: &mut dyn RngCore) -> Option<Option<usize>>;
+    /// The steps the next simulation must follow from the root, each an index among its
+    /// node's children ([`Mcts::select_leaf_along`]; PUCT beyond them), or `None` when the
+    /// budget is spent: [`RootSearch::next`]'s root child unless a schedule looks deeper.
+    fn next_steps(&mut self, tree: &mut Mcts<S>, rng: &mut dyn RngCore) -> Option<Vec<usize>> {
+        Some(self.next(tree, rng)?.into_iter().collect())
+    }
     /// Records that one simulation scheduled by [`RootSearch::next`] has run (counts it against the budget).
     fn count_simulation(&mut self);
     /// The result, from the tree's root statistics (`None` for a terminal root).

@@ -321,14 +321,14 @@ struct Chunks<'a, S: GameState, F> {
 
 impl<S: GameState, F: FnMut(&Mcts<S>) -> bool> Lockstep<S> for Chunks<'_, S, F> {
     fn leaves(&mut self) -> Option<Vec<(usize, Leaf<S>)>> {
-        let via = self.root.next(self.tree, self.rng)?;
+        let steps = self.root.next_steps(self.tree, self.rng)?;
         if self.tree.root_visits() >= self.next_look {
             self.next_look = self.tree.root_visits() + self.chunk;
             if !(self.between)(self.tree) {
                 return None;
             }
         }
-        Some(vec![(0, self.tree.select_leaf_via(via))])
+        Some(vec![(0, self.tree.select_leaf_along(&steps))])
     }
 
     fn backup(&mut self, _: usize, leaf: Leaf<S>, eval: Option<&LeafEval>) {

@@ -221,16 +221,26 @@ impl<S: GameState> Mcts<S> {
     /// `root_child` (an index into [`Mcts::root_children`]) when one is given and the root is
     /// expanded. This is how the Gumbel root directs its simulations.
     pub fn select_leaf_via(&self, root_child: Option<usize>) -> Leaf<S> {
+        self.select_leaf_along(root_child.as_slice())
+    }
+
+    /// Like [`Mcts::select_leaf`], but the walk first follows `steps` from the root, each an
+    /// index among its node's children ([`Mcts::children_along`]), as far as they lead
+    /// through expanded nodes (not into a terminal or proven one below the root); PUCT
+    /// beyond. This is how an analysis gives each line's turn, whole, its visits.
+    pub fn select_leaf_along(&self, steps: &[usize]) -> Leaf<S> {
         let mut path = vec![0u32];
         let mut state = self.root_state.clone();
         let mut at = 0usize;
-        if let Some(k) = root_child {
-            let root = &self.nodes[0];
-            if root.first_child != NO_CHILDREN && k < root.num_children as usize {
-                at = root.first_child as usize + k;
-                state.apply_step(self.nodes[at].action);
-                path.push(at as u32);
+        for &k in steps {
+            let node = &self.nodes[at];
+            let stop = node.terminal.is_some() || (at != 0 && node.proven.is_some());
+            if stop || node.first_child == NO_CHILDREN || k >= node.num_children as usize {
+                break;
             }
+            at = node.first_child as usize + k;
+            state.apply_step(self.nodes[at].action);
+            path.push(at as u32);
         }
         loop {
             let node = &self.nodes[at];
@@ -480,7 +490,26 @@ impl<S: GameState> Mcts<S> {
 
     /// Visit counts and values of the root's children.
     pub fn root_children(&self) -> Vec<ChildStats> {
-        self.nodes[0]
+        self.children_of(0)
+    }
+
+    /// Visit counts and values of the children of the node that `steps` reach from the root
+    /// (each an index among its node's children), each value for the side that chose its
+    /// step; none while that node is unexpanded, or when `steps` leave the tree.
+    pub fn children_along(&self, steps: &[usize]) -> Vec<ChildStats> {
+        let mut at = 0usize;
+        for &k in steps {
+            let children = self.nodes[at].children();
+            if k >= children.len() {
+                return Vec::new();
+            }
+            at = children.start + k;
+        }
+        self.children_of(at)
+    }
+
+    fn children_of(&self, at: usize) -> Vec<ChildStats> {
+        self.nodes[at]
             .children()
             .map(|c| {
                 let n = &self.nodes[c];

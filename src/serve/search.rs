@@ -27,6 +27,7 @@ use crate::net::net_eval::NetEvaluator;
 use crate::net::net_eval::{Evaluate, LeafEval};
 use crate::net::NetError;
 use crate::search::agents::RolloutEvaluator;
+use crate::search::lines::LinesFloor;
 use crate::search::puct::PuctRoot;
 use crate::search::root::{RootSearch, SearchResult};
 use crate::search::run::Budget;
@@ -297,8 +298,8 @@ pub struct AnalysisBudget {
 /// Searches `state` by PUCT ([`analysis_config`]'s kind, whatever `config` says) until the
 /// budget is spent or `stop` is set, calling `publish` with a snapshot after every chunk of
 /// visits and once at the end (with `done`, and `stopped` saying why when visits were left).
-/// Each of the asked lines' first steps (the root's steps of highest prior) gets a floor of
-/// visits ([`LinesFloor`]), so that every line shown has a searched value.
+/// Each of the asked lines' turns (the whole turns of highest prior) gets a floor of visits
+/// ([`LinesFloor`]), so that every line shown has a searched value.
 pub fn analyse<S: Encode>(
     state: &S,
     mut eval: RequestEvaluator,
@@ -376,53 +377,6 @@ fn first_snapshot<S: Encode>(state: &S, eval: &RequestEvaluator, asked: u32) -> 
     snapshot
 }
 
-/// PUCT from the root (no noise) with a floor: each of the `lines` root steps of highest
-/// prior gets at least max(1, visits / (8 · lines)) visits (at most an eighth of the
-/// budget in all), so that the lines asked for all have a searched value. Beyond the floor
-/// the visits go where PUCT leads: their shares are its preference.
-pub struct LinesFloor {
-    inner: PuctRoot,
-    lines: usize,
-    floor: u32,
-}
-
-impl LinesFloor {
-    /// The root search of an analysis of `visits` root visits showing `lines` lines.
-    pub fn new(visits: u32, lines: usize) -> LinesFloor {
-        let lines = lines.max(1);
-        LinesFloor {
-            inner: PuctRoot::new(visits.max(1), false),
-            lines,
-            floor: (visits / (8 * lines as u32)).max(1),
-        }
-    }
-}
-
-impl<S: GameState> RootSearch<S> for LinesFloor {
-    fn next(&mut self, tree: &mut Mcts<S>, rng: &mut dyn rand::RngCore) -> Option<Option<usize>> {
-        let via = self.inner.next(tree, rng)?;
-        if !tree.root_expanded() {
-            return Some(via);
-        }
-        let children = tree.root_children();
-        let mut order: Vec<usize> = (0..children.len()).collect();
-        order.sort_by(|&a, &b| children[b].prior.total_cmp(&children[a].prior));
-        let short = order
-            .into_iter()
-            .take(self.lines)
-            .find(|&i| children[i].visits < self.floor);
-        Some(short.or(via))
-    }
-
-    fn count_simulation(&mut self) {
-        RootSearch::<S>::count_simulation(&mut self.inner);
-    }
-
-    fn finish(&self, tree: &Mcts<S>) -> Option<SearchResult> {
-        self.inner.finish(tree)
-    }
-}
-
 fn fill_snapshot<S: GameState>(
     tree: &Mcts<S>,
     snapshot: &mut Snapshot,
@@ -459,19 +413,25 @@ pub fn wdl_of(q: f32, draw: f32) -> [f32; 3] {
 }
 
 /// The visited whole turns below the root of `tree` (at a turn boundary), each with its
-/// steps, most visited first (ties to the better value): the search's preference.
+/// steps, most visited first (ties to the better value): the search's preference. Paths
+/// that end in the same position (captures in another order, drops) are one turn, the
+/// most visited path standing for it.
 fn turns_with_steps<S: GameState>(tree: &Mcts<S>) -> Vec<(TurnStats, Vec<Action>)> {
     let mut out = Vec::new();
     collect_turns(tree, (String::new(), Vec::new()), 1.0, &mut out);
-    out.sort_by(|(a, _), (b, _)| b.visits.cmp(&a.visits).then(b.q.total_cmp(&a.q)));
-    out
+    out.sort_by(|(a, ..), (b, ..)| b.visits.cmp(&a.visits).then(b.q.total_cmp(&a.q)));
+    let mut ends = std::collections::HashSet::new();
+    out.into_iter()
+        .filter(|(.., end)| ends.insert(*end))
+        .map(|(stats, steps, _)| (stats, steps))
+        .collect()
 }
 
 fn collect_turns<S: GameState>(
     tree: &Mcts<S>,
     (path, steps): (String, Vec<Action>),
     prior: f32,
-    out: &mut Vec<(TurnStats, Vec<Action>)>,
+    out: &mut Vec<(TurnStats, Vec<Action>, u64)>,
 ) {
     let state = tree.root_state();
     let children = tree
@@ -498,7 +458,7 @@ fn collect_turns<S: GameState>(
                 q: child.q,
                 wdl: wdl_of(child.q, draw),
             };
-            out.push((stats, turn));
+            out.push((stats, turn, next.position_hash()));
         }
     }
 }
