@@ -925,7 +925,7 @@ fn retention_keeps_the_newest_whole_and_thinned_weights_and_resume_and_fork_go_o
     let chain = checkers_zero::roles::learner::intake_chain(&store, 30).unwrap();
     assert_eq!(chain.len() as u64, read_state_consumed(&run, 30));
 
-    // A pinned checkpoint (bench-learning pins those it rated) keeps its weights.
+    // A pinned checkpoint (bench-learning pins those it rated) stays whole.
     std::fs::write(
         run.join(layout::checkpoint_key(25, layout::PINNED_FILE)),
         b"",
@@ -942,14 +942,20 @@ fn retention_keeps_the_newest_whole_and_thinned_weights_and_resume_and_fork_go_o
     .unwrap();
     assert_eq!((resumed.start_step, resumed.final_step), (30, 40));
     assert_eq!((held(&run, 35), held(&run, 40)), ("full", "full"));
-    // Thinned to steps 0 and 40 (every 40), but 25 is pinned; 20 is not.
-    assert_eq!((held(&run, 20), held(&run, 25)), ("link", "weights"));
+    // Thinned to steps 0 and 40 (every 40), but 25 is pinned (whole); 20 is not.
+    assert_eq!((held(&run, 20), held(&run, 25)), ("link", "full"));
     // A fork of a whole checkpoint trains on; one of weights only is refused in words.
     let arm_config = RunConfig::parse(&text, "tiny").unwrap();
     let point: ForkPoint = format!("{}@35", run.display()).parse().unwrap();
     let arm = dir.join("arm");
     let arm_store = RunStore::open(arm.to_str().unwrap()).unwrap();
     assert_eq!(fork_run(&point, &arm_store, &arm_config).unwrap().step, 35);
+    let pinned: ForkPoint = format!("{}@25", run.display()).parse().unwrap();
+    let pinned_arm = RunStore::open(dir.join("arm25").to_str().unwrap()).unwrap();
+    assert_eq!(
+        fork_run(&pinned, &pinned_arm, &arm_config).unwrap().step,
+        25
+    );
     let forked = train(&TrainOptions {
         run_dir: Some(arm.clone()),
         resume: true,

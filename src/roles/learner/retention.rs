@@ -2,7 +2,8 @@
 //! each new checkpoint is published whole, older ones are thinned, each in the order that
 //! keeps the run readable at every moment: the optimizer state goes first (no resume tries
 //! it then), the weights next (no listing of weights offers it then), the counters last. Intake links are never removed: resume and
-//! fork follow them back to the run's first checkpoint.
+//! fork follow them back to the run's first checkpoint. A pinned checkpoint (a doubling's,
+//! one rated) stays whole, so it can be forked and shipped as well as rated.
 
 use crate::config::RunConfig;
 use crate::layout::state::EvaluationState;
@@ -28,6 +29,10 @@ pub fn prune(store: &RunStore, config: &RunConfig) -> Result<usize, RoleError> {
         .plan(&held, config.train.steps_per_iteration, |step| {
             protect.covers(step) || pinned.contains(&step)
         });
+    let plan: Vec<_> = plan
+        .into_iter()
+        .filter(|(step, _)| !pinned.contains(step))
+        .collect();
     for (step, keep) in &plan {
         let files: &[&str] = match keep {
             Keep::Full => &[],
