@@ -15,7 +15,6 @@ use checkers_zero::net::batcher::BatcherConfig;
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::Model;
 use checkers_zero::net::threads::ThreadPlan;
-use checkers_zero::roles::learner::StepLimits;
 use checkers_zero::search::sample::sample_with_temperature;
 use checkers_zero::selfplay::record::{
     read_records, records_to_gzip, write_records, GameRecord, StepRecord,
@@ -256,19 +255,6 @@ fn value_targets_are_each_seats_own_result_in_every_game() {
     for kind in GameKind::ALL {
         with_game!(kind, S => check_value_targets::<S>(kind));
     }
-}
-
-/// How far a run with a step budget is through it; none without one.
-#[test]
-fn the_budget_spent_is_the_share_of_the_step_limit() {
-    let config = RunConfig::parse("game = \"rematch\"\n", "t").unwrap();
-    let limits = StepLimits::new(&config.train, Some(1_000), None);
-    assert_eq!(limits.budget_spent(250), Some(0.25));
-    assert_eq!(limits.budget_spent(5_000), Some(1.0));
-    assert_eq!(
-        StepLimits::new(&config.train, None, None).budget_spent(10),
-        None
-    );
 }
 
 #[test]

@@ -104,6 +104,16 @@ mod tests {
         assert!(!unlimited.reached(u64::MAX));
     }
 
+    /// How far a run with a step budget is through it; none without one.
+    #[test]
+    fn the_budget_spent_is_the_share_of_the_step_limit() {
+        let train = TrainConfig::default();
+        let limits = StepLimits::new(&train, Some(1_000), None);
+        assert_eq!(limits.budget_spent(250), Some(0.25));
+        assert_eq!(limits.budget_spent(5_000), Some(1.0));
+        assert_eq!(StepLimits::new(&train, None, None).budget_spent(10), None);
+    }
+
     #[test]
     fn a_resumed_budget_counts_the_time_spent_before() {
         let train = TrainConfig::default();
