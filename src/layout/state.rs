@@ -87,6 +87,16 @@ fn is_zero(value: &u64) -> bool {
     *value == 0
 }
 
+/// A field that reads as `None` when it is missing, null or not of its type.
+fn none_unless_readable<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: DeserializeOwned,
+{
+    let value = Value::deserialize(deserializer)?;
+    Ok(serde_json::from_value(value).ok())
+}
+
 /// A published checkpoint's intake link (`intake.json`): the shards taken in since the
 /// checkpoint before it, which it names, so the chain of links lists every shard once.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -104,10 +114,17 @@ pub struct IntakeLink {
 }
 
 /// A self-play session's counters (`workers/<session>.json`), rewritten as it publishes.
-/// Every field has a default, so older files read.
+/// Every field has a default, so older files read. `P` is the type of its precision line
+/// (`metrics::PrecisionLine`, which self-play names: the layout sits below the metrics).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct WorkerStatus {
+#[serde(
+    default,
+    bound(
+        serialize = "P: Serialize",
+        deserialize = "P: DeserializeOwned + Default"
+    )
+)]
+pub struct WorkerStatus<P> {
     /// The session's name.
     pub session: String,
     /// Games finished (published or about to be).
@@ -142,8 +159,10 @@ pub struct WorkerStatus {
     pub done: bool,
     /// When it wrote this (milliseconds since the Unix epoch).
     pub updated_unix_ms: u64,
-    /// Its batcher's precision choice (that metrics line).
-    pub precision: Value,
+    /// Its batcher's precision choice (that metrics line); none in older files, and in
+    /// files whose line does not read as one.
+    #[serde(deserialize_with = "none_unless_readable")]
+    pub precision: Option<P>,
     /// Store requests that failed and were tried again (outages ridden out).
     pub store_retries: u64,
 }
@@ -236,7 +255,7 @@ impl StateFile for IntakeLink {
     const WHAT: &'static str = "checkpoint intake link";
 }
 
-impl StateFile for WorkerStatus {
+impl<P: Serialize + DeserializeOwned + Default> StateFile for WorkerStatus<P> {
     const WHAT: &'static str = "self-play session status";
 }
 
@@ -276,19 +295,36 @@ mod tests {
 
     #[test]
     fn role_records_round_trip_and_older_files_read() {
+        /// A precision line's stand-in (the real one is the metrics', above the layout).
+        #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+        struct Line {
+            choice: String,
+        }
         let status = WorkerStatus {
             session: "w-1".into(),
             games: 12,
             positions_per_s: 3.5,
             done: true,
-            precision: serde_json::json!({"type": "precision", "chosen": "fp32"}),
+            precision: Some(Line {
+                choice: "fp32".into(),
+            }),
             ..WorkerStatus::default()
         };
         assert_eq!(WorkerStatus::parse(&status.to_json(), "w").unwrap(), status);
-        // As sessions wrote them before records had versions.
+        // As sessions wrote them before records had versions, and before the precision
+        // line was typed (any value that does not read as one reads as none).
         let old = r#"{"session": "w-2", "games": 3, "model_step": 20, "done": false}"#;
-        let old = WorkerStatus::parse(old, "w").unwrap();
+        let old = WorkerStatus::<Line>::parse(old, "w").unwrap();
         assert_eq!((old.games, old.model_step, old.updated_unix_ms), (3, 20, 0));
+        assert_eq!(old.precision, None);
+        for precision in [r#"null"#, r#""fp32""#, r#"{"choice": 1}"#] {
+            let text = format!(r#"{{"games": 4, "precision": {precision}}}"#);
+            let read = WorkerStatus::<Line>::parse(&text, "w").unwrap();
+            assert_eq!((read.games, read.precision), (4, None), "{text}");
+        }
+        let tagged = r#"{"precision": {"type": "precision", "choice": "bf16"}}"#;
+        let read = WorkerStatus::<Line>::parse(tagged, "w").unwrap();
+        assert_eq!(read.precision.unwrap().choice, "bf16");
         let state = EvaluationState {
             last_step: Some(40),
         };

@@ -33,6 +33,10 @@ use crate::store::RunStore;
 use crate::util::game_seed;
 use crate::with_game;
 
+/// A self-play session's counters as it writes them (`workers/<session>.json`), with its
+/// batcher's precision line.
+pub type SelfPlayStatus = WorkerStatus<PrecisionLine>;
+
 /// What `selfplay` was asked to do.
 #[derive(Clone, Debug)]
 pub struct SelfPlayOptions {
@@ -275,7 +279,7 @@ struct SelfPlayRole<'a> {
     started: Instant,
     last_poll: Instant,
     /// The batcher's precision choice (its metrics line), for the status.
-    precision: MetricsLine,
+    precision: PrecisionLine,
     /// Retries of store requests that failed: play goes on, finished games wait.
     outage: Backoff,
 }
@@ -307,8 +311,8 @@ impl<'a> SelfPlayRole<'a> {
         // Game numbers (which seed the games) start at a point of the session's own.
         let first_game = game_seed(config.seed, fnv1a(&session)) << 24 >> 8;
         let (layout, batching, precision) = settle_selfplay(config, &model)?;
-        let precision = MetricsLine::Precision(PrecisionLine::of(&precision));
-        monitor.set_precision(precision.clone());
+        let precision = PrecisionLine::of(&precision);
+        monitor.set_precision(MetricsLine::Precision(precision.clone()));
         let pool = RollingPool::start::<S>(
             WorkerSettings::of(config),
             layout.workers,
@@ -488,7 +492,7 @@ impl<'a> SelfPlayRole<'a> {
         let seconds = self.seconds();
         let (pool, shards) = (&self.pool, &self.shards);
         let evals = pool.batcher_totals();
-        let status = WorkerStatus {
+        let status = SelfPlayStatus {
             session: self.session.clone(),
             games: shards.played(),
             published_games: shards.games,
@@ -506,7 +510,7 @@ impl<'a> SelfPlayRole<'a> {
             draining_pools: pool.draining(),
             done,
             updated_unix_ms: unix_millis() as u64,
-            precision: serde_json::to_value(&self.precision).expect("metrics lines serialise"),
+            precision: Some(self.precision.clone()),
             store_retries: self.outage.total_failures,
         };
         let key = worker_key(&self.session);

@@ -8,9 +8,10 @@ use std::fmt;
 use serde_json::Value;
 
 use super::lease::Lease;
+use super::selfplay::SelfPlayStatus;
 use super::{read_pointer, read_state_file, unix_millis, RoleError};
 use crate::config::RunConfig;
-use crate::layout::state::{EvaluationState, IntakeLink, TrainState, WorkerStatus};
+use crate::layout::state::{EvaluationState, IntakeLink, TrainState};
 use crate::layout::{
     checkpoint_key, parse_shard_key, CONFIG, EVALUATION_METRICS, EVALUATION_STATE, GAMES,
     INTAKE_FILE, LATEST, PROMOTED, STATE_FILE, WORKERS,
@@ -96,7 +97,7 @@ pub fn run_status(store: &RunStore) -> Result<RunStatus, RoleError> {
     let now = unix_millis() as f64;
     let mut sessions = Vec::new();
     for key in store.list(WORKERS)? {
-        let Some(w) = read_state_file::<WorkerStatus>(store, &key)? else {
+        let Some(w) = read_state_file::<SelfPlayStatus>(store, &key)? else {
             continue;
         };
         sessions.push(SessionStatus {
