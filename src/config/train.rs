@@ -69,13 +69,13 @@ pub struct TrainConfig {
     /// The learner's memory layout: `auto` (times both layouts in each precision with the
     /// precision probe and takes the faster), `contiguous` (NCHW) or `channels-last`
     /// (NHWC, which oneDNN's convolutions prefer on some machines). The same numbers.
-    pub layout: Layout,
+    pub layout: MemoryLayout,
 }
 
 /// The learner's memory layout setting (`[train] layout`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Layout {
+pub enum MemoryLayout {
     /// Measured: the faster of the two per precision.
     #[default]
     Auto,
@@ -85,14 +85,14 @@ pub enum Layout {
     ChannelsLast,
 }
 
-impl Layout {
+impl MemoryLayout {
     /// The training forms the learner's probe measures under this setting, the first the
     /// one used when nothing is measured.
     pub fn candidates(self) -> &'static [Form] {
         match self {
-            Layout::Auto => &[Form::Training, Form::TrainingChannelsLast],
-            Layout::Contiguous => &[Form::Training],
-            Layout::ChannelsLast => &[Form::TrainingChannelsLast],
+            MemoryLayout::Auto => &[Form::Training, Form::TrainingChannelsLast],
+            MemoryLayout::Contiguous => &[Form::Training],
+            MemoryLayout::ChannelsLast => &[Form::TrainingChannelsLast],
         }
     }
 }
@@ -150,7 +150,7 @@ impl Default for TrainConfig {
             torch_threads: 1,
             device: DeviceChoice::Auto,
             precision: Precision::Auto,
-            layout: Layout::Auto,
+            layout: MemoryLayout::Auto,
         }
     }
 }

@@ -14,7 +14,7 @@ use super::optimizer::AdamW;
 use super::trainer::{train_step, Compute, LossWeights};
 use super::window::Batch;
 use crate::config::batching::Precision;
-use crate::config::train::{Layout, TrainConfig};
+use crate::config::train::{MemoryLayout, TrainConfig};
 use crate::net::model::Model;
 use crate::net::precision::{
     net_label, probe_with, resolve, FormTimings, ProbeCache, ProbeKey, ProbeTimings, Resolved,
@@ -27,7 +27,7 @@ pub const PROBE_BUDGET: Duration = Duration::from_millis(1500);
 /// How the learner computes under `resolved` and the layout setting: the chosen precision,
 /// in the layout measured fastest for it (the setting's first candidate when nothing was
 /// measured).
-pub fn compute(resolved: &Resolved, layout: Layout) -> Compute {
+pub fn compute(resolved: &Resolved, layout: MemoryLayout) -> Compute {
     let bf16 = resolved.choice.bf16_from.is_some();
     let form = match &resolved.timings {
         Some(t) if bf16 => t.bf16_form,
@@ -243,22 +243,22 @@ mod tests {
             timings: Some(timings.clone()),
             source: "probed now",
         };
-        let bf16 = compute(&resolved(Some(0)), Layout::Auto);
+        let bf16 = compute(&resolved(Some(0)), MemoryLayout::Auto);
         assert_eq!(
             (bf16.kind, bf16.form),
             (Kind::BFloat16, Form::TrainingChannelsLast)
         );
-        let fp32 = compute(&resolved(None), Layout::Auto);
+        let fp32 = compute(&resolved(None), MemoryLayout::Auto);
         assert_eq!((fp32.kind, fp32.form), (Kind::Float, Form::Training));
         let forced = Resolved {
             timings: None,
             ..resolved(None)
         };
         assert_eq!(
-            compute(&forced, Layout::ChannelsLast).form,
+            compute(&forced, MemoryLayout::ChannelsLast).form,
             Form::TrainingChannelsLast
         );
-        assert_eq!(compute(&forced, Layout::Auto).form, Form::Training);
+        assert_eq!(compute(&forced, MemoryLayout::Auto).form, Form::Training);
     }
 
     #[test]
