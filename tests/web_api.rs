@@ -10,10 +10,12 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use checkers_zero::game::GameKind;
+use checkers_zero::layout;
 use checkers_zero::selfplay::record::{read_records, records_to_gzip};
 use checkers_zero::serve::{ServeConfig, ServeOptions};
 use common::web::{
-    get, position_with_turn, post, request, request_typed, serve_in_background, tiny_run,
+    empty_learner_log, games_file, get, position_with_turn, post, request, request_typed,
+    serve_in_background, tiny_run, GAMES_FILE, SOLO_FILE,
 };
 use serde_json::{json, Value};
 
@@ -268,34 +270,34 @@ fn analysis_answers_and_polls() {
 fn run_directory_listings_and_replays() {
     let (addr, run) = server("web-run", small());
     // A distributed run's learner folder is a part of the run, not a second run.
-    std::fs::create_dir_all(run.join("learner")).unwrap();
-    std::fs::write(run.join("learner/metrics.jsonl"), "").unwrap();
+    empty_learner_log(&run);
     assert_eq!(get(addr, "/api/runs").json["runs"], json!([""]));
     // Issue 61: a hidden folder (the store's `.locks`) is no run, whatever it holds.
-    std::fs::create_dir_all(run.join(".locks/games")).unwrap();
-    std::fs::create_dir_all(run.join("second/games")).unwrap();
+    std::fs::create_dir_all(run.join(".locks").join(layout::GAMES)).unwrap();
+    std::fs::create_dir_all(run.join("second").join(layout::GAMES)).unwrap();
     assert_eq!(get(addr, "/api/runs").json["runs"], json!(["", "second"]));
     let files = get(addr, "/api/games").json;
-    assert_eq!(files["files"][0]["path"], json!("games/00000001.jsonl"));
-    let list = get(addr, "/api/game?file=games/00000001.jsonl&list=true").json;
+    let (shard, solo_file) = (games_file(GAMES_FILE), games_file(SOLO_FILE));
+    assert_eq!(files["files"][0]["path"], json!(shard));
+    let list = get(addr, &format!("/api/game?file={shard}&list=true")).json;
     assert_eq!(list["games"].as_array().unwrap().len(), 2);
     // Issue 61: whole turns counted (a capture of several steps counts once), and players named.
     let first = &list["games"][0];
-    let replayed = get(addr, "/api/game?file=games/00000001.jsonl&index=0").json;
+    let replayed = get(addr, &format!("/api/game?file={shard}&index=0")).json;
     let turns = replayed["frames"].as_array().unwrap().len() as u64 - 1;
     assert_eq!(first["turns"].as_u64(), Some(turns), "{first}");
     assert!(first["steps"].as_u64().unwrap() >= turns);
     assert_eq!(first["agents"], json!(["net@20", "net@20"]));
-    let mut solo = read_records(&run.join("games/00000001.jsonl")).unwrap();
+    let mut solo = read_records(&run.join(&shard)).unwrap();
     solo.truncate(1);
     solo[0].agents.clear();
-    checkers_zero::selfplay::record::write_records(&run.join("games/solo.jsonl"), &solo).unwrap();
-    let list = get(addr, "/api/game?file=games/solo.jsonl&list=true").json;
+    checkers_zero::selfplay::record::write_records(&run.join(&solo_file), &solo).unwrap();
+    let list = get(addr, &format!("/api/game?file={solo_file}&list=true")).json;
     assert_eq!(
         list["games"][0]["agents"],
         json!(["self-play: the net of step 20 against itself"])
     );
-    let replay = get(addr, "/api/game?file=games/00000001.jsonl&index=0").json;
+    let replay = get(addr, &format!("/api/game?file={shard}&index=0")).json;
     let result = replay["result"].as_str().unwrap();
     assert!(
         result.starts_with("Red wins: ")
@@ -312,19 +314,14 @@ fn run_directory_listings_and_replays() {
     assert!(frames[0]["turn"].is_null() && frames[1]["turn"].is_string());
     assert!(frames[1]["value"].is_number());
     // A self-play shard, compressed, is listed and replays the same games.
-    let games = read_records(&run.join("games/00000001.jsonl")).unwrap();
-    std::fs::create_dir_all(run.join("games/w-1")).unwrap();
-    let shard = run.join("games/w-1/00000000.jsonl.gz");
-    std::fs::write(shard, records_to_gzip(&games)).unwrap();
+    let games = read_records(&run.join(&shard)).unwrap();
+    let packed = layout::shard_key("w-1", 0);
+    std::fs::create_dir_all(run.join(&packed).parent().unwrap()).unwrap();
+    std::fs::write(run.join(&packed), records_to_gzip(&games)).unwrap();
     let files = get(addr, "/api/games").json;
     let listed = files["files"].as_array().unwrap();
-    assert!(
-        listed
-            .iter()
-            .any(|f| f["path"] == "games/w-1/00000000.jsonl.gz"),
-        "{files}"
-    );
-    let packed = get(addr, "/api/game?file=games/w-1/00000000.jsonl.gz&index=0").json;
+    assert!(listed.iter().any(|f| f["path"] == packed), "{files}");
+    let packed = get(addr, &format!("/api/game?file={packed}&index=0")).json;
     assert_eq!(packed["frames"], replay["frames"]);
     let metrics = get(addr, "/api/metrics").json;
     assert_eq!(metrics["metrics"].as_array().unwrap().len(), 7);
@@ -532,14 +529,16 @@ fn bad_input_gets_a_clear_4xx() {
     );
     assert_eq!(request(addr, "POST", "/api/legal", Some(legal)).status, 200);
     assert_eq!(get(addr, "/api/nothing").status, 404);
-    assert_eq!(get(addr, "/api/game?file=games/none.jsonl").status, 404);
+    let (none, shard) = (games_file("none.jsonl"), games_file(GAMES_FILE));
+    assert_eq!(get(addr, &format!("/api/game?file={none}")).status, 404);
     assert_eq!(
-        get(addr, "/api/game?file=games/00000001.jsonl&index=7").status,
+        get(addr, &format!("/api/game?file={shard}&index=7")).status,
         404
     );
     assert_eq!(get(addr, "/api/game?index=1").status, 400);
-    std::fs::write(run.join("games/broken.jsonl"), "{not a record\n").unwrap();
-    assert_eq!(get(addr, "/api/game?file=games/broken.jsonl").status, 422);
+    let broken = games_file("broken.jsonl");
+    std::fs::write(run.join(&broken), "{not a record\n").unwrap();
+    assert_eq!(get(addr, &format!("/api/game?file={broken}")).status, 422);
 }
 
 #[test]
@@ -588,7 +587,7 @@ fn no_path_outside_the_run_directory_is_served() {
         .unwrap()
         .join(format!("cz-secret-{}.jsonl", std::process::id()));
     std::fs::write(&secret, "secret\n").unwrap();
-    std::os::unix::fs::symlink(&secret, run.join("games/link.jsonl")).unwrap();
+    std::os::unix::fs::symlink(&secret, run.join(games_file("link.jsonl"))).unwrap();
     std::os::unix::fs::symlink(run.parent().unwrap(), run.join("up")).unwrap();
     let name = secret.file_name().unwrap().to_str().unwrap();
     let attempts = [
@@ -596,7 +595,7 @@ fn no_path_outside_the_run_directory_is_served() {
         format!("/api/game?file=games/../../{name}"),
         format!("/api/game?file=%2e%2e%2f{name}"),
         format!("/api/game?file={}", secret.display()),
-        "/api/game?file=games/link.jsonl".to_string(),
+        format!("/api/game?file={}", games_file("link.jsonl")),
         format!("/api/game?file=up/{name}"),
         "/api/games?run=..".to_string(),
         "/api/metrics?run=../..".to_string(),
@@ -823,9 +822,12 @@ fn the_command_serves_a_store_and_refuses_bad_arguments() {
     // A distributed run's store (here a directory) is copied and served.
     let store = root.join("store");
     tiny_run(&store);
-    std::fs::rename(store.join("metrics.jsonl"), root.join("m")).unwrap();
-    std::fs::create_dir_all(store.join("learner")).unwrap();
-    std::fs::rename(root.join("m"), store.join("learner/metrics.jsonl")).unwrap();
+    empty_learner_log(&store);
+    std::fs::rename(
+        store.join(layout::METRICS_FILE),
+        store.join(layout::LEARNER_METRICS),
+    )
+    .unwrap();
     let mirror = root.join("mirror");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_checkers-zero"))
         .args([
@@ -873,7 +875,7 @@ fn the_command_serves_a_store_and_refuses_bad_arguments() {
     assert_eq!(checkpoints["checkpoints"].as_array().unwrap().len(), 2);
     assert!(info["models"]["rematch"].is_string());
     assert!(!mirror
-        .join("checkpoints/step-00000010/optimizer.safetensors")
+        .join(layout::checkpoint_key(10, layout::OPTIMIZER_FILE))
         .exists());
 }
 

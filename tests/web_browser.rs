@@ -30,7 +30,9 @@ use std::path::PathBuf;
 use browser::page::{browser, driver, wanted, Page};
 use browser::{checks, figures, tree};
 use checkers_zero::game::GameKind;
+use checkers_zero::layout;
 use checkers_zero::serve::{ServeConfig, ServeOptions};
+use common::web::{games_file, GAMES_FILE, SOLO_FILE};
 
 /// Says why the browser tests cannot run: a failure under CI, else a skip.
 fn cannot_run(why: &str) {
@@ -75,8 +77,7 @@ fn server() -> SocketAddr {
     // The same games under a long path, as a distributed run's workers name their files.
     common::web::long_named_games(&run);
     // A distributed run's learner folder is part of the run, not a run of its own.
-    std::fs::create_dir_all(run.join("learner")).unwrap();
-    std::fs::write(run.join("learner/metrics.jsonl"), "").unwrap();
+    common::web::empty_learner_log(&run);
     serve_run(run, Vec::new())
 }
 
@@ -157,12 +158,13 @@ fn the_page_in_a_real_browser() {
 fn server_with_models() -> SocketAddr {
     let run = common::fresh_dir("web-figures");
     common::web::tiny_run(&run);
-    std::fs::create_dir_all(run.join(".locks/games")).unwrap();
-    let mut solo =
-        checkers_zero::selfplay::record::read_records(&run.join("games/00000001.jsonl")).unwrap();
+    std::fs::create_dir_all(run.join(".locks").join(layout::GAMES)).unwrap();
+    let shard = run.join(games_file(GAMES_FILE));
+    let mut solo = checkers_zero::selfplay::record::read_records(&shard).unwrap();
     solo.truncate(1);
     solo[0].agents.clear();
-    checkers_zero::selfplay::record::write_records(&run.join("games/solo.jsonl"), &solo).unwrap();
+    let solo_file = run.join(games_file(SOLO_FILE));
+    checkers_zero::selfplay::record::write_records(&solo_file, &solo).unwrap();
     let mut metrics = String::from(
         "{\"type\": \"precision\", \"step\": 0, \"bf16_from\": 4, \"choice\": \"bf16 from batch 4\", \"reason\": \"measured\"}\n",
     );
@@ -171,13 +173,13 @@ fn server_with_models() -> SocketAddr {
             "{{\"type\": \"train\", \"step\": {step}, \"total_loss\": 2.0, \"learning_rate\": {rate}, \"grad_norm\": 1.5}}\n"
         ));
     }
-    std::fs::write(run.join("metrics.jsonl"), metrics).unwrap();
+    std::fs::write(run.join(layout::METRICS_FILE), metrics).unwrap();
     let models = GameKind::ALL
         .iter()
         .map(|&kind| {
             let dir = common::fresh_dir(&format!("web-figures-{}", kind.name()));
             std::fs::write(
-                dir.join("config.toml"),
+                dir.join(layout::CONFIG),
                 format!("game = \"{}\"\n", kind.name()),
             )
             .unwrap();

@@ -13,6 +13,7 @@ use checkers_zero::game::{GameKind, GameState};
 use serde_json::{json, Value};
 
 use super::page::{wanted, Page};
+use crate::common::web::{games_file, GAMES_FILE, SOLO_FILE};
 
 /// Every game with its number of seats.
 const GAMES: [(&str, usize); 4] = [
@@ -401,15 +402,19 @@ async fn watch(page: &Page) {
     page.click("nav button[data-view=watch]").await;
     page.js("document.getElementById('watch-live').checked = false;")
         .await;
-    page.wait("the files", "[...document.getElementById('watch-file').options].some(o => o.value === 'games/solo.jsonl')").await;
-    page.set("watch-file", "games/solo.jsonl").await;
+    let (shard, solo) = (games_file(GAMES_FILE), games_file(SOLO_FILE));
+    let listed = format!(
+        "[...document.getElementById('watch-file').options].some(o => o.value === '{solo}')"
+    );
+    page.wait("the files", &listed).await;
+    page.set("watch-file", &solo).await;
     page.wait(
         "one game",
         "/^1 games?\\.$/.test(document.getElementById('watch-games-note').textContent)",
     )
     .await;
     assert_eq!(page.text("watch-games-note").await, "1 game.");
-    page.set("watch-file", "games/00000001.jsonl").await;
+    page.set("watch-file", &shard).await;
     page.wait(
         "two games",
         "document.getElementById('watch-games-note').textContent === '2 games.'",

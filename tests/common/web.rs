@@ -10,6 +10,7 @@ use checkers_zero::config::net::NetConfig;
 use checkers_zero::game::rematch::Rematch;
 use checkers_zero::game::turns::{distinct_turns, parse_turn, Turn};
 use checkers_zero::game::{GameKind, GameState, RulesConfig, StepList};
+use checkers_zero::layout;
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::Model;
 use checkers_zero::selfplay::record::{write_records, GameRecord, StepRecord};
@@ -38,16 +39,16 @@ pub fn serve_in_background(options: ServeOptions) -> SocketAddr {
 
 /// A checkpoint directory `checkpoints/step-N` under `run`, as the trainer writes it.
 pub fn write_checkpoint(run: &Path, kind: GameKind, step: u64) -> PathBuf {
-    let dir = run.join(format!("checkpoints/step-{step:08}"));
+    let dir = run.join(layout::checkpoint_dir_key(step));
     std::fs::create_dir_all(&dir).unwrap();
     tch::manual_seed(step as i64);
     let model = checkers_zero::with_game!(kind, S => {
         Model::new(S::net_shape(kind), NetConfig::tiny(), Device::Cpu).unwrap()
     });
-    model.save(&dir.join("model.safetensors")).unwrap();
+    model.save(&dir.join(layout::WEIGHTS_FILE)).unwrap();
     let state = format!(r#"{{"step": {step}, "elapsed_s": {step}.0, "seed": 1, "next_game": 9}}"#);
-    std::fs::write(dir.join("state.json"), state).unwrap();
-    std::fs::write(run.join("checkpoints/latest"), format!("step-{step:08}")).unwrap();
+    std::fs::write(dir.join(layout::STATE_FILE), state).unwrap();
+    std::fs::write(run.join(layout::LATEST), layout::checkpoint_name(step)).unwrap();
     dir
 }
 
@@ -81,12 +82,25 @@ fn random_game(seed: u64) -> GameRecord {
     record
 }
 
+/// The name of [`tiny_run`]'s games file, directly in its games folder.
+pub const GAMES_FILE: &str = "00000001.jsonl";
+
+/// A games file of one game that names no agents, which some web tests write beside
+/// [`GAMES_FILE`].
+pub const SOLO_FILE: &str = "solo.jsonl";
+
+/// The key of games file `name` directly in a run's games folder (relative to the run), as
+/// the page's Watch lists it.
+pub fn games_file(name: &str) -> String {
+    format!("{}/{name}", layout::GAMES)
+}
+
 /// A tiny ReMATCH run: two checkpoints, the precision choice and metrics of two iterations
 /// (a constant learning rate), ratings, and a shard of two self-play games, in the formats
 /// the trainer and `ratings` write.
 pub fn tiny_run(run: &Path) {
-    std::fs::create_dir_all(run.join("games")).unwrap();
-    std::fs::write(run.join("config.toml"), "game = \"rematch\"\n").unwrap();
+    std::fs::create_dir_all(run.join(layout::GAMES)).unwrap();
+    std::fs::write(run.join(layout::CONFIG), "game = \"rematch\"\n").unwrap();
     write_checkpoint(run, GameKind::Rematch, 10);
     write_checkpoint(run, GameKind::Rematch, 20);
     // The precision choice: a record without a step, as the trainer writes it first.
@@ -109,30 +123,34 @@ pub fn tiny_run(run: &Path) {
                 "resigned": 0.3, "false_resign": null}});
         metrics.push_str(&format!("{train}\n{selfplay}\n{intake}\n"));
     }
-    std::fs::write(run.join("metrics.jsonl"), metrics).unwrap();
+    std::fs::write(run.join(layout::METRICS_FILE), metrics).unwrap();
     std::fs::write(
-        run.join("ratings.csv"),
+        run.join(layout::RATINGS_CSV),
         "player,step,hours,games,elo,elo_low,elo_high\n\
          step-00000010,10,0.0014,40,0,-60,60\n\
          step-00000020,20,0.0028,40,85,20,150\n\
          random,,,40,-120,-190,-50\n",
     )
     .unwrap();
-    write_records(
-        &run.join("games/00000001.jsonl"),
-        &[random_game(1), random_game(2)],
-    )
-    .unwrap();
+    let games = run.join(games_file(GAMES_FILE));
+    write_records(&games, &[random_game(1), random_game(2)]).unwrap();
+}
+
+/// Gives `run` a distributed run's learner log, empty: its folder is part of the run.
+pub fn empty_learner_log(run: &Path) {
+    let log = run.join(layout::LEARNER_METRICS);
+    std::fs::create_dir_all(log.parent().unwrap()).unwrap();
+    std::fs::write(log, "").unwrap();
 }
 
 /// The two games of [`tiny_run`] again, under a long path such as a distributed run's
 /// workers write (Watch must still fit a phone's width): the path, relative to `run`.
 pub fn long_named_games(run: &Path) -> String {
-    let name = "games/selfplay-worker-with-a-long-name-0001/games-2026-11-27T23-50-00.jsonl";
-    let path = run.join(name);
+    let name = games_file("selfplay-worker-with-a-long-name-0001/games-2026-11-27T23-50-00.jsonl");
+    let path = run.join(&name);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     write_records(&path, &[random_game(1), random_game(2)]).unwrap();
-    name.to_string()
+    name
 }
 
 /// An HTTP answer: status and JSON body (`Value::Null` when the body is not JSON).

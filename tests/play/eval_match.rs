@@ -22,6 +22,7 @@ use checkers_zero::eval::EvalError;
 use checkers_zero::game::hexdame::HexDame;
 use checkers_zero::game::rematch::Rematch;
 use checkers_zero::game::{GameKind, RulesConfig, Side};
+use checkers_zero::layout;
 use checkers_zero::net::args::NetSettings;
 use checkers_zero::net::encode::Encode;
 use checkers_zero::net::model::Model;
@@ -195,8 +196,14 @@ fn three_player_match_plays_every_role_and_records_replay() {
     // Openings are shared within a rotation and differ between rotations.
     assert_eq!(records[0].steps[0].action, records[1].steps[0].action);
     write_match(&dir, &report, &records).unwrap();
-    assert_eq!(read_report(&dir.join("result.json")).unwrap(), report);
-    assert_eq!(read_records(&dir.join("games.jsonl")).unwrap(), records);
+    assert_eq!(
+        read_report(&dir.join(layout::MATCH_REPORT_FILE)).unwrap(),
+        report
+    );
+    assert_eq!(
+        read_records(&dir.join(layout::MATCH_GAMES_FILE)).unwrap(),
+        records
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -240,14 +247,14 @@ fn tiny_model(path: &Path, shape: checkers_zero::net::model::NetShape) {
 
 /// A tiny ReMATCH checkpoint `checkpoints/step-00000010` in `dir`, named by `latest`.
 fn tiny_rematch_checkpoint(dir: &Path) -> std::path::PathBuf {
-    let ckpt = dir.join("checkpoints").join("step-00000010");
+    let ckpt = dir.join(layout::checkpoint_dir_key(10));
     std::fs::create_dir_all(&ckpt).unwrap();
     tiny_model(
-        &ckpt.join("model.safetensors"),
+        &ckpt.join(layout::WEIGHTS_FILE),
         Rematch::net_shape(GameKind::Rematch),
     );
-    std::fs::write(dir.join("checkpoints").join("latest"), "step-00000010").unwrap();
-    std::fs::write(dir.join("config.toml"), "game = \"rematch\"\n").unwrap();
+    std::fs::write(dir.join(layout::LATEST), layout::checkpoint_name(10)).unwrap();
+    std::fs::write(dir.join(layout::CONFIG), "game = \"rematch\"\n").unwrap();
     ckpt
 }
 
@@ -321,7 +328,7 @@ fn net_agents_play_with_their_runs_search_without_noise() {
     let dir = fresh_dir("eval-own-search");
     tiny_rematch_checkpoint(&dir);
     let trained = "game = \"rematch\"\n[search]\nkind = \"gumbel\"\nvisits = 6\nconsidered = 4\n";
-    std::fs::write(dir.join("config.toml"), trained).unwrap();
+    std::fs::write(dir.join(layout::CONFIG), trained).unwrap();
     let run = dir.display().to_string();
     let play = |agent: &str, seed: u64| {
         let mut s = settings(GameKind::Rematch, 4);
@@ -367,18 +374,18 @@ fn net_agents_play_with_their_runs_search_without_noise() {
 fn ratings_play_what_is_missing_then_rate_and_plot() {
     use checkers_zero::eval::ratings::{rate_run, RatingsOptions};
     let run = fresh_dir("eval-run");
-    std::fs::write(run.join("config.toml"), "game = \"rematch\"\nseed = 1\n").unwrap();
+    std::fs::write(run.join(layout::CONFIG), "game = \"rematch\"\nseed = 1\n").unwrap();
     for (step, elapsed) in [(10u64, 36.0f64), (20, 72.0)] {
-        let dir = run.join("checkpoints").join(format!("step-{step:08}"));
+        let dir = run.join(layout::checkpoint_dir_key(step));
         std::fs::create_dir_all(&dir).unwrap();
         tiny_model(
-            &dir.join("model.safetensors"),
+            &dir.join(layout::WEIGHTS_FILE),
             Rematch::net_shape(GameKind::Rematch),
         );
         // The newer checkpoint records its CPU seconds; the older is from a run that did not.
         let cpu = if step == 20 { ", \"cpu_s\": 144.0" } else { "" };
         let state = format!("{{\"step\": {step}, \"elapsed_s\": {elapsed}{cpu}}}");
-        std::fs::write(dir.join("state.json"), state).unwrap();
+        std::fs::write(dir.join(layout::STATE_FILE), state).unwrap();
     }
     let mut metrics = String::new();
     for step in [10, 20] {
@@ -389,7 +396,7 @@ fn ratings_play_what_is_missing_then_rate_and_plot() {
         ));
         metrics.push_str("{\"type\":\"selfplay\",\"step\":5}\n");
     }
-    std::fs::write(run.join("metrics.jsonl"), metrics).unwrap();
+    std::fs::write(run.join(layout::METRICS_FILE), metrics).unwrap();
     let mut options = RatingsOptions {
         run_dir: run.clone(),
         anchors: specs(&["random"]),
@@ -419,7 +426,7 @@ fn ratings_play_what_is_missing_then_rate_and_plot() {
     assert_eq!(summary.players[1].cpu_hours, Some(0.04));
     assert_eq!(summary.players[0].cpu_hours, None, "no cpu_s on record");
     assert_eq!(summary.players[2].elo.elo, 0.0);
-    let csv = std::fs::read_to_string(run.join("ratings.csv")).unwrap();
+    let csv = std::fs::read_to_string(run.join(layout::RATINGS_CSV)).unwrap();
     assert_eq!(csv.lines().count(), 4, "{csv}");
     assert!(csv.starts_with("player,step,hours,games,elo,elo_low,elo_high,cpu_hours\n"));
     assert!(
@@ -427,11 +434,13 @@ fn ratings_play_what_is_missing_then_rate_and_plot() {
         "no CPU hours: {csv}"
     );
     assert!(csv.lines().nth(2).unwrap().ends_with(",0.0400"), "{csv}");
-    for png in ["ratings.png", "losses.png"] {
+    for png in [layout::RATINGS_PLOT, layout::LOSSES_PLOT] {
         let bytes = std::fs::read(run.join(png)).unwrap();
         assert!(bytes.len() > 1000 && &bytes[1..4] == b"PNG", "{png}");
     }
-    let match_files = std::fs::read_dir(run.join("matches")).unwrap().count();
+    let match_files = std::fs::read_dir(run.join(layout::MATCHES))
+        .unwrap()
+        .count();
     assert_eq!(match_files, 6, "a report and a games file per pair");
     // Everything needed is on record: a second call plays nothing and rates the same.
     let again = rate_run(&options).unwrap();
@@ -446,7 +455,7 @@ fn ratings_play_what_is_missing_then_rate_and_plot() {
     // Each pair went on with the opening after the two its 4 games used.
     let openings = options.openings.clone().unwrap().positions.clone();
     let mut per_opening = [0; 3];
-    for file in std::fs::read_dir(run.join("matches")).unwrap() {
+    for file in std::fs::read_dir(run.join(layout::MATCHES)).unwrap() {
         let path = file.unwrap().path();
         if path.to_string_lossy().ends_with(".games.jsonl") {
             for record in read_records(&path).unwrap() {

@@ -57,9 +57,9 @@ const TRAINED_CAP: u32 = 150;
 fn write_checkpoint<S: Encode>(root: &Path, kind: GameKind, step: u64) -> PathBuf {
     let dir = root.join(layout::checkpoint_dir_key(step));
     std::fs::create_dir_all(&dir).unwrap();
-    if !root.join("config.toml").is_file() {
+    if !root.join(layout::CONFIG).is_file() {
         std::fs::write(
-            root.join("config.toml"),
+            root.join(layout::CONFIG),
             format!("game = \"{}\"\n", kind.name()),
         )
         .unwrap();
@@ -69,10 +69,10 @@ fn write_checkpoint<S: Encode>(root: &Path, kind: GameKind, step: u64) -> PathBu
         ply_cap: TRAINED_CAP,
         ..RulesConfig::default()
     });
-    model.save(&dir.join("model.safetensors")).unwrap();
-    std::fs::write(dir.join("optimizer.safetensors"), b"not read by export").unwrap();
+    model.save(&dir.join(layout::WEIGHTS_FILE)).unwrap();
+    std::fs::write(dir.join(layout::OPTIMIZER_FILE), b"not read by export").unwrap();
     let state = format!(r#"{{"step": {step}, "elapsed_s": 1.5, "seed": 1, "next_game": 9}}"#);
-    std::fs::write(dir.join("state.json"), state).unwrap();
+    std::fs::write(dir.join(layout::STATE_FILE), state).unwrap();
     dir
 }
 
@@ -260,7 +260,7 @@ fn export_takes_a_model_file_or_a_run_directory() {
     let root = fresh_dir("export-sources");
     let kind = GameKind::Eximo;
     let checkpoint = write_checkpoint::<Eximo>(&root, kind, 300);
-    let weights = checkpoint.join("model.safetensors");
+    let weights = checkpoint.join(layout::WEIGHTS_FILE);
 
     // A model file in its checkpoint directory: the step from the state.json beside it.
     let from_file = export_checkpoint(&weights, &root.join("from-file")).unwrap();
@@ -274,15 +274,16 @@ fn export_takes_a_model_file_or_a_run_directory() {
     // A bare model file (weights and metadata only): the training step is unknown.
     let bare = root.join("bare");
     std::fs::create_dir_all(&bare).unwrap();
-    for file in ["model.safetensors", "model.json"] {
+    for file in layout::MODEL_FILES {
         std::fs::copy(checkpoint.join(file), bare.join(file)).unwrap();
     }
-    let from_bare = export_checkpoint(&bare.join("model.safetensors"), &root.join("b")).unwrap();
+    let bare_weights = bare.join(layout::WEIGHTS_FILE);
+    let from_bare = export_checkpoint(&bare_weights, &root.join("b")).unwrap();
     assert_eq!(from_bare.meta.training_step, None);
 
     // A run directory: the checkpoint `latest` names.
     write_checkpoint::<Eximo>(&root, kind, 400);
-    std::fs::write(root.join(layout::LATEST), "step-00000400").unwrap();
+    std::fs::write(root.join(layout::LATEST), layout::checkpoint_name(400)).unwrap();
     let from_run = export_checkpoint(&root, &root.join("from-run")).unwrap();
     assert_eq!(from_run.meta.training_step, Some(400));
     std::fs::remove_dir_all(&root).unwrap();
@@ -308,9 +309,9 @@ fn export_errors_are_clear() {
     let err = export_checkpoint(&empty, &root.join("x")).unwrap_err();
     assert!(matches!(err, ExportError::NotACheckpoint { .. }), "{err}");
     let out = run(&["play", "--model", empty.to_str().unwrap()], "");
-    assert_clean_error(&out, "model.json");
+    assert_clean_error(&out, layout::META_FILE);
     let out = run(&["engine", "--model", empty.to_str().unwrap()], "");
-    assert_clean_error(&out, "model.json");
+    assert_clean_error(&out, layout::META_FILE);
 
     // An export loads only for its own game.
     let checkpoint = write_checkpoint::<Rematch>(&root, GameKind::Rematch, 10);
@@ -599,7 +600,7 @@ fn an_export_records_its_runs_search_and_agents_use_it() {
     let kind = GameKind::Rematch;
     let checkpoint = write_checkpoint::<Rematch>(&root, kind, 40);
     std::fs::write(
-        root.join("config.toml"),
+        root.join(layout::CONFIG),
         "game = \"rematch\"\n[search]\nkind = \"puct\"\nvisits = 7\nc_scale = 0.5\n",
     )
     .unwrap();
@@ -609,7 +610,7 @@ fn an_export_records_its_runs_search_and_agents_use_it() {
     let meta = ExportMeta::read(&dir).unwrap();
     assert_eq!(meta.search.kind, SearchKind::Puct);
     assert_eq!((meta.search.visits, meta.search.c_scale), (7, 0.5));
-    let json = std::fs::read_to_string(dir.join("model.json")).unwrap();
+    let json = std::fs::read_to_string(dir.join(layout::META_FILE)).unwrap();
     assert!(
         json.contains("\"c_visit\"") && json.contains("\"considered\""),
         "{json}"
@@ -639,7 +640,7 @@ fn a_failing_model_stops_the_match_with_one_error_line() {
     let mut forward = |inputs: &[Tensor]| vec![inputs[0].flatten(1, -1).narrow(1, 0, 2)];
     let module =
         tch::CModule::create_by_tracing("Broken", "forward", &[example], &mut forward).unwrap();
-    module.save(dir.join("model.pt")).unwrap();
+    module.save(dir.join(layout::TORCHSCRIPT_FILE)).unwrap();
     for spec in [
         format!("export:{}:visits=4", dir.display()),
         format!("export:{}:visits=4,kind=puct", dir.display()),
@@ -693,11 +694,11 @@ fn engine_eval_does_not_depend_on_a_distant_ply_cap() {
     assert_eq!(eval_default, eval_150);
 
     // An export of an older encoding is refused, naming the versions.
-    let json = std::fs::read_to_string(dir.join("model.json")).unwrap();
+    let json = std::fs::read_to_string(dir.join(layout::META_FILE)).unwrap();
     let version = format!("\"encoding_version\": {}", HexDame::ENCODING_VERSION);
     assert!(json.contains(&version), "{json}");
     let old = json.replace(&version, "\"encoding_version\": 1");
-    std::fs::write(dir.join("model.json"), old).unwrap();
+    std::fs::write(dir.join(layout::META_FILE), old).unwrap();
     let out = run(&["engine", "--model", dir.to_str().unwrap()], "eval\n");
     assert_clean_error(
         &out,

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use checkers_zero::config::net::NetConfig;
+use checkers_zero::layout;
 use checkers_zero::net::backend::{Answer, Backend, Request};
 use checkers_zero::net::batcher::{Batcher, BatcherConfig};
 use checkers_zero::net::model::{Model, NetShape};
@@ -75,7 +76,7 @@ fn save_and_load_round_trip() {
     let dir = fresh_dir("net-roundtrip");
     let shape = hex_shape();
     let model = Model::new(shape.clone(), common::small_net(), Device::Cpu).unwrap();
-    let path = dir.join("model.safetensors");
+    let path = dir.join(layout::WEIGHTS_FILE);
     model.save(&path).unwrap();
     assert!(path.with_extension("json").exists());
     let loaded = Model::load(&path, &shape, Device::Cpu).unwrap();
@@ -98,7 +99,7 @@ fn save_and_load_round_trip() {
 fn loading_a_model_of_another_game_or_shape_fails_clearly() {
     let dir = fresh_dir("net-mismatch");
     let shape = hex_shape();
-    let path = dir.join("model.safetensors");
+    let path = dir.join(layout::WEIGHTS_FILE);
     Model::new(shape.clone(), common::small_net(), Device::Cpu)
         .unwrap()
         .save(&path)
@@ -131,12 +132,14 @@ fn loading_a_model_of_another_game_or_shape_fails_clearly() {
         })
     ));
     // A bare weights file without its metadata: both files named.
-    std::fs::remove_file(dir.join("model.json")).unwrap();
+    std::fs::remove_file(dir.join(layout::MODEL_META_FILE)).unwrap();
     let err = Model::load(&path, &shape, Device::Cpu)
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("model.json") && err.contains("model.safetensors") && err.contains("missing"),
+        err.contains(layout::MODEL_META_FILE)
+            && err.contains(layout::WEIGHTS_FILE)
+            && err.contains("missing"),
         "{err}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
@@ -146,7 +149,7 @@ fn loading_a_model_of_another_game_or_shape_fails_clearly() {
 fn missing_or_corrupted_files_are_errors_not_panics() {
     let dir = fresh_dir("net-corrupt");
     let shape = hex_shape();
-    let path = dir.join("model.safetensors");
+    let path = dir.join(layout::WEIGHTS_FILE);
     assert!(matches!(
         Model::load(&path, &shape, Device::Cpu),
         Err(NetError::Metadata { .. })
@@ -485,7 +488,7 @@ fn global_pooling_adds_a_learned_bias_to_each_block() {
 
     // Round trip; a plain model's metadata has no `global_pool` key.
     let dir = fresh_dir("net-global-pool");
-    let path = dir.join("model.safetensors");
+    let path = dir.join(layout::WEIGHTS_FILE);
     pooled.save(&path).unwrap();
     let loaded = Model::load(&path, &shape, Device::Cpu).unwrap();
     assert_eq!(loaded.meta().config, pooled_config);
@@ -541,7 +544,7 @@ fn the_moves_left_head_adds_one_output_and_leaves_the_others_alone() {
     assert!(f64::try_from(grad.abs().sum(tch::Kind::Double)).unwrap() > 0.0);
 
     let dir = fresh_dir("net-moves-left");
-    let path = dir.join("model.safetensors");
+    let path = dir.join(layout::WEIGHTS_FILE);
     with_head.save(&path).unwrap();
     assert_eq!(
         Model::load(&path, &shape, Device::Cpu)

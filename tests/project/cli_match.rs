@@ -3,6 +3,8 @@
 use crate::common;
 use common::{assert_clean_error, run};
 
+use checkers_zero::layout;
+
 #[test]
 fn match_prints_a_summary_and_writes_replayable_games() {
     let dir = std::env::temp_dir().join(format!("cz-cli-match-{}", std::process::id()));
@@ -44,7 +46,7 @@ fn match_prints_a_summary_and_writes_replayable_games() {
         .filter(|l| l.starts_with("alphabeta:1 ") || l.starts_with("random "))
         .collect();
     assert_eq!(agent_rows.len(), 2, "{stdout}");
-    let games = dir.join("games.jsonl");
+    let games = dir.join(layout::MATCH_GAMES_FILE);
     let shown = run(&[
         "games",
         "show",
@@ -62,7 +64,7 @@ fn match_prints_a_summary_and_writes_replayable_games() {
         shown.contains("random, alphabeta:1"),
         "game 5: random holds seat 0\n{shown}"
     );
-    let result = std::fs::read_to_string(dir.join("result.json")).unwrap();
+    let result = std::fs::read_to_string(dir.join(layout::MATCH_REPORT_FILE)).unwrap();
     assert!(result.contains("\"agents\""), "{result}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -112,7 +114,7 @@ fn match_defaults_to_the_cap_the_model_was_trained_with() {
     use checkers_zero::net::model::Model;
 
     let dir = common::fresh_dir("cli-match-cap");
-    let checkpoint = dir.join("step-00000010");
+    let checkpoint = dir.join(layout::checkpoint_name(10));
     std::fs::create_dir_all(&checkpoint).unwrap();
     let mut model = Model::new(
         Eximo::net_shape(GameKind::Eximo),
@@ -124,7 +126,7 @@ fn match_defaults_to_the_cap_the_model_was_trained_with() {
         ply_cap: 150,
         ..RulesConfig::default()
     });
-    model.save(&checkpoint.join("model.safetensors")).unwrap();
+    model.save(&checkpoint.join(layout::WEIGHTS_FILE)).unwrap();
     let net = format!("net:{}:2", checkpoint.display());
     let result = |extra: &[&str]| {
         let out_dir = dir.join(format!("match{}", extra.len()));
@@ -140,7 +142,7 @@ fn match_defaults_to_the_cap_the_model_was_trained_with() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let text = std::fs::read_to_string(out_dir.join("result.json")).unwrap();
+        let text = std::fs::read_to_string(out_dir.join(layout::MATCH_REPORT_FILE)).unwrap();
         serde_json::from_str::<serde_json::Value>(&text).unwrap()
     };
     let trained = result(&[]);
@@ -227,7 +229,7 @@ fn openings_writes_a_suite_that_match_plays_and_refuses_for_another_game() {
 #[test]
 fn ratings_name_a_missing_suite_and_keep_random_openings_apart() {
     let dir = common::fresh_dir("cli-ratings-openings");
-    std::fs::write(dir.join("config.toml"), "game = \"rematch\"\nseed = 1\n").unwrap();
+    std::fs::write(dir.join(layout::CONFIG), "game = \"rematch\"\nseed = 1\n").unwrap();
     let run_dir = dir.display().to_string();
     let missing = dir.join("missing.txt").display().to_string();
     let base = [

@@ -25,7 +25,8 @@ use std::time::{Duration, Instant};
 
 use checkers_zero::layout::state::TrainState;
 use checkers_zero::layout::{
-    checkpoint_key, parse_checkpoint_name, parse_shard_key, LATEST, STATE_FILE,
+    checkpoint_key, parse_checkpoint_key, parse_shard_key, shard_key, CHECKPOINTS, GAMES, LATEST,
+    STATE_FILE, WEIGHTS_FILE,
 };
 use checkers_zero::roles::backoff::retry;
 use checkers_zero::roles::learner::intake_chain;
@@ -244,7 +245,7 @@ impl<'a> Cluster<'a> {
             return;
         }
         let listing = Instant::now();
-        let games = self.watch.list("games");
+        let games = self.watch.list(GAMES);
         self.listed = Some((listing, listing.elapsed()));
         let Ok(games) = games else {
             return;
@@ -252,15 +253,12 @@ impl<'a> Cluster<'a> {
         let published = self.latest.last().copied().unwrap_or(0);
         let weights = self
             .watch
-            .list("checkpoints")
+            .list(CHECKPOINTS)
             .unwrap_or_default()
             .into_iter()
             .filter(|k| {
-                k.ends_with("/model.safetensors")
-                    && k.split('/')
-                        .nth(1)
-                        .and_then(parse_checkpoint_name)
-                        .is_some_and(|step| step <= published)
+                parse_checkpoint_key(k)
+                    .is_some_and(|(step, file)| file == WEIGHTS_FILE && step <= published)
             });
         let new: Vec<String> = games
             .into_iter()
@@ -467,12 +465,12 @@ impl<'a> Cluster<'a> {
         let n = self.corrupt.len();
         let store = &self.store;
         let patience = Duration::from_secs(60);
-        let garbage = format!("games/chaos-{n}-garbage/00000000.jsonl.gz");
+        let garbage = shard_key(&format!("chaos-{n}-garbage"), 0);
         let created = retry("writing a garbage shard", patience, || {
             put_new_or_same(store, &garbage, b"not a shard".to_vec())
         });
         assert!(created.unwrap(), "{garbage} was there already");
-        let whole = retry("listing the shards", patience, || Ok(store.list("games")?))
+        let whole = retry("listing the shards", patience, || Ok(store.list(GAMES)?))
             .unwrap()
             .into_iter()
             .find(|k| !k.contains("chaos"))
@@ -480,7 +478,7 @@ impl<'a> Cluster<'a> {
         let bytes = retry("reading a shard", patience, || Ok(store.get(&whole)?))
             .unwrap()
             .expect("the shard");
-        let cut = format!("games/chaos-{n}-cut/00000000.jsonl.gz");
+        let cut = shard_key(&format!("chaos-{n}-cut"), 0);
         let created = retry("writing a cut shard", patience, || {
             put_new_or_same(store, &cut, bytes[..bytes.len() / 2].to_vec())
         });
@@ -521,7 +519,7 @@ fn check(cluster: &mut Cluster) -> (usize, usize) {
     let store = &cluster.watch;
     // Every object seen and every shard there now, read back several at a time.
     let mut keys: Vec<String> = cluster.seen.keys().cloned().collect();
-    keys.extend(patiently("the shards", || Ok(store.list("games")?)));
+    keys.extend(patiently("the shards", || Ok(store.list(GAMES)?)));
     keys.sort();
     keys.dedup();
     let mut read: BTreeMap<String, Option<Vec<u8>>> = BTreeMap::new();
@@ -536,7 +534,7 @@ fn check(cluster: &mut Cluster) -> (usize, usize) {
             Some(bytes) if hash(&bytes) != *first => overwritten += 1,
             Some(_) => {}
             // Retention thins old checkpoints' weights; a shard is never removed.
-            None if key.starts_with("checkpoints/") => {}
+            None if parse_checkpoint_key(key).is_some() => {}
             None => lost += 1,
         }
     }
@@ -548,7 +546,7 @@ fn check(cluster: &mut Cluster) -> (usize, usize) {
     let latest = patiently("latest", || read_pointer(store, LATEST)).unwrap();
     let mut chain = patiently("the intake chain", || intake_chain(store, latest));
     chain.sort();
-    let mut shards = patiently("the shards", || Ok(store.list("games")?));
+    let mut shards = patiently("the shards", || Ok(store.list(GAMES)?));
     shards.sort();
     assert_eq!(chain, shards, "every shard taken in exactly once");
     let state: TrainState = patiently("the state", || {
@@ -657,7 +655,7 @@ fn chaos(
                 .ok()
                 .flatten()
                 .is_some_and(|s| s > 0)
-                && cluster.watch.list("games").is_ok_and(|g| g.len() >= 2)
+                && cluster.watch.list(GAMES).is_ok_and(|g| g.len() >= 2)
         },
     );
     let started = Instant::now();

@@ -42,7 +42,7 @@ renew_seconds = 1.0
 /// The shard keys in the store, by session.
 fn shards_by_session(store: &RunStore) -> BTreeMap<String, Vec<String>> {
     let mut sessions: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for key in store.list("games").unwrap() {
+    for key in store.list(layout::GAMES).unwrap() {
         let (session, _) = parse_shard_key(&key).unwrap_or_else(|| panic!("stray {key}"));
         sessions.entry(session.to_string()).or_default().push(key);
     }
@@ -221,7 +221,7 @@ fn shards_flow(location: &str, env: &[(String, String)], dir: &Path) {
         assert!(status.contains(&expected), "{expected:?} not in {status}");
     }
     // Workers report their counters.
-    let statuses = store.list("workers").unwrap();
+    let statuses = store.list(layout::WORKERS).unwrap();
     assert_eq!(statuses.len(), 3, "{statuses:?}");
 }
 
@@ -235,7 +235,7 @@ fn local_store_takes_in_every_shard_once_across_kills_then_evaluates() {
     // The evaluator plays the newest checkpoint against step 0 and the anchor, once.
     let out = evaluate_once(&dir, "evaluate-1", location);
     assert!(out.contains("evaluated 1 checkpoint"), "{out}");
-    let matches: Vec<_> = std::fs::read_dir(store_dir.join("matches"))
+    let matches: Vec<_> = std::fs::read_dir(store_dir.join(layout::MATCHES))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
         .collect();
@@ -309,7 +309,7 @@ fn with_gating_workers_follow_the_promoted_checkpoint_not_the_newest() {
     assert!(latest >= 5, "the learner trained: {latest}");
     // No evaluator ran: step 0 is still the promoted checkpoint, and every game used it.
     assert_eq!(read_pointer(&store, PROMOTED).unwrap(), Some(0));
-    for key in store.list("games").unwrap() {
+    for key in store.list(layout::GAMES).unwrap() {
         for game in shard_games(&store, &key) {
             assert_eq!(game.model_step, 0, "{key}");
         }
@@ -358,7 +358,7 @@ fn sigterm_lets_a_worker_finish_its_games_publish_them_and_exit() {
         &[],
     );
     let store = RunStore::open(location).unwrap();
-    let shard_count = || store.list("games").unwrap().len();
+    let shard_count = || store.list(layout::GAMES).unwrap().len();
     wait_until("a first shard", Duration::from_secs(60), || {
         shard_count() >= 1
     });
@@ -368,13 +368,13 @@ fn sigterm_lets_a_worker_finish_its_games_publish_them_and_exit() {
     // The games in flight were finished and published in a last shard.
     assert!(shard_count() > before, "{out}");
     let published: usize = store
-        .list("games")
+        .list(layout::GAMES)
         .unwrap()
         .iter()
         .map(|key| shard_games(&store, key).len())
         .sum();
     assert!(out.contains(&format!(" {published} games in ")), "{out}");
-    let status_key = &store.list("workers").unwrap()[0];
+    let status_key = &store.list(layout::WORKERS).unwrap()[0];
     let status: serde_json::Value =
         serde_json::from_str(&store.get_text(status_key).unwrap().unwrap()).unwrap();
     assert_eq!(status["done"], true);
@@ -430,7 +430,7 @@ fn role_commands_reject_bad_input_clearly() {
     std::fs::write(&config, CONFIG.as_str()).unwrap();
     std::fs::create_dir_all(&store).unwrap();
     std::fs::write(
-        store.join("config.toml"),
+        store.join(layout::CONFIG),
         CONFIG.replace("seed = 5", "seed = 6"),
     )
     .unwrap();
@@ -445,8 +445,8 @@ fn role_commands_reject_bad_input_clearly() {
         "differs from the config",
     );
     // A corrupt pointer is an error, not a panic.
-    std::fs::write(store.join("config.toml"), CONFIG.as_str()).unwrap();
-    std::fs::create_dir_all(store.join("checkpoints")).unwrap();
+    std::fs::write(store.join(layout::CONFIG), CONFIG.as_str()).unwrap();
+    std::fs::create_dir_all(store.join(layout::CHECKPOINTS)).unwrap();
     std::fs::write(store.join(layout::LATEST), "garbage").unwrap();
     assert_clean_error(
         &run(&["learn", "--store", location, "--quiet"]),

@@ -7,6 +7,8 @@ use common::{assert_clean_error, fresh_dir, run};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use checkers_zero::layout;
+
 /// A tiny ReMATCH config that stops after two iterations of 5 steps (a checkpoint each).
 const TINY: &str = common::TINY_CONFIG;
 
@@ -40,10 +42,10 @@ fn bench(dir: &Path, extra: &[&str]) -> String {
 /// Every match result on record with its modification time.
 fn results(run_dir: &Path) -> Vec<(PathBuf, SystemTime)> {
     let mut found = Vec::new();
-    let matches = run_dir.join("bench/matches");
+    let matches = run_dir.join(layout::BENCH).join(layout::MATCHES);
     for step in std::fs::read_dir(&matches).unwrap() {
         for rung in std::fs::read_dir(step.unwrap().path()).unwrap() {
-            let path = rung.unwrap().path().join("result.json");
+            let path = rung.unwrap().path().join(layout::MATCH_REPORT_FILE);
             if let Ok(meta) = std::fs::metadata(&path) {
                 found.push((path, meta.modified().unwrap()));
             }
@@ -58,6 +60,8 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
     let dir = fresh_dir("bench-learning");
     std::fs::write(dir.join("tiny.toml"), TINY).unwrap();
     let run_dir = dir.join("run");
+    let bench_dir = run_dir.join(layout::BENCH);
+    let [md_file, csv_file, png_file] = layout::LADDER_FILES;
     let ladder = [
         "--ladder",
         "random,alphabeta:1",
@@ -68,10 +72,10 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
     ];
     let first = bench(&dir, &ladder);
     // The arm's override reached the trained run and the table's heading.
-    let trained = std::fs::read_to_string(run_dir.join("config.toml")).unwrap();
+    let trained = std::fs::read_to_string(run_dir.join(layout::CONFIG)).unwrap();
     assert!(trained.contains("weight_decay = 0.02"), "{trained}");
     // The ladder games open from the game's suite, by its absolute path.
-    let plan = std::fs::read_to_string(run_dir.join("bench/plan.json")).unwrap();
+    let plan = std::fs::read_to_string(bench_dir.join(layout::BENCH_PLAN_FILE)).unwrap();
     let suite = std::fs::canonicalize("openings/rematch.txt").unwrap();
     assert!(
         plan.contains(&format!("\"openings\": \"{}\"", suite.display())),
@@ -90,7 +94,7 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
     assert!(first.contains("[bench] 3/4 step 5 vs random"), "{first}");
 
     // The table: a line per checkpoint (steps 5 and 10) and rung, Red and Team apart.
-    let csv = std::fs::read_to_string(run_dir.join("bench/ladder.csv")).unwrap();
+    let csv = std::fs::read_to_string(bench_dir.join(csv_file)).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
     let header: Vec<&str> = lines[0].split(',').collect();
     assert_eq!(lines.len(), 5, "{csv}");
@@ -124,14 +128,14 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
             ("10", "alphabeta:1")
         ]
     );
-    let md = std::fs::read_to_string(run_dir.join("bench/ladder.md")).unwrap();
+    let md = std::fs::read_to_string(bench_dir.join(md_file)).unwrap();
     assert!(
         md.contains("as Red W-D-L") && md.contains("as Team W-D-L"),
         "{md}"
     );
     assert_eq!(md.lines().filter(|l| l.starts_with("| ")).count(), 5);
     assert!(md.contains("with train.weight_decay=0.02"), "{md}");
-    let png = std::fs::read(run_dir.join("bench/ladder.png")).unwrap();
+    let png = std::fs::read(bench_dir.join(png_file)).unwrap();
     assert_eq!(&png[1..4], b"PNG");
     let before = results(&run_dir);
     assert_eq!(before.len(), 4);
@@ -153,7 +157,7 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
     for kept in &before[1..] {
         assert!(after.contains(kept), "{kept:?} was played again");
     }
-    let csv = std::fs::read_to_string(run_dir.join("bench/ladder.csv")).unwrap();
+    let csv = std::fs::read_to_string(bench_dir.join(csv_file)).unwrap();
     assert_eq!(csv.lines().count(), 7, "{csv}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -45,14 +45,14 @@ fn with_evaluation(games: u32, extra: &str) -> String {
 
 /// The checkpoint directory `checkpoints/latest` names.
 fn latest_checkpoint(checkpoints: &Path) -> PathBuf {
-    let name = std::fs::read_to_string(checkpoints.join("latest")).unwrap();
+    let name = std::fs::read_to_string(checkpoints.join(layout::LATEST_FILE)).unwrap();
     checkpoints.join(name.trim())
 }
 
 /// The games in every shard of every self-play session (`games/<session>/NNNNNNNN.jsonl.gz`).
 fn games_on_disk(run: &Path) -> usize {
     let mut games = 0;
-    for session in std::fs::read_dir(run.join("games")).unwrap() {
+    for session in std::fs::read_dir(run.join(layout::GAMES)).unwrap() {
         for shard in std::fs::read_dir(session.unwrap().path()).unwrap() {
             games += read_records(&shard.unwrap().path()).unwrap().len();
         }
@@ -87,14 +87,14 @@ fn tiny_run_trains_stops_and_resumes_from_the_same_step() {
     })
     .unwrap();
     assert_eq!((first.start_step, first.final_step), (0, 10));
-    let latest = latest_checkpoint(&run.join("checkpoints"));
-    assert!(latest.ends_with("step-00000010"), "{latest:?}");
+    let latest = latest_checkpoint(&run.join(layout::CHECKPOINTS));
+    assert!(latest.ends_with(layout::checkpoint_name(10)), "{latest:?}");
     assert_eq!(read_state(&latest).unwrap().step, 10);
     assert!(first.games > 0 && first.samples > 0);
-    let recorded = RunConfig::load(&run.join("config.toml")).unwrap();
+    let recorded = RunConfig::load(&run.join(layout::CONFIG)).unwrap();
     assert_eq!(recorded, RunConfig::load(&config).unwrap());
     // The checkpoint records the rules self-play used (ply_cap 40), for play to default to.
-    let meta = Model::read_meta(&latest.join("model.safetensors")).unwrap();
+    let meta = Model::read_meta(&latest.join(layout::WEIGHTS_FILE)).unwrap();
     assert_eq!(meta.rules, Some(recorded.rules()));
     assert_eq!(meta.rules.unwrap().ply_cap, 40);
     let games_before = games_on_disk(&run);
@@ -216,8 +216,8 @@ fn a_checkpoint_publish_failing_halfway_resumes_from_the_previous_checkpoint() {
     assert_eq!(first.final_step, 5);
     // The fault: a folder holds the name of step 10's optimizer state, so publishing that
     // checkpoint fails after its weights went up and before its state did.
-    let checkpoints = run.join("checkpoints");
-    let blocker = checkpoints.join("step-00000010/optimizer.safetensors");
+    let checkpoints = run.join(layout::CHECKPOINTS);
+    let blocker = run.join(layout::checkpoint_key(10, layout::OPTIMIZER_FILE));
     std::fs::create_dir_all(&blocker).unwrap();
     let failed = train(&TrainOptions {
         run_dir: Some(run.clone()),
@@ -227,14 +227,20 @@ fn a_checkpoint_publish_failing_halfway_resumes_from_the_previous_checkpoint() {
     })
     .unwrap_err()
     .to_string();
-    assert!(failed.contains("optimizer.safetensors"), "{failed}");
+    assert!(failed.contains(layout::OPTIMIZER_FILE), "{failed}");
     // Half of step 10 reached the run, its state did not, and `latest` still names step 5.
-    assert!(checkpoints
-        .join("step-00000010/model.safetensors")
+    assert!(run
+        .join(layout::checkpoint_key(10, layout::WEIGHTS_FILE))
         .is_file());
-    assert!(!checkpoints.join("step-00000010/state.json").exists());
+    assert!(!run
+        .join(layout::checkpoint_key(10, layout::STATE_FILE))
+        .exists());
     let latest = latest_checkpoint(&checkpoints);
-    assert!(latest.ends_with("step-00000005"), "{}", latest.display());
+    assert!(
+        latest.ends_with(layout::checkpoint_name(5)),
+        "{}",
+        latest.display()
+    );
 
     std::fs::remove_dir_all(&blocker).unwrap();
     let resumed = train(&TrainOptions {
@@ -305,7 +311,7 @@ fn periodic_evaluation_logs_results_and_gating_promotes() {
         .map(|m| m["step"].as_u64().unwrap())
         .collect();
     // Match records in the format `ratings` reads, and games for `games show`.
-    let names: Vec<String> = std::fs::read_dir(run.join("matches"))
+    let names: Vec<String> = std::fs::read_dir(run.join(layout::MATCHES))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
         .collect();
@@ -316,11 +322,11 @@ fn periodic_evaluation_logs_results_and_gating_promotes() {
     assert!(reports.len() >= 2, "{names:?}");
     for report in reports {
         let games = run
-            .join("matches")
+            .join(layout::MATCHES)
             .join(report.replace(".json", ".games.jsonl"));
         assert_eq!(read_records(&games).unwrap().len(), 4);
         // The candidate plays as `step-NNNNNNNN@VISITS`, one of the steps evaluated.
-        let text = std::fs::read_to_string(run.join("matches").join(report)).unwrap();
+        let text = std::fs::read_to_string(run.join(layout::MATCHES).join(report)).unwrap();
         assert!(
             evaluated
                 .iter()
@@ -339,7 +345,7 @@ fn periodic_evaluation_logs_results_and_gating_promotes() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(run.join("ratings.csv").is_file());
+    assert!(run.join(layout::RATINGS_CSV).is_file());
     // Gating without evaluations, or a gate above 1, is refused by the config check.
     for bad in [
         "[evaluation]\ngating = true\n",
@@ -360,7 +366,7 @@ fn periodic_evaluation_logs_results_and_gating_promotes() {
     .unwrap_err()
     .to_string();
     assert!(error.contains("evaluation.anchors[0]"), "{error}");
-    assert!(!refused.join("config.toml").exists());
+    assert!(!refused.join(layout::CONFIG).exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -387,7 +393,7 @@ fn resume_without_a_run_and_with_no_checkpoint_that_loads_are_clear_errors() {
     .unwrap();
     for step in [0, 5] {
         let checkpoint = run.join(layout::checkpoint_dir_key(step));
-        std::fs::write(checkpoint.join("optimizer.safetensors"), b"garbage").unwrap();
+        std::fs::write(checkpoint.join(layout::OPTIMIZER_FILE), b"garbage").unwrap();
     }
     let error = train(&TrainOptions {
         run_dir: Some(run.clone()),
@@ -398,7 +404,7 @@ fn resume_without_a_run_and_with_no_checkpoint_that_loads_are_clear_errors() {
     .unwrap_err()
     .to_string();
     assert!(error.contains("no checkpoint"), "{error}");
-    assert!(error.contains("optimizer.safetensors"), "{error}");
+    assert!(error.contains(layout::OPTIMIZER_FILE), "{error}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -446,10 +452,16 @@ fn resume_skips_a_truncated_newest_checkpoint_and_says_so() {
     ]);
     assert!(ok, "{err}");
     assert!(
-        err.contains("skipping checkpoint step-00000010") && err.contains("model.safetensors"),
+        err.contains(&format!(
+            "skipping checkpoint {}",
+            layout::checkpoint_name(10)
+        )) && err.contains(layout::WEIGHTS_FILE),
         "says which checkpoint it skipped and why: {err}"
     );
-    assert!(err.contains("resuming from step-00000005"), "{err}");
+    assert!(
+        err.contains(&format!("resuming from {}", layout::checkpoint_name(5))),
+        "{err}"
+    );
     assert!(
         out.contains("steps 5 -> 15"),
         "continues from step 5: {out}"
@@ -461,8 +473,8 @@ fn resume_skips_a_truncated_newest_checkpoint_and_says_so() {
     );
     let state = read_state(&run.join(layout::checkpoint_dir_key(10))).unwrap();
     assert_eq!(state.step, 10);
-    let latest = latest_checkpoint(&run.join("checkpoints"));
-    assert!(latest.ends_with("step-00000015"), "{latest:?}");
+    let latest = latest_checkpoint(&run.join(layout::CHECKPOINTS));
+    assert!(latest.ends_with(layout::checkpoint_name(15)), "{latest:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -481,7 +493,7 @@ fn a_stop_before_the_first_step_leaves_a_step_0_checkpoint_export_and_match_take
     })
     .unwrap();
     assert_eq!((summary.start_step, summary.final_step), (0, 0));
-    assert!(summary.checkpoint.ends_with("step-00000000"));
+    assert!(summary.checkpoint.ends_with(layout::checkpoint_name(0)));
     assert_eq!(read_state(&summary.checkpoint).unwrap().step, 0);
     let run_text = run.to_str().unwrap();
     let export = dir.join("export");
@@ -512,9 +524,18 @@ fn a_stop_before_the_first_step_leaves_a_step_0_checkpoint_export_and_match_take
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `key` with its numbers as `N` (`checkpoints/step-N/`, `games/<session>/N.jsonl.gz`).
+fn numbers_as_n(key: &str) -> String {
+    let normal: String = key
+        .chars()
+        .map(|c| if c.is_ascii_digit() { 'N' } else { c })
+        .collect();
+    normal.replace("NNNNNNNN", "N")
+}
+
 /// Every file and directory under `root`, relative, with the parts that name a time, a
 /// session or a number replaced (`games/<session>/N.jsonl.gz`, `checkpoints/step-N/`).
-fn layout(root: &Path) -> std::collections::BTreeSet<String> {
+fn normal_listing(root: &Path) -> std::collections::BTreeSet<String> {
     fn walk(dir: &Path, root: &Path, out: &mut std::collections::BTreeSet<String>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
@@ -524,15 +545,15 @@ fn layout(root: &Path) -> std::collections::BTreeSet<String> {
                 .to_string_lossy()
                 .to_string();
             let mut parts: Vec<String> = relative.split('/').map(str::to_string).collect();
-            if parts.len() >= 2 && (parts[0] == "games" || parts[0] == "workers") {
+            if parts.len() >= 2 && (parts[0] == layout::GAMES || parts[0] == layout::WORKERS) {
                 // Sessions are `<worker>-<unix ms>-<random>`.
-                parts[1] = if parts.len() == 2 && parts[0] == "workers" {
+                parts[1] = if parts.len() == 2 && parts[0] == layout::WORKERS {
                     "<session>.json".into()
                 } else {
                     "<session>".into()
                 };
             }
-            if parts[0] == "matches" && parts.len() == 2 {
+            if parts[0] == layout::MATCHES && parts.len() == 2 {
                 // Match files are named after their players.
                 let name = &parts[1];
                 parts[1] = if name.ends_with(".games.jsonl") {
@@ -541,12 +562,7 @@ fn layout(root: &Path) -> std::collections::BTreeSet<String> {
                     "<match>.json".into()
                 };
             }
-            let normal: String = parts
-                .join("/")
-                .chars()
-                .map(|c| if c.is_ascii_digit() { 'N' } else { c })
-                .collect();
-            out.insert(normal.replace("NNNNNNNN", "N"));
+            out.insert(numbers_as_n(&parts.join("/")));
             if path.is_dir() {
                 walk(&path, root, out);
             }
@@ -617,17 +633,15 @@ fn train_and_the_distributed_roles_write_the_same_layout() {
     let (ok, _, err) = run_binary(&["evaluate", "--once", "--quiet", "--store", store_text]);
     assert!(ok, "{err}");
 
-    let (trained, roles) = (layout(&local), layout(&store));
-    assert!(trained.contains("learner/metrics.jsonl"), "{trained:?}");
-    assert!(
-        trained.contains("checkpoints/step-N/intake.json"),
-        "{trained:?}"
-    );
-    assert!(
-        trained.contains("games/<session>/N.jsonl.gz"),
-        "{trained:?}"
-    );
-    assert!(trained.contains("matches/<match>.json"), "{trained:?}");
+    let (trained, roles) = (normal_listing(&local), normal_listing(&store));
+    for key in [
+        layout::LEARNER_METRICS.to_string(),
+        numbers_as_n(&layout::checkpoint_key(1, layout::INTAKE_FILE)),
+        numbers_as_n(&layout::shard_key("<session>", 1)),
+        layout::match_key("<match>.json"),
+    ] {
+        assert!(trained.contains(&key), "{key} not in {trained:?}");
+    }
     assert_eq!(
         trained, roles,
         "train and learn + selfplay + evaluate differ"
@@ -680,7 +694,7 @@ fn scripts_train_says_a_missing_config_once_before_building() {
 /// The learner of a run, resumed from its newest checkpoint (window rebuilt).
 fn resumed_learner(run: &Path) -> LearnerRole<Rematch> {
     let store = RunStore::open(run.to_str().unwrap()).unwrap();
-    let config = RunConfig::load(&run.join("config.toml")).unwrap();
+    let config = RunConfig::load(&run.join(layout::CONFIG)).unwrap();
     let lease =
         LeaseKeeper::acquire(store.location(), SingletonRole::Learner, &config.lease).unwrap();
     LearnerRole::<Rematch>::start(store, config, None, Duration::from_secs(1), lease).unwrap()
@@ -690,7 +704,7 @@ fn resumed_learner(run: &Path) -> LearnerRole<Rematch> {
 fn saved_weights(role: &LearnerRole<Rematch>, dir: &Path) -> (Vec<u8>, Vec<u8>) {
     let saved = role.learner().save_checkpoint(dir).unwrap();
     let read = |name: &str| std::fs::read(saved.join(name)).unwrap();
-    (read("model.safetensors"), read("optimizer.safetensors"))
+    (read(layout::WEIGHTS_FILE), read(layout::OPTIMIZER_FILE))
 }
 
 #[test]
@@ -759,7 +773,7 @@ fn a_fork_carries_window_and_optimizer_over_unchanged() {
     // takes in from the fork on pays for a batch (32 samples: 3,200 new ones), instead of
     // waiting until 0.01 of everything ever taken in covers what the base trained.
     let config = RunConfig::parse_with(TINY, "tiny", &["train.replay_ratio=0.01".into()]).unwrap();
-    let checkpoint = latest_checkpoint(&base.join("checkpoints"));
+    let checkpoint = latest_checkpoint(&base.join(layout::CHECKPOINTS));
     let mut low = Learner::<Rematch>::new(config, Some(&checkpoint)).unwrap();
     let (seen, games) = (low.state.samples_seen, low.state.games_seen);
     low.restore_totals(seen, games);
@@ -821,7 +835,7 @@ fn train_fork_on_the_command_line_starts_from_the_base_checkpoint() {
     assert!(ok, "{err}");
     assert!(out.contains("steps 5 -> 10"), "{out}");
     assert!(err.contains("forked") && err.contains("at step 5"), "{err}");
-    let recorded = RunConfig::load(&arm.join("config.toml")).unwrap();
+    let recorded = RunConfig::load(&arm.join(layout::CONFIG)).unwrap();
     assert_eq!(recorded.train.learning_rate, 0.0005);
     let (ok, _, err) = run_binary(&[
         "train",
@@ -852,7 +866,7 @@ fn a_shipped_model_forks_its_kept_checkpoint_and_refills_the_window() {
     assert!(ok, "{err}");
     // What scripts/keep-run commits: the newest checkpoint, no older link, no games.
     std::fs::remove_dir_all(base.join(layout::checkpoint_dir_key(5))).unwrap();
-    std::fs::remove_dir_all(base.join("games")).unwrap();
+    std::fs::remove_dir_all(base.join(layout::GAMES)).unwrap();
     let shipped = dir.join("shipped");
     std::fs::create_dir_all(&shipped).unwrap();
     std::fs::write(shipped.join("checkpoint.txt"), "../base@10\n").unwrap();
@@ -876,14 +890,14 @@ fn a_shipped_model_forks_its_kept_checkpoint_and_refills_the_window() {
 fn held(run: &Path, step: u64) -> &'static str {
     let dir = run.join(layout::checkpoint_dir_key(step));
     assert!(
-        dir.join("intake.json").is_file(),
+        dir.join(layout::INTAKE_FILE).is_file(),
         "step {step} keeps its link"
     );
     let has = |f: &str| dir.join(f).is_file();
     match (
-        has("optimizer.safetensors"),
-        has("model.safetensors"),
-        has("state.json"),
+        has(layout::OPTIMIZER_FILE),
+        has(layout::WEIGHTS_FILE),
+        has(layout::STATE_FILE),
     ) {
         (true, true, true) => "full",
         (false, true, true) => "weights",
@@ -1006,12 +1020,12 @@ fn a_resumed_run_removes_what_a_stopped_learner_left_unpublished() {
     // A learner stopped while writing step 15: its weights there, cut short, no counters.
     let left = run.join(layout::checkpoint_dir_key(15));
     std::fs::create_dir_all(&left).unwrap();
-    std::fs::write(left.join("model.safetensors"), b"cut short").unwrap();
+    std::fs::write(left.join(layout::WEIGHTS_FILE), b"cut short").unwrap();
     let resumed = train_to(&run, None, 3);
     assert_eq!((resumed.start_step, resumed.final_step), (10, 15));
     // Step 15 is this learner's own, whole: the leftover was removed, not built on.
     assert_eq!(held(&run, 15), "full");
-    let weights = std::fs::read(left.join("model.safetensors")).unwrap();
+    let weights = std::fs::read(left.join(layout::WEIGHTS_FILE)).unwrap();
     assert_ne!(weights, b"cut short");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -1023,7 +1037,7 @@ fn a_learner_readied_while_waiting_is_readied_again_if_the_run_moved_on() {
     let run = dir.join("run");
     let first = train_to(&run, Some(config), 1).final_step;
     let store = RunStore::open(run.to_str().unwrap()).unwrap();
-    let run_config = RunConfig::load(&run.join("config.toml")).unwrap();
+    let run_config = RunConfig::load(&run.join(layout::CONFIG)).unwrap();
     // A successor readies itself while the run's learner still holds the lease.
     let ready =
         Readied::<Rematch>::prepare(&store, run_config, None, Duration::from_secs(1)).unwrap();
@@ -1048,7 +1062,7 @@ fn tiny_run_without_games(name: &str) -> (PathBuf, PathBuf) {
     let run = dir.join("run");
     let config = write_config(&dir, TINY);
     assert_eq!(train_to(&run, Some(config), 2).final_step, 10);
-    std::fs::remove_dir_all(run.join("games")).unwrap();
+    std::fs::remove_dir_all(run.join(layout::GAMES)).unwrap();
     (dir, run)
 }
 
@@ -1074,8 +1088,8 @@ fn a_committed_run_with_only_its_newest_checkpoint_resumes_with_its_counts() {
     let (dir, run) = tiny_run_without_games("train-committed");
     let intake = learner_metrics(&run, "intake");
     let before = intake.last().unwrap()["samples_total"].as_u64().unwrap();
-    let checkpoints = run.join("checkpoints");
-    let newest = std::fs::read_to_string(checkpoints.join("latest")).unwrap();
+    let checkpoints = run.join(layout::CHECKPOINTS);
+    let newest = std::fs::read_to_string(checkpoints.join(layout::LATEST_FILE)).unwrap();
     for entry in std::fs::read_dir(&checkpoints).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() && path.file_name().unwrap() != newest.trim() {
