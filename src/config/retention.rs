@@ -1,5 +1,5 @@
-//! The retention section (`[checkpoints]`): which checkpoints a run keeps, and of what. The
-//! plan that applies it: [`crate::train::retention`].
+//! The retention section (`[checkpoints]`): which checkpoints a run keeps, and of what, and
+//! which game files. The plan that applies it: [`crate::train::retention`].
 
 use serde::{Deserialize, Serialize};
 
@@ -15,6 +15,21 @@ pub struct RetentionConfig {
     /// Older checkpoints whose weights are kept, at evenly spaced steps (step 0 always among
     /// them while any is kept): the spacing doubles whenever more would be kept.
     pub keep_weights: usize,
+    /// Which self-play game files the run keeps once the learner has taken them in.
+    pub keep_games: KeepGames,
+}
+
+/// Which game files a run keeps after the learner took them in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KeepGames {
+    /// Those a kept checkpoint's replay window reads (the newest whole checkpoints' and
+    /// every pinned one's, so that a resume or a fork rebuilds it exactly); older ones are
+    /// deleted, so the run's disk stays bounded.
+    #[default]
+    Windows,
+    /// Every one.
+    All,
 }
 
 impl Default for RetentionConfig {
@@ -22,6 +37,7 @@ impl Default for RetentionConfig {
         RetentionConfig {
             keep_full: 2,
             keep_weights: 12,
+            keep_games: KeepGames::Windows,
         }
     }
 }

@@ -108,6 +108,10 @@ pub struct IntakeLink {
     pub previous: Option<u64>,
     /// The shard keys taken in since `previous`, in order.
     pub shards: Vec<String>,
+    /// The training samples each of `shards` gave, in the same order (empty in links
+    /// written before it): game retention sizes the replay windows from them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<u64>,
     /// When the checkpoint was published (milliseconds since the Unix epoch; 0 if unknown).
     #[serde(default)]
     pub published_unix_ms: u64,
@@ -288,9 +292,17 @@ mod tests {
             step: 4,
             previous: Some(2),
             shards: vec!["games/w-1/00000000.jsonl".into()],
+            samples: vec![41],
             published_unix_ms: 7,
         };
         assert_eq!(IntakeLink::parse(&link.to_json(), "i").unwrap(), link);
+        // A link written before the per-shard counts (no `samples`) reads with none.
+        let before = IntakeLink {
+            samples: Vec::new(),
+            ..link
+        };
+        assert!(!before.to_json().contains("samples"));
+        assert_eq!(IntakeLink::parse(&before.to_json(), "i").unwrap(), before);
     }
 
     #[test]

@@ -2,7 +2,6 @@
 //! learner's newest checkpoint and how far it is behind the shards, each self-play session's
 //! counters, and the evaluation role's last result.
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use serde_json::Value;
@@ -82,18 +81,17 @@ pub fn run_status(store: &RunStore) -> Result<RunStatus, RoleError> {
         }
         None => (None, None),
     };
-    let mut per_session: BTreeMap<String, u64> = BTreeMap::new();
+    let consumed = checkpoint.as_ref().map(|c| &c.consumed);
+    let (mut shards, mut backlog) = (0u64, 0u64);
     for key in store.list(GAMES)? {
-        if let Some((session, _)) = parse_shard_key(&key) {
-            *per_session.entry(session.to_string()).or_default() += 1;
+        if let Some((session, seq)) = parse_shard_key(&key) {
+            shards += 1;
+            // Shards taken in may have been deleted (game retention): the backlog counts
+            // the ones at or past each session's count.
+            let next = consumed.and_then(|c| c.get(session)).copied().unwrap_or(0);
+            backlog += u64::from(seq >= next);
         }
     }
-    let shards: u64 = per_session.values().sum();
-    let consumed = checkpoint.as_ref().map(|c| &c.consumed);
-    let backlog = per_session
-        .iter()
-        .map(|(s, n)| n.saturating_sub(consumed.and_then(|c| c.get(s)).copied().unwrap_or(0)))
-        .sum();
     let now = unix_millis() as f64;
     let mut sessions = Vec::new();
     for key in store.list(WORKERS)? {

@@ -132,6 +132,7 @@ mod tests {
         let retention = RetentionConfig {
             keep_full: 2,
             keep_weights: 3,
+            ..RetentionConfig::default()
         };
         let plan = retention.plan(&held, 10, |step| step == 30);
         // Whole: 60 and 65. Weights: 0 and 40 (every 40: 3 at most) and 30 (protected).

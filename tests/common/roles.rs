@@ -192,7 +192,8 @@ pub fn role_at(
 }
 
 /// The run of the distributed tests, without its `[evaluation]` and `[lease]` sections
-/// (each test appends its own): a one-block net, 8 visits, iterations of 5 steps.
+/// (each test appends its own): a one-block net, 8 visits, iterations of 5 steps. It keeps
+/// every game file, which the tests audit (each shard taken in exactly once).
 pub const DISTRIBUTED_RUN: &str = r#"
 game = "rematch"
 seed = 5
@@ -218,4 +219,6 @@ steps_per_iteration = 5
 replay_ratio = 2.0
 min_window = 64
 window_base = 1000
+[checkpoints]
+keep_games = "all"
 "#;

@@ -22,7 +22,9 @@ use checkers_zero::store::RunStore;
 use common::roles::{role, spawn, wait_for_lease_expiry, wait_until, DISTRIBUTED_RUN};
 use common::{assert_clean_error, fresh_dir, run};
 
-/// The tests' run: the shared small run, evaluated every iteration, short leases.
+/// The tests' run: the shared small run, evaluated every iteration, short leases (long
+/// enough that a learner started after a kill still finds the killed one's lease on a
+/// loaded machine).
 static CONFIG: LazyLock<String> = LazyLock::new(|| {
     format!(
         "{DISTRIBUTED_RUN}{}",
@@ -33,7 +35,7 @@ visits = 4
 anchors = ["random"]
 parallel = 2
 [lease]
-seconds = 4.0
+seconds = 12.0
 renew_seconds = 1.0
 "#
     )

@@ -1130,3 +1130,70 @@ fn a_run_whose_game_files_are_gone_resumes_and_refills_its_window_from_new_selfp
     assert!(games_on_disk(&run) > 0);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Of the shards the checkpoint at `step` had taken in: how many, and how many of their
+/// files are still on disk.
+fn taken_and_kept(run: &Path, step: u64) -> (usize, usize) {
+    let state = read_state(&run.join(layout::checkpoint_dir_key(step))).unwrap();
+    let store = RunStore::open(run.to_str().unwrap()).unwrap();
+    let kept = store
+        .list(layout::GAMES)
+        .unwrap()
+        .iter()
+        .filter_map(|k| layout::parse_shard_key(k))
+        .filter(|(session, seq)| state.consumed.get(*session).is_some_and(|n| seq < n))
+        .count();
+    (state.consumed.values().sum::<u64>() as usize, kept)
+}
+
+#[test]
+fn game_retention_deletes_what_no_window_reads_and_resume_and_fork_read_theirs_whole() {
+    let dir = fresh_dir("train-game-retention");
+    // A window of 200 samples, so that the run takes in many windows' worth.
+    let small = TINY.replace("window_base = 1000", "window_base = 200\nwindow_max = 200");
+    let run = dir.join("run");
+    train_to(&run, Some(write_config(&dir, &small)), 2);
+    // Step 10 pinned (a doubling's or a rated checkpoint): its window is kept too.
+    std::fs::write(
+        run.join(layout::checkpoint_key(10, layout::PINNED_FILE)),
+        b"",
+    )
+    .unwrap();
+    let summary = train_to(&run, None, 10);
+    assert_eq!(summary.final_step, 50);
+    let (taken, kept) = taken_and_kept(&run, 50);
+    assert!(
+        kept < taken,
+        "{kept} shard files kept of {taken} taken in: none deleted"
+    );
+    // The links still name every shard taken in.
+    let store = RunStore::open(run.to_str().unwrap()).unwrap();
+    let chain = checkers_zero::roles::learner::intake_chain(&store, 50).unwrap();
+    assert_eq!(chain.len(), taken);
+
+    // A resume reads its whole window back: no shard it walks through is gone.
+    let role = resumed_learner(&run);
+    assert_eq!(role.learner().window.len(), 200);
+    drop(role);
+    let window = learner_metrics(&run, "window");
+    assert_eq!(window.last().unwrap()["shards_missing"].as_u64(), Some(0));
+    // A fork of the pinned checkpoint too.
+    let arm = dir.join("arm");
+    let point: ForkPoint = format!("{}@10", run.display()).parse().unwrap();
+    let arm_config = RunConfig::parse(&small, "tiny").unwrap();
+    let arm_store = RunStore::open(arm.to_str().unwrap()).unwrap();
+    fork_run(&point, &arm_store, &arm_config).unwrap();
+    let role = resumed_learner(&arm);
+    assert!(!role.learner().window.is_empty());
+    drop(role);
+    let window = learner_metrics(&arm, "window");
+    assert_eq!(window.last().unwrap()["shards_missing"].as_u64(), Some(0));
+
+    // keep_games = "all" deletes none.
+    let all = dir.join("all");
+    let text = format!("{small}[checkpoints]\nkeep_games = \"all\"\n");
+    train_to(&all, Some(write_config(&dir, &text)), 6);
+    let (taken, kept) = taken_and_kept(&all, 30);
+    assert_eq!(kept, taken);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -30,6 +30,9 @@ pub struct IntakeTally {
     pub games: u64,
     /// Training samples in them (reanalyses' included).
     pub samples: u64,
+    /// Searched steps of the games read, those that failed to replay included: how a
+    /// window's rebuild and game retention measure a shard ([`searched_steps`]).
+    pub searched: u64,
     /// Reanalysed games taken in (`selfplay.reanalyse_share`): their samples count above,
     /// their results and steps nowhere else (they repeat a game already counted).
     pub reanalysed: u64,
@@ -95,6 +98,7 @@ impl IntakeTally {
         self.rejected += other.rejected;
         self.games += other.games;
         self.samples += other.samples;
+        self.searched += other.searched;
         self.reanalysed += other.reanalysed;
         self.reanalysed_samples += other.reanalysed_samples;
         self.proven_samples += other.proven_samples;
@@ -119,8 +123,9 @@ impl IntakeTally {
 /// when the store was last listed.
 #[derive(Debug)]
 pub(super) struct Intake {
-    /// Shards taken in since the newest published checkpoint, in order.
-    pub pending: Vec<String>,
+    /// Shards taken in since the newest published checkpoint, in order, with their
+    /// searched steps.
+    pub pending: Vec<(String, u64)>,
     /// Everything this invocation took in.
     pub total: IntakeTally,
     /// The newest games' openings and results (the `diversity` metrics).
@@ -177,17 +182,13 @@ impl Intake {
                     stopped.insert(shard.session.clone());
                     continue;
                 };
-                tally.merge(&ingest_shard(
-                    learner,
-                    &mut self.diversity,
-                    &shard.key,
-                    &bytes,
-                ));
+                let taken = ingest_shard(learner, &mut self.diversity, &shard.key, &bytes);
+                tally.merge(&taken);
                 learner
                     .state
                     .consumed
                     .insert(shard.session.clone(), shard.seq + 1);
-                self.pending.push(shard.key.clone());
+                self.pending.push((shard.key.clone(), taken.searched));
             }
         }
         self.total.merge(&tally);
@@ -242,7 +243,10 @@ pub(super) fn ingest_shard<S: Encode>(
 ) -> IntakeTally {
     let mut tally = match parse_record_bytes(bytes, Path::new(key)) {
         Ok(games) => {
-            let mut tally = IntakeTally::default();
+            let mut tally = IntakeTally {
+                searched: games.iter().map(searched_steps).sum(),
+                ..IntakeTally::default()
+            };
             for game in &games {
                 match take_game::<S>(game) {
                     Ok(taken) => {

@@ -13,6 +13,7 @@
 //! code.
 
 pub mod drive;
+mod game_retention;
 pub mod intake;
 pub mod limits;
 pub mod metrics;
@@ -27,6 +28,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 pub use drive::{drive, Alone, Beside};
+use game_retention::GameRetention;
 pub use intake::IntakeTally;
 pub use limits::StepLimits;
 pub use metrics::SelfPlayRates;
@@ -328,6 +330,8 @@ pub struct LearnerRole<S: Encode> {
     /// The run's CPU seconds at the checkpoint before the newest (a doubling's first
     /// checkpoint is pinned).
     cpu_at_last_checkpoint: f64,
+    /// Deletes the game files no kept checkpoint's window reads.
+    game_retention: GameRetention,
 }
 
 impl<S: Encode> LearnerRole<S> {
@@ -391,6 +395,7 @@ impl<S: Encode> LearnerRole<S> {
             started: Instant::now(),
             cpu_started: process_cpu_seconds().unwrap_or(0.0),
             cpu_at_last_checkpoint: 0.0,
+            game_retention: GameRetention::default(),
         };
         role.cpu_at_last_checkpoint = role.cpu_base;
         if let Some(rebuilt) = rebuilt {
@@ -539,6 +544,10 @@ impl<S: Encode> LearnerRole<S> {
         let (store, config) = (&self.store, &self.learner.config);
         retry("thinning old checkpoints", PATIENCE, || {
             retention::prune(store, config)
+        })?;
+        let (games, consumed) = (&mut self.game_retention, &self.learner.state.consumed);
+        retry("deleting game files no window reads", PATIENCE, || {
+            games.prune(store, config, consumed)
         })?;
         self.metrics.append(&self.resources_line())?;
         let metrics = &self.metrics;

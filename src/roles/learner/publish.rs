@@ -58,7 +58,7 @@ impl Publisher {
         &mut self,
         store: &RunStore,
         learner: &Learner<S>,
-        pending: Vec<String>,
+        pending: Vec<(String, u64)>,
     ) -> Result<(), RoleError> {
         let step = learner.state.step;
         // The same step again (more intake, no training) updates this learner's own files;
@@ -173,24 +173,25 @@ fn refuse_taken(store: &RunStore, local: &Path, step: u64) -> Result<(), RoleErr
     Ok(())
 }
 
-/// The link of a checkpoint at `step` with the shards `pending`, after the one `before`.
-fn next_link(before: Option<IntakeLink>, step: u64, pending: Vec<String>) -> IntakeLink {
+/// The link of a checkpoint at `step` with the shards `pending` (and their searched
+/// steps), after the one `before`.
+fn next_link(before: Option<IntakeLink>, step: u64, pending: Vec<(String, u64)>) -> IntakeLink {
+    let (shards, samples): (Vec<String>, Vec<u64>) = pending.into_iter().unzip();
     match before {
-        None => IntakeLink {
-            step,
-            previous: None,
-            shards: pending,
-            published_unix_ms: 0,
-        },
-        // Again at the same step (more intake, no training): extend its link.
+        // Again at the same step (more intake, no training): extend its link (its counts
+        // only while they cover every shard).
         Some(mut same) if same.step == step => {
-            same.shards.extend(pending);
+            if same.samples.len() == same.shards.len() {
+                same.samples.extend(samples);
+            }
+            same.shards.extend(shards);
             same
         }
-        Some(before) => IntakeLink {
+        before => IntakeLink {
             step,
-            previous: Some(before.step),
-            shards: pending,
+            previous: before.map(|b| b.step),
+            shards,
+            samples,
             published_unix_ms: 0,
         },
     }
@@ -356,16 +357,21 @@ impl<'a> IntakeWalk<'a> {
 
     /// The shards the next checkpoint back took in, in order; `None` past the first.
     pub fn next_shards(&mut self) -> Result<Option<Vec<String>>, RoleError> {
-        self.next_link(false)
+        Ok(self.next_link(false)?.map(|link| link.shards))
     }
 
     /// As [`next_shards`](Self::next_shards), but a link whose file is gone (a committed
     /// run keeps only its newest checkpoint's) ends the walk there, kept in `gone`.
     pub fn next_kept(&mut self) -> Result<Option<Vec<String>>, RoleError> {
+        Ok(self.next_kept_link()?.map(|link| link.shards))
+    }
+
+    /// As [`next_kept`](Self::next_kept), the whole link.
+    pub fn next_kept_link(&mut self) -> Result<Option<IntakeLink>, RoleError> {
         self.next_link(true)
     }
 
-    fn next_link(&mut self, stop_where_gone: bool) -> Result<Option<Vec<String>>, RoleError> {
+    fn next_link(&mut self, stop_where_gone: bool) -> Result<Option<IntakeLink>, RoleError> {
         let Some(step) = self.next else {
             return Ok(None);
         };
@@ -386,7 +392,7 @@ impl<'a> IntakeWalk<'a> {
             )));
         }
         self.next = link.previous;
-        Ok(Some(link.shards))
+        Ok(Some(link))
     }
 }
 

@@ -1,0 +1,148 @@
+//! Game retention (`[checkpoints] keep_games`): after each checkpoint, the game files that
+//! no kept checkpoint's replay window will read again are deleted, so a long run's disk
+//! stays bounded. Kept are the shards a rebuild of each whole or pinned checkpoint's window
+//! reads (walking its intake links back, newest first, until they hold the window's size,
+//! as a resume or a fork does), and every shard not yet taken in.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
+
+use super::intake::{listed_shards, searched_steps};
+use super::publish::IntakeWalk;
+use crate::config::retention::KeepGames;
+use crate::config::RunConfig;
+use crate::layout::state::{IntakeLink, TrainState};
+use crate::layout::{
+    checkpoint_key, held_checkpoints, pinned_steps, Held, CHECKPOINTS, GAMES, STATE_FILE,
+};
+use crate::roles::{read_state_file, RoleError};
+use crate::selfplay::record::parse_record_bytes;
+use crate::store::RunStore;
+
+/// Deletes game files no kept checkpoint needs; remembers the sizes of shards whose links
+/// do not record them (links written before they did), read once.
+#[derive(Debug, Default)]
+pub struct GameRetention {
+    counted: HashMap<String, u64>,
+}
+
+impl GameRetention {
+    /// Deletes the shards taken in (by the counts `consumed`) that no kept checkpoint's
+    /// window reads; returns how many it deleted.
+    pub fn prune(
+        &mut self,
+        store: &RunStore,
+        config: &RunConfig,
+        consumed: &BTreeMap<String, u64>,
+    ) -> Result<usize, RoleError> {
+        if config.checkpoints.keep_games == KeepGames::All {
+            return Ok(0);
+        }
+        let listed = store.list(GAMES)?;
+        let mut taken: Vec<&str> = Vec::new();
+        for (session, seqs) in listed_shards(&listed) {
+            let next = consumed.get(session).copied().unwrap_or(0);
+            taken.extend(seqs.range(..next).map(|(_, key)| *key));
+        }
+        if taken.is_empty() {
+            return Ok(0);
+        }
+        let present: BTreeSet<&str> = listed.iter().map(String::as_str).collect();
+        let keep = self.kept(store, config, &present)?;
+        let mut deleted = 0;
+        for key in taken.into_iter().filter(|key| !keep.contains(*key)) {
+            store.delete(key)?;
+            self.counted.remove(key);
+            deleted += 1;
+        }
+        Ok(deleted)
+    }
+
+    /// The shards the windows of the run's whole and pinned checkpoints read.
+    fn kept(
+        &mut self,
+        store: &RunStore,
+        config: &RunConfig,
+        present: &BTreeSet<&str>,
+    ) -> Result<BTreeSet<String>, RoleError> {
+        let keys = store.list(CHECKPOINTS)?;
+        let anchors: BTreeSet<u64> = held_checkpoints(&keys)
+            .into_iter()
+            .filter(|(_, held)| *held == Held::Full)
+            .map(|(step, _)| step)
+            .chain(pinned_steps(&keys))
+            .collect();
+        let mut keep = BTreeSet::new();
+        for step in anchors {
+            let state: Option<TrainState> =
+                read_state_file(store, &checkpoint_key(step, STATE_FILE))?;
+            let capacity = match state {
+                Some(state) => config.window_size(state.samples_seen) as u64,
+                None => config.train.window_max as u64,
+            };
+            self.window_of(store, step, capacity, present, &mut keep)?;
+        }
+        Ok(keep)
+    }
+
+    /// Adds to `keep` the shards a rebuild of the window (`capacity` samples) of the
+    /// checkpoint at `step` reads: newest first, up to and including the one that fills
+    /// it; a shard whose file is gone holds nothing (the rebuild reads on past it).
+    fn window_of(
+        &mut self,
+        store: &RunStore,
+        step: u64,
+        capacity: u64,
+        present: &BTreeSet<&str>,
+        keep: &mut BTreeSet<String>,
+    ) -> Result<(), RoleError> {
+        let mut walk = IntakeWalk::from(store, step);
+        let mut filled = 0u64;
+        while let Some(link) = walk.next_kept_link()? {
+            let sizes = self.sizes(store, &link, present)?;
+            for (key, samples) in link.shards.iter().zip(sizes).rev() {
+                let Some(samples) = samples else { continue };
+                keep.insert(key.clone());
+                filled += samples;
+                if filled >= capacity {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The samples each of `link`'s shards holds (`None` when its file is gone): as the
+    /// link records them, else read from the files (once; an unreadable one holds none).
+    fn sizes(
+        &mut self,
+        store: &RunStore,
+        link: &IntakeLink,
+        present: &BTreeSet<&str>,
+    ) -> Result<Vec<Option<u64>>, RoleError> {
+        let here = |key: &String| present.contains(key.as_str());
+        if link.samples.len() == link.shards.len() {
+            let sizes = link.shards.iter().zip(&link.samples);
+            return Ok(sizes.map(|(k, n)| here(k).then_some(*n)).collect());
+        }
+        let unknown: Vec<String> = link
+            .shards
+            .iter()
+            .filter(|k| here(k) && !self.counted.contains_key(*k))
+            .cloned()
+            .collect();
+        for (key, bytes) in unknown.iter().zip(store.get_many(&unknown)?) {
+            let games = bytes
+                .and_then(|bytes| parse_record_bytes(&bytes, Path::new(key)).ok())
+                .unwrap_or_default();
+            self.counted
+                .insert(key.clone(), games.iter().map(searched_steps).sum());
+        }
+        let size = |k: &String| self.counted.get(k).copied().unwrap_or(0);
+        Ok(link
+            .shards
+            .iter()
+            .map(|k| here(k).then(|| size(k)))
+            .collect())
+    }
+}
