@@ -1197,3 +1197,48 @@ fn game_retention_deletes_what_no_window_reads_and_resume_and_fork_read_theirs_w
     assert_eq!(kept, taken);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn game_retention_counts_the_shards_of_links_written_before_their_counts() {
+    let dir = fresh_dir("train-game-retention-old");
+    let small = TINY.replace("window_base = 1000", "window_base = 200\nwindow_max = 200");
+    let text = format!("{small}[checkpoints]\nkeep_games = \"all\"\n");
+    let run = dir.join("run");
+    train_to(&run, Some(write_config(&dir, &text)), 6);
+    // A run from before game retention: every game kept, links without their counts.
+    let checkpoints = run.join(layout::CHECKPOINTS);
+    for entry in std::fs::read_dir(&checkpoints).unwrap() {
+        let link = entry.unwrap().path().join(layout::INTAKE_FILE);
+        if let Ok(json) = std::fs::read_to_string(&link) {
+            let mut value: serde_json::Value = serde_json::from_str(&json).unwrap();
+            value.as_object_mut().unwrap().remove("samples");
+            std::fs::write(&link, value.to_string()).unwrap();
+        }
+    }
+    let (taken, kept) = taken_and_kept(&run, 30);
+    assert_eq!(kept, taken);
+    // Resumed with the default: the files it no longer needs go, counted from the files.
+    std::fs::write(run.join(layout::CONFIG), &small).unwrap();
+    train_to(&run, None, 7);
+    let (taken, kept) = taken_and_kept(&run, 35);
+    assert!(kept < taken, "{kept} of {taken} kept");
+    let role = resumed_learner(&run);
+    assert_eq!(role.learner().window.len(), 200);
+    drop(role);
+    let window = learner_metrics(&run, "window");
+    assert_eq!(window.last().unwrap()["shards_missing"].as_u64(), Some(0));
+    // The older whole checkpoint's window, walked through the old links, is whole too.
+    let arm = dir.join("arm");
+    let point: ForkPoint = format!("{}@30", run.display()).parse().unwrap();
+    let arm_store = RunStore::open(arm.to_str().unwrap()).unwrap();
+    fork_run(
+        &point,
+        &arm_store,
+        &RunConfig::parse(&small, "tiny").unwrap(),
+    )
+    .unwrap();
+    drop(resumed_learner(&arm));
+    let window = learner_metrics(&arm, "window");
+    assert_eq!(window.last().unwrap()["shards_missing"].as_u64(), Some(0));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
