@@ -55,6 +55,12 @@ pub const WORKERS: &str = "workers";
 pub const MATCHES: &str = "matches";
 /// The folder of the singleton roles' lease objects (`leases/learner.json`).
 pub const LEASES: &str = "leases";
+/// The learner's folder (its metrics).
+pub const LEARNER: &str = "learner";
+/// The evaluation role's folder (its metrics and state).
+pub const EVALUATOR: &str = "evaluator";
+/// Where the run's `next:` hint exports its model (`export --out RUN/export`).
+pub const EXPORT: &str = "export";
 /// The learner's metrics.
 pub const LEARNER_METRICS: &str = "learner/metrics.jsonl";
 /// The evaluation role's metrics.
@@ -86,6 +92,19 @@ pub const DIVERSITY_FILES: [&str; 2] = ["diversity.csv", "diversity.png"];
 pub const MATCH_REPORT_FILE: &str = "result.json";
 /// A match directory's games.
 pub const MATCH_GAMES_FILE: &str = "games.jsonl";
+
+/// The folders inside a run that are parts of it, never runs of their own.
+pub const RUN_PARTS: [&str; 9] = [
+    LEARNER,
+    EVALUATOR,
+    WORKERS,
+    CHECKPOINTS,
+    GAMES,
+    EXPORT,
+    BENCH,
+    MATCHES,
+    LEASES,
+];
 
 /// A checkpoint's weights.
 pub const WEIGHTS_FILE: &str = "model.safetensors";

@@ -110,7 +110,7 @@ impl RunRoot {
         if let Ok(entries) = std::fs::read_dir(&self.root) {
             let mut names: Vec<String> = entries
                 .flatten()
-                .filter(|e| !RUN_PARTS.iter().any(|p| e.file_name() == *p))
+                .filter(|e| !layout::RUN_PARTS.iter().any(|p| e.file_name() == *p))
                 // Hidden folders (`.locks`, where the store keeps its locks) are no runs.
                 .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
                 .filter(|e| is_run(&e.path()))
@@ -250,16 +250,6 @@ fn join(run: &str, name: &str) -> String {
         format!("{run}/{name}")
     }
 }
-
-/// Folders inside a run that are parts of it, never runs of their own.
-const RUN_PARTS: [&str; 6] = [
-    "learner",
-    "evaluator",
-    "workers",
-    "checkpoints",
-    "games",
-    "export",
-];
 
 fn is_run(dir: &Path) -> bool {
     [
@@ -473,5 +463,26 @@ fn frame<S: GameState>(state: &S, turn: Option<String>, value: Option<f32>) -> F
         position: state.to_notation(),
         pieces: pieces(state),
         value,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_parts_of_a_run_are_not_listed_as_runs() {
+        let root = std::env::temp_dir().join(format!("cz-rundir-{}", std::process::id()));
+        let run = root.join("a-run");
+        // A benchmark's run: its `bench` folder holds a config too.
+        for dir in [layout::CHECKPOINTS, layout::BENCH, layout::LEARNER] {
+            std::fs::create_dir_all(run.join(dir)).unwrap();
+        }
+        std::fs::write(run.join(layout::CONFIG), "").unwrap();
+        std::fs::write(run.join(layout::BENCH).join(layout::CONFIG), "").unwrap();
+        std::fs::create_dir_all(root.join("other").join(layout::GAMES)).unwrap();
+        assert_eq!(RunRoot::new(&root).unwrap().runs(), ["a-run", "other"]);
+        assert_eq!(RunRoot::new(&run).unwrap().runs(), [""]);
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }
