@@ -965,7 +965,9 @@ async fn hidden_tab_polls_less(page: &Page) {
     tokio::time::sleep(Duration::from_secs(3)).await;
     let later = page.js("return window.__czSent();").await;
     let polls = later.as_u64().unwrap() - sent.as_u64().unwrap();
-    assert!(polls <= 2, "{polls} polls in 3 s with the tab hidden");
+    // Hidden: every 2 s after the poll already timed (visible: every 300 ms, about ten in
+    // 3 s); a loaded machine's slow answers may let one more through.
+    assert!(polls <= 4, "{polls} polls in 3 s with the tab hidden");
     let progress = page.text("analysis-progress").await;
     assert!(
         !progress.contains("(done)"),
