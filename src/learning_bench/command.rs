@@ -16,8 +16,8 @@ use clap::Args;
 
 use super::diversity::{self, write_diversity};
 use super::{
-    ladder_panels, match_dir, row_from_report, select_checkpoints, side_names, write_tables,
-    BenchPlan, Row, DEFAULT_LADDER, PLAN_VERSION,
+    ladder_panels, match_dir, row_from_report, select_checkpoints, side_names, time_on,
+    write_tables, BenchPlan, Row, DEFAULT_LADDER, PLAN_VERSION,
 };
 use crate::config::RunConfig;
 use crate::eval::arena::{fmt_elo, read_report, seat_sides};
@@ -28,6 +28,7 @@ use crate::game::GameKind;
 use crate::layout;
 use crate::metrics::log::MetricsLog;
 use crate::metrics::{IntakeLine, MetricsLine};
+use crate::roles::learner::Clock;
 use crate::selfplay::diversity::DiversityReport;
 use crate::util::write_atomic;
 
@@ -45,8 +46,14 @@ pub const DEFAULT_VISITS: u32 = 100;
 pub struct LearningBenchArgs {
     /// Game: rematch, rematch3, hexdame or eximo.
     pub game: String,
-    /// Training budget: minutes of training wall-clock, summed over `--resume` invocations.
+    /// Training budget: minutes of training (wall-clock, or the run's CPU minutes with
+    /// `--clock cpu`), summed over `--resume` invocations.
     pub minutes: f64,
+    /// What MINUTES counts: wall minutes, or the run's CPU minutes (self-play and the
+    /// learner together), which other work on the machine does not take from; a resumed
+    /// benchmark keeps its plan's unless given.
+    #[arg(long, value_enum)]
+    pub clock: Option<Clock>,
     /// Continue the benchmark in the run directory: train what is left of the budget, then
     /// play only the matches not yet on record.
     #[arg(long)]
@@ -100,7 +107,11 @@ pub fn run_learning_bench(args: &LearningBenchArgs, out: &mut impl Write) -> Res
         return replot(dir, &args.game, out);
     }
     let run_dir = args.run_dir.clone().unwrap_or_else(|| {
-        PathBuf::from("runs").join(format!("bench-{}-{}min", args.game, args.minutes))
+        let unit = match args.clock.unwrap_or_default() {
+            Clock::Wall => "min",
+            Clock::Cpu => "cpumin",
+        };
+        PathBuf::from("runs").join(format!("bench-{}-{}{unit}", args.game, args.minutes))
     });
     let bench_dir = run_dir.join(layout::BENCH);
     let plan = prepare_plan(args, &run_dir, &bench_dir)?;
@@ -194,6 +205,7 @@ fn prepare_plan(args: &LearningBenchArgs, run_dir: &Path, bench_dir: &Path) -> R
             version: PLAN_VERSION,
             game: args.game.clone(),
             minutes: args.minutes,
+            clock: Clock::Wall,
             ladder: DEFAULT_LADDER.iter().map(|s| s.to_string()).collect(),
             games: DEFAULT_GAMES,
             checkpoints: DEFAULT_CHECKPOINTS,
@@ -208,6 +220,7 @@ fn prepare_plan(args: &LearningBenchArgs, run_dir: &Path, bench_dir: &Path) -> R
         plan
     };
     plan.minutes = args.minutes;
+    plan.clock = args.clock.unwrap_or(plan.clock);
     plan.ladder = args.ladder.clone().unwrap_or(plan.ladder);
     plan.games = args.games.unwrap_or(plan.games);
     plan.checkpoints = args.checkpoints.unwrap_or(plan.checkpoints);
@@ -295,14 +308,17 @@ fn train_phase(
     stop: &AtomicBool,
     out: &mut impl Write,
 ) -> Result<()> {
-    let before = checkpoints(run_dir)?.last().map(|c| (c.step, c.elapsed_s));
+    let before = checkpoints(run_dir)?
+        .last()
+        .map(|c| (c.step, time_on(c, plan.clock)));
     let (step, done_s) = before.unwrap_or((0, 0.0));
     let budget_s = plan.minutes * 60.0;
     let left_s = budget_s - done_s;
+    let unit = minutes_word(plan.clock);
     if left_s <= (0.01 * budget_s).max(5.0) {
         writeln!(
             out,
-            "[bench] training done: step {step} at {:.1} of {} min",
+            "[bench] training done: step {step} at {:.1} of {} {unit}",
             done_s / 60.0,
             plan.minutes
         )?;
@@ -318,17 +334,23 @@ fn train_phase(
     command.args(["--minutes", &format!("{:.4}", left_s / 60.0), "--quiet"]);
     // The learning rate decays over the whole budget, not over what this leg has left.
     command.args(["--spent-minutes", &format!("{:.4}", done_s / 60.0)]);
+    command.args(["--clock", plan.clock.name()]);
+    let until = match plan.clock {
+        Clock::Wall => format!(", until about {} UTC", clock_after(left_s)),
+        Clock::Cpu => String::new(),
+    };
     writeln!(
         out,
-        "[bench] training {} from step {step}: {:.1} of {} min left, until about {} UTC",
+        "[bench] training {} from step {step}: {:.1} of {} {unit} left{until}",
         plan.game,
         left_s / 60.0,
         plan.minutes,
-        clock_after(left_s)
     )?;
     out.flush()?;
     run_child(&mut command, Stdio::inherit(), stop).context("train")?;
-    let after = checkpoints(run_dir)?.last().map(|c| (c.step, c.elapsed_s));
+    let after = checkpoints(run_dir)?
+        .last()
+        .map(|c| (c.step, time_on(c, plan.clock)));
     if stop.load(Ordering::SeqCst) {
         bail!(
             "stopped during training at step {}; continue with --resume",
@@ -343,11 +365,19 @@ fn train_phase(
         )?,
         Some((step, elapsed)) => writeln!(
             out,
-            "[bench] trained to step {step} in {:.1} min",
+            "[bench] trained to step {step} in {:.1} {unit}",
             elapsed / 60.0
         )?,
     }
     Ok(())
+}
+
+/// What a plan's minutes are, in words.
+fn minutes_word(clock: Clock) -> &'static str {
+    match clock {
+        Clock::Wall => "min",
+        Clock::Cpu => "CPU min",
+    }
 }
 
 /// The wall-clock time (UTC, `HH:MM`) `seconds` from now.
@@ -410,7 +440,7 @@ struct Job<'a> {
 /// The checkpoints to rate, pinned so that a resumed (longer) run's retention keeps their
 /// weights.
 fn choose_and_pin(run_dir: &Path, plan: &BenchPlan) -> Result<Vec<Checkpoint>> {
-    let chosen = select_checkpoints(&checkpoints(run_dir)?, plan.checkpoints);
+    let chosen = select_checkpoints(&checkpoints(run_dir)?, plan.checkpoints, plan.clock);
     if chosen.is_empty() {
         bail!("{} holds no checkpoint to rate", run_dir.display());
     }

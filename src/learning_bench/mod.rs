@@ -29,6 +29,7 @@ use crate::eval::ratings::Checkpoint;
 use crate::eval::EvalError;
 use crate::game::GameKind;
 use crate::layout;
+use crate::roles::learner::Clock;
 use crate::util::write_atomic;
 
 /// The ladder every checkpoint is rated against, weakest first.
@@ -57,6 +58,10 @@ pub struct BenchPlan {
     pub game: String,
     /// Training budget: minutes of training wall-clock, summed over invocations.
     pub minutes: f64,
+    /// What `minutes` counts: wall minutes, or the run's CPU minutes (plans written before
+    /// it: wall).
+    #[serde(default)]
+    pub clock: Clock,
     /// The rungs: `match` agent specs.
     pub ladder: Vec<String>,
     /// Games per checkpoint and rung, seats alternating.
@@ -156,19 +161,27 @@ pub fn match_dir(bench_dir: &Path, checkpoint: &Checkpoint, rung: &str) -> PathB
         .join(rung)
 }
 
-/// Up to `count` checkpoints spread evenly over the training time: for each target
-/// `k/count` of the newest checkpoint's time (k = 1..=count), the nearest checkpoint (the
-/// newest always), without repeats, in step order.
-pub fn select_checkpoints(all: &[Checkpoint], count: usize) -> Vec<Checkpoint> {
+/// A checkpoint's training time on `clock`, in seconds.
+pub fn time_on(checkpoint: &Checkpoint, clock: Clock) -> f64 {
+    match clock {
+        Clock::Wall => checkpoint.elapsed_s,
+        Clock::Cpu => checkpoint.cpu_s,
+    }
+}
+
+/// Up to `count` checkpoints spread evenly over the training time on `clock`: for each
+/// target `k/count` of the newest checkpoint's time (k = 1..=count), the nearest
+/// checkpoint (the newest always), without repeats, in step order.
+pub fn select_checkpoints(all: &[Checkpoint], count: usize, clock: Clock) -> Vec<Checkpoint> {
     let Some(last) = all.last() else {
         return Vec::new();
     };
     let mut chosen: Vec<Checkpoint> = Vec::new();
     for k in 1..=count {
-        let target = last.elapsed_s * k as f64 / count as f64;
+        let target = time_on(last, clock) * k as f64 / count as f64;
         let nearest = all.iter().min_by(|a, b| {
-            let da = (a.elapsed_s - target).abs();
-            let db = (b.elapsed_s - target).abs();
+            let da = (time_on(a, clock) - target).abs();
+            let db = (time_on(b, clock) - target).abs();
             da.total_cmp(&db).then(b.step.cmp(&a.step))
         });
         if let Some(c) = nearest {

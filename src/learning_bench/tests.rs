@@ -16,6 +16,7 @@ fn plan(game: &str) -> BenchPlan {
         version: PLAN_VERSION,
         game: game.into(),
         minutes: 10.0,
+        clock: Clock::Wall,
         ladder: vec!["random".into(), "uct:10".into()],
         games: 4,
         checkpoints: 3,
@@ -43,7 +44,7 @@ fn report(game: &str, agents: &[String], winners: &[Option<u8>]) -> MatchReport 
 fn checkpoints_are_spread_over_the_training_time() {
     let all: Vec<Checkpoint> = (1..=10).map(|i| checkpoint(100 * i, i as f64)).collect();
     let steps = |n| {
-        select_checkpoints(&all, n)
+        select_checkpoints(&all, n, Clock::Wall)
             .iter()
             .map(|c| c.step)
             .collect::<Vec<_>>()
@@ -54,13 +55,35 @@ fn checkpoints_are_spread_over_the_training_time() {
     assert_eq!(steps(30), (1..=10).map(|i| 100 * i).collect::<Vec<_>>());
     let few = vec![checkpoint(0, 0.5), checkpoint(100, 10.0)];
     assert_eq!(
-        select_checkpoints(&few, 4)
+        select_checkpoints(&few, 4, Clock::Wall)
             .iter()
             .map(|c| c.step)
             .collect::<Vec<_>>(),
         vec![0, 100]
     );
-    assert!(select_checkpoints(&[], 5).is_empty());
+    assert!(select_checkpoints(&[], 5, Clock::Wall).is_empty());
+    // On the CPU clock the targets are CPU seconds: a run whose CPU came slower at first
+    // (its machine shared) is spread by its CPU time.
+    let shared: Vec<Checkpoint> = (1..=10)
+        .map(|i| Checkpoint {
+            cpu_s: if i <= 5 {
+                10.0 * i as f64
+            } else {
+                50.0 + 190.0 * (i - 5) as f64
+            },
+            ..checkpoint(100 * i, i as f64)
+        })
+        .collect();
+    let on_cpu: Vec<u64> = select_checkpoints(&shared, 2, Clock::Cpu)
+        .iter()
+        .map(|c| c.step)
+        .collect();
+    assert_eq!(on_cpu, vec![700, 1000]);
+    let on_wall: Vec<u64> = select_checkpoints(&shared, 2, Clock::Wall)
+        .iter()
+        .map(|c| c.step)
+        .collect();
+    assert_eq!(on_wall, vec![500, 1000]);
 }
 
 #[test]

@@ -9,7 +9,7 @@ use clap::Args;
 
 use super::evaluation::{evaluate, EvaluateOptions};
 use super::fork::ForkPoint;
-use super::learner::{learn, LearnOptions, LOG_EVERY};
+use super::learner::{learn, Clock, LearnOptions, LOG_EVERY};
 use super::local::{train, TrainOptions};
 use super::selfplay::{selfplay, SelfPlayOptions};
 use crate::config::timings::RoleTimings;
@@ -73,6 +73,11 @@ pub struct TrainArgs {
     /// learning rate's decay (train.learning_rate_decay_share) goes on where it stopped.
     #[arg(long, value_name = "MINUTES", default_value_t = 0.0)]
     spent_minutes: f64,
+    /// What --minutes and --spent-minutes count: wall minutes, or the process's CPU
+    /// minutes (self-play and the learner together), which other work on the machine does
+    /// not take from.
+    #[arg(long, value_enum, default_value_t = Clock::Wall)]
+    clock: Clock,
     /// Print the progress line as a log line (every --log-every iterations) instead of
     /// rewriting it in place, as when stderr is not a terminal.
     #[arg(long)]
@@ -95,6 +100,7 @@ pub fn run_train(args: &TrainArgs, out: &mut impl Write) -> Result<()> {
         iterations: args.iterations,
         minutes: args.minutes,
         spent_minutes: args.spent_minutes,
+        clock: args.clock,
         progress: !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
         log_every: args.log_every,
         net: args.net,

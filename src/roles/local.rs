@@ -19,7 +19,7 @@ use super::evaluation::EvaluationRole;
 use super::fork::{fork_run, ForkPoint};
 use super::keeper::{lease_settings, LeaseKeeper};
 use super::learner::{
-    drive, run_config, Beside, LearnerRole, Printer, Progress, SelfPlayRates, StepLimits,
+    drive, run_config, Beside, Clock, LearnerRole, Printer, Progress, SelfPlayRates, StepLimits,
 };
 use super::lease::SingletonRole;
 use super::selfplay::{new_session, play, PlayCounters, SelfPlayMonitor, SelfPlayOptions};
@@ -54,6 +54,9 @@ pub struct TrainOptions {
     /// Minutes of the same time budget spent by earlier invocations (a resumed benchmark):
     /// the learning rate's decay counts them, so it goes on where it stopped.
     pub spent_minutes: f64,
+    /// What `minutes` and `spent_minutes` count: wall minutes, or the process's CPU
+    /// minutes (self-play's and the learner's threads together).
+    pub clock: Clock,
     /// Rewrite the progress line in place (a terminal); else print it every `log_every`
     /// iterations (off in tests and when output is not a terminal).
     pub progress: bool,
@@ -211,8 +214,9 @@ fn run<S: Encode>(
     let signals = StopFlag::on_signals();
     let every = config.train.steps_per_iteration;
     let target = options.iterations.filter(|i| *i > 0).map(|i| i * every);
-    let limits =
-        StepLimits::new(&config.train, target, options.minutes).with_spent(options.spent_minutes);
+    let limits = StepLimits::new(&config.train, target, options.minutes)
+        .with_spent(options.spent_minutes)
+        .on_clock(options.clock);
     let poll = Duration::from_secs_f64(LOCAL.learner_poll_seconds);
     let mut learner = LearnerRole::<S>::start(store, config.clone(), None, poll, lease)?;
     let mut progress = Progress::new(options.progress, options.log_every, limits, learner.step());

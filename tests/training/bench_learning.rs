@@ -69,6 +69,9 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
         "2",
         "--set",
         "train.weight_decay=0.02",
+        // The budget in the run's CPU minutes.
+        "--clock",
+        "cpu",
     ];
     let first = bench(&dir, &ladder);
     // The arm's override reached the trained run and the table's heading.
@@ -82,9 +85,10 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
         "{plan}"
     );
     assert!(
-        first.contains("[bench] training rematch from step 0"),
+        first.contains("[bench] training rematch from step 0: 5.0 of 5 CPU min left"),
         "{first}"
     );
+    assert!(plan.contains("\"clock\": \"cpu\""), "{plan}");
     assert!(
         first.contains("against 2 rungs: 4 matches of 2 games, 4 to play"),
         "{first}"
@@ -143,6 +147,7 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
     // Resuming a finished benchmark plays nothing and keeps every result.
     let again = bench(&dir, &["--resume"]);
     assert!(again.contains("4 matches of 2 games, 0 to play"), "{again}");
+    assert!(again.contains("CPU min"), "the plan's clock kept: {again}");
     assert_eq!(results(&run_dir), before);
 
     // A lost result is played again, alone; a new rung adds its matches only.

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 pub use drive::{drive, Alone, Beside};
 use game_retention::GameRetention;
 pub use intake::IntakeTally;
-pub use limits::StepLimits;
+pub use limits::{Clock, StepLimits};
 pub use metrics::SelfPlayRates;
 pub use progress::{Printer, Progress, Snapshot};
 pub use publish::{intake_chain, kept_intake_chain};
