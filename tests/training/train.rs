@@ -1146,6 +1146,24 @@ fn taken_and_kept(run: &Path, step: u64) -> (usize, usize) {
     (state.consumed.values().sum::<u64>() as usize, kept)
 }
 
+/// Resumes the learner of `run` and checks that its window's rebuild found every shard it
+/// walked through; returns the window's size.
+fn resumed_window_is_whole(run: &Path) -> usize {
+    let size = resumed_learner(run).learner().window.len();
+    let window = learner_metrics(run, "window");
+    assert_eq!(window.last().unwrap()["shards_missing"].as_u64(), Some(0));
+    size
+}
+
+/// Forks `run` at `step` into `arm` (config `text`) and checks that the fork's window is
+/// whole.
+fn forked_window_is_whole(run: &Path, step: u64, arm: &Path, text: &str) {
+    let point: ForkPoint = format!("{}@{step}", run.display()).parse().unwrap();
+    let store = RunStore::open(arm.to_str().unwrap()).unwrap();
+    fork_run(&point, &store, &RunConfig::parse(text, "tiny").unwrap()).unwrap();
+    assert!(resumed_window_is_whole(arm) > 0);
+}
+
 #[test]
 fn game_retention_deletes_what_no_window_reads_and_resume_and_fork_read_theirs_whole() {
     let dir = fresh_dir("train-game-retention");
@@ -1172,22 +1190,9 @@ fn game_retention_deletes_what_no_window_reads_and_resume_and_fork_read_theirs_w
     assert_eq!(chain.len(), taken);
 
     // A resume reads its whole window back: no shard it walks through is gone.
-    let role = resumed_learner(&run);
-    assert_eq!(role.learner().window.len(), 200);
-    drop(role);
-    let window = learner_metrics(&run, "window");
-    assert_eq!(window.last().unwrap()["shards_missing"].as_u64(), Some(0));
+    assert_eq!(resumed_window_is_whole(&run), 200);
     // A fork of the pinned checkpoint too.
-    let arm = dir.join("arm");
-    let point: ForkPoint = format!("{}@10", run.display()).parse().unwrap();
-    let arm_config = RunConfig::parse(&small, "tiny").unwrap();
-    let arm_store = RunStore::open(arm.to_str().unwrap()).unwrap();
-    fork_run(&point, &arm_store, &arm_config).unwrap();
-    let role = resumed_learner(&arm);
-    assert!(!role.learner().window.is_empty());
-    drop(role);
-    let window = learner_metrics(&arm, "window");
-    assert_eq!(window.last().unwrap()["shards_missing"].as_u64(), Some(0));
+    forked_window_is_whole(&run, 10, &dir.join("arm"), &small);
 
     // keep_games = "all" deletes none.
     let all = dir.join("all");
@@ -1222,23 +1227,8 @@ fn game_retention_counts_the_shards_of_links_written_before_their_counts() {
     train_to(&run, None, 7);
     let (taken, kept) = taken_and_kept(&run, 35);
     assert!(kept < taken, "{kept} of {taken} kept");
-    let role = resumed_learner(&run);
-    assert_eq!(role.learner().window.len(), 200);
-    drop(role);
-    let window = learner_metrics(&run, "window");
-    assert_eq!(window.last().unwrap()["shards_missing"].as_u64(), Some(0));
+    assert_eq!(resumed_window_is_whole(&run), 200);
     // The older whole checkpoint's window, walked through the old links, is whole too.
-    let arm = dir.join("arm");
-    let point: ForkPoint = format!("{}@30", run.display()).parse().unwrap();
-    let arm_store = RunStore::open(arm.to_str().unwrap()).unwrap();
-    fork_run(
-        &point,
-        &arm_store,
-        &RunConfig::parse(&small, "tiny").unwrap(),
-    )
-    .unwrap();
-    drop(resumed_learner(&arm));
-    let window = learner_metrics(&arm, "window");
-    assert_eq!(window.last().unwrap()["shards_missing"].as_u64(), Some(0));
+    forked_window_is_whole(&run, 30, &dir.join("arm"), &small);
     std::fs::remove_dir_all(&dir).unwrap();
 }
