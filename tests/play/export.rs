@@ -28,8 +28,10 @@ use checkers_zero::net::NetError;
 use checkers_zero::search::agents::Agent;
 use tch::{Device, Kind, Tensor};
 
-/// Largest difference allowed between two fp32 runs of the same net.
-const TOLERANCE: f64 = 1e-5;
+/// Largest difference allowed between two fp32 runs of the same net (relative above 1): two
+/// libtorch builds (Rust's and Python's) may pick other kernels and summation orders, which
+/// measured up to 2e-5 here; a wrong export differs by whole units.
+const TOLERANCE: f64 = 1e-4;
 
 /// A model for `kind` with every variable random, batch-norm statistics included (a fresh
 /// model's statistics are 0 and 1, which would hide a wrong export of them).
