@@ -385,6 +385,29 @@ impl RunStore {
             Err(e) => Err(self.error(key)(e)),
         }
     }
+
+    /// Removes the objects `keys` (no error for missing ones), up to [`CONCURRENT_GETS`] at
+    /// a time, as [`RunStore::get_many`] reads them.
+    pub fn delete_many(&self, keys: &[String]) -> Result<(), StoreError> {
+        use futures::StreamExt;
+        let one = |key: &String| {
+            let (store, key) = (Arc::clone(&self.store), key.clone());
+            async move {
+                match store.delete(&StorePath::from(key.as_str())).await {
+                    Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+                    Err(e) => Err((key, e)),
+                }
+            }
+        };
+        let results: Vec<_> = self.runtime.block_on(
+            futures::stream::iter(keys.iter().map(one))
+                .buffer_unordered(CONCURRENT_GETS)
+                .collect(),
+        );
+        results
+            .into_iter()
+            .try_for_each(|r| r.map_err(|(key, e)| self.error(&key)(e)))
+    }
 }
 
 /// The object at `path`, or `None` if there is none.
@@ -648,6 +671,10 @@ mod tests {
         store.delete("games/a/00000000.jsonl").unwrap();
         store.delete("games/a/00000000.jsonl").unwrap();
         assert_eq!(store.list("games/a").unwrap(), ["games/a/00000001.jsonl"]);
+        // Several at once, a missing one among them.
+        let many = ["games/a/00000001.jsonl", "games/a/00000009.jsonl"].map(String::from);
+        store.delete_many(&many).unwrap();
+        assert_eq!(store.list("games/a").unwrap(), Vec::<String>::new());
         // The objects are plain files under the directory.
         assert_eq!(
             std::fs::read(dir.join("games/b/00000000.jsonl")).unwrap(),

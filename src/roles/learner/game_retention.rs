@@ -49,13 +49,16 @@ impl GameRetention {
         }
         let present: BTreeSet<&str> = listed.iter().map(String::as_str).collect();
         let keep = self.kept(store, config, &present)?;
-        let mut deleted = 0;
-        for key in taken.into_iter().filter(|key| !keep.contains(*key)) {
-            store.delete(key)?;
+        let gone: Vec<String> = taken
+            .into_iter()
+            .filter(|key| !keep.contains(*key))
+            .map(String::from)
+            .collect();
+        store.delete_many(&gone)?;
+        for key in &gone {
             self.counted.remove(key);
-            deleted += 1;
         }
-        Ok(deleted)
+        Ok(gone.len())
     }
 
     /// The shards the windows of the run's whole and pinned checkpoints read.
