@@ -1194,12 +1194,15 @@ fn game_retention_deletes_what_no_window_reads_and_resume_and_fork_read_theirs_w
     // A fork of the pinned checkpoint too.
     forked_window_is_whole(&run, 10, &dir.join("arm"), &small);
 
-    // keep_games = "all" deletes none.
-    let all = dir.join("all");
-    let text = format!("{small}[checkpoints]\nkeep_games = \"all\"\n");
-    train_to(&all, Some(write_config(&dir, &text)), 6);
-    let (taken, kept) = taken_and_kept(&all, 30);
-    assert_eq!(kept, taken);
+    // keep_games = "all" deletes none, nor does keep_full = 0 (every checkpoint whole, so
+    // every window kept).
+    for (name, line) in [("all", "keep_games = \"all\""), ("whole", "keep_full = 0")] {
+        let run = dir.join(name);
+        let text = format!("{small}[checkpoints]\n{line}\n");
+        train_to(&run, Some(write_config(&dir, &text)), 6);
+        let (taken, kept) = taken_and_kept(&run, 30);
+        assert_eq!(kept, taken, "{line}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -4,26 +4,29 @@
 //! reads (walking its intake links back, newest first, until they hold the window's size,
 //! as a resume or a fork does), and every shard not yet taken in.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 use super::intake::{listed_shards, searched_steps};
-use super::publish::IntakeWalk;
 use crate::config::retention::KeepGames;
 use crate::config::RunConfig;
 use crate::layout::state::{IntakeLink, TrainState};
 use crate::layout::{
-    checkpoint_key, held_checkpoints, pinned_steps, Held, CHECKPOINTS, GAMES, STATE_FILE,
+    checkpoint_key, held_checkpoints, pinned_steps, Held, CHECKPOINTS, GAMES, INTAKE_FILE,
+    STATE_FILE,
 };
 use crate::roles::{read_state_file, RoleError};
 use crate::selfplay::record::parse_record_bytes;
 use crate::store::RunStore;
 
 /// Deletes game files no kept checkpoint needs; remembers the sizes of shards whose links
-/// do not record them (links written before they did), read once.
+/// do not record them (links written before they did), read once, and the links it walked:
+/// a published link below the newest checkpoint never changes, so each is read from the
+/// store once (a remote store's latency, paid once, not at every checkpoint).
 #[derive(Debug, Default)]
 pub struct GameRetention {
     counted: HashMap<String, u64>,
+    links: HashMap<u64, IntakeLink>,
 }
 
 impl GameRetention {
@@ -35,7 +38,8 @@ impl GameRetention {
         config: &RunConfig,
         consumed: &BTreeMap<String, u64>,
     ) -> Result<usize, RoleError> {
-        if config.checkpoints.keep_games == KeepGames::All {
+        // Every checkpoint kept whole (`keep_full = 0`) keeps every window too.
+        if config.checkpoints.keep_games == KeepGames::All || config.checkpoints.keep_full == 0 {
             return Ok(0);
         }
         let listed = store.list(GAMES)?;
@@ -75,7 +79,9 @@ impl GameRetention {
             .map(|(step, _)| step)
             .chain(pinned_steps(&keys))
             .collect();
+        let newest = anchors.last().copied().unwrap_or(0);
         let mut keep = BTreeSet::new();
+        let mut walked = HashSet::new();
         for step in anchors {
             let state: Option<TrainState> =
                 read_state_file(store, &checkpoint_key(step, STATE_FILE))?;
@@ -83,25 +89,62 @@ impl GameRetention {
                 Some(state) => config.window_size(state.samples_seen) as u64,
                 None => config.train.window_max as u64,
             };
-            self.window_of(store, step, capacity, present, &mut keep)?;
+            let window = Window {
+                step,
+                newest,
+                capacity,
+            };
+            self.window_of(store, window, present, &mut keep, &mut walked)?;
         }
+        // Links no window reached any more are not needed again.
+        self.links.retain(|step, _| walked.contains(step));
         Ok(keep)
     }
 
-    /// Adds to `keep` the shards a rebuild of the window (`capacity` samples) of the
-    /// checkpoint at `step` reads: newest first, up to and including the one that fills
-    /// it; a shard whose file is gone holds nothing (the rebuild reads on past it).
-    fn window_of(
+    /// The intake link of the checkpoint at `step` (`None` when its file is gone), from
+    /// memory when read before; kept there when below `newest` (the newest may still grow).
+    fn link(
         &mut self,
         store: &RunStore,
         step: u64,
-        capacity: u64,
+        newest: u64,
+    ) -> Result<Option<IntakeLink>, RoleError> {
+        if let Some(link) = self.links.get(&step) {
+            return Ok(Some(link.clone()));
+        }
+        let link: Option<IntakeLink> = read_state_file(store, &checkpoint_key(step, INTAKE_FILE))?;
+        if let Some(link) = link.as_ref().filter(|_| step < newest) {
+            self.links.insert(step, link.clone());
+        }
+        Ok(link)
+    }
+
+    /// Adds to `keep` the shards a rebuild of `window` reads: walking its checkpoint's
+    /// intake links back (as far as they are kept), newest first, up to and including the
+    /// shard that fills it; a shard whose file is gone holds nothing (the rebuild reads on
+    /// past it). The links' steps go into `walked`.
+    fn window_of(
+        &mut self,
+        store: &RunStore,
+        window: Window,
         present: &BTreeSet<&str>,
         keep: &mut BTreeSet<String>,
+        walked: &mut HashSet<u64>,
     ) -> Result<(), RoleError> {
-        let mut walk = IntakeWalk::from(store, step);
+        let (mut next, capacity) = (Some(window.step), window.capacity);
         let mut filled = 0u64;
-        while let Some(link) = walk.next_kept_link()? {
+        while let Some(at) = next {
+            let Some(link) = self.link(store, at, window.newest)? else {
+                break;
+            };
+            walked.insert(at);
+            if link.previous.is_some_and(|p| p >= at) {
+                return Err(RoleError::Run(format!(
+                    "checkpoint {at} links back to {:?}",
+                    link.previous
+                )));
+            }
+            next = link.previous;
             let sizes = self.sizes(store, &link, present)?;
             for (key, samples) in link.shards.iter().zip(sizes).rev() {
                 let Some(samples) = samples else { continue };
@@ -148,4 +191,13 @@ impl GameRetention {
             .map(|k| here(k).then(|| size(k)))
             .collect())
     }
+}
+
+/// A kept checkpoint's replay window: its step, the newest kept checkpoint's, and its size
+/// in samples.
+#[derive(Clone, Copy, Debug)]
+struct Window {
+    step: u64,
+    newest: u64,
+    capacity: u64,
 }

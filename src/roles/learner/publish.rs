@@ -363,12 +363,7 @@ impl<'a> IntakeWalk<'a> {
     /// As [`next_shards`](Self::next_shards), but a link whose file is gone (a committed
     /// run keeps only its newest checkpoint's) ends the walk there, kept in `gone`.
     pub fn next_kept(&mut self) -> Result<Option<Vec<String>>, RoleError> {
-        Ok(self.next_kept_link()?.map(|link| link.shards))
-    }
-
-    /// As [`next_kept`](Self::next_kept), the whole link.
-    pub fn next_kept_link(&mut self) -> Result<Option<IntakeLink>, RoleError> {
-        self.next_link(true)
+        Ok(self.next_link(true)?.map(|link| link.shards))
     }
 
     fn next_link(&mut self, stop_where_gone: bool) -> Result<Option<IntakeLink>, RoleError> {
