@@ -327,11 +327,21 @@ impl RunStore {
     /// [`CONCURRENT_GETS`] at a time: on a remote store, latency, not bandwidth, bounds a
     /// one-at-a-time reader of small objects.
     pub fn get_many(&self, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, StoreError> {
+        self.each_key(keys, fetch)
+    }
+
+    /// `request` for each of `keys` (the store and the key's path), up to
+    /// [`CONCURRENT_GETS`] at a time, the answers in order; the first error names its key.
+    fn each_key<T, F, Fut>(&self, keys: &[String], request: F) -> Result<Vec<T>, StoreError>
+    where
+        F: Fn(Arc<dyn ObjectStore>, StorePath) -> Fut,
+        Fut: std::future::Future<Output = Result<T, object_store::Error>>,
+    {
         use futures::StreamExt;
         let one = |key: &String| {
-            let request = fetch(Arc::clone(&self.store), StorePath::from(key.as_str()));
+            let answer = request(Arc::clone(&self.store), StorePath::from(key.as_str()));
             let key = key.clone();
-            async move { request.await.map_err(|e| (key, e)) }
+            async move { answer.await.map_err(|e| (key, e)) }
         };
         let results: Vec<_> = self.runtime.block_on(
             futures::stream::iter(keys.iter().map(one))
@@ -389,24 +399,13 @@ impl RunStore {
     /// Removes the objects `keys` (no error for missing ones), up to [`CONCURRENT_GETS`] at
     /// a time, as [`RunStore::get_many`] reads them.
     pub fn delete_many(&self, keys: &[String]) -> Result<(), StoreError> {
-        use futures::StreamExt;
-        let one = |key: &String| {
-            let (store, key) = (Arc::clone(&self.store), key.clone());
-            async move {
-                match store.delete(&StorePath::from(key.as_str())).await {
-                    Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
-                    Err(e) => Err((key, e)),
-                }
+        self.each_key(keys, |store, path| async move {
+            match store.delete(&path).await {
+                Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+                Err(e) => Err(e),
             }
-        };
-        let results: Vec<_> = self.runtime.block_on(
-            futures::stream::iter(keys.iter().map(one))
-                .buffer_unordered(CONCURRENT_GETS)
-                .collect(),
-        );
-        results
-            .into_iter()
-            .try_for_each(|r| r.map_err(|(key, e)| self.error(&key)(e)))
+        })?;
+        Ok(())
     }
 }
 
