@@ -101,6 +101,14 @@ def curve():
     return out + ["</svg>"]
 
 
+def tick_every(span):
+    """A step between x labels that fits about eight of them."""
+    for every in (10000, 20000, 50000, 100000):
+        if span / every <= 9:
+            return every
+    return 200000
+
+
 def resources():
     rows = list(csv.DictReader(open(os.path.join(HERE, "resources.csv"))))
     steps = [int(r["step"]) for r in rows]
@@ -112,7 +120,7 @@ def resources():
     x1 = max(steps) * 1.05
     ymax = math.ceil(max(rss + disk) + 0.5)
     px, py = axes(out, (0, x1), (0, ymax),
-                  [(s, f"{s // 1000}k") for s in range(0, int(x1), 10000)],
+                  [(s, f"{s // 1000}k") for s in range(0, int(x1), tick_every(x1))],
                   [(y, str(y)) for y in range(0, ymax + 1)])
     for values, colour in [(rss, "#1f77b4"), (disk, "#ff7f0e")]:
         # One line per training process: a resume starts a new process (and its peak).
