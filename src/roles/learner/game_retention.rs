@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 use super::intake::{listed_shards, searched_steps};
+use super::publish::previous_of;
 use crate::config::retention::KeepGames;
 use crate::config::RunConfig;
 use crate::layout::state::{IntakeLink, TrainState};
@@ -138,13 +139,7 @@ impl GameRetention {
                 break;
             };
             walked.insert(at);
-            if link.previous.is_some_and(|p| p >= at) {
-                return Err(RoleError::Run(format!(
-                    "checkpoint {at} links back to {:?}",
-                    link.previous
-                )));
-            }
-            next = link.previous;
+            next = previous_of(&link, at)?;
             let sizes = self.sizes(store, &link, present)?;
             for (key, samples) in link.shards.iter().zip(sizes).rev() {
                 let Some(samples) = samples else { continue };

@@ -357,16 +357,16 @@ impl<'a> IntakeWalk<'a> {
 
     /// The shards the next checkpoint back took in, in order; `None` past the first.
     pub fn next_shards(&mut self) -> Result<Option<Vec<String>>, RoleError> {
-        Ok(self.next_link(false)?.map(|link| link.shards))
+        self.next_link(false)
     }
 
     /// As [`next_shards`](Self::next_shards), but a link whose file is gone (a committed
     /// run keeps only its newest checkpoint's) ends the walk there, kept in `gone`.
     pub fn next_kept(&mut self) -> Result<Option<Vec<String>>, RoleError> {
-        Ok(self.next_link(true)?.map(|link| link.shards))
+        self.next_link(true)
     }
 
-    fn next_link(&mut self, stop_where_gone: bool) -> Result<Option<IntakeLink>, RoleError> {
+    fn next_link(&mut self, stop_where_gone: bool) -> Result<Option<Vec<String>>, RoleError> {
         let Some(step) = self.next else {
             return Ok(None);
         };
@@ -380,14 +380,19 @@ impl<'a> IntakeWalk<'a> {
                 }
             },
         };
-        if link.previous.is_some_and(|p| p >= step) {
-            return Err(RoleError::Run(format!(
-                "checkpoint {step} links back to {:?}",
-                link.previous
-            )));
-        }
-        self.next = link.previous;
-        Ok(Some(link))
+        self.next = previous_of(&link, step)?;
+        Ok(Some(link.shards))
+    }
+}
+
+/// The step the link of the checkpoint at `step` links back to, checked to lie below it (a
+/// chain that does not go back is an error, not a loop).
+pub(super) fn previous_of(link: &IntakeLink, step: u64) -> Result<Option<u64>, RoleError> {
+    match link.previous {
+        Some(p) if p >= step => Err(RoleError::Run(format!(
+            "checkpoint {step} links back to {p}"
+        ))),
+        previous => Ok(previous),
     }
 }
 
