@@ -120,12 +120,13 @@ impl StepLimits {
     /// `None` without a limit (or a rate for the target).
     pub fn time_left(&self, step: u64, steps_per_s: f64) -> Option<Duration> {
         let by_time = self.budget.map(|budget| {
-            let left = budget.saturating_sub(self.used());
+            let used = self.used();
+            let left = budget.saturating_sub(used);
             match self.clock {
                 Clock::Wall => left,
                 Clock::Cpu => {
                     let wall = self.started.elapsed().as_secs_f64();
-                    let rate = self.used().as_secs_f64() / wall.max(1e-9);
+                    let rate = used.as_secs_f64() / wall.max(1e-9);
                     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
                     let rate = if rate > 0.05 { rate } else { cores as f64 };
                     Duration::from_secs_f64(left.as_secs_f64() / rate)
