@@ -151,8 +151,11 @@ fn replot(dir: &Path, game: &str, out: &mut impl Write) -> Result<()> {
     let csv = read(layout::LADDER_FILES[1])?;
     let rows = super::rows_from_csv(&csv, side_names(kind).len())
         .map_err(|e| anyhow::anyhow!("{}: {e}", dir.join(layout::LADDER_FILES[1]).display()))?;
-    let png = render_png(&ladder_panels(&rows, &plan.ladder, &plan.game), 2)
-        .map_err(|e| anyhow::anyhow!("ladder plot: {e}"))?;
+    let png = render_png(
+        &ladder_panels(&rows, &plan.ladder, &plan.game, plan.clock),
+        2,
+    )
+    .map_err(|e| anyhow::anyhow!("ladder plot: {e}"))?;
     let path = dir.join(layout::LADDER_FILES[2]);
     write_atomic(&path, &png).with_context(|| format!("writing {}", path.display()))?;
     writeln!(out, "wrote {}", path.display())?;
@@ -314,7 +317,7 @@ fn train_phase(
     let (step, done_s) = before.unwrap_or((0, 0.0));
     let budget_s = plan.minutes * 60.0;
     let left_s = budget_s - done_s;
-    let unit = minutes_word(plan.clock);
+    let unit = plan.clock.minutes_word();
     if left_s <= (0.01 * budget_s).max(5.0) {
         writeln!(
             out,
@@ -370,14 +373,6 @@ fn train_phase(
         )?,
     }
     Ok(())
-}
-
-/// What a plan's minutes are, in words.
-fn minutes_word(clock: Clock) -> &'static str {
-    match clock {
-        Clock::Wall => "min",
-        Clock::Cpu => "CPU min",
-    }
 }
 
 /// The wall-clock time (UTC, `HH:MM`) `seconds` from now.

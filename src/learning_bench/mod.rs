@@ -304,7 +304,7 @@ fn wdl_cell(wdl: &Wdl) -> String {
 /// The table as markdown: one line per checkpoint and rung.
 pub fn markdown_table(rows: &[Row], sides: &[String]) -> String {
     let mut out = String::from(
-        "| minutes | CPU minutes | step | self-play games | rung | games | score | Elo (95%)",
+        "| wall minutes | CPU minutes | step | self-play games | rung | games | score | Elo (95%)",
     );
     for side in sides {
         let _ = write!(out, " | as {side} W-D-L");
@@ -458,10 +458,16 @@ fn row_from_csv_line(line: &str, sides: usize, width: usize) -> Result<Row, Stri
     })
 }
 
-/// Two panels against training minutes, one line per rung: Elo against the rung (with its
-/// interval, a clean sweep drawn at ±[`PLOT_ELO_LIMIT`]) and the score.
-pub fn ladder_panels(rows: &[Row], ladder: &[String], game: &str) -> Vec<Panel> {
+/// Two panels against training minutes on the budget's `clock`, one line per rung: Elo
+/// against the rung (with its interval, a clean sweep drawn at ±[`PLOT_ELO_LIMIT`]) and
+/// the score.
+pub fn ladder_panels(rows: &[Row], ladder: &[String], game: &str, clock: Clock) -> Vec<Panel> {
     let clip = |x: f64| x.clamp(-PLOT_ELO_LIMIT, PLOT_ELO_LIMIT);
+    let x = |r: &Row| match clock {
+        Clock::Wall => r.minutes,
+        Clock::Cpu => r.cpu_minutes,
+    };
+    let x_label = format!("training {}", clock.minutes_word());
     fn per_rung<'a>(rows: &'a [Row], rung: &'a str) -> impl Iterator<Item = &'a Row> {
         rows.iter().filter(move |r| r.rung == rung)
     }
@@ -470,7 +476,7 @@ pub fn ladder_panels(rows: &[Row], ladder: &[String], game: &str) -> Vec<Panel> 
         .map(|rung| Series {
             label: rung.clone(),
             points: per_rung(rows, rung)
-                .map(|r| (r.minutes, clip(r.elo.elo)))
+                .map(|r| (x(r), clip(r.elo.elo)))
                 .collect(),
             bars: per_rung(rows, rung)
                 .map(|r| (clip(r.elo.low), clip(r.elo.high)))
@@ -482,7 +488,7 @@ pub fn ladder_panels(rows: &[Row], ladder: &[String], game: &str) -> Vec<Panel> 
         .map(|rung| Series {
             label: rung.clone(),
             points: per_rung(rows, rung)
-                .map(|r| (r.minutes, 100.0 * r.score()))
+                .map(|r| (x(r), 100.0 * r.score()))
                 .collect(),
             bars: Vec::new(),
         })
@@ -490,13 +496,13 @@ pub fn ladder_panels(rows: &[Row], ladder: &[String], game: &str) -> Vec<Panel> 
     vec![
         Panel {
             title: format!("{game}: Elo against each rung"),
-            x_label: "training minutes".into(),
+            x_label: x_label.clone(),
             y_label: "Elo vs rung (95%)".into(),
             series: elo,
         },
         Panel {
             title: format!("{game}: score against each rung"),
-            x_label: "training minutes".into(),
+            x_label,
             y_label: "% of points".into(),
             series: score,
         },
@@ -529,8 +535,13 @@ pub fn write_tables(
         format!(", with {}", plan.overrides.join(" "))
     };
     let heading = format!(
-        "# {} for {} training minutes{arm}: {} games per rung, {} visits per step, seed {}\n\n",
-        plan.game, plan.minutes, plan.games, plan.visits, plan.seed
+        "# {} for {} {} of training{arm}: {} games per rung, {} visits per step, seed {}\n\n",
+        plan.game,
+        plan.minutes,
+        plan.clock.minutes_word(),
+        plan.games,
+        plan.visits,
+        plan.seed
     );
     let [md, csv, plot] = layout::LADDER_FILES;
     let mut files = vec![
@@ -538,8 +549,11 @@ pub fn write_tables(
         save(csv, csv_table(rows, &sides).as_bytes())?,
     ];
     if !rows.is_empty() {
-        let png = render_png(&ladder_panels(rows, &plan.ladder, &plan.game), 2)
-            .map_err(|e| EvalError::Settings(format!("ladder plot: {e}")))?;
+        let png = render_png(
+            &ladder_panels(rows, &plan.ladder, &plan.game, plan.clock),
+            2,
+        )
+        .map_err(|e| EvalError::Settings(format!("ladder plot: {e}")))?;
         files.push(save(plot, &png)?);
     }
     Ok(files)

@@ -192,8 +192,19 @@ fn tables_have_a_line_per_row_and_a_column_per_side() {
     assert!(markdown_table(&old_rows, &sides).contains("| 4.0 | - | 200 |"));
     assert!(rows_from_csv(&csv.replace("random", "random,x"), 2).is_err());
     assert!(rows_from_csv("minutes,step\n", 2).is_err());
-    let panels = ladder_panels(&rows, &plan.ladder, "rematch");
+    let panels = ladder_panels(&rows, &plan.ladder, "rematch", Clock::Wall);
     assert_eq!(panels[0].series[0].points, vec![(2.0, 0.0), (4.0, 0.0)]);
+    assert_eq!(panels[0].x_label, "training wall minutes");
+    // On the CPU clock the x axis is the rows' CPU minutes.
+    let cpu = ladder_panels(&rows, &plan.ladder, "rematch", Clock::Cpu);
+    let xs: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.rung == "random")
+        .map(|r| r.cpu_minutes)
+        .collect();
+    let got: Vec<f64> = cpu[0].series[0].points.iter().map(|p| p.0).collect();
+    assert_eq!(got, xs);
+    assert_eq!(cpu[1].x_label, "training CPU minutes");
     assert!(panels[0].series[1].points.is_empty(), "no uct:10 rows");
 }
 

@@ -208,6 +208,8 @@ pub struct ResourcesLine {
     pub peak_rss_kib: Option<u64>,
     /// Bytes of the run directory, for a run on the local disk.
     pub run_disk_bytes: Option<u64>,
+    /// Game files deleted by game retention at this checkpoint.
+    pub games_deleted: u64,
 }
 
 /// The `window` line: the replay window read back on a resume.

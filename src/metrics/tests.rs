@@ -64,7 +64,7 @@ fn each_line_writes_the_keys_its_json_did() {
         ),
         (
             "resources",
-            "cpu_s elapsed_s peak_rss_kib rss_kib run_disk_bytes step type",
+            "cpu_s elapsed_s games_deleted peak_rss_kib rss_kib run_disk_bytes step type",
         ),
         (
             "window",

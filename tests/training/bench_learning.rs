@@ -85,7 +85,7 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
         "{plan}"
     );
     assert!(
-        first.contains("[bench] training rematch from step 0: 5.0 of 5 CPU min left"),
+        first.contains("[bench] training rematch from step 0: 5.0 of 5 CPU minutes left"),
         "{first}"
     );
     assert!(plan.contains("\"clock\": \"cpu\""), "{plan}");
@@ -147,7 +147,10 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
     // Resuming a finished benchmark plays nothing and keeps every result.
     let again = bench(&dir, &["--resume"]);
     assert!(again.contains("4 matches of 2 games, 0 to play"), "{again}");
-    assert!(again.contains("CPU min"), "the plan's clock kept: {again}");
+    assert!(
+        again.contains("CPU minutes"),
+        "the plan's clock kept: {again}"
+    );
     assert_eq!(results(&run_dir), before);
 
     // A lost result is played again, alone; a new rung adds its matches only.

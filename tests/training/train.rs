@@ -1184,6 +1184,12 @@ fn game_retention_deletes_what_no_window_reads_and_resume_and_fork_read_theirs_w
         kept < taken,
         "{kept} shard files kept of {taken} taken in: none deleted"
     );
+    // The metrics count each deletion.
+    let deleted: u64 = learner_metrics(&run, "resources")
+        .iter()
+        .map(|m| m["games_deleted"].as_u64().unwrap())
+        .sum();
+    assert_eq!(deleted as usize, taken - kept);
     // The links still name every shard taken in.
     let store = RunStore::open(run.to_str().unwrap()).unwrap();
     let chain = checkers_zero::roles::learner::intake_chain(&store, 50).unwrap();

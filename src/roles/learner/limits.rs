@@ -29,6 +29,14 @@ impl Clock {
             Clock::Cpu => "cpu",
         }
     }
+
+    /// What its minutes are, in words: "wall minutes" or "CPU minutes".
+    pub fn minutes_word(self) -> &'static str {
+        match self {
+            Clock::Wall => "wall minutes",
+            Clock::Cpu => "CPU minutes",
+        }
+    }
 }
 
 /// When the learner stops: a step target and a time budget, either optional.

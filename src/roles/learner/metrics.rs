@@ -79,8 +79,9 @@ impl<S: Encode> LearnerRole<S> {
     }
 
     /// The `resources` line, written at each checkpoint: this process's memory now and at
-    /// its peak (KiB) and, for a run on the local disk, the bytes its directory holds.
-    pub(super) fn resources_line(&self) -> MetricsLine {
+    /// its peak (KiB), for a run on the local disk the bytes its directory holds, and the
+    /// game files retention `deleted` at this checkpoint.
+    pub(super) fn resources_line(&self, deleted: u64) -> MetricsLine {
         let state = &self.learner.state;
         let memory = process_memory_kib();
         let disk = self.store.local_dir().and_then(|dir| dir_bytes(dir).ok());
@@ -91,6 +92,7 @@ impl<S: Encode> LearnerRole<S> {
             rss_kib: memory.map(|m| m.0),
             peak_rss_kib: memory.map(|m| m.1),
             run_disk_bytes: disk,
+            games_deleted: deleted,
         })
     }
 

@@ -546,10 +546,10 @@ impl<S: Encode> LearnerRole<S> {
             retention::prune(store, config)
         })?;
         let (games, consumed) = (&mut self.game_retention, &self.learner.state.consumed);
-        retry("deleting game files no window reads", PATIENCE, || {
+        let deleted = retry("deleting game files no window reads", PATIENCE, || {
             games.prune(store, config, consumed)
         })?;
-        self.metrics.append(&self.resources_line())?;
+        self.metrics.append(&self.resources_line(deleted as u64))?;
         let metrics = &self.metrics;
         retry("publishing metrics", PATIENCE, || metrics.publish(store))
     }
