@@ -167,7 +167,37 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
     }
     let csv = std::fs::read_to_string(bench_dir.join(csv_file)).unwrap();
     assert_eq!(csv.lines().count(), 7, "{csv}");
+
+    // What `scripts/keep-run` commits carries the matches on record to a new machine: the
+    // restored benchmark plays none again.
+    let kept = dir.join("kept");
+    keep_run(&["save", run_dir.to_str().unwrap(), kept.to_str().unwrap()]);
+    assert!(!kept.join(layout::GAMES).exists(), "no game files kept");
+    std::fs::remove_dir_all(&run_dir).unwrap();
+    keep_run(&["restore", kept.to_str().unwrap(), run_dir.to_str().unwrap()]);
+    let restored = bench(&dir, &["--resume"]);
+    assert!(
+        restored.contains("against 3 rungs: 6 matches of 2 games, 0 to play"),
+        "{restored}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(bench_dir.join(csv_file)).unwrap(),
+        csv
+    );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs `scripts/keep-run` with `args`; it must succeed.
+fn keep_run(args: &[&str]) {
+    let out = std::process::Command::new("scripts/keep-run")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn run_owned(args: &[String]) -> std::process::Output {
