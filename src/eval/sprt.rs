@@ -11,8 +11,9 @@
 //! variance and can still decide the test, but not after a handful of games (where the
 //! normal approximation with the observed variance overstates the evidence).
 //!
-//! On an opening suite the test runs on pairs of games instead ([`Sprt::llr_pairs`]): the
-//! logistic GSPRT on the pentanomial, with the same bounds (formula in [`super::pairs`]).
+//! On an opening suite the test runs on pairs of games instead ([`Sprt::llr_groups`]): the
+//! logistic GSPRT on the pentanomial, with the same bounds (formula in [`super::pairs`]); a
+//! 3-seat game runs it on rotations.
 
 use std::fmt;
 use std::str::FromStr;
@@ -20,7 +21,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use super::elo::{expected_score, Wdl};
-use super::pairs::Pentanomial;
+use super::pairs::Grouped;
 
 /// The test's hypotheses and error rates.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -114,15 +115,15 @@ impl Sprt {
         self.decision(self.llr(wdl))
     }
 
-    /// The log-likelihood ratio of H1 against H0 for the candidate's pairs: the logistic
-    /// GSPRT on the pentanomial ([`Pentanomial::llr`]).
-    pub fn llr_pairs(&self, pairs: &Pentanomial) -> f64 {
-        pairs.llr(self.elo0, self.elo1)
+    /// The log-likelihood ratio of H1 against H0 for the candidate's groups of games (pairs
+    /// or rotations): the logistic GSPRT on their outcomes ([`Grouped::llr`]).
+    pub fn llr_groups(&self, groups: &impl Grouped) -> f64 {
+        groups.llr(self.elo0, self.elo1)
     }
 
-    /// The decision for the candidate's pairs (the same bounds as for games).
-    pub fn decide_pairs(&self, pairs: &Pentanomial) -> SprtDecision {
-        self.decision(self.llr_pairs(pairs))
+    /// The decision for the candidate's groups of games (the same bounds as for games).
+    pub fn decide_groups(&self, groups: &impl Grouped) -> SprtDecision {
+        self.decision(self.llr_groups(groups))
     }
 
     /// The decision at log-likelihood ratio `llr`.
@@ -163,6 +164,7 @@ impl FromStr for Sprt {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::pairs::Pentanomial;
 
     fn wdl(wins: f64, draws: f64, losses: f64) -> Wdl {
         Wdl {
@@ -233,8 +235,8 @@ mod tests {
         let t = Sprt::new(0.0, 30.0, 0.05, 0.05).unwrap();
         let first = |counts: fn(u64) -> [u64; 5], want: SprtDecision| {
             (1..1000)
-                .find(|&n| t.decide_pairs(&Pentanomial::new(counts(n))) != SprtDecision::Continue)
-                .map(|n| (n, t.decide_pairs(&Pentanomial::new(counts(n))) == want))
+                .find(|&n| t.decide_groups(&Pentanomial::new(counts(n))) != SprtDecision::Continue)
+                .map(|n| (n, t.decide_groups(&Pentanomial::new(counts(n))) == want))
         };
         // All pairs won twice: H1 after enough pairs (about ln(19) / ln(s1 / ½) = 36), not
         // at once; all lost twice: H0 sooner (a loss is a stronger hint against H1).
@@ -246,7 +248,7 @@ mod tests {
         let (_, right) = first(|n| [0, 0, n, 0, 0], SprtDecision::AcceptH0).unwrap();
         assert!(right);
         assert_eq!(
-            t.llr_pairs(&Pentanomial::new([3, 1, 0, 2, 7])),
+            t.llr_groups(&Pentanomial::new([3, 1, 0, 2, 7])),
             Pentanomial::new([3, 1, 0, 2, 7]).llr(0.0, 30.0)
         );
     }

@@ -3,6 +3,7 @@
 
 use crate::common;
 use common::fresh_dir;
+use std::collections::HashMap;
 use std::path::Path;
 
 use checkers_zero::config::batching::DeviceChoice;
@@ -10,12 +11,13 @@ use checkers_zero::config::batching::Precision;
 use checkers_zero::config::decided::DecidedCheck;
 use checkers_zero::config::net::NetConfig;
 use checkers_zero::eval::arena::{
-    play_match, read_report, seat_agents, seat_points, seat_sides, write_match, MatchReport,
-    MatchSettings, REPORT_FORMAT_VERSION,
+    play_match, read_report, seat_agents, seat_points, seat_sides, summary_table, write_match,
+    MatchReport, MatchSettings, REPORT_FORMAT_VERSION,
 };
 use checkers_zero::eval::openings::{
     generate_suite, suite_text, OpeningRange, OpeningSuite, SuitePlan,
 };
+use checkers_zero::eval::pairs::Grouped;
 use checkers_zero::eval::spec::AgentSpec;
 use checkers_zero::eval::sprt::{Sprt, SprtDecision};
 use checkers_zero::eval::EvalError;
@@ -229,10 +231,6 @@ fn bad_agents_and_settings_are_errors() {
     )
     .unwrap_err();
     assert!(err.to_string().contains("3 seats"), "{err}");
-    let mut with_sprt = settings(GameKind::Rematch3, 3);
-    with_sprt.sprt = Some(Sprt::new(0.0, 10.0, 0.05, 0.05).unwrap());
-    let err = play_match(&specs(&["random", "random", "random"]), &with_sprt).unwrap_err();
-    assert!(matches!(err, EvalError::Settings(_)), "{err}");
     let err = play_match(&specs(&["net:/nonexistent/run:8", "random"]), &s).unwrap_err();
     assert!(matches!(err, EvalError::NoModel { .. }), "{err}");
     assert!(err.to_string().contains("does not exist"), "{err}");
@@ -576,8 +574,47 @@ fn the_sprt_on_a_suite_decides_on_completed_pairs() {
     assert!(report.games.len() < 120, "{} games", report.games.len());
     let pairs = report.suite.unwrap().pentanomial.unwrap();
     // The LLR on record is that of the pairs completed when it decided: all of them.
-    assert_eq!(report.llr, Some(s.sprt.unwrap().llr_pairs(&pairs)));
+    assert_eq!(report.llr, Some(s.sprt.unwrap().llr_groups(&pairs)));
     assert!(report.llr.unwrap() >= s.sprt.unwrap().bounds().1);
+}
+
+#[test]
+fn the_sprt_in_a_three_seat_game_decides_on_completed_rotations() {
+    let mut s = settings(GameKind::Rematch3, 180);
+    s.openings = Some(suite(GameKind::Rematch3, 60));
+    s.sprt = Some(Sprt::new(0.0, 100.0, 0.05, 0.05).unwrap());
+    let (report, _) = play_match(&specs(&["alphabeta:2", "random", "random"]), &s).unwrap();
+    assert_eq!(report.sprt_decision, Some(SprtDecision::AcceptH1));
+    let games = report.games.len();
+    assert!(games < 180, "{games} games");
+    let suite = report.suite.clone().unwrap();
+    let rotations = suite.rotations.unwrap();
+    // The rotations hold the candidate's points over the complete rotations' games (a game
+    // of a rotation cut short by the decision is in the report, not in a rotation).
+    let sides = seat_sides(GameKind::Rematch3);
+    let mut by_rotation: HashMap<u64, Vec<f64>> = HashMap::new();
+    for g in &report.games {
+        let seat = g.seats.iter().position(|&a| a == 0).unwrap();
+        let points = seat_points(&sides, g.winner)[seat];
+        by_rotation.entry(g.index / 3).or_default().push(points);
+    }
+    let complete: Vec<f64> = by_rotation
+        .values()
+        .filter(|p| p.len() == 3)
+        .map(|p| p.iter().sum())
+        .collect();
+    assert_eq!(rotations.groups(), complete.len() as u64);
+    let counted: f64 = (0..9)
+        .map(|k| k as f64 / 4.0 * rotations.counts[k] as f64)
+        .sum();
+    let points: f64 = complete.iter().sum();
+    assert!((points - counted).abs() < 1e-9, "{points} vs {counted}");
+    assert_eq!(report.llr, Some(s.sprt.unwrap().llr_groups(&rotations)));
+    assert_eq!(suite.pair_elo, rotations.elo());
+    assert!(suite.pentanomial.is_none());
+    let table = summary_table(&report, None).unwrap();
+    assert!(table.contains("SPRT on rotations"), "{table}");
+    assert!(table.contains("rotations 0/¼/½"), "{table}");
 }
 
 #[test]

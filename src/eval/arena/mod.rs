@@ -41,12 +41,14 @@
 //!   "searches": [ { "kind": "gumbel", "visits": 100, ... } | null, ... ],
 //!   "suite": { "file": "openings/rematch.txt", "offset": 0, "openings": 600,
 //!              "pentanomial": { "counts": [2, 5, 30, 9, 4] } | null,
+//!              "rotations": { "counts": [0, 1, 3, 8, 20, 9, 4, 2, 1] },  (3 seats only)
 //!              "pair_elo": { "elo": 35.2, "low": 1.5, "high": 69.8 } | null } }
 //! ```
 //! `seats[s]` is the index (into `agents`) of the agent that played seat `s`; `searches[a]`
 //! the search settings agent `a` played with (its model's own, see below; `null` without a
 //! net). `suite` is left out without an opening suite; `pentanomial` counts the completed
-//! pairs of a 2-seat game (null with 3 seats). Version 1 reports (before suites) are still
+//! pairs of a 2-seat game (null with 3 seats), `rotations` the completed rotations of a
+//! 3-seat game (the SPRT's groups there, [`crate::eval::pairs::Rotations`]). Version 1 reports (before suites) are still
 //! read.
 //!
 //! **Search of net agents.** A `net:` agent searches with the `[search]` its checkpoint's

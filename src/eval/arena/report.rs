@@ -10,7 +10,7 @@ use super::seats::{seat_agents, seat_points, seat_sides, side_score};
 use super::settings::MatchSettings;
 use crate::config::search::SearchConfig;
 use crate::eval::elo::{self, EloEstimate, PairGames, Wdl};
-use crate::eval::pairs::Pentanomial;
+use crate::eval::pairs::{Grouped, Pentanomial, Rotations};
 use crate::eval::sprt::{Sprt, SprtDecision};
 use crate::eval::EvalError;
 use crate::game::{GameKind, Side};
@@ -167,6 +167,7 @@ impl MatchReport {
             (Some(_), 2) => Some(pair_results(&self.games, &sides)),
             _ => None,
         };
+        let rotations = (sides.len() == 3).then(|| rotation_results(&self.games, &sides));
         Ok(Summary {
             points,
             games,
@@ -174,6 +175,7 @@ impl MatchReport {
             pairs,
             elo,
             pentanomial,
+            rotations,
         })
     }
 
@@ -216,7 +218,11 @@ pub struct SuiteReport {
     pub openings: u64,
     /// The candidate's completed pairs (2-seat games; `None` with 3 seats).
     pub pentanomial: Option<Pentanomial>,
-    /// The candidate's Elo from the pairs, with its 95% interval.
+    /// The candidate's completed rotations (3-seat games; absent with 2 seats and in
+    /// reports written before them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotations: Option<Rotations>,
+    /// The candidate's Elo from the pairs (or rotations), with its 95% interval.
     pub pair_elo: Option<EloEstimate>,
 }
 
@@ -236,6 +242,8 @@ pub struct Summary {
     pub elo: Option<Vec<EloEstimate>>,
     /// On an opening suite with 2 seats, agent 0's completed pairs.
     pub pentanomial: Option<Pentanomial>,
+    /// With 3 seats, agent 0's completed rotations.
+    pub rotations: Option<Rotations>,
 }
 
 /// Agent 0's pairs as games come in, in any order: games `2i` and `2i + 1` (one opening,
@@ -262,6 +270,48 @@ impl PairTally {
             }
         }
     }
+}
+
+/// Agent 0's rotations as games come in, in any order: games `3i` to `3i + 2` (one
+/// opening, agent 0 in each seat once) make rotation `i`.
+#[derive(Default)]
+pub(super) struct RotationTally {
+    /// Agent 0's games and points so far in each rotation not yet complete.
+    open: HashMap<u64, (u8, f64)>,
+    /// The completed rotations.
+    pub(super) rotations: Rotations,
+}
+
+impl RotationTally {
+    /// Adds agent 0's `points` in game `index`; true when it completes a rotation.
+    pub(super) fn add(&mut self, index: u64, points: f64) -> bool {
+        let entry = self.open.entry(index / 3).or_insert((0, 0.0));
+        entry.0 += 1;
+        entry.1 += points;
+        if entry.0 < 3 {
+            return false;
+        }
+        let total = entry.1;
+        self.open.remove(&(index / 3));
+        self.rotations.add(total);
+        true
+    }
+}
+
+/// Agent 0's points in `game` of a game whose seats play `sides` (a Team's result shared
+/// by its members).
+pub(super) fn candidate_points(game: &GameResult, sides: &[Side]) -> f64 {
+    let seat = game.seats.iter().position(|&a| a == 0).unwrap_or(0);
+    seat_points(sides, game.winner)[seat]
+}
+
+/// Agent 0's results on the completed rotations of `games` of a 3-seat game.
+pub fn rotation_results(games: &[GameResult], sides: &[Side]) -> Rotations {
+    let mut tally = RotationTally::default();
+    for game in games {
+        tally.add(game.index, candidate_points(game, sides));
+    }
+    tally.rotations
 }
 
 /// Agent 0's score in `game`, whose seats play `sides`.
@@ -305,6 +355,7 @@ pub(super) fn empty_report(settings: &MatchSettings, agents: Vec<String>) -> Mat
             offset: range.offset as u64,
             openings: range.suite.len() as u64,
             pentanomial: None,
+            rotations: None,
             pair_elo: None,
         }),
     }
@@ -312,10 +363,15 @@ pub(super) fn empty_report(settings: &MatchSettings, agents: Vec<String>) -> Mat
 
 /// Fills in the suite's paired results once the games are in.
 pub(super) fn finish_suite_report(report: &mut MatchReport) -> Result<(), EvalError> {
-    let pentanomial = report.summary()?.pentanomial;
+    let summary = report.summary()?;
     if let Some(suite) = &mut report.suite {
-        suite.pentanomial = pentanomial;
-        suite.pair_elo = pentanomial.and_then(|p| p.elo());
+        suite.pentanomial = summary.pentanomial;
+        suite.rotations = summary.rotations;
+        suite.pair_elo = match (summary.pentanomial, summary.rotations) {
+            (Some(pairs), _) => pairs.elo(),
+            (None, Some(rotations)) => rotations.elo(),
+            (None, None) => None,
+        };
     }
     Ok(())
 }

@@ -14,15 +14,17 @@ use rand::SeedableRng;
 
 use super::players::{load_players, torch_threads_per_batcher, Player};
 use super::report::{
-    candidate_score, empty_report, finish_suite_report, GameResult, MatchReport, PairTally,
+    candidate_points, candidate_score, empty_report, finish_suite_report, GameResult, MatchReport,
+    PairTally, RotationTally,
 };
 use super::seats::{seat_agents, seat_sides};
 use super::settings::MatchSettings;
 use crate::eval::elo::Wdl;
 use crate::eval::openings::OpeningRange;
 use crate::eval::spec::AgentSpec;
-use crate::eval::sprt::SprtDecision;
+use crate::eval::sprt::{Sprt, SprtDecision};
 use crate::eval::EvalError;
+use crate::game::Side;
 use crate::net::batcher::{Batcher, BatcherHandle};
 use crate::net::encode::Encode;
 use crate::search::agents::Agent;
@@ -196,11 +198,6 @@ fn check_match(settings: &MatchSettings, agents: usize, seats: usize) -> Result<
             "{kind} has {seats} seats: give {seats} agents, not {agents}"
         )));
     }
-    if settings.sprt.is_some() && seats != 2 {
-        return Err(EvalError::Settings(
-            "the SPRT needs a 2-seat game (agent 0 against agent 1)".into(),
-        ));
-    }
     if settings.parallel == 0 {
         return Err(EvalError::Settings("parallel must be at least 1".into()));
     }
@@ -254,8 +251,7 @@ fn collect_results(
     let bar = progress_bar(settings);
     let sides = seat_sides(settings.kind);
     let mut candidate = Wdl::default();
-    // On a suite the SPRT runs on pairs and decides only when a pair completes.
-    let mut pairs = (settings.openings.is_some() && arena.seats == 2).then(PairTally::default);
+    let mut groups = GroupTally::new(settings, arena.seats);
     for record in results {
         if arena.stop.load(Ordering::Relaxed) {
             continue; // finished after the SPRT decided (or a failure): not counted
@@ -269,13 +265,9 @@ fn collect_results(
         };
         let score = candidate_score(&result, &sides);
         candidate.add(score);
-        let llr = match (&mut pairs, &settings.sprt) {
-            (_, None) => None,
-            (None, Some(sprt)) => Some(sprt.llr(&candidate)),
-            (Some(tally), Some(sprt)) => tally
-                .add(result.index, score)
-                .then(|| sprt.llr_pairs(&tally.pairs)),
-        };
+        let llr = settings
+            .sprt
+            .and_then(|sprt| groups.add(&result, &sides, &candidate, &sprt));
         report.games.push(result);
         records.push(record);
         bar.inc(1);
@@ -294,6 +286,44 @@ fn collect_results(
         }
     }
     bar.finish_and_clear();
+}
+
+/// What the SPRT counts: games, pairs (a 2-seat game on a suite) or rotations (a 3-seat
+/// game); a group's LLR is new only when the group completes.
+enum GroupTally {
+    Games,
+    Pairs(PairTally),
+    Rotations(RotationTally),
+}
+
+impl GroupTally {
+    fn new(settings: &MatchSettings, seats: usize) -> GroupTally {
+        match (seats, settings.openings.is_some()) {
+            (3, _) => GroupTally::Rotations(RotationTally::default()),
+            (_, true) => GroupTally::Pairs(PairTally::default()),
+            (_, false) => GroupTally::Games,
+        }
+    }
+
+    /// Counts `result` (agent 0 scored `candidate` over its games so far); the LLR when it
+    /// completes a group (every game, when the test counts games).
+    fn add(
+        &mut self,
+        result: &GameResult,
+        sides: &[Side],
+        candidate: &Wdl,
+        sprt: &Sprt,
+    ) -> Option<f64> {
+        match self {
+            GroupTally::Games => Some(sprt.llr(candidate)),
+            GroupTally::Pairs(tally) => tally
+                .add(result.index, candidate_score(result, sides))
+                .then(|| sprt.llr_groups(&tally.pairs)),
+            GroupTally::Rotations(tally) => tally
+                .add(result.index, candidate_points(result, sides))
+                .then(|| sprt.llr_groups(&tally.rotations)),
+        }
+    }
 }
 
 fn progress_bar(settings: &MatchSettings) -> ProgressBar {

@@ -3,9 +3,9 @@
 
 use std::fmt::Write as _;
 
-use super::report::MatchReport;
+use super::report::{MatchReport, Summary};
 use super::seats::seat_names;
-use crate::eval::pairs::Pentanomial;
+use crate::eval::pairs::{Grouped, Pentanomial, Rotations};
 use crate::eval::EvalError;
 
 /// An Elo difference as a table shows it: `+85`, `-3`, `+inf`.
@@ -81,16 +81,25 @@ pub fn summary_table(report: &MatchReport, first_to: Option<f64>) -> Result<Stri
         }
         out.push('\n');
     }
+    groups_and_sprt(report, &summary, &mut out);
+    Ok(out)
+}
+
+/// The candidate's pairs or rotations and the SPRT's line, for the summary.
+fn groups_and_sprt(report: &MatchReport, summary: &Summary, out: &mut String) {
     if let Some(pairs) = summary.pentanomial {
         let _ = writeln!(out, "{}", pentanomial_line(&pairs));
+    }
+    if let Some(rotations) = summary.rotations {
+        let _ = writeln!(out, "{}", rotations_line(&rotations));
     }
     if let (Some(sprt), Some(decision), Some(llr)) = (report.sprt, report.sprt_decision, report.llr)
     {
         let (low, high) = sprt.bounds();
-        let on = if summary.pentanomial.is_some() {
-            "pairs"
-        } else {
-            "games"
+        let on = match (summary.pentanomial, summary.rotations) {
+            (Some(_), _) => "pairs",
+            (None, Some(_)) => "rotations",
+            (None, None) => "games",
         };
         let _ = writeln!(
             out,
@@ -98,25 +107,40 @@ pub fn summary_table(report: &MatchReport, first_to: Option<f64>) -> Result<Stri
             sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta
         );
     }
-    Ok(out)
 }
 
 /// `pairs 0/½/1/1½/2 points: 1 3 10 4 2 (20 pairs); pair Elo +17 [-30, +64]`: the first
 /// agent's pairs (one opening, seats swapped) by its points, and the Elo they give.
 pub fn pentanomial_line(pairs: &Pentanomial) -> String {
-    let counts: Vec<String> = pairs.counts.iter().map(u64::to_string).collect();
-    let elo = match pairs.elo() {
+    group_line("pairs 0/½/1/1½/2 points", "pairs", "pair", pairs)
+}
+
+/// `rotations 0/¼/.../2 points: ... (N rotations); rotation Elo ...`: the first agent's
+/// rotations of a 3-seat game (one opening, each seat once) by its points.
+pub fn rotations_line(rotations: &Rotations) -> String {
+    group_line(
+        "rotations 0/¼/½/¾/1/1¼/1½/1¾/2 points",
+        "rotations",
+        "rotation",
+        rotations,
+    )
+}
+
+/// `HEAD: counts (N PLURAL); ONE Elo e [low, high]`.
+fn group_line(head: &str, plural: &str, one: &str, groups: &impl Grouped) -> String {
+    let counts: Vec<String> = groups.counts().iter().map(u64::to_string).collect();
+    let elo = match groups.elo() {
         Some(e) => format!(
-            "pair Elo {} [{}, {}]",
+            "{one} Elo {} [{}, {}]",
             fmt_elo(e.elo),
             fmt_elo(e.low),
             fmt_elo(e.high)
         ),
-        None => "no complete pair".into(),
+        None => format!("no complete {one}"),
     };
     format!(
-        "pairs 0/½/1/1½/2 points: {} ({} pairs); {elo}",
+        "{head}: {} ({} {plural}); {elo}",
         counts.join(" "),
-        pairs.pairs()
+        groups.groups()
     )
 }
