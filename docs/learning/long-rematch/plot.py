@@ -3,9 +3,9 @@
 
     python3 docs/learning/long-rematch/plot.py
 
-reads doubling-*h/<rung>/result.json (the matches rate.sh plays) and resources.csv (watch.sh's
-samples) beside this file and writes curve.svg (the score against each ladder rung at each
-doubling of CPU-hours, with 95% intervals) and resources.svg (resident memory and the run
+reads doubling-*h/<rung>/result.json and final/<rung>/result.json (the matches rate.sh plays)
+and resources.csv (watch.sh's samples) beside this file and writes curve.svg (the score against
+each ladder rung at each doubling of CPU-hours and at the run's end, with 95% intervals) and resources.svg (resident memory and the run
 directory's size against the step).
 """
 import csv
@@ -73,12 +73,30 @@ def legend(out, entries):
                    f'y="{y + 4}">{name}</text>')
 
 
+def rated():
+    """(CPU-hours, folder) of each rating on record: the doublings and the run's end, at the
+    CPU time of the checkpoint rated (its state.json in the committed run), else the
+    doubling's nominal hours."""
+    out = []
+    for folder in glob.glob(os.path.join(HERE, "doubling-*h")) + [os.path.join(HERE, "final")]:
+        result = os.path.join(folder, RUNGS[0][0], "result.json")
+        if not os.path.exists(result):
+            continue
+        step = int(re.search(r"step-(\d+)", json.load(open(result))["agents"][0]).group(1))
+        state = os.path.join(HERE, "run", "checkpoints", f"step-{step:08d}", "state.json")
+        if os.path.exists(state):
+            hours = json.load(open(state))["cpu_s"] / 3600
+        else:
+            hours = int(re.search(r"doubling-(\d+)h$", folder).group(1))
+        out.append((hours, folder))
+    return sorted(out)
+
+
 def curve():
-    hours = sorted(int(re.search(r"doubling-(\d+)h$", d).group(1))
-                   for d in glob.glob(os.path.join(HERE, "doubling-*h")))
+    points_at = rated()
     out = frame("Long ReMATCH run: score at 100 visits against the ladder",
                 "CPU-hours of training (log scale)", "score (points per game)")
-    top = max(hours + [2])
+    top = max([h for h, _ in points_at] + [2])
     px, py = axes(out, (-0.25, math.log2(top) + 0.25), (0.3, 1.0),
                   [(math.log2(h), str(h)) for h in [1, 2, 4, 8, 16] if h <= top],
                   [(y / 10, f"{y * 10}%") for y in range(3, 11)])
@@ -86,8 +104,8 @@ def curve():
                f'stroke="#888" stroke-dasharray="4 3"/>')
     for folder, name, colour in RUNGS:
         points = []
-        for h in hours:
-            s = score(os.path.join(HERE, f"doubling-{h}h", folder, "result.json"))
+        for h, rating in points_at:
+            s = score(os.path.join(rating, folder, "result.json"))
             if s:
                 points.append((px(math.log2(h)), s))
         path = " ".join(f"{x:.1f},{py(m):.1f}" for x, (m, _) in points)
