@@ -253,6 +253,58 @@ mod tests {
         );
     }
 
+    /// Rotations of a toy 3-player game: Red wins 60%, draws 6%, the Team 34% between equal
+    /// agents; the candidate shifts `edge` from the other side to its own (as a Team member
+    /// its share of a Team win is ½). Returns its points over one rotation.
+    fn toy_rotation(rng: &mut impl rand::Rng, edge: f64) -> f64 {
+        let game = |rng: &mut dyn rand::RngCore, red: f64| -> (f64, f64) {
+            let u: f64 = rand::Rng::gen(rng);
+            match u {
+                u if u < red => (1.0, 0.0),
+                u if u < red + 0.06 => (0.5, 0.25),
+                _ => (0.0, 0.5),
+            }
+        };
+        let as_red = game(rng, 0.6 + edge).0;
+        let as_team: f64 = (0..2).map(|_| game(rng, 0.6 - edge).1).sum();
+        as_red + as_team
+    }
+
+    #[test]
+    fn the_rotation_sprt_keeps_its_error_rates_on_a_toy_game() {
+        use rand::SeedableRng;
+        let t = Sprt::new(0.0, 30.0, 0.05, 0.05).unwrap();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        // The share of trials that accept H1 (each up to 600 rotations).
+        let mut accept_h1 = |edge: f64, trials: usize| -> f64 {
+            let mut h1 = 0;
+            for _ in 0..trials {
+                let mut r = crate::eval::pairs::Rotations::default();
+                for _ in 0..600 {
+                    r.add(toy_rotation(&mut rng, edge));
+                    match t.decide_groups(&r) {
+                        SprtDecision::Continue => continue,
+                        d => {
+                            h1 += usize::from(d == SprtDecision::AcceptH1);
+                            break;
+                        }
+                    }
+                }
+            }
+            h1 as f64 / trials as f64
+        };
+        // Equal agents: H1 about as rarely as alpha (5%) allows.
+        let equal = accept_h1(0.0, 200);
+        assert!(equal <= 0.1, "H1 accepted in {equal} of equal trials");
+        // A candidate worth 0.2 points a rotation (0.6 a game, about +70 Elo): H1 nearly
+        // always.
+        let strong = accept_h1(0.1, 100);
+        assert!(
+            strong >= 0.9,
+            "H1 accepted in only {strong} of strong trials"
+        );
+    }
+
     #[test]
     fn bad_parameters_are_errors() {
         for text in [
