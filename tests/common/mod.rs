@@ -98,6 +98,15 @@ pub fn assert_clean_error(output: &Output, needle: &str) {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
+/// Asserts a run succeeded, showing its stderr when it did not.
+pub fn assert_success(output: &Output) {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 /// An empty directory `cz-<name>-<pid>` under the system's temp directory (emptied first if
 /// a previous run left it).
 pub fn fresh_dir(name: &str) -> std::path::PathBuf {

@@ -193,11 +193,7 @@ fn keep_run(args: &[&str]) {
         .args(args)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out);
 }
 
 fn run_owned(args: &[String]) -> std::process::Output {

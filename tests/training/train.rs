@@ -340,11 +340,7 @@ fn periodic_evaluation_logs_results_and_gating_promotes() {
         .arg(&run)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out);
     assert!(run.join(layout::RATINGS_CSV).is_file());
     // Gating without evaluations, or a gate above 1, is refused by the config check.
     for bad in [

@@ -246,63 +246,95 @@ pub struct Summary {
     pub rotations: Option<Rotations>,
 }
 
+/// Agent 0's points per group of `size` games of one opening (games `size * i` to
+/// `size * i + size - 1` make group `i`: a pair, a rotation), as games come in, in any order.
+struct GameGroups {
+    size: u64,
+    /// Games in and agent 0's points so far in each group not yet complete.
+    open: HashMap<u64, (u64, f64)>,
+}
+
+impl GameGroups {
+    fn new(size: u64) -> GameGroups {
+        GameGroups {
+            size,
+            open: HashMap::new(),
+        }
+    }
+
+    /// Adds agent 0's `points` in game `index`; its group's total when this completes it.
+    fn add(&mut self, index: u64, points: f64) -> Option<f64> {
+        let group = index / self.size;
+        let entry = self.open.entry(group).or_insert((0, 0.0));
+        entry.0 += 1;
+        entry.1 += points;
+        if entry.0 < self.size {
+            return None;
+        }
+        self.open.remove(&group).map(|(_, total)| total)
+    }
+}
+
 /// Agent 0's pairs as games come in, in any order: games `2i` and `2i + 1` (one opening,
 /// seats swapped) make pair `i`.
-#[derive(Default)]
 pub(super) struct PairTally {
-    /// Agent 0's score in the game of each pair that is in so far.
-    halves: HashMap<u64, f64>,
+    games: GameGroups,
     /// The completed pairs.
     pub(super) pairs: Pentanomial,
+}
+
+impl Default for PairTally {
+    fn default() -> PairTally {
+        PairTally {
+            games: GameGroups::new(2),
+            pairs: Pentanomial::default(),
+        }
+    }
 }
 
 impl PairTally {
     /// Adds agent 0's `score` in game `index`; true when it completes a pair.
     pub(super) fn add(&mut self, index: u64, score: f64) -> bool {
-        match self.halves.remove(&(index / 2)) {
-            Some(first) => {
-                self.pairs.add(first, score);
-                true
-            }
-            None => {
-                self.halves.insert(index / 2, score);
-                false
-            }
-        }
+        let pair = self.games.add(index, score);
+        // The pentanomial counts a pair by its two games' points together.
+        pair.map(|total| self.pairs.add(total, 0.0)).is_some()
     }
 }
 
 /// Agent 0's rotations as games come in, in any order: games `3i` to `3i + 2` (one
 /// opening, agent 0 in each seat once) make rotation `i`.
-#[derive(Default)]
 pub(super) struct RotationTally {
-    /// Agent 0's games and points so far in each rotation not yet complete.
-    open: HashMap<u64, (u8, f64)>,
+    games: GameGroups,
     /// The completed rotations.
     pub(super) rotations: Rotations,
+}
+
+impl Default for RotationTally {
+    fn default() -> RotationTally {
+        RotationTally {
+            games: GameGroups::new(3),
+            rotations: Rotations::default(),
+        }
+    }
 }
 
 impl RotationTally {
     /// Adds agent 0's `points` in game `index`; true when it completes a rotation.
     pub(super) fn add(&mut self, index: u64, points: f64) -> bool {
-        let entry = self.open.entry(index / 3).or_insert((0, 0.0));
-        entry.0 += 1;
-        entry.1 += points;
-        if entry.0 < 3 {
-            return false;
-        }
-        let total = entry.1;
-        self.open.remove(&(index / 3));
-        self.rotations.add(total);
-        true
+        let rotation = self.games.add(index, points);
+        rotation.map(|total| self.rotations.add(total)).is_some()
     }
+}
+
+/// The seat agent 0 played in `game`.
+fn candidate_seat(game: &GameResult) -> usize {
+    game.seats.iter().position(|&a| a == 0).unwrap_or(0)
 }
 
 /// Agent 0's points in `game` of a game whose seats play `sides` (a Team's result shared
 /// by its members).
 pub(super) fn candidate_points(game: &GameResult, sides: &[Side]) -> f64 {
-    let seat = game.seats.iter().position(|&a| a == 0).unwrap_or(0);
-    seat_points(sides, game.winner)[seat]
+    seat_points(sides, game.winner)[candidate_seat(game)]
 }
 
 /// Agent 0's results on the completed rotations of `games` of a 3-seat game.
@@ -316,8 +348,7 @@ pub fn rotation_results(games: &[GameResult], sides: &[Side]) -> Rotations {
 
 /// Agent 0's score in `game`, whose seats play `sides`.
 pub(super) fn candidate_score(game: &GameResult, sides: &[Side]) -> f64 {
-    let seat = game.seats.iter().position(|&a| a == 0).unwrap_or(0);
-    side_score(game.winner, sides[seat])
+    side_score(game.winner, sides[candidate_seat(game)])
 }
 
 /// Agent 0's results on the completed pairs of `games` (games `2i` and `2i + 1`, one
