@@ -4,7 +4,7 @@
 //! stops the child (which saves what it has) and the benchmark; `--resume` carries on.
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -350,7 +350,7 @@ fn train_phase(
         plan.minutes,
     )?;
     out.flush()?;
-    run_child(&mut command, Stdio::inherit(), stop).context("train")?;
+    run_child(&mut command, Stdio::inherit(), Echo::Lines, stop).context("train")?;
     let after = checkpoints(run_dir)?
         .last()
         .map(|c| (c.step, time_on(c, plan.clock)));
@@ -384,18 +384,32 @@ fn clock_after(seconds: f64) -> String {
     format!("{:02}:{:02}", t / 3600, t / 60 % 60)
 }
 
+/// Whether a child's stderr is shown as it comes (train's progress lines) or only kept.
+#[derive(Clone, Copy, PartialEq)]
+enum Echo {
+    Lines,
+    Off,
+}
+
 /// Runs a child process to its end, forwarding a stop (SIGINT) to it once. Its stderr is
-/// kept: a failure is an error carrying its last line.
-fn run_child(command: &mut Command, stdout: Stdio, stop: &AtomicBool) -> Result<()> {
+/// kept (a failure is an error carrying its last line) and, with [`Echo::Lines`], passed on
+/// line by line as it comes.
+fn run_child(command: &mut Command, stdout: Stdio, echo: Echo, stop: &AtomicBool) -> Result<()> {
     let mut child = command
         .stdout(stdout)
         .stderr(Stdio::piped())
         .spawn()
         .context("starting")?;
-    let mut pipe = child.stderr.take().expect("stderr is piped");
+    let pipe = child.stderr.take().expect("stderr is piped");
     let reader = std::thread::spawn(move || {
         let mut text = String::new();
-        let _ = pipe.read_to_string(&mut text);
+        for line in std::io::BufReader::new(pipe).lines().map_while(|l| l.ok()) {
+            if echo == Echo::Lines {
+                eprintln!("{line}");
+            }
+            text.push_str(&line);
+            text.push('\n');
+        }
         text
     });
     let mut forwarded = false;
@@ -553,7 +567,7 @@ fn play(
     if let Some(p) = parallel {
         command.args(["--parallel", &p.to_string()]);
     }
-    run_child(&mut command, Stdio::null(), stop)
+    run_child(&mut command, Stdio::null(), Echo::Off, stop)
         .with_context(|| format!("match of step {} against {}", job.checkpoint.step, job.rung))?;
     if stop.load(Ordering::SeqCst) {
         bail!(

@@ -13,6 +13,11 @@ use checkers_zero::layout;
 const TINY: &str = common::TINY_CONFIG;
 
 fn bench(dir: &Path, extra: &[&str]) -> String {
+    bench_streams(dir, extra).0
+}
+
+/// `bench` with its stdout and its stderr.
+fn bench_streams(dir: &Path, extra: &[&str]) -> (String, String) {
     let config = dir.join("tiny.toml");
     let run_dir = dir.join("run");
     let mut args = vec![
@@ -31,12 +36,12 @@ fn bench(dir: &Path, extra: &[&str]) -> String {
     args.extend_from_slice(extra);
     let output = run(&args);
     let stdout = String::from_utf8_lossy(&output.stdout).to_string();
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
     assert!(
         output.status.success(),
         "stdout: {stdout}\nstderr: {stderr}"
     );
-    stdout
+    (stdout, stderr)
 }
 
 /// Every match result on record with its modification time.
@@ -73,7 +78,12 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
         "--clock",
         "cpu",
     ];
-    let first = bench(&dir, &ladder);
+    let (first, log) = bench_streams(&dir, &ladder);
+    // Train's progress line reaches the benchmark's stderr (it used to be swallowed).
+    assert!(
+        log.lines().any(|l| l.starts_with("step ") && l.contains(" pos/s")),
+        "{log}"
+    );
     // The arm's override reached the trained run and the table's heading.
     let trained = std::fs::read_to_string(run_dir.join(layout::CONFIG)).unwrap();
     assert!(trained.contains("weight_decay = 0.02"), "{trained}");
@@ -170,8 +180,12 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
 
     // What `scripts/keep-run` commits carries the matches on record to a new machine: the
     // restored benchmark plays none again.
-    let kept = dir.join("kept");
-    keep_run(&["save", run_dir.to_str().unwrap(), kept.to_str().unwrap()]);
+    let (run_text, kept) = (run_dir.to_str().unwrap(), dir.join("kept"));
+    let whole = dir.join("kept-whole");
+    keep_run(&["save", run_text, whole.to_str().unwrap()]);
+    assert_eq!(kept_optimizers(&whole), (2, 2), "every pin whole");
+    keep_run(&["save", "--light-pins", run_text, kept.to_str().unwrap()]);
+    assert_eq!(kept_optimizers(&kept), (2, 1), "only the newest whole");
     assert!(!kept.join(layout::GAMES).exists(), "no game files kept");
     std::fs::remove_dir_all(&run_dir).unwrap();
     keep_run(&["restore", kept.to_str().unwrap(), run_dir.to_str().unwrap()]);
@@ -185,6 +199,24 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
         csv
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Of the checkpoints `scripts/keep-run` kept in `kept`: how many, and how many of them
+/// with their optimizer state.
+fn kept_optimizers(kept: &Path) -> (usize, usize) {
+    let dirs: Vec<PathBuf> = std::fs::read_dir(kept.join(layout::CHECKPOINTS))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    for dir in &dirs {
+        assert!(dir.join(layout::WEIGHTS_FILE).is_file(), "{dir:?}");
+    }
+    let whole = dirs
+        .iter()
+        .filter(|d| d.join(layout::OPTIMIZER_FILE).is_file())
+        .count();
+    (dirs.len(), whole)
 }
 
 /// Runs `scripts/keep-run` with `args`; it must succeed.
