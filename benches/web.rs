@@ -30,6 +30,7 @@ fn quick_net() -> NetConfig {
         value_hidden: 64,
         global_pool: false,
         moves_left: false,
+        conv_policy: false,
     }
 }
 

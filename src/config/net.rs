@@ -27,6 +27,12 @@ pub struct NetConfig {
     /// auxiliary training target only: search never reads it. Off in older models.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub moves_left: bool,
+    /// A convolutional policy head (KataGo's, lc0's): a 1x1 convolution gives each board
+    /// square the logits of the steps from it, and the game's policy map reads each action
+    /// off its (channel, square), where the standard head has one linear layer from every
+    /// square to every action. Off in older models.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub conv_policy: bool,
 }
 
 impl Default for NetConfig {
@@ -38,6 +44,7 @@ impl Default for NetConfig {
             value_hidden: 128,
             global_pool: false,
             moves_left: false,
+            conv_policy: false,
         }
     }
 }
@@ -59,6 +66,7 @@ impl NetConfig {
             value_hidden: 8,
             global_pool: false,
             moves_left: false,
+            conv_policy: false,
         }
     }
 

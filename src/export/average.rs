@@ -45,7 +45,9 @@ impl AverageArgs {
         for path in &self.checkpoints {
             let weights = resolve_model(path).map_err(anyhow::Error::msg)?.weights;
             let meta = Model::read_meta(&weights)?;
-            models.push((Model::load(&weights, &meta.shape, Device::Cpu)?, meta));
+            let kind: GameKind = meta.shape.game.parse()?;
+            let shape = with_game!(kind, S => S::net_shape(kind));
+            models.push((Model::load(&weights, &shape, Device::Cpu)?, meta));
             first_weights.get_or_insert(weights);
         }
         let (first, meta) = &models[0];

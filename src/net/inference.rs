@@ -7,6 +7,8 @@
 //! - the board mask applied only where off-board padding would leak into a later 3x3
 //!   convolution; the heads' mask is folded into their first linear layer (its columns of
 //!   off-board cells zeroed), and a board without off-board cells is never masked;
+//! - the convolutional policy head (`net.conv_policy`) reads each action off its 1x1
+//!   convolution through the policy map, rewritten for the form's memory order;
 //! - optionally channels-last memory (NHWC strides), which oneDNN's convolutions prefer on
 //!   some CPUs and not on others, so the precision probe measures it ([`Form`]);
 //! - fp32 or bf16 weights, as the probe decides per batch band.
@@ -16,7 +18,7 @@
 
 use tch::{Device, Kind, Tensor};
 
-use super::model::{board_mask_tensor, hex_kernel_mask, Model, NetShape};
+use super::model::{board_mask_tensor, hex_kernel_mask, Model, ModelMeta, NetShape};
 use super::NetError;
 use crate::config::batching::Form;
 
@@ -43,6 +45,16 @@ impl Linear {
     }
 }
 
+/// The policy head's last layer, folded.
+#[derive(Debug)]
+enum PolicyOut {
+    /// One linear layer over the head's flat activations.
+    Linear(Linear),
+    /// A 1x1 convolution; each action's logit read at its place in the output as
+    /// [`Folded::flat`] orders it (the game's policy map, in that order).
+    Map { conv: Conv, map: Tensor },
+}
+
 /// One residual block, folded.
 #[derive(Debug)]
 struct Block {
@@ -57,7 +69,7 @@ struct Folded {
     stem: Conv,
     blocks: Vec<Block>,
     policy_conv: Conv,
-    policy_fc: Linear,
+    policy_out: PolicyOut,
     value_conv: Conv,
     value_fc1: Linear,
     value_fc2: Linear,
@@ -209,7 +221,10 @@ impl Folded {
             x = self.masked(sum.relu_());
         }
         let p = self.conv1(&x, &self.policy_conv).relu_();
-        let policy = self.policy_fc.apply(&self.flat(&p));
+        let policy = match &self.policy_out {
+            PolicyOut::Linear(fc) => fc.apply(&self.flat(&p)),
+            PolicyOut::Map { conv, map } => self.flat(&self.conv1(&p, conv)).index_select(1, map),
+        };
         let v = self.conv1(&x, &self.value_conv).relu_();
         let hidden = self.value_fc1.apply(&self.flat(&v)).relu_();
         (policy, self.value_fc2.apply(&hidden))
@@ -278,6 +293,43 @@ fn head_fc(fc: Linear, shape: &NetShape, mask: Option<&Tensor>, nhwc: bool) -> L
     }
 }
 
+/// The policy head's last layer of a model with `meta`: its linear layer as [`head_fc`]
+/// folds it, or its 1x1 convolution with the policy map in [`Folded::flat`]'s order.
+fn policy_out(
+    vars: &Vars,
+    meta: &ModelMeta,
+    mask: Option<&Tensor>,
+    nhwc: bool,
+    device: Device,
+) -> Result<PolicyOut, NetError> {
+    let shape = &meta.shape;
+    if !meta.config.conv_policy {
+        return Ok(PolicyOut::Linear(head_fc(
+            vars.linear("policy_fc")?,
+            shape,
+            mask,
+            nhwc,
+        )));
+    }
+    let (squares, per) = (shape.height * shape.width, shape.policy_per_square);
+    let map: Vec<i64> = shape
+        .policy_map
+        .iter()
+        .map(|&place| match nhwc {
+            true => place % squares * per + place / squares,
+            false => place,
+        })
+        .collect();
+    let conv = Conv {
+        weight: vars.get("policy_out.weight")?,
+        bias: vars.get("policy_out.bias")?,
+    };
+    Ok(PolicyOut::Map {
+        conv,
+        map: Tensor::from_slice(&map).to_device(device),
+    })
+}
+
 /// The folded form of `model`'s weights in `kind`.
 fn fold(model: &Model, kind: Kind, nhwc: bool) -> Result<Folded, NetError> {
     let vars = Vars(model.var_store().variables());
@@ -306,7 +358,7 @@ fn fold(model: &Model, kind: Kind, nhwc: bool) -> Result<Folded, NetError> {
         stem: vars.conv_bn("stem", "stem_bn", km)?,
         blocks,
         policy_conv: vars.conv_bn("policy_conv", "policy_bn", None)?,
-        policy_fc: head_fc(vars.linear("policy_fc")?, shape, mask.as_ref(), nhwc),
+        policy_out: policy_out(&vars, meta, mask.as_ref(), nhwc, device)?,
         value_conv: vars.conv_bn("value_conv", "value_bn", None)?,
         value_fc1: head_fc(vars.linear("value_fc1")?, shape, mask.as_ref(), nhwc),
         value_fc2: vars.linear("value_fc2")?,
@@ -347,7 +399,10 @@ impl Folded {
                 })
                 .collect(),
             policy_conv: conv(self.policy_conv),
-            policy_fc: linear(self.policy_fc),
+            policy_out: match self.policy_out {
+                PolicyOut::Linear(fc) => PolicyOut::Linear(linear(fc)),
+                PolicyOut::Map { conv: c, map } => PolicyOut::Map { conv: conv(c), map },
+            },
             value_conv: conv(self.value_conv),
             value_fc1: linear(self.value_fc1),
             value_fc2: linear(self.value_fc2),
@@ -366,13 +421,15 @@ mod tests {
     use crate::net::encode::Encode;
     use crate::with_game;
 
-    /// A model of `kind`'s standard net (global pooling on where `pool`) whose batch norms
-    /// hold trained-looking statistics, so that folding them changes the weights.
-    fn trained_looking(kind: GameKind, pool: bool) -> Model {
+    /// A model of `kind`'s standard net (global pooling on where `pool`, the convolutional
+    /// policy head where `conv_policy`) whose batch norms hold trained-looking statistics,
+    /// so that folding them changes the weights.
+    fn trained_looking(kind: GameKind, pool: bool, conv_policy: bool) -> Model {
         tch::manual_seed(5);
         let shape = with_game!(kind, S => S::net_shape(kind));
         let config = NetConfig {
             global_pool: pool,
+            conv_policy,
             ..NetConfig::default_for(kind)
         };
         let model = Model::new(shape, config, Device::Cpu).unwrap();
@@ -408,8 +465,8 @@ mod tests {
             GameKind::Hexdame,
             GameKind::Eximo,
         ] {
-            for pool in [false, true] {
-                let model = trained_looking(kind, pool);
+            for (pool, conv_policy) in [(false, false), (true, false), (false, true)] {
+                let model = trained_looking(kind, pool, conv_policy);
                 let s = &model.meta().shape;
                 let x = Tensor::rand([9, s.planes, s.height, s.width], (Kind::Float, Device::Cpu))
                     .gt(0.7)
@@ -430,7 +487,8 @@ mod tests {
                         let r = relative(&got, &reference);
                         assert!(
                             r < tolerance,
-                            "{kind:?} pool {pool} {form} {kind_:?}: off by {r:.2e} (allowed {tolerance:.0e})"
+                            "{kind:?} pool {pool} conv policy {conv_policy} {form} {kind_:?}: off by \
+                             {r:.2e} (allowed {tolerance:.0e})"
                         );
                     }
                 }
@@ -441,7 +499,7 @@ mod tests {
     #[test]
     fn a_form_owns_its_weights() {
         let _guard = tch::no_grad_guard();
-        let model = trained_looking(GameKind::Eximo, false);
+        let model = trained_looking(GameKind::Eximo, false, false);
         let s = model.meta().shape.clone();
         let x = Tensor::ones([2, s.planes, s.height, s.width], (Kind::Float, Device::Cpu));
         let net = InferenceNet::build(&model, Kind::Float, Form::Folded).unwrap();

@@ -51,6 +51,15 @@ pub struct NetShape {
     pub board_mask: Vec<bool>,
     /// Whether the 3x3 kernels drop the two corners that are not hex neighbours.
     pub hex: bool,
+    /// The convolutional policy head's map, from the game's encoder (never saved: it follows
+    /// from the game and its encoding): each policy index's place in the head's output
+    /// `[policy_per_square, height, width]`, flattened. Empty where the shape was read from
+    /// a file; [`Model::load`] takes it from the shape it expects.
+    #[serde(skip)]
+    pub policy_map: Vec<i64>,
+    /// Logits per grid square of the convolutional policy head (0 with no map).
+    #[serde(skip)]
+    pub policy_per_square: i64,
 }
 
 /// The metadata (`model.json`) saved beside the weights.
@@ -176,12 +185,22 @@ pub struct Model {
     blocks: Vec<ResBlock>,
     policy_conv: nn::Conv2D,
     policy_bn: nn::BatchNorm,
-    policy_fc: nn::Linear,
+    policy_out: PolicyOut,
     value_conv: nn::Conv2D,
     value_bn: nn::BatchNorm,
     value_fc1: nn::Linear,
     value_fc2: nn::Linear,
     moves_left_fc: Option<nn::Linear>,
+}
+
+/// The policy head's last layer.
+#[derive(Debug)]
+enum PolicyOut {
+    /// One linear layer from every square's channels to every action (`policy_fc`).
+    Linear(nn::Linear),
+    /// A 1x1 convolution to `policy_per_square` logits a square (`policy_out`), each action
+    /// read off its place by `map` (the shape's `policy_map`, on the model's device).
+    Map { conv: nn::Conv2D, map: Tensor },
 }
 
 impl Model {
@@ -194,7 +213,7 @@ impl Model {
         let mut vs = nn::VarStore::new(Device::Cpu);
         let root = vs.root();
         let (stem, stem_bn, blocks) = tower(&root, &shape, &config);
-        let (policy_conv, policy_bn, policy_fc) = policy_head(&root, &shape, &config);
+        let (policy_conv, policy_bn, policy_out) = policy_head(&root, &shape, &config, device);
         let (value_conv, value_bn, value_fc1, value_fc2) = value_head(&root, &shape, &config);
         let moves_left_fc = config.moves_left.then(|| {
             nn::linear(
@@ -224,7 +243,7 @@ impl Model {
             blocks,
             policy_conv,
             policy_bn,
-            policy_fc,
+            policy_out,
             value_conv,
             value_bn,
             value_fc1,
@@ -259,7 +278,11 @@ impl Model {
         };
         let tower = config.blocks as f64 * (2.0 * conv3(c, c) + pool);
         let pc = config.policy_channels as f64;
-        let policy = 2.0 * c * pc * cells + 2.0 * pc * cells * shape.num_actions as f64;
+        let out = match config.conv_policy {
+            true => shape.policy_per_square as f64,
+            false => cells * shape.num_actions as f64,
+        };
+        let policy = 2.0 * c * pc * cells + 2.0 * pc * cells * out;
         let hidden = config.value_hidden as f64;
         let heads = if config.moves_left { 4.0 } else { 3.0 };
         let value = 2.0 * c * 4.0 * cells + 2.0 * 4.0 * cells * hidden + 2.0 * hidden * heads;
@@ -318,7 +341,10 @@ impl Model {
             .forward_t(&conv1x1(&x, &self.policy_conv), train)
             .relu()
             * &mask;
-        let policy = linear(&p.flatten(1, -1), &self.policy_fc);
+        let policy = match &self.policy_out {
+            PolicyOut::Linear(fc) => linear(&p.flatten(1, -1), fc),
+            PolicyOut::Map { conv, map } => conv1x1(&p, conv).flatten(1, -1).index_select(1, map),
+        };
         let v = self
             .value_bn
             .forward_t(&conv1x1(&x, &self.value_conv), train)
@@ -411,8 +437,10 @@ impl Model {
     /// Loads a model saved by [`Model::save`], checking that it was made for `expected`
     /// (same game, encoding version and input/output shape).
     pub fn load(path: &Path, expected: &NetShape, device: Device) -> Result<Model, NetError> {
-        let meta = Model::read_meta(path)?;
+        let mut meta = Model::read_meta(path)?;
         check_shape(expected, &meta.shape)?;
+        meta.shape.policy_map = expected.policy_map.clone();
+        meta.shape.policy_per_square = expected.policy_per_square;
         let mut model = Model::new(meta.shape, meta.config, device)?;
         model.meta.rules = meta.rules;
         model.vs.load(path).map_err(|e| NetError::Weights {
@@ -438,6 +466,21 @@ fn check_sizes(shape: &NetShape, config: &NetConfig) -> Result<(), NetError> {
             shape.board_mask.len(),
             shape.height,
             shape.width
+        )));
+    }
+    let map_fits = shape.policy_map.len() as i64 == shape.num_actions
+        && shape.policy_per_square > 0
+        && shape
+            .policy_map
+            .iter()
+            .all(|&i| (0..shape.policy_per_square * cells as i64).contains(&i));
+    if config.conv_policy && !map_fits {
+        return Err(NetError::Shape(format!(
+            "the convolutional policy head needs the game's policy map, one place for each of \
+             the {} actions; this {} shape has {}",
+            shape.num_actions,
+            shape.game,
+            shape.policy_map.len()
         )));
     }
     if config.blocks == 0
@@ -489,23 +532,37 @@ fn tower(
     (stem, stem_bn, blocks)
 }
 
-/// The policy head: 1x1 convolution, norm, one linear layer to the action logits.
+/// The policy head: 1x1 convolution, norm, then one linear layer to the action logits or,
+/// with `conv_policy`, a 1x1 convolution read through the game's policy map.
 fn policy_head(
     root: &nn::Path,
     shape: &NetShape,
     config: &NetConfig,
-) -> (nn::Conv2D, nn::BatchNorm, nn::Linear) {
+    device: Device,
+) -> (nn::Conv2D, nn::BatchNorm, PolicyOut) {
     let (c, pc) = (config.channels, config.policy_channels);
     let cells = shape.height * shape.width;
     let conv = nn::conv2d(root / "policy_conv", c, pc, 1, no_bias());
     let bn = batch_norm(root / "policy_bn", pc);
-    let fc = nn::linear(
-        root / "policy_fc",
-        pc * cells,
-        shape.num_actions,
-        Default::default(),
-    );
-    (conv, bn, fc)
+    let out = match config.conv_policy {
+        true => PolicyOut::Map {
+            conv: nn::conv2d(
+                root / "policy_out",
+                pc,
+                shape.policy_per_square,
+                1,
+                Default::default(),
+            ),
+            map: Tensor::from_slice(&shape.policy_map).to_device(device),
+        },
+        false => PolicyOut::Linear(nn::linear(
+            root / "policy_fc",
+            pc * cells,
+            shape.num_actions,
+            Default::default(),
+        )),
+    };
+    (conv, bn, out)
 }
 
 /// The W/D/L head: 1x1 convolution to 4 planes, norm, two linear layers.

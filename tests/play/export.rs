@@ -9,6 +9,7 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 
 use checkers_zero::config::batching::Form;
+use checkers_zero::config::net::NetConfig;
 use checkers_zero::config::search::SearchConfig;
 use checkers_zero::config::search::SearchKind;
 use checkers_zero::config::search::SearchOverrides;
@@ -35,9 +36,9 @@ const TOLERANCE: f64 = 1e-4;
 
 /// A model for `kind` with every variable random, batch-norm statistics included (a fresh
 /// model's statistics are 0 and 1, which would hide a wrong export of them).
-fn random_model<S: Encode>(kind: GameKind, seed: i64) -> Model {
+fn random_model<S: Encode>(kind: GameKind, seed: i64, net: NetConfig) -> Model {
     tch::manual_seed(seed);
-    let model = Model::new(S::net_shape(kind), common::small_net(), Device::Cpu).unwrap();
+    let model = Model::new(S::net_shape(kind), net, Device::Cpu).unwrap();
     tch::no_grad(|| {
         for (name, mut var) in model.var_store().variables() {
             let noise = Tensor::randn_like(&var) * 0.5;
@@ -57,6 +58,16 @@ const TRAINED_CAP: u32 = 150;
 /// A training checkpoint directory as the trainer writes it (model files + state.json), in
 /// a run that records its config (the game alone: the default search).
 fn write_checkpoint<S: Encode>(root: &Path, kind: GameKind, step: u64) -> PathBuf {
+    write_checkpoint_of::<S>(root, kind, step, common::small_net())
+}
+
+/// [`write_checkpoint`] of a net of size `net`.
+fn write_checkpoint_of<S: Encode>(
+    root: &Path,
+    kind: GameKind,
+    step: u64,
+    net: NetConfig,
+) -> PathBuf {
     let dir = root.join(layout::checkpoint_dir_key(step));
     std::fs::create_dir_all(&dir).unwrap();
     if !root.join(layout::CONFIG).is_file() {
@@ -66,7 +77,7 @@ fn write_checkpoint<S: Encode>(root: &Path, kind: GameKind, step: u64) -> PathBu
         )
         .unwrap();
     }
-    let mut model = random_model::<S>(kind, step as i64);
+    let mut model = random_model::<S>(kind, step as i64, net);
     model.set_rules(RulesConfig {
         ply_cap: TRAINED_CAP,
         ..RulesConfig::default()
@@ -713,5 +724,32 @@ fn engine_eval_does_not_depend_on_a_distant_ply_cap() {
             HexDame::ENCODING_VERSION
         ),
     );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_convolutional_policy_head_exports_and_answers_alike() {
+    // The export traces the policy map's lookup with the net: the module answers as the
+    // model loaded with the game's shape, on positions of every kind.
+    let root = fresh_dir("export-conv-policy");
+    let kind = GameKind::Hexdame;
+    let net = NetConfig {
+        conv_policy: true,
+        ..common::small_net()
+    };
+    let checkpoint = write_checkpoint_of::<HexDame>(&root, kind, 30, net);
+    let out = root.join("export");
+    export_checkpoint(&checkpoint, &out).unwrap();
+    let input = encode_batch(&random_positions::<HexDame>(kind, 6, 5));
+    let model = Model::load(
+        &checkpoint.join(layout::WEIGHTS_FILE),
+        &HexDame::net_shape(kind),
+        Device::Cpu,
+    )
+    .unwrap();
+    let (policy, value) = tch::no_grad(|| model.forward_t(&input, false));
+    let expected = Tensor::cat(&[policy, value], 1);
+    assert!(max_diff(&expected, &exported_output(&out, &input)) <= TOLERANCE);
+    assert!(max_diff(&expected.get(0), &expected.get(1)) > 1e-3);
     std::fs::remove_dir_all(&root).unwrap();
 }

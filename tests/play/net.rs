@@ -30,6 +30,8 @@ fn hex_shape() -> NetShape {
         num_actions: 456,
         board_mask,
         hex: true,
+        policy_map: Vec::new(),
+        policy_per_square: 0,
     }
 }
 

@@ -622,3 +622,20 @@ fn mirror_equivariance_on_states_planes_and_indices() {
         );
     }
 }
+
+#[test]
+fn the_policy_map_puts_each_legal_step_on_its_square() {
+    // The convolutional policy head reads a man's step at the square of the man (an own
+    // man in the mover's frame) and a drop at the empty square it fills.
+    for s in random_positions(300, 11) {
+        let p = planes(&s);
+        for a in legal(&s) {
+            let (channel, square) = Eximo::policy_square(s.policy_index(a));
+            let (own, opp) = (p[square], p[SQ + square]);
+            match channel {
+                16 => assert_eq!((own, opp), (0.0, 0.0), "drop {a} of {}", s.to_notation()),
+                _ => assert_eq!(own, 1.0, "step {a} of {}", s.to_notation()),
+            }
+        }
+    }
+}

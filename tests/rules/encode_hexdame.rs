@@ -576,3 +576,18 @@ fn net_shape() {
     assert_eq!(shape.num_actions as usize, NUM_ACTIONS);
     assert!(shape.hex);
 }
+
+#[test]
+fn the_policy_map_puts_each_legal_step_on_its_moving_piece() {
+    // The convolutional policy head reads a step's logit at the square of the piece that
+    // moves, as the planes place it (own men or kings, in the mover's frame).
+    for sample in random_samples(7, 300) {
+        let s = &sample.state;
+        let planes = enc(s);
+        for a in legal(s) {
+            let (_, square) = HexDame::policy_square(s.policy_index(a));
+            let own = planes[square] + planes[SQ + square];
+            assert_eq!(own, 1.0, "step {a} of {}", s.to_notation());
+        }
+    }
+}

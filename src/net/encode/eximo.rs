@@ -114,6 +114,16 @@ impl Encode for Eximo {
     const WIDTH: usize = 8;
     const HEX: bool = false;
     const SYMMETRIES: usize = 2;
+    /// A man's 16 steps (8 directions, 2 distances) from a square, then a drop on it.
+    const POLICY_PER_SQUARE: usize = 17;
+
+    fn policy_square(index: usize) -> (usize, usize) {
+        match index.checked_sub(NUM_PIECE_ACTIONS) {
+            // `(from * 8 + dir) * 2 + distance - 1`, `from` in the mover's frame.
+            None => (index % 16, index / 16),
+            Some(drop) => (16, drop),
+        }
+    }
 
     fn board_mask() -> Vec<bool> {
         vec![true; SQUARES]

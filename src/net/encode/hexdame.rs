@@ -166,9 +166,17 @@ impl Encode for HexDame {
     const WIDTH: usize = SIDE;
     const HEX: bool = true;
     const SYMMETRIES: usize = 2;
+    const POLICY_PER_SQUARE: usize = 6 * MAX_DIST;
 
     fn board_mask() -> Vec<bool> {
         T.on_board.to_vec()
+    }
+
+    fn policy_square(index: usize) -> (usize, usize) {
+        // `(cell * 6 + dir) * MAX_DIST + dist - 1`, the cell in the mover's frame, whose
+        // square is the one the planes put that cell's piece on.
+        let per = Self::POLICY_PER_SQUARE;
+        (index % per, T.square[index / per] as usize)
     }
 
     fn encode(&self, out: &mut [f32]) {

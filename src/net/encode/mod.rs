@@ -61,6 +61,15 @@ pub trait Encode: GameState {
     /// The same position always gives the same values.
     fn encode(&self, out: &mut [f32]);
 
+    /// Logits per grid square of the convolutional policy head (`net.conv_policy`).
+    const POLICY_PER_SQUARE: usize;
+
+    /// Where policy index `index` sits in the convolutional policy head's output: its
+    /// channel (`< POLICY_PER_SQUARE`) and grid square, the square its step starts from (a
+    /// drop's: where it lands), in the frame the planes are encoded in. Distinct indices
+    /// sit at distinct places.
+    fn policy_square(index: usize) -> (usize, usize);
+
     /// The net's policy index of the legal step `action` in this position (side to move's
     /// frame). A bijection of `0..num_actions()` for a given side to move.
     fn policy_index(&self, action: Action) -> usize;
@@ -95,7 +104,24 @@ pub trait Encode: GameState {
             num_actions: Self::start(kind, Default::default()).num_actions() as i64,
             board_mask: Self::board_mask(),
             hex: Self::HEX,
+            policy_map: Self::policy_map(kind),
+            policy_per_square: Self::POLICY_PER_SQUARE as i64,
         }
+    }
+
+    /// The convolutional policy head's map: for each policy index, its place
+    /// `channel * HEIGHT * WIDTH + square` in the head's flattened output.
+    fn policy_map(kind: GameKind) -> Vec<i64>
+    where
+        Self: Sized,
+    {
+        let actions = Self::start(kind, Default::default()).num_actions();
+        (0..actions)
+            .map(|index| {
+                let (channel, square) = Self::policy_square(index);
+                (channel * Self::HEIGHT * Self::WIDTH + square) as i64
+            })
+            .collect()
     }
 }
 
@@ -108,5 +134,34 @@ pub fn permute_planes(square_map: &[usize], planes: &[f32], out: &mut [f32]) {
         for (i, &value) in plane_in.iter().enumerate() {
             plane_out[square_map[i]] = value;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{eximo::Eximo, hexdame::HexDame, rematch::Rematch};
+
+    /// The map of `kind` is one to one, each index on a board square and a channel of its own.
+    fn check_policy_map<S: Encode>(kind: GameKind) {
+        let shape = S::net_shape(kind);
+        let squares = (shape.height * shape.width) as usize;
+        assert_eq!(shape.policy_map.len() as i64, shape.num_actions, "{kind:?}");
+        let mut seen = std::collections::HashSet::new();
+        for (index, &place) in shape.policy_map.iter().enumerate() {
+            let (channel, square) = (place as usize / squares, place as usize % squares);
+            assert!(channel < S::POLICY_PER_SQUARE, "{kind:?} index {index}");
+            let on_board = shape.board_mask.is_empty() || shape.board_mask[square];
+            assert!(on_board, "{kind:?} index {index} at square {square}");
+            assert!(seen.insert(place), "{kind:?} index {index} shares {place}");
+        }
+    }
+
+    #[test]
+    fn policy_maps_are_one_to_one_onto_board_squares() {
+        check_policy_map::<Rematch>(GameKind::Rematch);
+        check_policy_map::<Rematch>(GameKind::Rematch3);
+        check_policy_map::<HexDame>(GameKind::Hexdame);
+        check_policy_map::<Eximo>(GameKind::Eximo);
     }
 }

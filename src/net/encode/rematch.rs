@@ -149,6 +149,13 @@ impl Encode for Rematch {
     const WIDTH: usize = SIDE;
     const HEX: bool = true;
     const SYMMETRIES: usize = ALL_SYMS;
+    const POLICY_PER_SQUARE: usize = 6 * MAX_DIST;
+
+    fn policy_square(index: usize) -> (usize, usize) {
+        // `(cell * 6 + dir) * MAX_DIST + dist - 1`.
+        let per = Self::POLICY_PER_SQUARE;
+        (index % per, SQUARE_OF[index / per])
+    }
     const BOARD_SYMMETRIES: usize = SYMS;
 
     fn board_mask() -> Vec<bool> {
