@@ -58,7 +58,8 @@ pub struct LearningBenchArgs {
     /// play only the matches not yet on record.
     #[arg(long)]
     pub resume: bool,
-    /// The run directory (default `runs/bench-<game>-<minutes>min`).
+    /// The run directory (default `runs/bench-<game>-<minutes>min`, `...cpumin` on the
+    /// CPU clock; a resume without `--clock` finds either).
     #[arg(long)]
     pub run_dir: Option<PathBuf>,
     /// The config to train (default `configs/<game>.toml`); ignored with `--resume`.
@@ -106,13 +107,10 @@ pub fn run_learning_bench(args: &LearningBenchArgs, out: &mut impl Write) -> Res
     if let Some(dir) = &args.replot {
         return replot(dir, &args.game, out);
     }
-    let run_dir = args.run_dir.clone().unwrap_or_else(|| {
-        let unit = match args.clock.unwrap_or_default() {
-            Clock::Wall => "min",
-            Clock::Cpu => "cpumin",
-        };
-        PathBuf::from("runs").join(format!("bench-{}-{}{unit}", args.game, args.minutes))
-    });
+    let run_dir = args
+        .run_dir
+        .clone()
+        .unwrap_or_else(|| default_run_dir(Path::new("runs"), args));
     let bench_dir = run_dir.join(layout::BENCH);
     let plan = prepare_plan(args, &run_dir, &bench_dir)?;
     let stop = Arc::new(AtomicBool::new(false));
@@ -133,6 +131,26 @@ pub fn run_learning_bench(args: &LearningBenchArgs, out: &mut impl Write) -> Res
         writeln!(out, "wrote {}", file.display())?;
     }
     Ok(())
+}
+
+/// The run directory under `runs` when `--run-dir` is not given:
+/// `bench-<game>-<minutes>min`, or `...cpumin` on the CPU clock. A resumed benchmark
+/// without `--clock` takes the CPU clock's folder where only that one exists.
+fn default_run_dir(runs: &Path, args: &LearningBenchArgs) -> PathBuf {
+    let name = |clock: Clock| {
+        let unit = match clock {
+            Clock::Wall => "min",
+            Clock::Cpu => "cpumin",
+        };
+        runs.join(format!("bench-{}-{}{unit}", args.game, args.minutes))
+    };
+    match args.clock {
+        Some(clock) => name(clock),
+        None if args.resume && !name(Clock::Wall).exists() && name(Clock::Cpu).exists() => {
+            name(Clock::Cpu)
+        }
+        None => name(Clock::default()),
+    }
 }
 
 /// Draws `ladder.png` of the benchmark folder `dir` again from its `plan.json` and
@@ -697,5 +715,43 @@ impl Eta {
                 seconds / 60.0
             )
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: LearningBenchArgs,
+    }
+
+    fn args(words: &[&str]) -> LearningBenchArgs {
+        Cli::try_parse_from(["bench-learning"].iter().chain(words))
+            .unwrap()
+            .args
+    }
+
+    #[test]
+    fn a_resumed_cpu_clock_benchmark_is_found_by_its_default_folder() {
+        let runs = std::env::temp_dir().join(format!("bench-default-{}", std::process::id()));
+        let cpu = runs.join("bench-hexdame-240cpumin");
+        std::fs::create_dir_all(&cpu).unwrap();
+        let wall = runs.join("bench-hexdame-240min");
+        assert_eq!(default_run_dir(&runs, &args(&["hexdame", "240"])), wall);
+        let resumed = args(&["hexdame", "240", "--resume"]);
+        assert_eq!(default_run_dir(&runs, &resumed), cpu);
+        let told = args(&["hexdame", "240", "--resume", "--clock", "wall"]);
+        assert_eq!(default_run_dir(&runs, &told), wall, "a clock given wins");
+        std::fs::create_dir_all(&wall).unwrap();
+        assert_eq!(
+            default_run_dir(&runs, &resumed),
+            wall,
+            "both there: the default's"
+        );
+        std::fs::remove_dir_all(&runs).unwrap();
     }
 }
