@@ -32,8 +32,9 @@ pub struct MatchArgs {
     /// An agent, once per seat (2; 3 for rematch3), the first being the candidate:
     /// `random`, `uct:N` (N playouts per step), `alphabeta:D` (D whole turns deep) or
     /// `alphabeta:Nms`, `policy:PATH` (the net's best step, no search), `net:PATH[:V]` or
-    /// `PATH[@V]` (net + search with V visits per step, default 100), `export:DIR[:V]` (an
-    /// exported model), `shipped[:V]` (the game's shipped model, models/GAME);
+    /// `PATH[@V]` (net + its run's search, V visits per step, default the run's; 100 for a
+    /// model outside a run), `export:DIR[:V]` (an exported model), `shipped[:V]` (the
+    /// game's shipped model, models/GAME);
     /// `net:PATH:KEY=VALUE,...` overrides search settings by name, e.g.
     /// `net:runs/a:visits=200,search=puct` (docs/search.md). PATH is a checkpoint
     /// directory, a run directory (its latest checkpoint) or a model .safetensors file.
@@ -43,8 +44,8 @@ pub struct MatchArgs {
     /// per seat and opening from the offset on, the most the suite allows).
     #[arg(long)]
     pub games: Option<u64>,
-    /// Games in flight at once, one thread each (default 32 with a net agent, else the
-    /// number of cores).
+    /// Games in flight at once, one thread each (default 32 with an agent on a checkpoint,
+    /// `net:`, `policy:` or PATH, else the number of cores; exports do not count).
     #[arg(long)]
     pub parallel: Option<usize>,
     /// Seed of the match; every game gets its own seed derived from it.
@@ -57,8 +58,9 @@ pub struct MatchArgs {
     #[command(flatten)]
     pub suite: SuiteArgs,
     /// Stop once the SPRT decides: `elo0,elo1,alpha,beta` (e.g. `0,10,0.05,0.05`): H1 is
-    /// "the first agent is elo1 stronger than the second", H0 "elo0 stronger". 2-seat
-    /// games only; on an opening suite the test runs on pairs of games.
+    /// "the first agent is elo1 stronger than the others", H0 "elo0 stronger". On an
+    /// opening suite the test runs on pairs of games; with 3 seats (rematch3) on rotations,
+    /// the 3 games in which the first agent plays each seat once.
     #[arg(long)]
     pub sprt: Option<String>,
     /// Report sets of ReMATCH's format: first to this many points (default 3 for rematch

@@ -10,11 +10,12 @@
 //! | `export:DIR` / `export:DIR:V` / `export:DIR:KEY=VALUE,...` (or `DIR`, `DIR@V` for an export directory) | an exported TorchScript model + search |
 //! | `shipped` / `shipped:V` / `shipped:KEY=VALUE,...` | the game's shipped model (`models/GAME`) + search; where the game is known ([`AgentSpec::parse_for`]) |
 //!
-//! A net agent searches with the match's search settings (`match`: the defaults of
-//! [`SearchConfig`]; evaluation: the run's `[search]`), an exported one with those in its
-//! `model.json`; `KEY=VALUE` pairs override them by name, e.g.
+//! A net agent searches with the `[search]` of its checkpoint's run (for a model outside a
+//! run, the match's settings: in `match` the defaults of [`SearchConfig`]), an exported or
+//! shipped one with those in its `model.json`, both as agents play them
+//! ([`SearchConfig::for_play`]); `KEY=VALUE` pairs override them by name, e.g.
 //! `net:runs/a:visits=200,search=gumbel` (keys of `[search]`; `search` is another name for
-//! `kind`, `k` for `considered`). `V` alone is `visits=V`.
+//! `kind`, `k` for `considered`). `V` alone is `visits=V`; `PATH@` takes either tail.
 //!
 //! `PATH` is a checkpoint directory (`.../checkpoints/step-00000200`), a run directory (its
 //! newest checkpoint), or a model `.safetensors` file (with its `.json` metadata beside it).
@@ -56,7 +57,7 @@ pub enum AgentSpec {
         /// Checkpoint directory, run directory or weights file.
         path: PathBuf,
     },
-    /// An exported model (`checkers-zero export`) + search.
+    /// An exported model (`checkers-zero export`; also `shipped`) + search.
     Exported {
         /// The export directory (`model.pt` and `model.json`).
         dir: PathBuf,
@@ -67,7 +68,7 @@ pub enum AgentSpec {
     Net {
         /// Checkpoint directory, run directory or weights file.
         path: PathBuf,
-        /// Search settings over the match's.
+        /// Search settings over its run's (the match's for a model outside a run).
         search: SearchOverrides,
     },
 }
@@ -81,7 +82,8 @@ pub enum SpecError {
     /// Neither a known keyword nor something that looks like a path.
     #[error(
         "unknown agent '{0}': expected random, uct:N, alphabeta:D, alphabeta:Nms, \
-         policy:PATH, net:PATH[:VISITS|:KEY=VALUE,...] or PATH[@VISITS]"
+         policy:PATH, net:PATH[:VISITS|:KEY=VALUE,...], export:DIR[:VISITS|:KEY=VALUE,...], \
+         PATH[@VISITS] or (in match) shipped[:VISITS]"
     )]
     Unknown(String),
     /// A search setting that does not parse or is out of range.

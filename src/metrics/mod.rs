@@ -284,7 +284,7 @@ pub struct PrecisionLine {
     pub bf16_from: Option<usize>,
     /// Why.
     pub reason: String,
-    /// `forced`, `probe` or `cache`.
+    /// `forced`, `probed now` or `cached probe`.
     pub source: String,
     /// The timings behind an `auto` choice.
     pub timings: Option<ProbeTimings>,

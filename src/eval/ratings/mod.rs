@@ -20,9 +20,10 @@
 //! is one result (the seat's side score). Maximum-likelihood Elo ([`solve`]) anchored at 0
 //! on the first anchor (or the first checkpoint), with one virtual draw per pair that met
 //! (keeps sweeps, common against weak anchors, finite). Output: `RUN/ratings.csv`,
-//! `RUN/ratings.png` (Elo against training step and against training hours, 95% intervals
-//! as bars) and `RUN/losses.png` (the `"type": "train"` lines of the learner's
-//! `RUN/learner/metrics.jsonl`; `RUN/metrics.jsonl` in runs of older versions).
+//! `RUN/ratings.png` (Elo against training step, training hours and, where the run records
+//! them, training CPU hours; 95% intervals as shaded bands) and `RUN/losses.png` (the
+//! `"type": "train"` lines of the learner's `RUN/learner/metrics.jsonl`;
+//! `RUN/metrics.jsonl` in runs of older versions).
 //!
 //! The parts: [`schedule`] (the pairs and the games each still lacks), [`play`] (playing
 //! them and writing the records), [`outputs`] (the CSV, the Elo plot, the printed table);

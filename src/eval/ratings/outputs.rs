@@ -72,8 +72,8 @@ pub fn ratings_csv(players: &[Rated]) -> String {
 }
 
 /// Elo against step, hours and (where the run recorded it) CPU hours, the measure of
-/// strength per CPU-hour that compares machines: the checkpoints as one line with interval
-/// bars, each anchor as a flat line.
+/// strength per CPU-hour that compares machines: the checkpoints as one line with their
+/// intervals as a shaded band, each anchor as a flat line.
 fn elo_panels(players: &[Rated], anchor: &str) -> Vec<Panel> {
     let axis = |x: &dyn Fn(&Rated) -> Option<f64>, x_label: &str| {
         let ckpts: Vec<&Rated> = players.iter().filter(|p| x(p).is_some()).collect();
