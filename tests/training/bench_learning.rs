@@ -81,7 +81,8 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
     let (first, log) = bench_streams(&dir, &ladder);
     // Train's progress line reaches the benchmark's stderr (it used to be swallowed).
     assert!(
-        log.lines().any(|l| l.starts_with("step ") && l.contains(" pos/s")),
+        log.lines()
+            .any(|l| l.starts_with("step ") && l.contains(" pos/s")),
         "{log}"
     );
     // The arm's override reached the trained run and the table's heading.
