@@ -89,7 +89,8 @@ pub struct LearningBenchArgs {
     #[arg(long)]
     pub parallel: Option<usize>,
     /// A config key set over the config, e.g. `--set train.weight_decay=0.01` (repeatable;
-    /// an A/B arm); ignored with `--resume`.
+    /// an A/B arm); with `--resume`, the run's settings change from its newest checkpoint on
+    /// (`train --resume --set`), added to the plan's overrides.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
     /// How the ladder games open (default: the game's opening suite); with `--resume`,
@@ -119,7 +120,7 @@ pub fn run_learning_bench(args: &LearningBenchArgs, out: &mut impl Write) -> Res
     }
     let exe = std::env::current_exe().context("finding the checkers-zero binary")?;
     let config = bench_dir.join(layout::CONFIG);
-    train_phase(&exe, &plan, &run_dir, &config, &stop, out)?;
+    train_phase(&exe, &plan, &args.set, &run_dir, &config, &stop, out)?;
     for file in write_diversity(&run_dir, &bench_dir, &plan.game)? {
         writeln!(out, "wrote {}", file.display())?;
     }
@@ -194,26 +195,7 @@ fn prepare_plan(args: &LearningBenchArgs, run_dir: &Path, bench_dir: &Path) -> R
     let plan_path = bench_dir.join(layout::BENCH_PLAN_FILE);
     let mut new_config = None;
     let mut plan = if args.resume {
-        let text = std::fs::read_to_string(&plan_path)
-            .with_context(|| format!("{} holds no benchmark to resume", run_dir.display()))?;
-        let plan: BenchPlan = serde_json::from_str(&text)
-            .with_context(|| format!("{}: not a benchmark plan", plan_path.display()))?;
-        if plan.version != PLAN_VERSION {
-            bail!(
-                "{}: plan version {} (this build reads {PLAN_VERSION})",
-                plan_path.display(),
-                plan.version
-            );
-        }
-        if plan.game != args.game {
-            bail!(
-                "{} benchmarks {}, not {}",
-                run_dir.display(),
-                plan.game,
-                args.game
-            );
-        }
-        plan
+        recorded_plan(args, run_dir, bench_dir)?
     } else {
         if run_dir.exists() {
             bail!(
@@ -265,6 +247,52 @@ fn prepare_plan(args: &LearningBenchArgs, run_dir: &Path, bench_dir: &Path) -> R
     write_atomic(&plan_path, json.as_bytes())
         .with_context(|| format!("writing {}", plan_path.display()))?;
     Ok(plan)
+}
+
+/// The recorded plan of a resumed benchmark, checked to be this build's and this game's;
+/// a `--set` given now is added to its overrides and put over the recorded config.
+fn recorded_plan(args: &LearningBenchArgs, run_dir: &Path, bench_dir: &Path) -> Result<BenchPlan> {
+    let plan_path = bench_dir.join(layout::BENCH_PLAN_FILE);
+    let text = std::fs::read_to_string(&plan_path)
+        .with_context(|| format!("{} holds no benchmark to resume", run_dir.display()))?;
+    let mut plan: BenchPlan = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not a benchmark plan", plan_path.display()))?;
+    if plan.version != PLAN_VERSION {
+        bail!(
+            "{}: plan version {} (this build reads {PLAN_VERSION})",
+            plan_path.display(),
+            plan.version
+        );
+    }
+    if plan.game != args.game {
+        bail!(
+            "{} benchmarks {}, not {}",
+            run_dir.display(),
+            plan.game,
+            args.game
+        );
+    }
+    if !args.set.is_empty() {
+        change_bench_config(bench_dir, &args.set)?;
+    }
+    for item in &args.set {
+        // The same command line resumed again adds nothing.
+        if !plan.overrides.contains(item) {
+            plan.overrides.push(item.clone());
+        }
+    }
+    Ok(plan)
+}
+
+/// The benchmark's record of the config trained, with a resume's `--set` put over it
+/// (the run's own config changes in `train --resume --set`).
+fn change_bench_config(bench_dir: &Path, set: &[String]) -> Result<()> {
+    let path = bench_dir.join(layout::CONFIG);
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let config = RunConfig::parse_with(&text, &path.display().to_string(), set)?;
+    write_atomic(&path, config.to_toml().as_bytes())
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// The plan's openings: those the arguments give, or on `--resume` without any the recorded
@@ -320,10 +348,11 @@ fn checkpoints(run_dir: &Path) -> Result<Vec<Checkpoint>> {
 }
 
 /// Trains for what is left of the budget: nothing once the newest checkpoint is within 1%
-/// (at least 5 s) of it.
+/// (at least 5 s) of it. A resumed run's settings change by `set` from its newest checkpoint on.
 fn train_phase(
     exe: &Path,
     plan: &BenchPlan,
+    set: &[String],
     run_dir: &Path,
     config: &Path,
     stop: &AtomicBool,
@@ -339,9 +368,14 @@ fn train_phase(
     if left_s <= (0.01 * budget_s).max(5.0) {
         writeln!(
             out,
-            "[bench] training done: step {step} at {:.1} of {} {unit}",
+            "[bench] training done: step {step} at {:.1} of {} {unit}{}",
             done_s / 60.0,
-            plan.minutes
+            plan.minutes,
+            if set.is_empty() {
+                ""
+            } else {
+                " (--set changes no training)"
+            }
         )?;
         return Ok(());
     }
@@ -349,6 +383,9 @@ fn train_phase(
     command.arg("train").arg("--run-dir").arg(run_dir);
     if run_dir.join(layout::CONFIG).is_file() {
         command.arg("--resume");
+        for item in set {
+            command.arg("--set").arg(item);
+        }
     } else {
         command.arg("--config").arg(config);
     }

@@ -60,7 +60,8 @@ pub struct TrainArgs {
     #[arg(long, value_name = "BASE_RUN@STEP")]
     fork: Option<ForkPoint>,
     /// A config key set over the config, e.g. `--set train.learning_rate=0.0005`
-    /// (repeatable); only when a run starts.
+    /// (repeatable); with --resume, the run's settings change from its newest checkpoint
+    /// on (not its game or net; the config before is kept in the run).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
     /// Stop once this many iterations are done in total (overrides train.iterations).

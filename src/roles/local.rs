@@ -45,7 +45,8 @@ pub struct TrainOptions {
     /// Start the new run as a fork of a base run's checkpoint (see [`super::fork`]); its
     /// config is `config` if given, else the base's, with `set` over it.
     pub fork: Option<ForkPoint>,
-    /// `KEY=VALUE` config overrides over `config` (or the fork's base config).
+    /// `KEY=VALUE` config overrides over `config` (or the fork's base config; or, on a
+    /// resume, the run's own config from its newest checkpoint on).
     pub set: Vec<String>,
     /// Stop once this many iterations are done in total (overrides `train.iterations`).
     pub iterations: Option<u64>,
@@ -160,14 +161,21 @@ fn open_run(
         }
         (_, given) => given,
     };
-    // Read after the fork, which stores the forked run's config.
+    if options.resume && !options.set.is_empty() {
+        eprintln!(
+            "{}",
+            super::settings::change_settings(&store, &options.set)?
+        );
+    }
+    // Read after the fork, which stores the forked run's config, and after a change.
     let mut config = run_config(&store, store.get_text(CONFIG)?, given, &options.net)?;
     options.net.apply_to(&mut config);
     Ok((run_dir, store, config, lease))
 }
 
 /// The config given to start a run: `--config`, else the config of the (resolved) `fork`'s
-/// base, with `--set` over it; `None` when neither is given (a resume).
+/// base, with `--set` over it; `None` when neither is given (a resume, whose `--set`
+/// [`super::settings::change_settings`] puts over the run's own config).
 fn given_config(
     options: &TrainOptions,
     fork: Option<&ForkPoint>,
@@ -183,9 +191,9 @@ fn given_config(
     }
     match options.config.clone().or(base) {
         Some(path) => Ok(Some(RunConfig::load_with(&path, &options.set)?)),
-        None if options.set.is_empty() => Ok(None),
+        None if options.set.is_empty() || options.resume => Ok(None),
         None => Err(RoleError::Run(
-            "--set changes a config: give --config or --fork with it".into(),
+            "--set changes a config: give --config, --fork or --resume with it".into(),
         )),
     }
 }

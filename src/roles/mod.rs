@@ -8,7 +8,8 @@
 //! - [`selfplay`]: a self-play session publishing game shards;
 //! - [`evaluation`]: the evaluation role, rating each new checkpoint;
 //! - [`local`]: the `train` command, the three roles in one process;
-//! - [`fork`]: a new run started from a base run's checkpoint;
+//! - [`fork`]: a new run started from a base run's checkpoint; [`settings`]: a resumed
+//!   run's settings changed from its newest checkpoint on;
 //! - [`lease`] and [`keeper`]: the learner's and the evaluation role's leases, and a role's
 //!   lease kept renewed; [`backoff`]: riding out a store that does not answer;
 //! - [`status`]: what each role is doing, read from the store;
@@ -35,6 +36,7 @@ pub mod learner;
 pub mod lease;
 pub mod local;
 pub mod selfplay;
+pub mod settings;
 pub mod status;
 
 use std::path::{Path, PathBuf};

@@ -155,9 +155,21 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
     let before = results(&run_dir);
     assert_eq!(before.len(), 4);
 
-    // Resuming a finished benchmark plays nothing and keeps every result.
-    let again = bench(&dir, &["--resume"]);
+    // Resuming a finished benchmark plays nothing and keeps every result; a `--set` given
+    // with it changes the run's settings from its newest checkpoint on (the tiny config's
+    // iteration limit leaves the budget unspent, so train resumes and takes no step).
+    let again = bench(
+        &dir,
+        &["--resume", "--set", "selfplay.resign_playthrough=0.5"],
+    );
     assert!(again.contains("4 matches of 2 games, 0 to play"), "{again}");
+    let trained = std::fs::read_to_string(run_dir.join(layout::CONFIG)).unwrap();
+    assert!(trained.contains("resign_playthrough = 0.5"), "{trained}");
+    assert!(run_dir.join("config-before-step-00000010.toml").is_file());
+    let plan = std::fs::read_to_string(bench_dir.join(layout::BENCH_PLAN_FILE)).unwrap();
+    assert!(plan.contains("selfplay.resign_playthrough=0.5"), "{plan}");
+    let recorded = std::fs::read_to_string(bench_dir.join(layout::CONFIG)).unwrap();
+    assert!(recorded.contains("resign_playthrough = 0.5"), "{recorded}");
     assert!(
         again.contains("CPU minutes"),
         "the plan's clock kept: {again}"
@@ -166,7 +178,18 @@ fn a_tiny_benchmark_writes_its_table_and_resumes_only_what_is_missing() {
 
     // A lost result is played again, alone; a new rung adds its matches only.
     std::fs::remove_file(&before[0].0).unwrap();
-    let third = bench(&dir, &["--resume", "--ladder", "random,alphabeta:1,uct:5"]);
+    let third = bench(
+        &dir,
+        &[
+            "--resume",
+            "--ladder",
+            "random,alphabeta:1,uct:5",
+            "--set",
+            "selfplay.resign_playthrough=0.5",
+        ],
+    );
+    let plan = std::fs::read_to_string(bench_dir.join(layout::BENCH_PLAN_FILE)).unwrap();
+    assert_eq!(plan.matches("resign_playthrough").count(), 1, "{plan}");
     assert!(
         third.contains("against 3 rungs: 6 matches of 2 games, 3 to play"),
         "{third}"

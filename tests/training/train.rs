@@ -3,7 +3,8 @@
 //! resume skips a checkpoint that does not load, saying so; a stop before the first step leaves a
 //! step-0 checkpoint that `export` and `match` take; `train` and the distributed roles write
 //! the same layout; configs with unknown keys or bad values are refused with the key named;
-//! a fork carries its base's window and optimizer over unchanged.
+//! a fork carries its base's window and optimizer over unchanged; a resume's `--set` changes
+//! the run's settings from its newest checkpoint on, never its game or net.
 
 use crate::common;
 use common::fresh_dir;
@@ -401,6 +402,62 @@ fn resume_without_a_run_and_with_no_checkpoint_that_loads_are_clear_errors() {
     .to_string();
     assert!(error.contains("no checkpoint"), "{error}");
     assert!(error.contains(layout::OPTIMIZER_FILE), "{error}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `train --resume` with `--set` on the run of `run`, to `iterations`.
+fn resume_with(run: &Path, set: &[&str], iterations: u64) -> Result<TrainSummary, String> {
+    train(&TrainOptions {
+        run_dir: Some(run.to_path_buf()),
+        resume: true,
+        set: set.iter().map(|s| s.to_string()).collect(),
+        iterations: Some(iterations),
+        ..TrainOptions::default()
+    })
+    .map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_resume_with_set_changes_the_settings_from_the_newest_checkpoint_on() {
+    let dir = fresh_dir("train-set-on-resume");
+    let run = dir.join("run");
+    assert_eq!(
+        train_to(&run, Some(write_config(&dir, TINY)), 2).final_step,
+        10
+    );
+    let original = std::fs::read_to_string(run.join(layout::CONFIG)).unwrap();
+    let set = [
+        "selfplay.resign_playthrough=0.5",
+        "selfplay.opponent_share=0.25",
+    ];
+    let resumed = resume_with(&run, &set, 3).unwrap();
+    assert_eq!((resumed.start_step, resumed.final_step), (10, 15));
+    let changed = RunConfig::load(&run.join(layout::CONFIG)).unwrap();
+    assert_eq!(changed.selfplay.resign_playthrough, 0.5);
+    assert_eq!(changed.selfplay.opponent_share, 0.25);
+    let kept = run.join(checkers_zero::roles::settings::replaced_config_key(10));
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), original);
+    // The game and the net cannot change, nor can a bad value be set: refused, nothing written.
+    let now = std::fs::read_to_string(run.join(layout::CONFIG)).unwrap();
+    for (bad, says) in [
+        ("net.blocks=2", "cannot change the game or the net"),
+        ("game=\"hexdame\"", "cannot change the game or the net"),
+        ("selfplay.resign_playthrough=2.0", "resign_playthrough"),
+        ("selfplay.no_such_key=1", "no_such_key"),
+    ] {
+        let error = resume_with(&run, &[bad], 4).unwrap_err();
+        assert!(error.contains(says), "{bad}: {error}");
+        assert_eq!(
+            std::fs::read_to_string(run.join(layout::CONFIG)).unwrap(),
+            now
+        );
+    }
+    assert_eq!(
+        read_state(&latest_checkpoint(&run.join(layout::CHECKPOINTS)))
+            .unwrap()
+            .step,
+        15
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
